@@ -1,0 +1,107 @@
+"""Cards: the notation of EVENTS.md, values, and the deck of a variant.
+
+A card is its canonical string (`10H`, `AS`, `2C`, `JK`). The two copies of a card are the same
+string, so every zone is a multiset. Ranks are numbered A=1, 2..10, J=11, Q=12, K=13; a high ace
+stands at position 14 inside a run (see `melds`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+Card = str
+
+RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS: tuple[str, ...] = ("S", "H", "D", "C")
+JOKER: Card = "JK"
+
+_SUIT_ALIASES = {
+    "S": "S", "H": "H", "D": "D", "C": "C",
+    "♠": "S", "♥": "H", "♦": "D", "♣": "C",
+    "♤": "S", "♡": "H", "♢": "D", "♧": "C",
+}
+
+#: every canonical card, jokers last
+ALL_CARDS: tuple[Card, ...] = tuple(r + s for s in SUITS for r in RANKS) + (JOKER,)
+
+#: rank number of each canonical card (joker: 0)
+RANK: dict[Card, int] = {r + s: i + 1 for s in SUITS for i, r in enumerate(RANKS)} | {JOKER: 0}
+#: suit letter of each canonical card (joker: "")
+SUIT: dict[Card, str] = {r + s: s for s in SUITS for r in RANKS} | {JOKER: ""}
+#: a stable small integer per card, for compact encodings and sorting
+CARD_CODE: dict[Card, int] = {c: i for i, c in enumerate(ALL_CARDS)}
+CODE_CARD: tuple[Card, ...] = ALL_CARDS
+
+
+class CardError(ValueError):
+    """A string that is not a card of the notation."""
+
+
+def parse_card(text: str) -> Card:
+    """Return the canonical card for `text` (accepts lower case, `T` for 10, suit symbols)."""
+    if text in RANK:
+        return text
+    if not isinstance(text, str):
+        raise CardError(f"not a card: {text!r} (expected a string like '10H', 'AS' or 'JK')")
+    t = text.strip()
+    up = t.upper()
+    if up in ("JK", "JOKER", "🃏"):
+        return JOKER
+    if len(t) >= 2:
+        rank, suit = up[:-1], _SUIT_ALIASES.get(up[-1]) or _SUIT_ALIASES.get(t[-1])
+        if rank == "T":
+            rank = "10"
+        if suit and rank in RANKS:
+            return rank + suit
+    raise CardError(f"not a card: {text!r} (expected rank A 2-10 J Q K and suit S H D C, or JK)")
+
+
+def card_name(card: Card) -> str:
+    """Return the notation of a card (the canonical string itself)."""
+    return card
+
+
+def parse_cards(texts: Iterable[str] | str) -> tuple[Card, ...]:
+    """Parse a list of cards, or a string of cards separated by spaces or commas."""
+    if isinstance(texts, str):
+        texts = texts.replace(",", " ").split()
+    return tuple(parse_card(t) for t in texts)
+
+
+def is_joker(card: Card) -> bool:
+    """Return whether the card is a joker."""
+    return card == JOKER
+
+
+def is_wild_card(card: Card) -> bool:
+    """Return whether the card can act as a wild: a joker or any 2."""
+    return card == JOKER or RANK[card] == 2
+
+
+def card_value(card: Card, two_value: int, joker_value: int) -> int:
+    """Return the points of a card (RULES 7: 3-7 = 5, 8-K = 10, A = 15, 2 and joker by rules)."""
+    r = RANK[card]
+    if r == 0:
+        return joker_value
+    if r == 1:
+        return 15
+    if r == 2:
+        return two_value
+    return 5 if r <= 7 else 10
+
+
+def make_deck(jokers: int) -> tuple[Card, ...]:
+    """Return the unshuffled deck: two 52-card decks plus `jokers` jokers (108 or 104 cards)."""
+    return ALL_CARDS[:-1] * 2 + (JOKER,) * jokers
+
+
+def sort_key(card: Card) -> tuple[int, int]:
+    """Sort by suit then rank, jokers last: the order hands are shown in."""
+    if card == JOKER:
+        return (4, 0)
+    return (SUITS.index(SUIT[card]), RANK[card])
+
+
+def sorted_cards(cards: Iterable[Card]) -> list[Card]:
+    """Return the cards in display order."""
+    return sorted(cards, key=sort_key)

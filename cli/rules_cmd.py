@@ -1,0 +1,44 @@
+"""`buraco rules [PRESET]`: print a preset's parameters."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.table import Table
+
+from buraco_events.rules import ALIASES, PRESETS, UnknownVariant, find_rules, rules_dict
+
+from .common import fail, out
+
+
+def rules(
+    preset: str = typer.Argument(None, help="preset name or alias; all presets when omitted"),
+    as_json: bool = typer.Option(False, "--json", help="print the rules as JSON"),
+) -> None:
+    """Print the parameters of a preset (or compare all presets side by side)."""
+    if preset is not None:
+        try:
+            r = find_rules(preset)
+        except UnknownVariant as exc:
+            fail(str(exc))
+        if as_json:
+            print(json.dumps(rules_dict(r), indent=2))
+            return
+        table = Table(title=f"rules of {preset}")
+        table.add_column("parameter")
+        table.add_column("value")
+        for k, v in rules_dict(r).items():
+            table.add_row(k, str(v))
+        out().print(table)
+        return
+    if as_json:
+        print(json.dumps({k: rules_dict(v) for k, v in PRESETS.items()}, indent=2))
+        return
+    table = Table(title="presets (aliases: " + ", ".join(f"{a}={b}" for a, b in ALIASES.items()) + ")")
+    table.add_column("parameter")
+    for name in PRESETS:
+        table.add_column(name)
+    for field in rules_dict(PRESETS["stbl"]):
+        table.add_row(field, *(str(rules_dict(r)[field]) for r in PRESETS.values()))
+    out().print(table)
