@@ -1,0 +1,1004 @@
+"""The engine: a game's state as a fold of its events, and every rule of RULES.md.
+
+Everything that affects the state machine lives in this file. `check(state, event)` raises
+`IllegalMove` naming the seq, the player, the phase and the rule broken; `apply(state, event)`
+trusts its input and mutates the state in place; `play = check + apply`; `advance` is the pure
+form that returns a new state. A rejected event leaves the state unchanged, because `check` never
+writes. The engine draws no random numbers: chance is the deal event (see `deal`).
+
+Phases: start -> deal -> (draw -> play -> [dead] -> ...)* -> hand_end -> deal ... -> game_end -> over.
+`dead` waits for the `took_dead` of a player whose hand just emptied (RULES 4).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+
+import msgspec
+
+from .cards import RANK, Card, is_wild_card, make_deck
+from .events import (
+    AnyEvent,
+    Discarded,
+    Drew,
+    Event,
+    GameEnded,
+    GameStarted,
+    HandEnded,
+    HandStarted,
+    LaidOff,
+    Melded,
+    Note,
+    StockRefilled,
+    TookDead,
+    TookPile,
+    event_type,
+)
+from .melds import MeldShape, canasta_kind, candidate_layoffs, candidate_melds, classify
+from .rules import Rules, UnknownVariant, canonical_variant, find_rules
+from .scoring import TeamScore, match_result, score_team
+
+PHASES = ("start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over")
+
+
+class IllegalMove(ValueError):
+    """An event the rules do not allow here; the state is left unchanged."""
+
+    def __init__(self, seq: int | None, player: int | None, phase: str, reason: str):
+        self.seq, self.player, self.phase, self.reason = seq, player, phase, reason
+        who = f"seat {player}, " if player is not None else ""
+        super().__init__(f"seq {seq}: {who}phase {phase}: {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A meld on the table: its team, canonical cards and the turns it was built in."""
+
+    id: int
+    team: int
+    shape: MeldShape
+    laid_by: int
+    laid_seq: int
+    first_turn: int
+    last_turn: int
+    canasta_seq: int | None = None
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """Return the canonical arrangement (RULES 3.4)."""
+        return self.shape.cards
+
+    def canasta(self, rules: Rules) -> str | None:
+        """Return the canasta kind this meld scores, or None (RULES 3.5)."""
+        return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)
+
+
+@dataclass(slots=True)
+class GameState:
+    """The whole table after some prefix of a log. `copy()` gives an independent snapshot."""
+
+    rules: Rules = field(default_factory=Rules)
+    variant: str = ""
+    game_id: str = ""
+    players: tuple[str, ...] = ()
+    phase: str = "start"
+    next_seq: int = 0
+    hand_no: int = -1
+    first: int = 0
+    first_of_game: int = 0
+    to_play: int = 0
+    turn: int = 0
+    hands: list[Counter[Card]] = field(default_factory=list)
+    stock: list[Card] = field(default_factory=list)  # top card last
+    pile: list[Card] = field(default_factory=list)  # bottom first, top last
+    deads: list[tuple[Card, ...] | None] = field(default_factory=list)  # None once gone
+    dead_fate: list[str | None] = field(default_factory=list)  # None / "taken" / "stock"
+    dead_taker: list[int | None] = field(default_factory=list)  # seat that took each dead
+    team_dead: list[int | None] = field(default_factory=list)
+    team_dead_direct: list[bool] = field(default_factory=list)
+    unused_seat: list[int | None] = field(default_factory=list)  # team -> taker yet to play
+    dead_mode: str = ""  # "direct" or "indirect" while phase == "dead"
+    pending_top: Card | None = None
+    pending_rest: list[Card] = field(default_factory=list)
+    single_taken: Card | None = None
+    last_turn: bool = False
+    melds: list[Meld] = field(default_factory=list)
+    closed_by: int | None = None
+    end_reason: str | None = None
+    totals: list[int] = field(default_factory=lambda: [0, 0])
+    hand_results: list[tuple[TeamScore, ...]] = field(default_factory=list)
+    winner: int | None = None
+
+    @property
+    def n_players(self) -> int:
+        """Return the number of seats."""
+        return len(self.players)
+
+    def copy(self) -> GameState:
+        """Return an independent copy (melds are immutable and shared)."""
+        return replace(
+            self,
+            hands=[Counter(h) for h in self.hands],
+            stock=list(self.stock),
+            pile=list(self.pile),
+            deads=list(self.deads),
+            dead_fate=list(self.dead_fate),
+            dead_taker=list(self.dead_taker),
+            team_dead=list(self.team_dead),
+            team_dead_direct=list(self.team_dead_direct),
+            unused_seat=list(self.unused_seat),
+            pending_rest=list(self.pending_rest),
+            melds=list(self.melds),
+            totals=list(self.totals),
+            hand_results=list(self.hand_results),
+        )
+
+    def hand_size(self, seat: int) -> int:
+        """Return the number of cards a seat holds."""
+        return sum(self.hands[seat].values())
+
+    def team_melds(self, team: int) -> list[Meld]:
+        """Return a team's melds."""
+        return [m for m in self.melds if m.team == team]
+
+    def can_take_dead(self, team: int) -> bool:
+        """Return whether the team may still take a dead (none taken yet, one left)."""
+        return self.team_dead[team] is None and any(d is not None for d in self.deads)
+
+    def has_closing_canasta(self, team: int, extra: Meld | None = None) -> bool:
+        """Return whether the team holds the canasta closing needs (RULES 6)."""
+        for m in self.melds:
+            if extra is not None and m.id == extra.id:
+                m = extra
+            if m.team != team or len(m.shape.cards) < 7:
+                continue
+            if not self.rules.close_needs_clean or m.shape.is_clean:
+                return True
+        if extra is not None and extra.id >= len(self.melds) and extra.team == team:
+            if len(extra.shape.cards) >= 7:
+                return not self.rules.close_needs_clean or extra.shape.is_clean
+        return False
+
+
+def team_of(seat: int) -> int:
+    """Return the team of a seat: seat % 2 (with 2 players each seat is its own team)."""
+    return seat % 2
+
+
+def _fail(state: GameState, ev: Event, reason: str) -> IllegalMove:
+    return IllegalMove(ev.seq, getattr(ev, "player", None), state.phase, reason)
+
+
+def _sub(hand: Counter[Card], cards: Iterable[Card]) -> Counter[Card] | None:
+    need = Counter(cards)
+    for c, n in need.items():
+        if hand[c] < n:
+            return None
+    out = hand.copy()
+    out.subtract(need)
+    return out
+
+
+def _fmt(cards: Iterable[Card]) -> str:
+    return " ".join(cards)
+
+
+# -- checking ----------------------------------------------------------------------------------
+
+
+def check(state: GameState, ev: Event) -> None:
+    """Raise `IllegalMove` unless `ev` may come next; never changes the state."""
+    if ev.seq != state.next_seq:
+        raise _fail(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
+    kind = event_type(ev)
+    if kind == "note":
+        if state.phase == "start":
+            raise _fail(state, ev, "the first event must be game_started")
+        return
+    checker = _CHECKS.get(kind)
+    if checker is None:
+        raise _fail(state, ev, f"unknown event type {kind!r}")
+    checker(state, ev)
+
+
+def _expect_phase(state: GameState, ev: Event, *phases: str) -> None:
+    if state.phase not in phases:
+        if state.phase == "over":
+            raise _fail(state, ev, "the game is over")
+        want = {
+            "start": "game_started", "deal": "hand_started", "draw": "a draw (drew or took_pile)",
+            "play": "a meld, a lay-off or a discard", "dead": "took_dead",
+            "hand_end": "hand_ended", "game_end": "game_ended",
+        }[state.phase]
+        raise _fail(state, ev, f"{event_type(ev)} is not allowed now; expected {want}")
+
+
+def _expect_turn(state: GameState, ev: Event) -> int:
+    player: int = ev.player  # type: ignore[attr-defined]
+    if player >= state.n_players:
+        raise _fail(state, ev, f"no seat {player} in a {state.n_players}-player game")
+    if player != state.to_play:
+        raise _fail(state, ev, f"it is seat {state.to_play}'s turn, not seat {player}'s")
+    return player
+
+
+def _check_game_started(state: GameState, ev: GameStarted) -> None:
+    _expect_phase(state, ev, "start")
+    if ev.seq != 0:
+        raise _fail(state, ev, "game_started must be the first line")
+    if len(ev.players) not in (2, 4):
+        raise _fail(state, ev, f"players: Buraco is for 2 or 4 players, got {len(ev.players)}")
+    if ev.rules is None:
+        try:
+            canonical_variant(ev.variant)
+        except UnknownVariant as exc:
+            raise _fail(state, ev, f"variant: {exc}") from None
+
+
+def _check_hand_started(state: GameState, ev: HandStarted) -> None:
+    _expect_phase(state, ev, "deal")
+    n, rules = state.n_players, state.rules
+    if ev.hand != state.hand_no + 1:
+        raise _fail(state, ev, f"hand should be {state.hand_no + 1}, got {ev.hand}")
+    if ev.first >= n:
+        raise _fail(state, ev, f"first: no seat {ev.first} in a {n}-player game")
+    if ev.hand > 0 and ev.first != (state.first_of_game + ev.hand) % n:
+        want = (state.first_of_game + ev.hand) % n
+        raise _fail(state, ev, f"first: hand {ev.hand} starts at seat {want} (one seat clockwise per hand)")
+    if len(ev.hands) != n or any(len(h) != 11 for h in ev.hands):
+        raise _fail(state, ev, f"hands: the deal gives 11 cards to each of {n} seats")
+    if len(ev.deads) != 2 or any(len(d) != 11 for d in ev.deads):
+        raise _fail(state, ev, "deads: the deal sets aside two deads of 11 cards")
+    want_stock = rules.stock_size(n)
+    if len(ev.stock) != want_stock:
+        raise _fail(state, ev, f"stock: {want_stock} cards expected, got {len(ev.stock)}")
+    if len(ev.discard) != (1 if rules.upcard else 0):
+        raise _fail(state, ev, "discard: the upcard" if rules.upcard else "discard: no upcard in this variant")
+    dealt = Counter(c for h in ev.hands for c in h)
+    dealt.update(c for d in ev.deads for c in d)
+    dealt.update(ev.stock)
+    dealt.update(ev.discard)
+    deck = Counter(make_deck(rules.jokers))
+    if dealt != deck:
+        extra = dealt - deck
+        short = deck - dealt
+        parts = []
+        if extra:
+            parts.append("extra " + _fmt(sorted(extra.elements())))
+        if short:
+            parts.append("missing " + _fmt(sorted(short.elements())))
+        raise _fail(state, ev, f"the deal is not the {rules.deck_size}-card deck: " + "; ".join(parts))
+
+
+def _check_drew(state: GameState, ev: Drew) -> None:
+    _expect_phase(state, ev, "draw")
+    _expect_turn(state, ev)
+    if not state.stock:
+        raise _fail(state, ev, "the stock is empty")
+    if ev.card != state.stock[-1]:
+        raise _fail(state, ev, f"drew {ev.card} but the stock's top card is {state.stock[-1]}")
+
+
+def _check_took_pile(state: GameState, ev: TookPile) -> None:
+    _expect_phase(state, ev, "draw")
+    _expect_turn(state, ev)
+    if not state.stock and state.rules.stock_end == "refill":
+        raise _fail(state, ev, "the stock is empty: it is refilled (or the hand ends) first")
+    if not state.pile:
+        raise _fail(state, ev, "the discard pile is empty")
+    if tuple(ev.cards) != tuple(state.pile):
+        raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}")
+    if state.rules.pile == "open":
+        if len(state.pile) == 1 and state.rules.no_single_card_return:
+            trial = apply(state.copy(), ev)
+            if not (legal_discards(trial) or candidate_plays(trial)):
+                raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
+        return
+    top = state.pile[-1]
+    trial = apply(state.copy(), ev)
+    if not candidate_plays(trial):
+        raise _fail(state, ev, f"closed pile: the top card {top} cannot be melded at once")
+
+
+def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, Counter[Card]]:
+    """Check turn, phase and card ownership; return the player and the hand after the play."""
+    _expect_phase(state, ev, "play")
+    player = _expect_turn(state, ev)
+    cards = list(ev.cards)
+    if not cards:
+        raise _fail(state, ev, "cards: empty")
+    top = state.pending_top
+    held = state.hands[player]
+    if top is not None:
+        if top not in cards:
+            raise _fail(state, ev, f"closed pile: the top card {top} must go into the first play after taking the pile")
+        cards.remove(top)
+    rest = _sub(held, cards)
+    if rest is None:
+        missing = Counter(cards) - held
+        raise _fail(state, ev, f"cards not in hand: {_fmt(sorted(missing.elements()))}")
+    return player, rest
+
+
+def _check_after_play(state: GameState, ev: Event, player: int, rest: Counter[Card], meld: Meld) -> None:
+    """Check what a play leaves in the hand (RULES 4 and 6)."""
+    left = sum(rest.values()) + len(state.pending_rest)
+    team = team_of(player)
+    if left == 0:
+        if state.can_take_dead(team):
+            return  # direct dead
+        if state.rules.close_by_discard:
+            raise _fail(state, ev, "only a discard may close in this variant; this play would empty the hand")
+        if not state.has_closing_canasta(team, meld):
+            raise _fail(state, ev, "cannot close: the team has no " + _canasta_need(state))
+        return
+    kept = {c for c, n in rest.items() if n > 0} | set(state.pending_rest)
+    if kept == {state.single_taken}:
+        raise _fail(state, ev, f"this play leaves only {state.single_taken}, which may not go back to the pile (no single-card return)")
+    if left != 1:
+        return
+    (last,) = kept
+    if not state.can_take_dead(team):
+        if not state.has_closing_canasta(team, meld):
+            raise _fail(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {_canasta_need(state)} to close")
+        if state.rules.no_wild_last_discard and is_wild_card(last):
+            raise _fail(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard")
+
+
+def _canasta_need(state: GameState) -> str:
+    return "clean canasta" if state.rules.close_needs_clean else "canasta"
+
+
+def _check_melded(state: GameState, ev: Melded) -> None:
+    player, rest = _play_base(state, ev)
+    if ev.meld != len(state.melds):
+        raise _fail(state, ev, f"meld: the next meld number is {len(state.melds)}, got {ev.meld}")
+    shape = classify(ev.cards, state.rules)
+    if shape is None:
+        raise _fail(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
+    team = team_of(player)
+    if shape.kind == "set" and state.rules.one_set_per_rank:
+        if any(m.team == team and m.shape.kind == "set" and m.shape.rank == shape.rank for m in state.melds):
+            raise _fail(state, ev, "one set per rank: the team already has a set of that rank")
+    meld = Meld(len(state.melds), team, shape, player, ev.seq, state.turn, state.turn)
+    _check_after_play(state, ev, player, rest, meld)
+
+
+def _meld_words(rules: Rules) -> str:
+    return "run or set" if rules.sets else "run (this variant has no sets)"
+
+
+def _check_laid_off(state: GameState, ev: LaidOff) -> None:
+    player, rest = _play_base(state, ev)
+    if ev.meld >= len(state.melds):
+        raise _fail(state, ev, f"meld: there is no meld {ev.meld}")
+    old = state.melds[ev.meld]
+    team = team_of(player)
+    if old.team != team:
+        raise _fail(state, ev, f"meld {ev.meld} belongs to the other team")
+    top = state.pending_top
+    if top is not None and is_wild_card(top) and state.rules.wild_top_new_meld_only:
+        raise _fail(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
+    shape = classify(old.cards + tuple(ev.cards), state.rules)
+    if shape is None or shape.kind != old.shape.kind:
+        raise _fail(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
+    _check_after_play(state, ev, player, rest, replace(old, shape=shape))
+
+
+def _check_discarded(state: GameState, ev: Discarded) -> None:
+    _expect_phase(state, ev, "play")
+    player = _expect_turn(state, ev)
+    if state.pending_top is not None:
+        raise _fail(state, ev, f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile")
+    if state.hands[player][ev.card] <= 0:
+        raise _fail(state, ev, f"{ev.card} is not in the hand")
+    if state.single_taken is not None and ev.card == state.single_taken:
+        raise _fail(state, ev, f"no single-card return: {ev.card} was the one card taken from the pile")
+    if state.hand_size(player) == 1:
+        team = team_of(player)
+        if state.can_take_dead(team):
+            return  # indirect dead
+        if not state.has_closing_canasta(team):
+            raise _fail(state, ev, f"cannot close: the team has no {_canasta_need(state)}")
+        if state.rules.no_wild_last_discard and is_wild_card(ev.card):
+            raise _fail(state, ev, f"the closing discard may not be a wild ({ev.card})")
+
+
+def _check_took_dead(state: GameState, ev: TookDead) -> None:
+    _expect_phase(state, ev, "dead")
+    _expect_turn(state, ev)
+    dead = state.deads[ev.dead]
+    if dead is None:
+        raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+    if tuple(ev.cards) != tuple(dead):
+        raise _fail(state, ev, f"took_dead cards differ from dead {ev.dead} as dealt")
+
+
+def _check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
+    _expect_phase(state, ev, "draw")
+    if state.rules.stock_end != "refill":
+        raise _fail(state, ev, "this variant never refills the stock (stock_end two_left)")
+    if state.stock:
+        raise _fail(state, ev, f"the stock still holds {len(state.stock)} cards")
+    if state.deads[ev.dead] is None:
+        raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+
+
+def _stock_exhausted(state: GameState) -> bool:
+    return (
+        state.phase == "draw" and not state.stock and state.rules.stock_end == "refill"
+        and all(d is None for d in state.deads)
+    )
+
+
+def _check_hand_ended(state: GameState, ev: HandEnded) -> None:
+    if not _stock_exhausted(state):
+        _expect_phase(state, ev, "hand_end")
+    if ev.hand != state.hand_no:
+        raise _fail(state, ev, f"hand should be {state.hand_no}, got {ev.hand}")
+    reason = state.end_reason or "stock_exhausted"
+    if ev.reason != reason:
+        raise _fail(state, ev, f"reason should be {reason}, got {ev.reason}")
+    if ev.closed_by != state.closed_by:
+        raise _fail(state, ev, f"closed_by should be {state.closed_by}, got {ev.closed_by}")
+    if len(ev.scores) != 2:
+        raise _fail(state, ev, "scores: one score per team (2)")
+
+
+def _check_game_ended(state: GameState, ev: GameEnded) -> None:
+    _expect_phase(state, ev, "game_end")
+    if len(ev.totals) != 2:
+        raise _fail(state, ev, "totals: one total per team (2)")
+
+
+_CHECKS = {
+    "game_started": _check_game_started,
+    "hand_started": _check_hand_started,
+    "drew": _check_drew,
+    "took_pile": _check_took_pile,
+    "melded": _check_melded,
+    "laid_off": _check_laid_off,
+    "discarded": _check_discarded,
+    "took_dead": _check_took_dead,
+    "stock_refilled": _check_stock_refilled,
+    "hand_ended": _check_hand_ended,
+    "game_ended": _check_game_ended,
+}
+
+
+# -- applying ----------------------------------------------------------------------------------
+
+
+def apply(state: GameState, ev: Event) -> GameState:
+    """Apply a checked event to the state in place and return it (trusts its input)."""
+    _APPLY[event_type(ev)](state, ev)
+    state.next_seq = ev.seq + 1
+    return state
+
+
+def _apply_game_started(state: GameState, ev: GameStarted) -> None:
+    rules = ev.rules if ev.rules is not None else find_rules(ev.variant)
+    if ev.target is not None:
+        rules = msgspec.structs.replace(rules, target=ev.target)
+    state.rules = rules
+    state.variant = ev.variant
+    state.game_id = ev.game_id
+    state.players = tuple(ev.players)
+    state.totals = [0, 0]
+    state.phase = "deal"
+
+
+def _apply_hand_started(state: GameState, ev: HandStarted) -> None:
+    state.hand_no = ev.hand
+    state.first = ev.first
+    if ev.hand == 0:
+        state.first_of_game = ev.first
+    state.to_play = ev.first
+    state.turn = 0
+    state.hands = [Counter(h) for h in ev.hands]
+    state.stock = list(reversed(ev.stock))
+    state.pile = list(ev.discard)
+    state.deads = [tuple(d) for d in ev.deads]
+    state.dead_fate = [None, None]
+    state.dead_taker = [None, None]
+    state.team_dead = [None, None]
+    state.team_dead_direct = [False, False]
+    state.unused_seat = [None, None]
+    state.dead_mode = ""
+    state.pending_top = None
+    state.pending_rest = []
+    state.single_taken = None
+    state.last_turn = False
+    state.melds = []
+    state.closed_by = None
+    state.end_reason = None
+    state.phase = "draw"
+
+
+def _start_turn(state: GameState, player: int) -> None:
+    team = team_of(player)
+    if state.unused_seat[team] == player:
+        state.unused_seat[team] = None  # RULES 4: the taker started another turn
+
+
+def _apply_drew(state: GameState, ev: Drew) -> None:
+    _start_turn(state, ev.player)
+    state.stock.pop()
+    state.hands[ev.player][ev.card] += 1
+    state.phase = "play"
+    if state.rules.stock_end == "two_left" and len(state.stock) == 2:
+        state.last_turn = True  # RULES 5: this turn is the hand's last
+
+
+def _apply_took_pile(state: GameState, ev: TookPile) -> None:
+    _start_turn(state, ev.player)
+    pile = state.pile
+    state.pile = []
+    if state.rules.pile == "closed":
+        state.pending_top = pile[-1]
+        state.pending_rest = pile[:-1]
+    else:
+        state.hands[ev.player].update(pile)
+        if len(pile) == 1 and state.rules.no_single_card_return:
+            state.single_taken = pile[0]
+    state.phase = "play"
+
+
+def _after_play(state: GameState, player: int, cards: Iterable[Card]) -> None:
+    hand = state.hands[player]
+    cards = list(cards)
+    if state.pending_top is not None:
+        cards.remove(state.pending_top)
+        hand.update(state.pending_rest)  # RULES 2: the rest joins the hand after that play
+        state.pending_top = None
+        state.pending_rest = []
+    hand.subtract(cards)
+    for c in cards:
+        if hand[c] == 0:
+            del hand[c]
+    if not hand:
+        team = team_of(player)
+        if state.can_take_dead(team):
+            state.phase, state.dead_mode = "dead", "direct"
+        else:
+            state.closed_by, state.end_reason, state.phase = player, "closed", "hand_end"
+
+
+def _apply_melded(state: GameState, ev: Melded) -> None:
+    shape = classify(ev.cards, state.rules)
+    assert shape is not None
+    canasta_seq = ev.seq if len(shape.cards) >= 7 else None
+    state.melds.append(
+        Meld(ev.meld, team_of(ev.player), shape, ev.player, ev.seq, state.turn, state.turn, canasta_seq)
+    )
+    _after_play(state, ev.player, ev.cards)
+
+
+def _apply_laid_off(state: GameState, ev: LaidOff) -> None:
+    old = state.melds[ev.meld]
+    shape = classify(old.cards + tuple(ev.cards), state.rules)
+    assert shape is not None
+    canasta_seq = old.canasta_seq
+    if canasta_seq is None and len(shape.cards) >= 7:
+        canasta_seq = ev.seq
+    state.melds[ev.meld] = replace(old, shape=shape, last_turn=state.turn, canasta_seq=canasta_seq)
+    _after_play(state, ev.player, ev.cards)
+
+
+def _end_turn(state: GameState) -> None:
+    if state.last_turn:
+        state.end_reason, state.phase = "stock_exhausted", "hand_end"
+        return
+    state.to_play = (state.to_play + 1) % state.n_players
+    state.turn += 1
+    state.single_taken = None
+    state.phase = "draw"
+
+
+def _apply_discarded(state: GameState, ev: Discarded) -> None:
+    hand = state.hands[ev.player]
+    hand[ev.card] -= 1
+    if hand[ev.card] == 0:
+        del hand[ev.card]
+    state.pile.append(ev.card)
+    if hand:
+        _end_turn(state)
+    elif state.can_take_dead(team_of(ev.player)):
+        state.phase, state.dead_mode = "dead", "indirect"
+    else:
+        state.closed_by, state.end_reason, state.phase = ev.player, "closed", "hand_end"
+
+
+def _apply_took_dead(state: GameState, ev: TookDead) -> None:
+    team = team_of(ev.player)
+    state.hands[ev.player].update(ev.cards)
+    state.deads[ev.dead] = None
+    state.dead_fate[ev.dead] = "taken"
+    state.dead_taker[ev.dead] = ev.player
+    state.team_dead[team] = ev.dead
+    state.team_dead_direct[team] = state.dead_mode == "direct"
+    if state.dead_mode == "direct":
+        state.phase = "play"  # RULES 4: goes on playing the same turn
+    else:
+        state.unused_seat[team] = ev.player
+        _end_turn(state)
+    state.dead_mode = ""
+
+
+def _apply_stock_refilled(state: GameState, ev: StockRefilled) -> None:
+    dead = state.deads[ev.dead]
+    assert dead is not None
+    state.stock = list(reversed(dead))
+    state.deads[ev.dead] = None
+    state.dead_fate[ev.dead] = "stock"
+
+
+def _apply_hand_ended(state: GameState, ev: HandEnded) -> None:
+    if state.end_reason is None:
+        state.end_reason = "stock_exhausted"
+    result = hand_scores(state)
+    state.hand_results.append(result)
+    for s in result:
+        state.totals[s.team] += s.total
+    winner = match_result(
+        state.totals, state.rules.target, team_of(state.first_of_game), len(state.hand_results)
+    )
+    state.winner = winner
+    state.phase = "game_end" if winner is not None else "deal"
+
+
+def _apply_game_ended(state: GameState, ev: GameEnded) -> None:
+    state.phase = "over"
+
+
+def _apply_note(state: GameState, ev: Note) -> None:
+    pass
+
+
+_APPLY = {
+    "game_started": _apply_game_started,
+    "hand_started": _apply_hand_started,
+    "drew": _apply_drew,
+    "took_pile": _apply_took_pile,
+    "melded": _apply_melded,
+    "laid_off": _apply_laid_off,
+    "discarded": _apply_discarded,
+    "took_dead": _apply_took_dead,
+    "stock_refilled": _apply_stock_refilled,
+    "hand_ended": _apply_hand_ended,
+    "game_ended": _apply_game_ended,
+    "note": _apply_note,
+}
+
+
+def play(state: GameState, ev: Event) -> GameState:
+    """Check an event, then apply it in place; raises `IllegalMove` and leaves state unchanged."""
+    check(state, ev)
+    return apply(state, ev)
+
+
+def advance(state: GameState, ev: Event) -> GameState:
+    """Return the state after a checked event, leaving `state` itself untouched (the pure fold)."""
+    check(state, ev)
+    return apply(state.copy(), ev)
+
+
+def replay(events: Iterable[Event], state: GameState | None = None) -> GameState:
+    """Fold events (each checked) into a state: the state after the last event."""
+    state = GameState() if state is None else state
+    for ev in events:
+        play(state, ev)
+    return state
+
+
+def iter_states(events: Iterable[Event]) -> Iterator[tuple[Event, GameState]]:
+    """Yield each event with an independent snapshot of the state after it."""
+    state = GameState()
+    for ev in events:
+        play(state, ev)
+        yield ev, state.copy()
+
+
+# -- scoring the current hand ------------------------------------------------------------------
+
+
+def hand_scores(state: GameState) -> tuple[TeamScore, TeamScore]:
+    """Return both teams' score sheets for the hand as it stands (RULES 7)."""
+    rules = state.rules
+    out = []
+    for team in (0, 1):
+        unused = state.unused_seat[team]
+        hand_cards: list[Card] = []
+        dead_cards: list[Card] = []
+        for seat in range(state.n_players):
+            if team_of(seat) != team:
+                continue
+            cards = list(state.hands[seat].elements())
+            (dead_cards if seat == unused else hand_cards).extend(cards)
+        if state.pending_top is not None and team_of(state.to_play) == team:
+            hand_cards.extend([state.pending_top, *state.pending_rest])
+        melds = [(m.cards, m.canasta(rules)) for m in state.melds if m.team == team]
+        out.append(
+            score_team(
+                rules, team, melds, hand_cards, dead_cards,
+                closed=state.closed_by is not None and team_of(state.closed_by) == team,
+                took_dead=state.team_dead[team] is not None,
+                dead_unused=unused is not None,
+            )
+        )
+    return out[0], out[1]
+
+
+# -- legal moves -------------------------------------------------------------------------------
+
+
+def _top_plays(state: GameState, player: int, top: Card) -> list[tuple[str, int | None, tuple[Card, ...]]]:
+    """Return the plays that use the closed pile's top card with cards held before the take."""
+    hand = state.hands[player] + Counter([top])
+    team = team_of(player)
+    wild_top = is_wild_card(top) and state.rules.wild_top_new_meld_only
+    plays: list[tuple[str, int | None, tuple[Card, ...]]] = []
+    for cards in candidate_melds(hand, state.rules):
+        if top in cards:
+            plays.append(("meld", None, cards))
+    if not wild_top:
+        for m in state.melds:
+            if m.team != team:
+                continue
+            for add in candidate_layoffs(hand, m.cards, state.rules):
+                if top in add:
+                    plays.append(("add", m.id, add))
+    return plays
+
+
+def candidate_plays(state: GameState) -> list[Event]:
+    """Return the candidate melds and lay-offs for the player to move that pass `check`."""
+    if state.phase != "play":
+        return []
+    player = state.to_play
+    seq = state.next_seq
+    out: list[Event] = []
+    if state.pending_top is not None:
+        raw = _top_plays(state, player, state.pending_top)
+    else:
+        hand = state.hands[player]
+        team = team_of(player)
+        raw = [("meld", None, c) for c in candidate_melds(hand, state.rules)]
+        for m in state.melds:
+            if m.team == team:
+                raw.extend(("add", m.id, a) for a in candidate_layoffs(hand, m.cards, state.rules))
+    for kind, meld_id, cards in raw:
+        ev: Event
+        if kind == "meld":
+            ev = Melded(seq=seq, player=player, meld=len(state.melds), cards=cards)
+        else:
+            ev = LaidOff(seq=seq, player=player, meld=meld_id, cards=cards)  # type: ignore[arg-type]
+        try:
+            check(state, ev)
+        except IllegalMove:
+            continue
+        out.append(ev)
+    return out
+
+
+def legal_discards(state: GameState) -> list[Discarded]:
+    """Return each distinct legal discard for the player to move."""
+    if state.phase != "play" or state.pending_top is not None:
+        return []
+    player, seq = state.to_play, state.next_seq
+    out = []
+    for card in sorted(state.hands[player]):
+        ev = Discarded(seq=seq, player=player, card=card)
+        try:
+            check(state, ev)
+        except IllegalMove:
+            continue
+        out.append(ev)
+    return out
+
+
+def legal_draws(state: GameState) -> list[Event]:
+    """Return the legal ways to start the turn (draw, take the pile) or to refill/end the hand."""
+    if state.phase != "draw":
+        return []
+    seq, player = state.next_seq, state.to_play
+    if not state.stock and state.rules.stock_end == "refill":
+        refills = [StockRefilled(seq=seq, dead=i) for i, d in enumerate(state.deads) if d is not None]
+        return refills or [end_of_hand(state)]  # type: ignore[list-item]
+    out: list[Event] = []
+    if state.stock:
+        out.append(Drew(seq=seq, player=player, card=state.stock[-1]))
+    if state.pile:
+        ev = TookPile(seq=seq, player=player, cards=tuple(state.pile))
+        try:
+            check(state, ev)
+            out.append(ev)
+        except IllegalMove:
+            pass
+    return out
+
+
+def legal_dead_takes(state: GameState) -> list[TookDead]:
+    """Return the deads the player whose hand emptied may take."""
+    if state.phase != "dead":
+        return []
+    return [
+        TookDead(seq=state.next_seq, player=state.to_play, dead=i, cards=d)
+        for i, d in enumerate(state.deads) if d is not None
+    ]
+
+
+def end_of_hand(state: GameState, salt: str | None = None) -> HandEnded:
+    """Return the `hand_ended` event the engine would record now, with the recomputed scores."""
+    scores = tuple(s.total for s in hand_scores(state))
+    return HandEnded(
+        seq=state.next_seq, hand=state.hand_no, reason=state.end_reason or "stock_exhausted",  # type: ignore[arg-type]
+        closed_by=state.closed_by, scores=scores, salt=salt,
+    )
+
+
+def end_of_game(state: GameState) -> GameEnded:
+    """Return the `game_ended` event for a finished match."""
+    assert state.winner is not None
+    return GameEnded(seq=state.next_seq, totals=tuple(state.totals), winner=state.winner)
+
+
+def legal_events(state: GameState) -> list[Event]:
+    """Return every legal next event except deals (see `deal`): what bots and UIs choose from."""
+    phase = state.phase
+    if phase == "draw":
+        return legal_draws(state)
+    if phase == "play":
+        return [*candidate_plays(state), *legal_discards(state)]
+    if phase == "dead":
+        return list(legal_dead_takes(state))
+    if phase == "hand_end":
+        return [end_of_hand(state)]
+    if phase == "game_end":
+        return [end_of_game(state)]
+    return []
+
+
+# -- actions: legal moves without hidden information ------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A player's choice, free of hidden information (a draw does not name the card).
+
+    Kinds: `draw`, `pile`, `meld` (cards), `add` (meld, cards), `discard` (cards = one card),
+    `dead` (dead).
+    """
+
+    kind: str
+    cards: tuple[Card, ...] = ()
+    meld: int | None = None
+    dead: int | None = None
+
+
+def action_of(ev: Event) -> Action:
+    """Return the action a player's event records."""
+    if isinstance(ev, Drew):
+        return Action("draw")
+    if isinstance(ev, TookPile):
+        return Action("pile")
+    if isinstance(ev, Melded):
+        return Action("meld", tuple(ev.cards))
+    if isinstance(ev, LaidOff):
+        return Action("add", tuple(ev.cards), ev.meld)
+    if isinstance(ev, Discarded):
+        return Action("discard", (ev.card,))
+    if isinstance(ev, TookDead):
+        return Action("dead", dead=ev.dead)
+    raise ValueError(f"{event_type(ev)} is not a player's action")
+
+
+def legal_actions(state: GameState) -> list[Action]:
+    """Return the choices of the player to move (draw, play and dead phases)."""
+    if state.phase not in ("draw", "play", "dead"):
+        return []
+    if state.phase == "draw" and not state.stock and state.rules.stock_end == "refill":
+        return []  # the table refills the stock or ends the hand: see `table_event`
+    return [action_of(ev) for ev in legal_events(state)]
+
+
+def action_event(state: GameState, action: Action) -> Event:
+    """Return the event recording `action` by the player to move (not yet checked)."""
+    seq, player = state.next_seq, state.to_play
+    kind = action.kind
+    if kind == "draw":
+        if not state.stock:
+            raise IllegalMove(seq, player, state.phase, "the stock is empty")
+        return Drew(seq=seq, player=player, card=state.stock[-1])
+    if kind == "pile":
+        return TookPile(seq=seq, player=player, cards=tuple(state.pile))
+    if kind == "meld":
+        return Melded(seq=seq, player=player, meld=len(state.melds), cards=action.cards)
+    if kind == "add":
+        return LaidOff(seq=seq, player=player, meld=action.meld or 0, cards=action.cards)
+    if kind == "discard":
+        return Discarded(seq=seq, player=player, card=action.cards[0])
+    if kind == "dead":
+        dead = state.deads[action.dead or 0]
+        return TookDead(seq=seq, player=player, dead=action.dead or 0, cards=dead or ())
+    raise ValueError(f"unknown action kind {kind!r}")
+
+
+def table_event(state: GameState, rng: random.Random) -> Event | None:
+    """Return the event the table (not a player) records next, or None when a player must act.
+
+    Deals with the injected `rng`; refills the stock from the lowest untaken dead; ends hands and
+    the match with the engine's own scores.
+    """
+    phase = state.phase
+    if phase == "deal":
+        return deal(state, rng)
+    if phase == "draw" and not state.stock and state.rules.stock_end == "refill":
+        return legal_draws(state)[0]
+    if phase == "hand_end":
+        return end_of_hand(state)
+    if phase == "game_end":
+        return end_of_game(state)
+    return None
+
+
+# -- chance ------------------------------------------------------------------------------------
+
+
+def deal(state: GameState, rng: random.Random, first: int | None = None) -> HandStarted:
+    """Return the next `hand_started` event: a shuffled deck from the injected `rng`."""
+    rules, n = state.rules, state.n_players
+    deck = list(make_deck(rules.jokers))
+    rng.shuffle(deck)
+    hand = state.hand_no + 1
+    if hand > 0 or first is None:
+        first = (state.first_of_game + hand) % n if hand > 0 else rng.randrange(n)
+    hands = tuple(tuple(deck[i * 11:(i + 1) * 11]) for i in range(n))
+    pos = 11 * n
+    deads = (tuple(deck[pos:pos + 11]), tuple(deck[pos + 11:pos + 22]))
+    pos += 22
+    upcard = 1 if rules.upcard else 0
+    stock = tuple(deck[pos:len(deck) - upcard])
+    discard = tuple(deck[len(deck) - upcard:]) if upcard else ()
+    return HandStarted(
+        seq=state.next_seq, hand=hand, first=first, hands=hands, deads=deads, stock=stock, discard=discard
+    )
+
+
+def count_cards(state: GameState) -> int:
+    """Return the number of cards in all zones (hands, stock, pile, deads, pending, melds)."""
+    return (
+        sum(sum(h.values()) for h in state.hands) + len(state.stock) + len(state.pile)
+        + sum(len(d) for d in state.deads if d is not None)
+        + (1 if state.pending_top is not None else 0) + len(state.pending_rest)
+        + sum(len(m.cards) for m in state.melds)
+    )
+
+
+def all_cards(state: GameState) -> Counter[Card]:
+    """Return the multiset of every card on the table, for conservation checks."""
+    total: Counter[Card] = Counter()
+    for h in state.hands:
+        total.update(h.elements())
+    total.update(state.stock)
+    total.update(state.pile)
+    for d in state.deads:
+        if d is not None:
+            total.update(d)
+    if state.pending_top is not None:
+        total[state.pending_top] += 1
+    total.update(state.pending_rest)
+    for m in state.melds:
+        total.update(m.cards)
+    return total
+
+
+__all__ = [
+    "Action", "action_event", "action_of", "legal_actions", "table_event", "AnyEvent", "GameState", "IllegalMove", "Meld", "PHASES", "RANK", "advance", "all_cards",
+    "apply", "candidate_plays", "check", "count_cards", "deal", "end_of_game", "end_of_hand",
+    "hand_scores", "iter_states", "legal_dead_takes", "legal_discards", "legal_draws",
+    "legal_events", "play", "replay", "team_of",
+]

@@ -1,0 +1,287 @@
+"""Melds: pure combinatorics of runs and sets on a multiset of cards (RULES 3).
+
+A meld's legality and kind depend only on its cards and the rules, never on history (except
+`royal_in_one_turn`, which the engine passes in). `classify` finds the canonical arrangement of
+RULES 3.4 or says the cards are no meld; `candidate_melds` and `candidate_layoffs` generate the
+plays a bot or a UI offers. Positions inside a run are 1..14: the ace is 1 (low) or 14 (high).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from .cards import RANK, RANKS, SUIT, SUITS, Card, sort_key
+from .rules import Rules
+
+MeldKind = Literal["run", "set"]
+CanastaKind = Literal["ace_to_ace", "royal", "clean", "dirty"]
+CANASTA_KINDS: tuple[str, ...] = ("ace_to_ace", "royal", "clean", "dirty")
+
+
+@dataclass(frozen=True, slots=True)
+class MeldShape:
+    """A valid meld: its kind, canonical arrangement, and the card acting as wild (if any)."""
+
+    kind: MeldKind
+    cards: tuple[Card, ...]
+    wild: Card | None
+    suit: str | None = None
+    rank: int | None = None
+    low: int = 0
+    high: int = 0
+
+    @property
+    def is_clean(self) -> bool:
+        """Return whether no card acts as a wild."""
+        return self.wild is None
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+
+def _pos_card(pos: int, suit: str) -> Card:
+    return RANKS[(pos - 1) % 13] + suit
+
+
+def _run_shape(cards: Sequence[Card], rules: Rules) -> MeldShape | None:
+    naturals: list[int] = []
+    suit = ""
+    forced_wild: list[Card] = []
+    twos: list[Card] = []
+    for c in cards:
+        r = RANK[c]
+        if r == 0:
+            forced_wild.append(c)
+        elif r == 2:
+            twos.append(c)
+        else:
+            s = SUIT[c]
+            if suit and s != suit:
+                return None
+            suit = s
+            naturals.append(r)
+    if not suit:
+        return None  # only wilds: RULES 3.1, a run needs two natural cards
+    own2 = 0
+    for c in twos:
+        if SUIT[c] == suit:
+            own2 += 1
+        else:
+            forced_wild.append(c)
+    if len(forced_wild) > 1:
+        return None  # RULES 3.1: at most one wild per meld
+    # options: (wild card, number of own-suit 2s standing as natural), best first (RULES 3.4)
+    if forced_wild:
+        if own2 > 1:
+            return None
+        options = [(forced_wild[0], own2)]
+    elif own2 == 0:
+        options = [(None, 0)]
+    elif own2 == 1:
+        options = [(None, 1), ("2" + suit, 0)]
+    elif own2 == 2:
+        options = [("2" + suit, 1)]
+    else:
+        return None
+    aces = naturals.count(1)
+    others = [r for r in naturals if r != 1]
+    if len(set(others)) != len(others) or aces > 2:
+        return None
+    if aces == 2:
+        if not rules.ace_to_ace:
+            return None  # RULES 3.1: without ace_to_ace a run holds one natural ace
+        ace_options: list[list[int]] = [[1, 14]]
+    elif aces == 1:
+        ace_options = [[1], [14]]
+    else:
+        ace_options = [[]]
+    for wild, nat2 in options:
+        for ace_pos in ace_options:
+            pos = sorted(others + ace_pos + [2] * nat2)
+            if len(set(pos)) != len(pos) or len(pos) < 2:
+                continue
+            lo, hi = pos[0], pos[-1]
+            gaps = hi - lo + 1 - len(pos)
+            if wild is None:
+                if gaps:
+                    continue
+                arranged = tuple(_pos_card(p, suit) for p in pos)
+                return MeldShape("run", arranged, None, suit, None, lo, hi)
+            if gaps > 1:
+                continue
+            if gaps == 1:
+                hole = next(p for p in range(lo, hi + 1) if p not in pos)
+            else:
+                can_low, can_high = lo > 1, hi < 14
+                if not (can_low or can_high):
+                    continue
+                go_low = (rules.wild_goes_low and can_low) or not can_high
+                hole = lo - 1 if go_low else hi + 1
+            full = sorted(pos + [hole])
+            arranged = tuple(wild if p == hole else _pos_card(p, suit) for p in full)
+            return MeldShape("run", arranged, wild, suit, None, full[0], full[-1])
+    return None
+
+
+def _set_shape(cards: Sequence[Card]) -> MeldShape | None:
+    wilds = [c for c in cards if RANK[c] in (0, 2)]
+    naturals = [c for c in cards if RANK[c] not in (0, 2)]
+    if len(wilds) > 1 or len(naturals) < 2:
+        return None  # RULES 3.2: at most one wild; no set of 2s
+    rank = RANK[naturals[0]]
+    if any(RANK[c] != rank for c in naturals):
+        return None
+    arranged = tuple(sorted(naturals, key=sort_key)) + tuple(wilds)
+    return MeldShape("set", arranged, wilds[0] if wilds else None, None, rank)
+
+
+@lru_cache(maxsize=1 << 17)
+def _classify_sorted(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
+    if len(cards) < 3:
+        return None
+    shape = _run_shape(cards, rules)
+    if shape is None and rules.sets:
+        shape = _set_shape(cards)
+    return shape
+
+
+def classify(cards: Iterable[Card], rules: Rules) -> MeldShape | None:
+    """Return the meld the cards form under the rules (canonical arrangement), or None."""
+    return _classify_sorted(tuple(sorted(cards)), rules)
+
+
+def is_meld(cards: Iterable[Card], rules: Rules) -> bool:
+    """Return whether the cards form a legal meld."""
+    return classify(cards, rules) is not None
+
+
+def canasta_kind(shape: MeldShape, rules: Rules, one_turn: bool = True) -> CanastaKind | None:
+    """Return the canasta kind of a meld (RULES 3.5), or None below 7 cards.
+
+    `one_turn` says whether the meld was laid complete within a single turn; with
+    `royal_in_one_turn` the royal and ace-to-ace bonuses need it.
+    """
+    n = len(shape.cards)
+    if n < 7:
+        return None
+    if shape.wild is not None:
+        return "dirty"
+    if shape.kind == "run" and (one_turn or not rules.royal_in_one_turn):
+        if n == 14 and rules.ace_to_ace and rules.bonus_ace_to_ace:
+            return "ace_to_ace"
+        if n == 13 and rules.bonus_royal:
+            return "royal"
+    return "clean"
+
+
+def canasta_bonus(kind: str | None, rules: Rules) -> int:
+    """Return the bonus a canasta kind scores (RULES 3.5); 0 for no canasta."""
+    if kind is None:
+        return 0
+    return {
+        "ace_to_ace": rules.bonus_ace_to_ace,
+        "royal": rules.bonus_royal,
+        "clean": rules.bonus_clean,
+        "dirty": rules.bonus_dirty,
+    }[kind]
+
+
+def _wild_kinds(hand: Counter[Card]) -> list[Card]:
+    return sorted((c for c in hand if hand[c] > 0 and RANK[c] in (0, 2)), key=sort_key)
+
+
+def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]:
+    """Return every candidate new meld from a hand, each a sorted card tuple.
+
+    Runs: every interval of positions of one suit held in full, or missing one position filled
+    by one of the distinct wild cards held. Sets (where on): all the naturals of a rank held, and
+    the same plus each distinct wild held. Each candidate is a legal meld.
+    """
+    out: set[tuple[Card, ...]] = set()
+    wilds = _wild_kinds(hand)
+    for suit in SUITS:
+        have = [False] * 15
+        for p in range(1, 14):
+            have[p] = hand[RANKS[p - 1] + suit] > 0
+        have[14] = have[1]
+        two_aces = hand["A" + suit] >= 2
+        for lo in range(1, 13):
+            missing: list[int] = []
+            for hi in range(lo, 15):
+                if not have[hi]:
+                    missing.append(hi)
+                    if len(missing) > 1:
+                        break
+                if hi - lo < 2:
+                    continue
+                if lo == 1 and hi == 14 and not (two_aces and rules.ace_to_ace):
+                    continue
+                naturals = [_pos_card(p, suit) for p in range(lo, hi + 1) if p not in missing]
+                if not missing:
+                    out.add(tuple(sorted(naturals)))
+                    continue
+                if len(naturals) < 2:
+                    continue
+                used = Counter(naturals)
+                for w in wilds:
+                    if hand[w] > used[w]:
+                        out.add(tuple(sorted(naturals + [w])))
+    if rules.sets:
+        by_rank: dict[int, list[Card]] = {}
+        for c, n in hand.items():
+            if n > 0 and RANK[c] not in (0, 2):
+                by_rank.setdefault(RANK[c], []).extend([c] * n)
+        for cards in by_rank.values():
+            if len(cards) >= 3:
+                out.add(tuple(sorted(cards)))
+            if len(cards) >= 2:
+                for w in wilds:
+                    out.add(tuple(sorted(cards + [w])))
+    return sorted(c for c in out if classify(c, rules) is not None)
+
+
+def candidate_layoffs(
+    hand: Counter[Card], meld: Sequence[Card], rules: Rules
+) -> list[tuple[Card, ...]]:
+    """Return every candidate addition of hand cards to a meld, each a sorted card tuple.
+
+    Single cards that keep the meld legal; for runs, runs of consecutive naturals (and at most one
+    wild) extending either end; for sets, all naturals of the rank held.
+    """
+    shape = classify(meld, rules)
+    if shape is None:
+        return []
+    out: set[tuple[Card, ...]] = set()
+    held = [c for c in hand if hand[c] > 0]
+    for c in held:
+        if classify(list(meld) + [c], rules) is not None:
+            out.add((c,))
+    if shape.kind == "run":
+        suit = shape.suit or ""
+        wilds = _wild_kinds(hand) if shape.wild is None else []
+        for step, start in ((1, shape.high + 1), (-1, shape.low - 1)):
+            for wild in [None, *wilds]:
+                added: list[Card] = []
+                used_wild = False
+                p = start
+                while 1 <= p <= 14:
+                    card = _pos_card(p, suit)
+                    if hand[card] > Counter(added)[card]:
+                        added.append(card)
+                    elif wild is not None and not used_wild:
+                        added.append(wild)
+                        used_wild = True
+                    else:
+                        break
+                    if len(added) >= 2:
+                        out.add(tuple(sorted(added)))
+                    p += step
+    else:
+        same = [c for c in held for _ in range(hand[c]) if RANK[c] == shape.rank]
+        if len(same) >= 2:
+            out.add(tuple(sorted(same)))
+    return sorted(a for a in out if classify(list(meld) + list(a), rules) is not None)
