@@ -210,6 +210,8 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
         have[14] = have[1]
         two_aces = hand["A" + suit] >= 2
         for lo in range(1, 13):
+            if not have[lo] and not (wilds and have[lo + 1]):
+                continue  # an interval may open on a wild only when the next card is held
             missing: list[int] = []
             for hi in range(lo, 15):
                 if not have[hi]:
@@ -241,7 +243,26 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
             if len(cards) >= 2:
                 for w in wilds:
                     out.add(tuple(sorted(cards + [w])))
-    return sorted(c for c in out if classify(c, rules) is not None)
+    return sorted(c for c in out if _classify_sorted(c, rules) is not None)
+
+
+def _may_fit(card: Card, shape: MeldShape) -> bool:
+    """Return False when a single card surely cannot join the meld (a cheap filter)."""
+    r = RANK[card]
+    if shape.kind == "set":
+        return r == shape.rank or (r in (0, 2) and shape.wild is None)
+    if "2" + (shape.suit or "") in shape.cards:
+        return True  # a 2 of the suit may switch between natural and wild (RULES 3.3)
+    if r == 0:
+        return shape.wild is None
+    if r == 2 or shape.wild is not None:
+        return r == 2 or SUIT[card] == shape.suit
+    if SUIT[card] != shape.suit:
+        return False
+    # a natural of the suit joins a clean run only at an end (the ace at 1 or 14)
+    if r == 1:
+        return shape.low == 2 or shape.high == 13
+    return r == shape.low - 1 or r == shape.high + 1
 
 
 def candidate_layoffs(
@@ -258,7 +279,7 @@ def candidate_layoffs(
     out: set[tuple[Card, ...]] = set()
     held = [c for c in hand if hand[c] > 0]
     for c in held:
-        if classify(list(meld) + [c], rules) is not None:
+        if _may_fit(c, shape) and classify(list(meld) + [c], rules) is not None:
             out.add((c,))
     if shape.kind == "run":
         suit = shape.suit or ""

@@ -1,0 +1,86 @@
+"""Run every benchmark and print figures beside their baselines measured in the same run.
+
+Usage: python benchmarks/run.py [--quick] [--json] [--only NAME]
+
+Each `benchmarks/bench_*.py` module exposes `measure(quick: bool) -> list[dict]` with rows
+{"name", "value", "unit", "baseline", "baseline_value"}; the ratio printed is value / baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> int:
+    """Run the suite; exit non-zero if a benchmark fails to run."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, a few seconds each")
+    parser.add_argument("--json", action="store_true", help="print rows as JSON")
+    parser.add_argument("--only", default=None, help="run only bench_<NAME>.py")
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE.parent))
+    rows: list[dict] = []
+    failed = []
+    for path in sorted(HERE.glob("bench_*.py")):
+        if args.only and path.stem != f"bench_{args.only}":
+            continue
+        start = time.perf_counter()
+        try:
+            module_rows = _load(path).measure(args.quick)
+        except Exception as exc:  # a broken benchmark is reported, the others still run
+            failed.append(f"{path.name}: {type(exc).__name__}: {exc}")
+            continue
+        for row in module_rows:
+            row.setdefault("suite", path.stem.removeprefix("bench_"))
+            base = row.get("baseline_value")
+            row["ratio"] = (row["value"] / base) if base else None
+            rows.append(row)
+        print(f"{path.name}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    meta = {
+        "date": time.strftime("%Y-%m-%d"),
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        "quick": args.quick,
+    }
+    if args.json:
+        print(json.dumps({"meta": meta, "rows": rows, "failed": failed}, indent=2))
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"buraco-events benchmarks ({meta['date']}, {meta['machine']}, "
+                      f"Python {meta['python']}{', quick' if args.quick else ''})")
+        for col in ("suite", "figure", "value", "unit", "baseline", "baseline value", "ratio"):
+            table.add_column(col, justify="right" if "value" in col or col == "ratio" else "left")
+        for r in rows:
+            base = r.get("baseline_value")
+            table.add_row(
+                r["suite"], r["name"], f"{r['value']:,.1f}", r["unit"], r.get("baseline") or "",
+                f"{base:,.1f}" if base else "", f"{r['ratio']:.2f}x" if r["ratio"] else "",
+            )
+        Console().print(table)
+        for f in failed:
+            print(f"FAILED {f}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
