@@ -39,10 +39,10 @@ class CardError(ValueError):
 
 def parse_card(text: str) -> Card:
     """Return the canonical card for `text` (accepts lower case, `T` for 10, suit symbols)."""
-    if text in RANK:
-        return text
     if not isinstance(text, str):
         raise CardError(f"not a card: {text!r} (expected a string like '10H', 'AS' or 'JK')")
+    if text in RANK:
+        return text
     t = text.strip()
     up = t.upper()
     if up in ("JK", "JOKER", "🃏"):

@@ -255,10 +255,14 @@ def decode_event(line: bytes | str) -> AnyEvent:
         raise EventFormatError(f"not JSON: {exc}") from None
     except UnicodeDecodeError as exc:
         raise EventFormatError(f"not UTF-8: {exc}") from None
+    except RecursionError:
+        raise EventFormatError("not an event: JSON nested too deeply") from None
     try:
         raw = msgspec.json.decode(line)
     except msgspec.DecodeError as exc:
         raise EventFormatError(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise EventFormatError("not an event: JSON nested too deeply") from None
     if not isinstance(raw, dict):
         raise EventFormatError("an event must be a JSON object")
     if "type" not in raw:

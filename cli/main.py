@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import typer
 
-from . import rules_cmd
+from . import (
+    analytics_cmd,
+    archive_cmd,
+    audit_cmd,
+    log_cmd,
+    replay_cmd,
+    rules_cmd,
+    schema_cmd,
+    simulate_cmd,
+)
 
 app = typer.Typer(
     name="buraco",
@@ -22,6 +31,16 @@ def _root() -> None:
 
 
 app.command("rules")(rules_cmd.rules)
+app.command("simulate")(simulate_cmd.simulate)
+app.command("audit")(audit_cmd.audit)
+app.command("index")(analytics_cmd.index)
+app.command("sql")(analytics_cmd.sql)
+app.command("stats")(analytics_cmd.stats)
+app.command("export")(analytics_cmd.export)
+app.command("replay")(replay_cmd.replay)
+app.add_typer(log_cmd.app, name="log")
+app.add_typer(archive_cmd.app, name="archive")
+app.command("schema")(schema_cmd.schema)
 
 
 def main() -> None:

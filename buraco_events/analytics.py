@@ -1,0 +1,495 @@
+"""Analytics: game logs indexed into DuckDB, queried with SQL, summarised and exported to Parquet.
+
+The shell around `rows`: it reads logs, replays each game through the engine (via `rows`), loads
+the rows into DuckDB in Arrow batches and keeps analytics views in the database. SQL here only
+counts and averages what the engine computed; it never scores.
+
+Ingest policy (one transaction per run): each log is decoded, chain-checked and replayed before any
+of its rows reach the database, so an illegal or unreadable log is skipped and reported while the
+valid logs of the same run are committed together; an interrupted or crashed run commits nothing.
+A damaged archive is reported too; the logs read from it before the damage (each checked against
+its digest) are kept. A game already
+stored with the same head is skipped; with another head it is a conflict, left alone unless
+`replace` is set (then its old rows are deleted and the new ones inserted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from .events import Event
+from .log import Chain, ChainStatus, LogError, RawLines, TornTailError, decode_lines, iter_logs
+from .melds import CANASTA_KINDS
+from .rows import COLUMNS, Columns, game_rows, variant_name
+
+DEFAULT_DB = "buraco.duckdb"
+TABLES: tuple[str, ...] = tuple(COLUMNS)
+QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+_LIST = pa.list_(pa.string())
+_INTS = pa.list_(pa.int32())
+#: Arrow type of every column; the DuckDB table types follow from them (see `_DDL_TYPES`)
+SCHEMAS: dict[str, pa.Schema] = {
+    "games": pa.schema([
+        ("game_id", pa.string()), ("variant", pa.string()), ("players", _LIST),
+        ("n_players", pa.int8()), ("target", pa.int32()), ("hands", pa.int16()),
+        ("totals", _INTS), ("winner", pa.int8()), ("first_team", pa.int8()),
+        ("events", pa.int32()), ("complete", pa.bool_()), ("sealed", pa.bool_()),
+        ("head", pa.string()), ("source", pa.string()),
+    ]),
+    "hands": pa.schema([
+        ("game_id", pa.string()), ("hand", pa.int16()), ("first", pa.int8()),
+        ("reason", pa.string()), ("closed_by", pa.int8()), ("turns", pa.int16()),
+        ("events", pa.int32()), ("scores", _INTS), ("claimed_scores", _INTS),
+        ("claims_match", pa.bool_()),
+    ]),
+    "events": pa.schema([
+        ("game_id", pa.string()), ("seq", pa.int32()), ("hand", pa.int16()),
+        ("turn", pa.int16()), ("type", pa.string()), ("player", pa.int8()), ("team", pa.int8()),
+        ("cards", _LIST), ("card", pa.string()), ("meld", pa.int16()), ("dead", pa.int8()),
+        ("n_cards", pa.int16()), ("at", pa.string()), ("note", pa.string()),
+    ]),
+    "melds": pa.schema([
+        ("game_id", pa.string()), ("hand", pa.int16()), ("meld", pa.int16()),
+        ("team", pa.int8()), ("type", pa.string()), ("n_cards", pa.int16()), ("cards", _LIST),
+        ("kind", pa.string()), ("clean", pa.bool_()), ("has_joker", pa.bool_()),
+        ("laid_by", pa.int8()), ("laid_seq", pa.int32()), ("canasta_seq", pa.int32()),
+    ]),
+    "team_hands": pa.schema([
+        ("game_id", pa.string()), ("hand", pa.int16()), ("team", pa.int8()),
+        ("meld_points", pa.int32()), ("canasta_bonus", pa.int32()), ("close_bonus", pa.int32()),
+        ("hand_penalty", pa.int32()), ("dead_penalty", pa.int32()), ("took_dead", pa.bool_()),
+        ("dead_direct", pa.bool_()), ("dead_unused", pa.bool_()), ("canastas", pa.int16()),
+        ("total", pa.int32()),
+    ]),
+}
+
+_DDL_TYPES: dict[pa.DataType, str] = {
+    pa.string(): "VARCHAR", pa.int8(): "TINYINT", pa.int16(): "SMALLINT",
+    pa.int32(): "INTEGER", pa.bool_(): "BOOLEAN", _LIST: "VARCHAR[]", _INTS: "INTEGER[]",
+}
+
+
+def _kinds_sql() -> str:
+    return "[" + ", ".join(f"'{k}'" for k in CANASTA_KINDS) + "]"
+
+
+def _quantile_cols(expr: str) -> str:
+    return ", ".join(
+        f"quantile_cont({expr}, {q}) AS p{round(q * 100)}" for q in QUANTILES
+    )
+
+
+#: the analytics views shipped in every indexed database (names are part of the interface)
+VIEWS: dict[str, str] = {
+    "canasta_rates": f"""
+        WITH th AS (
+            SELECT g.variant, count(*) AS team_hands, count(DISTINCT (t.game_id, t.hand)) AS hands
+            FROM team_hands t JOIN games g USING (game_id) GROUP BY g.variant),
+        c AS (
+            SELECT g.variant, m.kind, count(*) AS canastas,
+                   count(DISTINCT (m.game_id, m.hand, m.team)) AS team_hands_with
+            FROM melds m JOIN games g USING (game_id) WHERE m.kind <> 'none'
+            GROUP BY g.variant, m.kind)
+        SELECT th.variant, k.kind, th.hands, th.team_hands,
+               coalesce(c.canastas, 0) AS canastas,
+               coalesce(c.canastas, 0) / th.hands AS per_hand,
+               coalesce(c.canastas, 0) / th.team_hands AS per_team_hand,
+               coalesce(c.team_hands_with, 0) / th.team_hands AS share_team_hands
+        FROM th CROSS JOIN (SELECT unnest({_kinds_sql()}) AS kind) k
+        LEFT JOIN c ON c.variant = th.variant AND c.kind = k.kind
+        ORDER BY th.variant, list_position({_kinds_sql()}, k.kind)""",
+    "penalty_rates": """
+        SELECT g.variant, count(*) AS team_hands,
+               avg(CASE WHEN NOT t.took_dead THEN 1 ELSE 0 END) AS no_dead_rate,
+               avg(CASE WHEN t.dead_unused THEN 1 ELSE 0 END) AS dead_unused_rate,
+               avg(CASE WHEN t.dead_direct THEN 1 ELSE 0 END) AS dead_direct_rate,
+               avg(t.dead_penalty) AS avg_dead_penalty,
+               avg(t.hand_penalty) AS avg_hand_penalty
+        FROM team_hands t JOIN games g USING (game_id)
+        GROUP BY g.variant ORDER BY g.variant""",
+    "closing_rates": """
+        SELECT g.variant, count(*) AS hands,
+               avg(CASE WHEN h.reason = 'closed' THEN 1 ELSE 0 END) AS closed_rate,
+               avg(CASE WHEN h.reason = 'stock_exhausted' THEN 1 ELSE 0 END) AS exhausted_rate,
+               avg(CASE WHEN h.claims_match THEN 1 ELSE 0 END) AS claims_match_rate
+        FROM hands h JOIN games g USING (game_id)
+        GROUP BY g.variant ORDER BY g.variant""",
+    "hand_lengths": """
+        SELECT g.variant, h.reason, count(*) AS hands,
+               avg(h.turns) AS avg_turns, median(h.turns) AS median_turns, max(h.turns) AS max_turns,
+               avg(h.events) AS avg_events, median(h.events) AS median_events,
+               max(h.events) AS max_events
+        FROM hands h JOIN games g USING (game_id)
+        GROUP BY g.variant, h.reason ORDER BY g.variant, h.reason""",
+    "win_rates": """
+        SELECT variant, n_players, count(*) AS games,
+               avg(CASE WHEN winner = first_team THEN 1 ELSE 0 END) AS first_team_win_rate,
+               avg(CASE WHEN winner = 0 THEN 1 ELSE 0 END) AS team0_win_rate,
+               avg(hands) AS avg_hands
+        FROM games WHERE complete
+        GROUP BY variant, n_players ORDER BY variant, n_players""",
+    "score_quantiles": f"""
+        SELECT g.variant, 'team_hand_total' AS measure, count(*) AS n, min(t.total) AS min,
+               {_quantile_cols('t.total')}, max(t.total) AS max, avg(t.total) AS avg
+        FROM team_hands t JOIN games g USING (game_id) GROUP BY g.variant
+        UNION ALL
+        SELECT variant, 'game_total' AS measure, count(*) AS n, min(total) AS min,
+               {_quantile_cols('total')}, max(total) AS max, avg(total) AS avg
+        FROM (SELECT variant, unnest(totals) AS total FROM games WHERE complete)
+        GROUP BY variant
+        ORDER BY 1, 2""",
+}
+
+
+class AnalyticsError(Exception):
+    """A one-line failure the CLI prints as is (exit 1)."""
+
+
+class DatabaseUnavailable(AnalyticsError):
+    """The database file is missing or locked by another process (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A log that was not indexed: which file and why (one line)."""
+
+    source: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A game stored with another head than the log now offered."""
+
+    game_id: str
+    source: str
+    stored_head: str
+    new_head: str
+    stored_source: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.source}: game {self.game_id} is stored with head {self.stored_head[:12]} "
+            f"(from {self.stored_source}), this log has head {self.new_head[:12]}"
+        )
+
+
+@dataclass
+class IndexReport:
+    """What one index run did."""
+
+    added: int = 0
+    replaced: int = 0
+    skipped: int = 0
+    events: int = 0
+    rejected: list[Rejected] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Return whether every log offered is now in the database."""
+        return not self.rejected and not self.conflicts
+
+
+# -- connections -------------------------------------------------------------------------------
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def connect(db: str | os.PathLike[str], read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the database; raises `DatabaseUnavailable` when missing (read-only) or locked."""
+    path = Path(db)
+    if read_only and not path.exists():
+        raise DatabaseUnavailable(f"no database {path} (run `buraco index` first)")
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise DatabaseUnavailable(
+                f"database {path} is in use by another process (DuckDB allows one writer); "
+                "try again when it finishes"
+            ) from None
+        raise DatabaseUnavailable(f"cannot open {path}: {_one_line(exc)}") from None
+    except duckdb.Error as exc:
+        raise DatabaseUnavailable(f"cannot open {path}: {_one_line(exc)}") from None
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the tables (when missing) and (re)create the analytics views."""
+    for table, schema in SCHEMAS.items():
+        cols = ", ".join(f'"{f.name}" {_DDL_TYPES[f.type]}' for f in schema)
+        con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
+    for name, sql in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+
+
+# -- reading logs ------------------------------------------------------------------------------
+
+
+def _decode_log(lines: RawLines) -> tuple[list[Event], ChainStatus]:
+    """Decode a log's lines, checking seq and the hash chain; raises `LogError` at a bad line."""
+    chain = Chain(lines.name)
+    events: list[Event] = []
+    for _, line, event in decode_lines(lines, lines.name):
+        chain.add(line, event)
+        events.append(event)
+    if lines.torn:
+        raise TornTailError(lines.name, chain.events + 1, None, None,
+                            "torn last line (no final newline); `buraco log repair` truncates it")
+    if not events:
+        raise LogError(lines.name, None, None, None, "empty log")
+    return events, chain.status()
+
+
+def _reason(exc: BaseException, source: str) -> str:
+    """Return an error's one-line text without the source name it may start with."""
+    text = _one_line(exc)
+    return text[len(source) + 2:] if text.startswith(source + ": ") else text
+
+
+class _Indexer:
+    """One index run: the heads already stored, the rows waiting for the next flush, the report."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, replace: bool, batch_events: int):
+        self.con = con
+        self.replace = replace
+        self.batch_events = batch_events
+        self.batch = Columns()
+        self.report = IndexReport()
+        self.stored: dict[str, tuple[str, str]] = {
+            gid: (head, src)
+            for gid, head, src in con.execute("SELECT game_id, head, source FROM games").fetchall()
+        }
+        self.this_run: set[str] = set()
+
+    def add(self, source: str, lines: RawLines) -> int:
+        """Replay one log into the batch (or record why not); return the events it added."""
+        report = self.report
+        try:
+            events, status = _decode_log(lines)
+            head = status.head or ""
+            rows = game_rows(events, source, head, status.sealed)
+        except (OSError, LogError, ValueError) as exc:  # IllegalMove is a ValueError
+            report.rejected.append(Rejected(source, _reason(exc, source)))
+            return 0
+        except Exception as exc:  # an engine bug must not abort the run nor print a traceback
+            reason = f"internal error {type(exc).__name__}: {_one_line(exc)}"
+            report.rejected.append(Rejected(source, reason))
+            return 0
+        game_id = rows.data["games"]["game_id"][0]
+        old = self.stored.get(game_id)
+        if old is not None:
+            old_head, old_source = old
+            if old_head == head:
+                report.skipped += 1
+                return 0
+            if not self.replace or game_id in self.this_run:
+                # two logs of one game in one run: neither is obviously the right one
+                report.conflicts.append(Conflict(game_id, source, old_head, head, old_source))
+                return 0
+            for table in TABLES:
+                self.con.execute(f"DELETE FROM {table} WHERE game_id = ?", [game_id])
+            report.replaced += 1
+        else:
+            report.added += 1
+        self.stored[game_id] = (head, source)
+        self.this_run.add(game_id)
+        self.batch.extend(rows)
+        report.events += len(events)
+        if self.batch.count("events") >= self.batch_events:
+            self.flush()
+        return len(events)
+
+    def flush(self) -> None:
+        """Insert the waiting rows, one Arrow table per table."""
+        for table in TABLES:
+            if self.batch.count(table):
+                arrow = pa.Table.from_pydict(self.batch.data[table], schema=SCHEMAS[table])
+                self.con.from_arrow(arrow).insert_into(table)
+        self.batch.clear()
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    with contextlib.suppress(duckdb.Error):  # a connection DuckDB already invalidated
+        con.rollback()
+
+
+def index(
+    paths: Iterable[str | os.PathLike[str]],
+    db: str | os.PathLike[str] = DEFAULT_DB,
+    replace: bool = False,
+    on_game: Callable[[str, int], None] | None = None,
+    batch_events: int = 250_000,
+) -> IndexReport:
+    """Index every log under `paths` into `db` in one transaction; see the module docstring."""
+    con = connect(db)
+    try:
+        con.begin()
+        ensure_schema(con)
+        run = _Indexer(con, replace, batch_events)
+        for path in paths:
+            found = False
+            try:
+                for source, lines in iter_logs(path):
+                    found = True
+                    n = run.add(source, lines)
+                    if on_game is not None:
+                        on_game(source, n)
+            except (OSError, ValueError) as exc:  # an unreadable folder or a damaged archive
+                run.report.rejected.append(Rejected(str(path), _reason(exc, str(path))))
+            else:
+                if not found:
+                    run.report.rejected.append(Rejected(str(path), "no .jsonl logs found"))
+        run.flush()
+        con.commit()
+    except duckdb.Error as exc:  # e.g. a database written by another schema, a full disk
+        _rollback(con)
+        raise AnalyticsError(f"{db}: {_one_line(exc)} (nothing was indexed)") from None
+    except BaseException:
+        _rollback(con)
+        raise
+    finally:
+        con.close()
+    return run.report
+
+
+# -- querying ----------------------------------------------------------------------------------
+
+#: the views `stats` shows, in order
+STATS_VIEWS: tuple[str, ...] = (
+    "canasta_rates", "penalty_rates", "closing_rates", "hand_lengths", "win_rates",
+    "score_quantiles",
+)
+
+
+@dataclass(frozen=True)
+class Result:
+    """A query result: column names and row tuples."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+    def records(self) -> list[dict[str, Any]]:
+        """Return the rows as dicts keyed by column name."""
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+
+def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> Result:
+    """Run one query on an open connection; DuckDB's error becomes a one-line `AnalyticsError`."""
+    try:
+        cur = con.cursor()  # DuckDB 2.0: an unread result blocks its connection
+        cur.execute(sql, list(params))
+        columns = [d[0] for d in cur.description] if cur.description else []
+        rows = cur.fetchall() if columns else []
+    except duckdb.Error as exc:
+        raise AnalyticsError(_one_line(exc)) from None
+    return Result(columns, rows)
+
+
+def query(db: str | os.PathLike[str], sql: str) -> Result:
+    """Run `sql` on a read-only connection to `db` (writes fail with DuckDB's message)."""
+    con = connect(db, read_only=True)
+    try:
+        return run_query(con, sql)
+    finally:
+        con.close()
+
+
+def stats(db: str | os.PathLike[str], variant: str | None = None) -> dict[str, Result]:
+    """Return every analytics view (optionally for one variant or its alias), read-only."""
+    name = variant_name(variant) if variant is not None else None
+    con = connect(db, read_only=True)
+    try:
+        return {view: view_rows(con, view, name) for view in STATS_VIEWS}
+    finally:
+        con.close()
+
+
+def view_rows(con: duckdb.DuckDBPyConnection, view: str, variant: str | None = None) -> Result:
+    """Return one analytics view, all variants or one."""
+    if view not in VIEWS:
+        raise AnalyticsError(f"unknown view {view!r}; views: {', '.join(VIEWS)}")
+    if variant is None:
+        return run_query(con, f"SELECT * FROM {view}")
+    return run_query(con, f"SELECT * FROM {view} WHERE variant = ?", [variant])
+
+
+def plot_stats(results: dict[str, Result], path: str | os.PathLike[str]) -> None:
+    """Write a PNG: canasta rates by kind per variant, and score distributions per variant."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display: files only
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
+    rates = results["canasta_rates"].records()
+    variants = sorted({r["variant"] for r in rates})
+    width = 0.8 / max(len(CANASTA_KINDS), 1)
+    for k, kind in enumerate(CANASTA_KINDS):
+        per = {r["variant"]: r["per_hand"] for r in rates if r["kind"] == kind}
+        xs = [i + k * width for i in range(len(variants))]
+        ax1.bar(xs, [per.get(v, 0.0) for v in variants], width, label=kind)
+    ax1.set_xticks([i + 0.4 - width / 2 for i in range(len(variants))], variants, rotation=30)
+    ax1.set_ylabel("canastas per hand")
+    ax1.set_title("canasta rates by kind")
+    ax1.legend()
+    boxes = [
+        {"label": f"{r['variant']}\n{r['measure'].replace('_total', '')}", "whislo": r["p10"],
+         "q1": r["p25"], "med": r["p50"], "q3": r["p75"], "whishi": r["p90"], "fliers": []}
+        for r in results["score_quantiles"].records()
+    ]
+    if boxes:
+        ax2.bxp(boxes, showfliers=False)
+        ax2.tick_params(axis="x", labelrotation=30)
+    ax2.set_ylabel("points (whiskers p10-p90)")
+    ax2.set_title("score distribution")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def export_parquet(db: str | os.PathLike[str], out_dir: str | os.PathLike[str]) -> dict[str, int]:
+    """Write every table as zstd Parquet partitioned by variant (hive style); return row counts.
+
+    Each table goes to `out_dir/<table>/variant=<v>/`, replacing that table's folder (OVERWRITE:
+    COPY refuses a non-empty folder otherwise, and appending would duplicate rows).
+    """
+    con = connect(db, read_only=True)
+    counts: dict[str, int] = {}
+    try:
+        for table in TABLES:
+            select = (
+                "SELECT * FROM games" if table == "games"
+                else f"SELECT t.*, g.variant FROM {table} t JOIN games g USING (game_id)"
+            )
+            target = Path(out_dir) / table
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                con.execute(
+                    f"COPY ({select}) TO '{_sql_string(target)}' (FORMAT parquet, "
+                    "COMPRESSION zstd, PARTITION_BY (variant), OVERWRITE)"
+                )
+            except duckdb.Error as exc:
+                raise AnalyticsError(f"export of {table}: {_one_line(exc)}") from None
+            counts[table] = run_query(con, f"SELECT count(*) FROM {table}").rows[0][0]
+    finally:
+        con.close()
+    return counts
+
+
+def _sql_string(path: Path) -> str:
+    return str(path).replace("'", "''")

@@ -1,0 +1,376 @@
+"""Bots and the pure game loop: players that see only their own view and choose a legal action.
+
+A bot gets `projections.player_view(state, seat)`, the list of `engine.Action`s the engine offers,
+the rules and an injected `random.Random`; it returns one of the actions. Bots never decide what is
+legal (the engine does); they only rank the choices, using `melds.classify` and friends to judge
+them. `play_game` runs a whole game: the table deals from a seeded rng (`engine.table_event`), each
+bot answers for its seat, and every event is checked (`engine.play`) before it is recorded.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import msgspec
+
+from .cards import RANK, SUIT, SUITS, Card, card_value, is_wild_card
+from .engine import Action, GameState, action_event, legal_actions, play, table_event
+from .events import Event, GameStarted
+from .melds import canasta_bonus, canasta_kind, candidate_layoffs, candidate_melds, classify
+from .projections import MeldView, View, player_view
+from .rules import Rules, canonical_variant, find_rules
+
+#: a hand longer than this many turns is a bug in a bot or the engine, never a real game
+MAX_TURNS_PER_HAND = 2000
+#: a match longer than this many hands is stopped (bots that keep scoring below zero)
+MAX_HANDS_PER_GAME = 200
+
+
+class Bot(Protocol):
+    """A player: picks one of the legal actions from what its seat may see."""
+
+    name: str
+
+    def choose(self, view: View, actions: list[Action], rules: Rules, rng: random.Random) -> Action:
+        """Return one of `actions`."""
+        ...
+
+
+class EndlessGame(RuntimeError):
+    """A hand or a match ran past the safety bound (a bug: real games end far sooner)."""
+
+
+class RandomBot:
+    """Picks uniformly among the legal actions, preferring plays with probability `play_bias`.
+
+    With `play_bias` = p, when at least one meld, lay-off or dead is on offer, the bot picks
+    uniformly among those with probability p, and uniformly among all actions otherwise. Pure
+    uniform play (p = 0) also ends its hands, only later (about 115 turns a 2-player hand against
+    90 with the default 0.5, measured over the seven presets), so the bias just keeps hands short.
+    """
+
+    name = "random"
+
+    def __init__(self, play_bias: float = 0.5):
+        self.play_bias = play_bias
+
+    def choose(self, view: View, actions: list[Action], rules: Rules, rng: random.Random) -> Action:
+        """Return a uniformly random action (a play with probability `play_bias` when any)."""
+        if rng.random() < self.play_bias:
+            plays = [a for a in actions if a.kind in _PLAY_KINDS]
+            if plays:
+                return rng.choice(plays)
+        return rng.choice(actions)
+
+
+_PLAY_KINDS = frozenset(("meld", "add", "dead"))
+
+# GreedyBot weights, in points (the unit of RULES 7)
+_EMPTY_HAND = 1000  # taking the dead at once, or closing: always worth it
+_WILD_COST = 45  # a wild spent without completing a canasta (keep wilds for canastas)
+_CLEAN_RISK = 12  # per card of a clean meld dirtied while the team still needs a clean canasta
+_CLEANED = 25  # a dirty run made clean by a natural
+_PER_CARD = 4  # per card laid: prefer long melds and getting rid of cards
+_PER_LENGTH = 2  # per card of the resulting meld: build towards a canasta
+_KEEP_WILD = 1000  # a wild is discarded only when nothing else may go
+_FEEDS_OPPONENT = 300  # a discard that fits an opponent's meld
+_NEIGHBOUR = (0, 40, 18)  # a natural of the same suit at rank distance 1, 2
+_SAME_RANK = 30  # another card of the same rank (sets variants)
+_FITS_OWN = 50  # a card that fits one of the team's melds (to lay off on a later turn)
+
+
+def _is_late(view: View, rules: Rules) -> bool:
+    """Return whether the hand is near its end: a short stock and no dead left to refill it."""
+    refill_left = rules.stock_end == "refill" and any(d.fate is None for d in view.deads)
+    return view.stock <= 6 and not refill_left
+
+
+class GreedyBot:
+    """A sensible one-ply player (see the module weights); deterministic, it uses no randomness.
+
+    Draw: takes the pile when the engine allows it and enough of its cards meld (a closed pile is
+    offered only when its top melds, so it is taken unless it is big late in the hand). Play: ranks
+    every meld and lay-off by points laid, canasta bonus gained (via `melds.canasta_kind`), length
+    reached and cleanliness, with a cost for spending a wild that completes nothing and for
+    dirtying a clean meld the team still needs; plays the best one while it is worth more than
+    zero; emptying the hand (a direct dead or a close) always wins. Discard: keeps wilds, never
+    feeds an opponent's visible meld when it can help it, keeps cards with neighbours, and drops
+    high cards late in the hand. Dead: takes the first dead offered.
+    """
+
+    name = "greedy"
+
+    def choose(self, view: View, actions: list[Action], rules: Rules, rng: random.Random) -> Action:
+        """Return the best-ranked action."""
+        if len(actions) == 1:
+            return actions[0]
+        if view.phase == "draw":
+            return self._draw(view, actions, rules)
+        if view.phase == "dead":
+            return actions[0]
+        return self._play(view, actions, rules)
+
+    # -- draw ------------------------------------------------------------------------------
+
+    def _draw(self, view: View, actions: list[Action], rules: Rules) -> Action:
+        take = next((a for a in actions if a.kind == "pile"), None)
+        draw = next((a for a in actions if a.kind == "draw"), None)
+        if take is None or draw is None:
+            return take or draw or actions[0]
+        late = _is_late(view, rules)
+        pile = view.pile
+        if pile.cards is None:  # closed pile: legal only when its top melds at once
+            return draw if late and pile.size > 6 else take
+        useful = _useful_cards(view, pile.cards, rules)
+        if useful * 3 >= pile.size or (useful and not late):
+            return take
+        return draw
+
+    # -- play ------------------------------------------------------------------------------
+
+    def _play(self, view: View, actions: list[Action], rules: Rules) -> Action:
+        ctx = _Context(view, rules)
+        best: Action | None = None
+        best_score = 0.0
+        discards: list[Action] = []
+        for a in actions:
+            if a.kind == "discard":
+                discards.append(a)
+                continue
+            score = ctx.play_score(a)
+            if best is None or score > best_score:
+                best, best_score = a, score
+        if best is not None and (best_score > 0 or not discards):
+            return best
+        return ctx.cheapest_discard(discards)
+
+
+class _Context:
+    """What one play-phase decision needs from the view, computed once."""
+
+    def __init__(self, view: View, rules: Rules):
+        seat = view.seat if view.seat is not None else view.to_play
+        self.rules = rules
+        self.team = seat % 2
+        own = view.hands[seat]
+        self.hand: Counter[Card] = Counter(own if isinstance(own, tuple) else ())
+        self.pending = view.pending
+        pending_rest = view.pending.rest if view.pending is not None else ()
+        self.pending_n = len(pending_rest) if isinstance(pending_rest, tuple) else pending_rest
+        self.hand_n = sum(self.hand.values())
+        self.melds: dict[int, MeldView] = {m.id: m for m in view.melds}
+        self.late = _is_late(view, rules)
+        need_clean = rules.close_needs_clean
+        self.has_close_canasta = any(
+            m.team == self.team and len(m.cards) >= 7 and (m.clean or not need_clean)
+            for m in view.melds
+        )
+
+    def value(self, card: Card) -> int:
+        """Return the card's points."""
+        return card_value(card, self.rules.two_value, self.rules.joker_value)
+
+    def play_score(self, action: Action) -> float:
+        """Return how much a meld or a lay-off is worth now (0 = not worth playing yet)."""
+        rules, cards = self.rules, action.cards
+        if action.kind == "meld":
+            old_cards: tuple[Card, ...] = ()
+            old_bonus, old_dirty, old_clean_len = 0, False, 0
+        else:
+            old = self.melds[action.meld or 0]
+            old_cards = old.cards
+            old_bonus = _bonus(old.kind, rules)
+            old_dirty = not old.clean
+            old_clean_len = len(old.cards) if old.clean else 0
+        shape = classify(old_cards + cards, rules)
+        assert shape is not None, "the engine offers only plays that make a meld"
+        from_hand = len(cards) - (1 if self.pending is not None else 0)
+        left = self.hand_n - from_hand + self.pending_n
+        if left == 0:
+            return _EMPTY_HAND + len(cards)
+        wild = shape.wild
+        score = float(sum(self.value(c) for c in cards) + _PER_CARD * len(cards))
+        score += _PER_LENGTH * len(shape.cards)
+        score += _bonus(canasta_kind(shape, rules), rules) - old_bonus
+        if wild is not None and not old_dirty:
+            if len(shape.cards) < 7 and left > 3 and not self.late:
+                # a wild laid short of a canasta is gone for good: count it as a loss, not a gain
+                score -= _WILD_COST + self.value(wild)
+            if old_clean_len and rules.close_needs_clean and not self.has_close_canasta:
+                score -= _CLEAN_RISK * old_clean_len
+        elif old_dirty and wild is None:
+            score += _CLEANED
+        return score
+
+    def cheapest_discard(self, discards: list[Action]) -> Action:
+        """Return the discard whose card is worth least to keep (hand worth plus meld fits)."""
+        self.by_suit: dict[str, Counter[int]] = {s: Counter() for s in SUITS}
+        self.by_rank: Counter[int] = Counter()
+        for c, n in self.hand.items():
+            if not is_wild_card(c):
+                self.by_suit[SUIT[c]][RANK[c]] += n
+                self.by_rank[RANK[c]] += n
+        # branch and bound: the meld checks only add to a card's worth, so once a card's full
+        # worth is below every other card's cheap worth, no other card needs the meld checks
+        ranked = sorted(((self.keep_base(a.cards[0]), i) for i, a in enumerate(discards)))
+        best, best_score = discards[ranked[0][1]], float("inf")
+        for base, i in ranked:
+            if base >= best_score:
+                break
+            score = base + self.keep_melds(discards[i].cards[0])
+            if score < best_score:
+                best, best_score = discards[i], score
+        return best
+
+    def keep_base(self, card: Card) -> float:
+        """Return a card's worth from the hand alone: wilds, neighbours, same rank, its value."""
+        if is_wild_card(card):
+            return _KEEP_WILD + self.value(card)
+        score = 0.0
+        rank, suit = RANK[card], SUIT[card]
+        held = self.by_suit[suit]
+        for d in (1, 2):
+            for near in _NEAR[rank][d]:
+                if held[near]:
+                    score += _NEIGHBOUR[d] * held[near]
+        if self.rules.sets:
+            score += _SAME_RANK * (self.by_rank[rank] - 1)
+        value = self.value(card)
+        return score - (2 * value if self.late else value / 2)
+
+    def keep_melds(self, card: Card) -> float:
+        """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's."""
+        rules, score = self.rules, 0.0
+        fed = owned = False
+        for m in self.melds.values():
+            mine = m.team == self.team
+            if (owned if mine else fed) or classify(m.cards + (card,), rules) is None:
+                continue
+            if mine:
+                owned, score = True, score + _FITS_OWN
+            else:
+                fed, score = True, score + _FEEDS_OPPONENT
+        return score
+
+
+def _neighbours(rank: int, d: int) -> tuple[int, ...]:
+    """Return the ranks at run distance `d` from `rank` (the ace is 1 or 14; 14 maps to the ace)."""
+    positions = (1, 14) if rank == 1 else (rank,)
+    out = {(p + step - 1) % 13 + 1 for p in positions for step in (-d, d) if 1 <= p + step <= 14}
+    out.discard(rank)
+    return tuple(sorted(out))
+
+
+#: _NEAR[rank][d]: the ranks at run distance d (1 or 2) of a natural rank
+_NEAR = {r: {d: _neighbours(r, d) for d in (1, 2)} for r in range(1, 14)}
+
+
+def _bonus(kind: str | None, rules: Rules) -> int:
+    return canasta_bonus(None if kind in (None, "none") else kind, rules)
+
+
+def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
+    """Return how many distinct natural pile cards would join a meld or a lay-off right away."""
+    seat = view.seat if view.seat is not None else view.to_play
+    own = view.hands[seat]
+    hand = Counter(own if isinstance(own, tuple) else ())
+    pile_cards = {c for c in pile if not is_wild_card(c)}
+    suits, ranks = {SUIT[c] for c in pile_cards}, {RANK[c] for c in pile_cards}
+    # runs hold one suit and sets one rank: hand cards sharing neither with the pile change nothing
+    together = Counter(pile)
+    together.update({
+        c: n for c, n in hand.items() if is_wild_card(c) or SUIT[c] in suits or RANK[c] in ranks
+    })
+    used: set[Card] = set()
+    for cards in candidate_melds(together, rules):
+        used.update(c for c in cards if c in pile_cards)
+    team = seat % 2
+    for m in view.melds:
+        if m.team == team:
+            for add in candidate_layoffs(together, m.cards, rules):
+                used.update(c for c in add if c in pile_cards)
+    return len(used)
+
+
+_BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}
+BOT_NAMES: tuple[str, ...] = tuple(_BOTS)
+
+
+def bot_by_name(name: str) -> Bot:
+    """Return a new bot by name ('random' or 'greedy'); raises ValueError naming the valid ones."""
+    cls = _BOTS.get(name.strip().lower())
+    if cls is None:
+        raise ValueError(f"unknown bot {name!r}; valid bots: {', '.join(BOT_NAMES)}")
+    return cls()
+
+
+# -- the game loop ---------------------------------------------------------------------------
+
+
+def run_game(
+    variant: str,
+    players: int,
+    seed: int,
+    bots: Sequence[Bot],
+    game_id: str,
+    target: int | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> tuple[list[Event], GameState]:
+    """Play one game and return its events and the final state (see `play_game`)."""
+    if players not in (2, 4):
+        raise ValueError(f"Buraco is for 2 or 4 players, got {players}")
+    if len(bots) != players:
+        raise ValueError(f"one bot per seat: {players} seats, {len(bots)} bots")
+    name = canonical_variant(variant)
+    rules = find_rules(name, **(overrides or {}))
+    if target is not None:
+        rules = msgspec.structs.replace(rules, target=target)
+    start = GameStarted(
+        seq=0, game_id=game_id, variant=name,
+        players=tuple(f"{b.name}-{s}" for s, b in enumerate(bots)), rules=rules, target=rules.target,
+    )
+    state = GameState()
+    play(state, start)
+    events: list[Event] = [start]
+    # string seeds hash with SHA-512: stable across runs and processes; deals do not depend on bots
+    deal_rng = random.Random(f"deal/{seed}")
+    bot_rng = random.Random(f"bots/{seed}")
+    while state.phase != "over":
+        ev = table_event(state, deal_rng)
+        if ev is None:
+            if state.turn > MAX_TURNS_PER_HAND:
+                raise EndlessGame(f"{game_id} (seed {seed}): hand {state.hand_no} passed {MAX_TURNS_PER_HAND} turns")
+            seat = state.to_play
+            actions = legal_actions(state)
+            if len(actions) == 1:
+                action = actions[0]  # a forced move: no view to build, no choice to ask for
+            else:
+                action = bots[seat].choose(player_view(state, seat), actions, state.rules, bot_rng)
+                if action not in actions:
+                    raise ValueError(f"{game_id}: bot {bots[seat].name} at seat {seat} chose an action not offered: {action}")
+            ev = action_event(state, action)
+        elif state.phase == "deal" and state.hand_no + 1 >= MAX_HANDS_PER_GAME:
+            raise EndlessGame(f"{game_id} (seed {seed}): no team reached {rules.target} in {MAX_HANDS_PER_GAME} hands")
+        play(state, ev)
+        events.append(ev)
+    return events, state
+
+
+def play_game(
+    variant: str,
+    players: int,
+    seed: int,
+    bots: Sequence[Bot],
+    game_id: str,
+    target: int | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> list[Event]:
+    """Play one game deterministically from `seed` and return its (unsealed) events.
+
+    `bots` has one bot per seat; `target` (0 = a single hand) and `overrides` change the preset's
+    rules. Raises `EndlessGame` past the safety bounds, which real play never reaches.
+    """
+    return run_game(variant, players, seed, bots, game_id, target, overrides)[0]

@@ -1,0 +1,532 @@
+"""Log files: read, check, append to and repair game logs, and find them (the shell over `events`).
+
+A log is one game's JSON Lines file (EVENTS.md). Readers stream it line by line and name the
+first bad line. The chain helpers (`Chain`, `verify_chain`, `decode_lines`) do no I/O, so the
+audit can run them on lines from anywhere. The one writer of a log holds an exclusive `flock` and
+appends one `os.write` per line on an `O_APPEND` descriptor, so a crash leaves at most a torn last
+line, which `repair` truncates after a backup. Stored lines are never rewritten.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import os
+import shutil
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from .events import (
+    SCHEMA_VERSION,
+    ZERO_HASH,
+    AnyEvent,
+    Event,
+    EventFormatError,
+    GameEnded,
+    HandEnded,
+    decode_event,
+    encode_event,
+    line_hash,
+    seal_lines,
+)
+from .upcast import upcast
+
+StrPath = str | os.PathLike[str]
+FsyncPolicy = Literal["hand", "event", "none"]
+FSYNC_POLICIES: tuple[FsyncPolicy, ...] = ("hand", "event", "none")
+
+_BOM = b"\xef\xbb\xbf"
+_strict_decoder = msgspec.json.Decoder(AnyEvent)
+
+
+class LogError(Exception):
+    """A log that cannot be read, checked or written; its str is one line naming file, line, seq."""
+
+    def __init__(
+        self, path: StrPath, lineno: int | None, seq: int | None, field: str | None, message: str
+    ) -> None:
+        super().__init__(os.fspath(path), lineno, seq, field, message)
+        self.path = os.fspath(path)
+        self.lineno = lineno
+        self.seq = seq
+        self.field = field
+        self.message = message
+
+    def __str__(self) -> str:
+        where = self.path
+        if self.lineno is not None:
+            where += f": line {self.lineno}"
+            if self.seq is not None:
+                where += f" (seq {self.seq})"
+        return f"{where}: {self.message}"
+
+
+class TornTailError(LogError):
+    """The last line has no newline: a write was cut short (see `repair`)."""
+
+
+class CorruptLogError(LogError):
+    """Damage other than a torn last line: reported, never repaired automatically."""
+
+
+class LockedError(LogError):
+    """Another writer (maybe another process) holds the log."""
+
+
+class ConflictError(LogError):
+    """An append expected another seq: someone appended first (optimistic concurrency)."""
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+class RawLines:
+    """The whole lines of one log as stored (bytes without `\\n`); `tail` holds a torn last line."""
+
+    def __init__(self, name: str, lines: Iterable[bytes] = (), tail: bytes = b"") -> None:
+        self.name = name
+        self.tail = tail
+        self._lines = lines
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._lines)
+
+    @property
+    def torn(self) -> bool:
+        """Return whether the last line lacks its newline (known once the lines were read)."""
+        return bool(self.tail)
+
+
+class _FileLines(RawLines):
+    """The lines of a log file, read lazily on each iteration; `tail` is set once read to the end."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(str(path))
+        self.path = path
+
+    def __iter__(self) -> Iterator[bytes]:
+        self.tail = b""
+        with open(self.path, "rb") as f:
+            for chunk in f:
+                if chunk[-1] == 10:
+                    yield chunk[:-1]
+                else:
+                    self.tail = chunk
+
+
+def raw_lines(path: StrPath) -> RawLines:
+    """Return the lines of a log file, streamed on iteration; check `.torn` after reading."""
+    return _FileLines(Path(path))
+
+
+def _schema_version(first_line: bytes) -> int:
+    """Return the schema version a log's first line declares (the current one when absent)."""
+    try:
+        raw = msgspec.json.decode(first_line)
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return SCHEMA_VERSION
+    if isinstance(raw, dict) and raw.get("type") == "game_started":
+        version = raw.get("schema_version")
+        if isinstance(version, int) and not isinstance(version, bool):
+            return version
+    return SCHEMA_VERSION
+
+
+def _decode_old(line: bytes, version: int) -> AnyEvent:
+    """Decode a line of an older schema through `upcast`."""
+    try:
+        raw = msgspec.json.decode(line)
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return decode_event(line)  # raises its clear error
+    if not isinstance(raw, dict):
+        return decode_event(line)
+    return decode_event(msgspec.json.encode(upcast(raw, version)))
+
+
+def _line_error(name: str, lineno: int, line: bytes, exc: EventFormatError) -> LogError:
+    """Return the error for a line that does not decode, refining what msgspec says."""
+    message, field = str(exc), exc.field
+    if not line.strip():
+        message, field = "blank line (every line holds one event)", None
+    elif lineno == 1 and line.startswith(_BOM):
+        message, field = "starts with a byte order mark (a log is UTF-8 without BOM)", None
+    else:
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            message = f"not UTF-8: byte 0x{line[bad.start]:02x} at column {bad.start + 1}"
+            field = None
+    return LogError(name, lineno, exc.seq, field, message)
+
+
+def decode_lines(
+    lines: Iterable[bytes], name: str = "<log>"
+) -> Iterator[tuple[int, bytes, AnyEvent]]:
+    """Yield (line number from 1, line, event) for whole lines, upcasting an older schema."""
+    decode: Callable[[bytes], AnyEvent] = decode_event
+    for lineno, line in enumerate(lines, 1):
+        if lineno == 1:
+            version = _schema_version(line)
+            if version < SCHEMA_VERSION:
+                decode = functools.partial(_decode_old, version=version)
+        try:
+            event = decode(line)
+        except EventFormatError as exc:
+            raise _line_error(name, lineno, line, exc) from None
+        yield lineno, line, event
+
+
+def _torn_error(lines: RawLines, lineno: int) -> TornTailError:
+    return TornTailError(
+        lines.name, lineno, None, None,
+        f"torn last line ({len(lines.tail)} bytes without a final newline: a write was cut "
+        "short); `buraco log repair` truncates it after a backup",
+    )
+
+
+def read_log(path: StrPath) -> Iterator[tuple[int, bytes, AnyEvent]]:
+    """Yield (line number from 1, line, event) of a log file, streaming; a torn tail is an error."""
+    lines = raw_lines(path)
+    lineno = 0
+    for lineno, line, event in decode_lines(lines, lines.name):
+        yield lineno, line, event
+    if lines.torn:
+        raise _torn_error(lines, lineno + 1)
+
+
+# -- the hash chain ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ChainStatus:
+    """What a check of a whole log found: its events, whether it is sealed, and its head."""
+
+    events: int
+    sealed: bool
+    head: str | None
+
+
+class Chain:
+    """Follows a log's lines in order, checking `seq` (0, 1, 2...) and the `prev` links; no I/O."""
+
+    def __init__(self, name: str = "<log>") -> None:
+        self.name = name
+        self.events = 0
+        self.sealed = False
+        self._last: bytes | None = None
+
+    def _error(self, event: Event, field: str, message: str) -> LogError:
+        return LogError(self.name, self.events + 1, event.seq, field, f"field {field}: {message}")
+
+    def add(self, line: bytes, event: Event) -> None:
+        """Check the next stored line and its decoded event; raise `LogError` if they break."""
+        n = self.events
+        if event.seq != n:
+            what = "a gap" if event.seq > n else "out of order"
+            raise self._error(event, "seq", f"expected {n}, got {event.seq} ({what})")
+        if n == 0:
+            self.sealed = event.prev is not None
+        if event.prev is None:
+            if self.sealed:
+                raise self._error(event, "prev", "missing, but the log is sealed (line 1 has prev)")
+        elif not self.sealed:
+            raise self._error(
+                event, "prev", "present, but line 1 has none (a log is sealed on every line or none)"
+            )
+        else:
+            expected = ZERO_HASH if self._last is None else line_hash(self._last)
+            if event.prev != expected:
+                what = "line 1 links to 64 zeros" if n == 0 else f"line {n} was changed or removed"
+                raise self._error(
+                    event, "prev",
+                    f"does not match ({what}): expected {expected[:16]}..., got {event.prev[:16]}...",
+                )
+        self._last = line
+        self.events = n + 1
+
+    @property
+    def head(self) -> str | None:
+        """Return the hex SHA-256 of the last line added (None before any)."""
+        return None if self._last is None else line_hash(self._last)
+
+    def status(self) -> ChainStatus:
+        """Return what the chain has seen so far."""
+        return ChainStatus(self.events, self.sealed, self.head)
+
+
+def verify_chain(lines: Iterable[bytes], name: str = "<log>") -> ChainStatus:
+    """Decode and check whole lines (seq and prev chain); raise `LogError` at the first bad one."""
+    chain = Chain(name)
+    for _, line, event in decode_lines(lines, name):
+        chain.add(line, event)
+    return chain.status()
+
+
+def check_lines(lines: RawLines) -> ChainStatus:
+    """Check a log's lines as `verify_chain` does; a torn tail raises `TornTailError`."""
+    status = verify_chain(lines, lines.name)
+    if lines.torn:
+        raise _torn_error(lines, status.events + 1)
+    return status
+
+
+def check_log(path: StrPath) -> ChainStatus:
+    """Check a log file: every line decodes, seq has no gaps, the chain holds, no torn tail."""
+    return check_lines(raw_lines(path))
+
+
+def head(path: StrPath) -> str:
+    """Return a log's head, the hex SHA-256 of its last line, reading only the end of the file."""
+    with open(path, "rb") as f:
+        end = f.seek(0, os.SEEK_END)
+        if end == 0:
+            raise LogError(path, None, None, None, "empty log: it has no head")
+        f.seek(end - 1)
+        if f.read(1) != b"\n":
+            raise TornTailError(
+                path, None, None, None,
+                "torn last line (no final newline); `buraco log repair` truncates it",
+            )
+        chunks: list[bytes] = []
+        pos = end - 1
+        while pos > 0:
+            step = min(1 << 16, pos)
+            pos -= step
+            f.seek(pos)
+            chunk = f.read(step)
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                chunks.append(chunk[cut + 1:])
+                break
+            chunks.append(chunk)
+        return line_hash(b"".join(reversed(chunks)))
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def _check_line(line: bytes) -> None:
+    """Refuse to store a line its own readers would reject (constraints hold only on decode)."""
+    try:
+        _strict_decoder.decode(line)
+    except msgspec.ValidationError as exc:
+        raise EventFormatError(f"refusing to write an invalid event: {exc}") from None
+
+
+def _lock(fd: int, path: Path) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise LockedError(
+            path, None, None, None, "locked: another writer has this log open (one writer per log)"
+        ) from None
+
+
+def _sync_dir(path: Path) -> None:
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class LogWriter:
+    """The one writer of a log: appends events with `seq` and `prev` set, one write per line."""
+
+    def __init__(
+        self, path: Path, fd: int, status: ChainStatus, fsync: FsyncPolicy, created: bool
+    ) -> None:
+        self.path = path
+        self.fsync: FsyncPolicy = fsync
+        self.next_seq = status.events
+        self.head = status.head
+        self.sealed = status.sealed or status.events == 0
+        self._fd = fd
+        self._unsynced = False
+        self._new_file = created
+        self._failed: str | None = None
+
+    def append(self, event: Event, expected_seq: int | None = None) -> bytes:
+        """Append an event as the next line (its seq and prev are set here); return that line."""
+        if self._fd < 0:
+            raise LogError(self.path, None, None, None, "the log writer is closed")
+        if self._failed:
+            raise LogError(self.path, None, None, None, f"an earlier write failed: {self._failed}")
+        if expected_seq is not None and expected_seq != self.next_seq:
+            raise ConflictError(
+                self.path, None, self.next_seq, "seq",
+                f"conflict: the append expected seq {expected_seq}, but the log is at seq "
+                f"{self.next_seq} (another append came first)",
+            )
+        prev = (self.head or ZERO_HASH) if self.sealed else None
+        line = encode_event(msgspec.structs.replace(event, seq=self.next_seq, prev=prev))
+        _check_line(line)
+        self._write(line + b"\n")
+        self.next_seq += 1
+        self.head = line_hash(line)
+        self._unsynced = True
+        if self.fsync == "event" or (
+            self.fsync == "hand" and isinstance(event, HandEnded | GameEnded)
+        ):
+            self.sync()
+        return line
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            while view:  # one write per line; a short write (disk full) is finished or fails
+                view = view[os.write(self._fd, view):]
+        except OSError as exc:
+            self._failed = f"{exc.strerror}; the last line may be torn (see `buraco log repair`)"
+            raise LogError(self.path, None, self.next_seq, None, f"write failed: {self._failed}") from exc
+
+    def sync(self) -> None:
+        """Flush the appended lines to disk (fdatasync; the folder too for a new file)."""
+        os.fdatasync(self._fd)
+        if self._new_file:
+            _sync_dir(self.path)
+            self._new_file = False
+        self._unsynced = False
+
+    def close(self) -> None:
+        """Sync (unless the policy is "none"), release the lock and close; idempotent."""
+        if self._fd < 0:
+            return
+        try:
+            if self._unsynced and self.fsync != "none" and not self._failed:
+                self.sync()
+        finally:
+            os.close(self._fd)  # closing the descriptor releases the flock
+            self._fd = -1
+
+    def __enter__(self) -> LogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_log(path: StrPath, create: bool = True, fsync: FsyncPolicy = "hand") -> LogWriter:
+    """Open a log to append to it as its only writer, after checking it to find seq and head."""
+    if fsync not in FSYNC_POLICIES:
+        raise ValueError(f"unknown fsync policy {fsync!r} (choose from {', '.join(FSYNC_POLICIES)})")
+    p = Path(path)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+    created = False
+    if create:
+        try:
+            fd = os.open(p, flags | os.O_CREAT | os.O_EXCL, 0o644)
+            created = True
+        except FileExistsError:
+            fd = os.open(p, flags)
+    else:
+        fd = os.open(p, flags)
+    try:
+        _lock(fd, p)
+        status = check_log(p)
+    except BaseException:
+        os.close(fd)
+        raise
+    return LogWriter(p, fd, status, fsync, created)
+
+
+def write_log(path: StrPath, events: Iterable[Event], *, overwrite: bool = False) -> str:
+    """Write events as a new sealed log file (seq and prev computed here); return its head."""
+    lines = seal_lines(list(events))
+    if not lines:
+        raise ValueError("a log holds at least one event")
+    for line in lines:
+        _check_line(line)
+    with open(path, "wb" if overwrite else "xb") as f:
+        f.write(b"\n".join(lines) + b"\n")
+    return line_hash(lines[-1])
+
+
+# -- repair --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RepairResult:
+    """What `repair` did: the events kept, the torn bytes removed, and the backup it made."""
+
+    path: str
+    events: int
+    removed: int
+    backup: str | None
+
+    @property
+    def repaired(self) -> bool:
+        """Return whether a torn tail was removed."""
+        return self.removed > 0
+
+
+def _backup(path: Path) -> Path:
+    """Copy the file to the first free `<path>.bak-<n>`, never overwriting a backup."""
+    n = 1
+    while True:
+        bak = path.with_name(f"{path.name}.bak-{n}")
+        try:
+            dst = open(bak, "xb")
+        except FileExistsError:
+            n += 1
+            continue
+        with dst, open(path, "rb") as src:
+            shutil.copyfileobj(src, dst)
+            dst.flush()
+            os.fsync(dst.fileno())
+        return bak
+
+
+def repair(path: StrPath) -> RepairResult:
+    """Truncate a torn last line after a backup; any other damage raises and leaves the file be."""
+    p = Path(path)
+    fd = os.open(p, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        _lock(fd, p)
+        lines = raw_lines(p)
+        try:
+            status = verify_chain(lines, lines.name)
+        except LogError as exc:
+            raise CorruptLogError(
+                exc.path, exc.lineno, exc.seq, exc.field,
+                f"{exc.message}; only a torn last line is repaired: the file is left untouched",
+            ) from None
+        if not lines.torn:
+            return RepairResult(str(p), status.events, 0, None)
+        keep = os.fstat(fd).st_size - len(lines.tail)
+        if os.pread(fd, len(lines.tail) + 1, keep) != lines.tail:
+            raise CorruptLogError(p, None, None, None, "the file changed during the repair; retry")
+        backup = _backup(p)
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+        return RepairResult(str(p), status.events, len(lines.tail), str(backup))
+    finally:
+        os.close(fd)
+
+
+# -- finding logs --------------------------------------------------------------------------------
+
+
+def log_files(folder: StrPath) -> list[Path]:
+    """Return every `*.jsonl` file under a folder, recursively, sorted."""
+    return sorted(f for f in Path(folder).rglob("*.jsonl") if f.is_file())
+
+
+def iter_logs(path: StrPath) -> Iterator[tuple[str, RawLines]]:
+    """Yield (name, lines) for a log file, each `*.jsonl` under a folder, or an archive's logs."""
+    from . import archive  # archive builds on this module
+
+    p = Path(path)
+    if p.is_dir():
+        for f in log_files(p):
+            yield str(f), raw_lines(f)
+    elif archive.is_archive(p):
+        for name, lines in archive.iter_archive(p):
+            lines.name = f"{p}/{name}"
+            yield lines.name, lines
+    else:
+        yield str(p), raw_lines(p)

@@ -1,0 +1,207 @@
+"""Render: a view of the table as rich renderables (pure: builds text, prints nothing).
+
+Cards keep the notation of EVENTS.md; hearts and diamonds are red, spades and clubs plain, the
+joker is the text `JK` (TECH-NOTES: the joker emoji is double width). `render_text` turns any
+renderable into a string at a fixed width, with or without colour, for goldens and `--static`.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from .cards import SUIT, Card
+from .engine import team_of
+from .projections import MeldHistory, MeldView, View, team_label
+
+#: style of each suit letter (spades and clubs plain)
+SUIT_STYLE: dict[str, str] = {"H": "red", "D": "red"}
+#: how a meld's canasta kind reads
+CANASTA_LABEL: dict[str, str] = {
+    "none": "", "dirty": "dirty canasta", "clean": "clean canasta",
+    "royal": "royal canasta", "ace_to_ace": "ace-to-ace canasta",
+}
+
+
+def card_text(card: Card) -> Text:
+    """Return a card in its notation, red for hearts and diamonds."""
+    return Text(card, style=SUIT_STYLE.get(SUIT.get(card, ""), ""))
+
+
+def cards_text(cards: Iterable[Card]) -> Text:
+    """Return cards separated by spaces, each coloured by suit."""
+    return Text(" ").join(card_text(c) for c in cards)
+
+
+def seat_label(view: View, seat: int) -> str:
+    """Return a seat as `name (seat n)`."""
+    return f"{view.players[seat]} (seat {seat})"
+
+
+def _count(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def _header(view: View, last: int | None) -> Text:
+    who = "referee (all cards)" if view.seat is None else seat_label(view, view.seat)
+    of = f" of {last}" if last is not None else ""
+    hand = f"hand {view.hand}" if view.hand >= 0 else "no hand dealt"
+    line = Text(f"{view.variant} · game {view.game_id} · seq {view.seq}{of} · {hand} · view: {who}")
+    line.stylize("bold")
+    return line
+
+
+def _status(view: View) -> Text:
+    if view.phase in ("game_end", "over") and view.winner is not None:
+        return Text(f"game over: {team_label(view.players, view.winner)} won")
+    if view.phase in ("draw", "play", "dead"):
+        return Text(f"to play: {seat_label(view, view.to_play)} · phase: {view.phase}")
+    return Text(f"phase: {view.phase}")
+
+
+def _hands(view: View) -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column()
+    for seat, hand in enumerate(view.hands):
+        label = Text(seat_label(view, seat), style="bold" if seat == view.to_play else "")
+        team = f"team {team_of(seat)}"
+        if isinstance(hand, int):
+            grid.add_row(label, team, _count(hand), Text("(hidden)", style="dim"))
+        else:
+            grid.add_row(label, team, _count(len(hand)), cards_text(hand))
+    return grid
+
+
+def _history_text(history: MeldHistory, players: Sequence[str]) -> Text:
+    parts = []
+    for step in history.steps:
+        what = "laid" if step.action == "laid" else "+" + " ".join(step.cards)
+        part = f"{what} by {players[step.player]} @{step.seq}"
+        if step.canasta:
+            part += f", {step.canasta} canasta"
+        if step.wild:
+            part += f" ({step.wild})"
+        parts.append(part)
+    return Text("; ".join(parts), style="dim")
+
+
+def _melds(view: View, histories: Sequence[MeldHistory]) -> list[RenderableType]:
+    by_id = {h.meld: h for h in histories}
+    out: list[RenderableType] = []
+    for team in (0, 1):
+        mine: list[MeldView] = [m for m in view.melds if m.team == team]
+        out.append(Text(f"melds of team {team} ({team_label(view.players, team)}): {len(mine)}", style="bold"))
+        if not mine:
+            continue
+        # fixed column widths keep both teams' melds aligned ("ace-to-ace canasta" is the widest)
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(justify="right", no_wrap=True, min_width=3)
+        grid.add_column(no_wrap=True, min_width=9)
+        grid.add_column(no_wrap=True, min_width=max(map(len, CANASTA_LABEL.values())))
+        grid.add_column()
+        for m in mine:
+            kind = f"{m.type} {'clean' if m.clean else 'dirty'}"
+            cards = cards_text(m.cards)
+            if m.id in by_id:
+                cards = Text("\n").join([cards, _history_text(by_id[m.id], view.players)])
+            grid.add_row(f"#{m.id}", kind, CANASTA_LABEL.get(m.kind, m.kind), cards)
+        out.append(grid)
+    return out
+
+
+def _table(view: View) -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column()
+    pile = view.pile
+    if pile.size == 0:
+        grid.add_row("pile", "empty")
+    elif pile.cards is None:
+        grid.add_row("pile", Text.assemble(f"{_count(pile.size)}, top ", card_text(pile.top or "")))
+    else:
+        grid.add_row("pile", Text.assemble(f"{_count(pile.size)}, top last: ", cards_text(pile.cards)))
+    if view.pending is not None:
+        rest = view.pending.rest
+        shown = Text(_count(rest), style="dim") if isinstance(rest, int) else cards_text(rest)
+        grid.add_row(
+            "taken pile", Text.assemble("top ", card_text(view.pending.top), " must be played; rest: ", shown)
+        )
+    grid.add_row("stock", _count(view.stock))
+    for i, dead in enumerate(view.deads):
+        if dead.fate == "taken" and dead.taken_by is not None:
+            text = Text(f"taken by {seat_label(view, dead.taken_by)}" + (", unused" if dead.unused else ""))
+        elif dead.fate == "stock":
+            text = Text("became the stock")
+        elif isinstance(dead.cards, int):
+            text = Text(f"{_count(dead.cards)}, untaken")
+        else:
+            text = Text.assemble(f"{_count(len(dead.cards))}, untaken: ", cards_text(dead.cards))
+        grid.add_row(f"dead {i}", text)
+    return grid
+
+
+def _scores(view: View) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    hand = f"hand {view.hand}" if view.hand >= 0 else "scores"
+    table.add_column(hand)
+    for team in (0, 1):
+        table.add_column(f"team {team}", justify="right")
+    sheet = view.hand_scores
+    if sheet:
+        rows = [
+            ("meld cards", [s.meld_points for s in sheet]),
+            ("canasta bonus", [s.canasta_bonus for s in sheet]),
+            ("closing", [s.close_bonus for s in sheet]),
+            ("dead", [s.dead_penalty for s in sheet]),
+        ]
+        for name, values in rows:
+            table.add_row(name, *(str(v) for v in values))
+        if view.hands_counted:
+            table.add_row("cards held", *(str(s.hand_penalty) for s in sheet))
+        else:
+            table.add_row("cards held", *(Text("hidden", style="dim") for _ in sheet))
+        table.add_row("hand total", *(str(s.total) for s in sheet))
+    table.add_row("before this hand" if view.phase in ("draw", "play", "dead", "hand_end") else "totals",
+                  *(str(t) for t in view.totals))
+    table.add_row(Text("running", style="bold"), *(Text(str(s), style="bold") for s in view.scores))
+    return table
+
+
+def render_view(
+    view: View,
+    event_text: str | None = None,
+    *,
+    last: int | None = None,
+    error: str | None = None,
+    histories: Sequence[MeldHistory] = (),
+) -> RenderableType:
+    """Return the table after an event: hands, melds by team, pile, stock, deads and scores."""
+    parts: list[RenderableType] = [_header(view, last)]
+    if event_text:
+        parts.append(Text("> " + event_text))
+    parts.append(_status(view))
+    if error:
+        parts.append(Text("error: " + error, style="bold red"))
+    if view.hand >= 0:
+        parts += [Text(""), _hands(view), Text(""), *_melds(view, histories), Text(""), _table(view)]
+    parts += [Text(""), _scores(view)]
+    return Group(*parts)
+
+
+def render_text(renderable: RenderableType, width: int = 100, color: bool = False) -> str:
+    """Return a renderable as text at a fixed width (ANSI colours only when `color`)."""
+    buf = io.StringIO()
+    console = Console(
+        file=buf, width=width, color_system="standard" if color else None, force_terminal=color,
+        no_color=not color, highlight=False, legacy_windows=False, _environ={},
+    )
+    console.print(renderable)
+    return "\n".join(line.rstrip() for line in buf.getvalue().split("\n"))

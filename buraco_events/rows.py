@@ -1,0 +1,164 @@
+"""Rows: one game's events replayed through the engine and flattened into analytics table rows.
+
+Pure: no I/O, no duckdb. Every number here comes from the engine (checked `play`, the final
+state of each hand, `state.hand_results`) or from the events themselves; nothing re-implements a
+rule or a score. `analytics` turns the columns into Arrow tables and stores them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .cards import is_joker
+from .engine import GameState, play, team_of
+from .events import Event, HandEnded, HandStarted, Note, event_type
+from .projections import meld_kind
+from .rules import UnknownVariant, canonical_variant
+
+#: the column names of each table, in table order (the analytics schema mirrors them)
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "games": (
+        "game_id", "variant", "players", "n_players", "target", "hands", "totals", "winner",
+        "first_team", "events", "complete", "sealed", "head", "source",
+    ),
+    "hands": (
+        "game_id", "hand", "first", "reason", "closed_by", "turns", "events", "scores",
+        "claimed_scores", "claims_match",
+    ),
+    "events": (
+        "game_id", "seq", "hand", "turn", "type", "player", "team", "cards", "card", "meld",
+        "dead", "n_cards", "at", "note",
+    ),
+    "melds": (
+        "game_id", "hand", "meld", "team", "type", "n_cards", "cards", "kind", "clean",
+        "has_joker", "laid_by", "laid_seq", "canasta_seq",
+    ),
+    "team_hands": (
+        "game_id", "hand", "team", "meld_points", "canasta_bonus", "close_bonus", "hand_penalty",
+        "dead_penalty", "took_dead", "dead_direct", "dead_unused", "canastas", "total",
+    ),
+}
+
+#: event types that start a turn (RULES 2: a turn begins with a draw or the pile)
+_TURN_STARTS = frozenset({"drew", "took_pile"})
+
+
+class Columns:
+    """Column lists for every table, filled game by game (cheap to turn into Arrow tables)."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, dict[str, list[Any]]] = {
+            t: {c: [] for c in cols} for t, cols in COLUMNS.items()
+        }
+
+    def add(self, table: str, **row: Any) -> None:
+        """Append one row (every column of the table must be given)."""
+        cols = self.data[table]
+        for name in COLUMNS[table]:
+            cols[name].append(row[name])
+
+    def extend(self, other: Columns) -> None:
+        """Append all rows of another batch."""
+        for table, cols in other.data.items():
+            mine = self.data[table]
+            for name, values in cols.items():
+                mine[name].extend(values)
+
+    def count(self, table: str) -> int:
+        """Return the number of rows held for a table."""
+        return len(self.data[table]["game_id"])
+
+    def clear(self) -> None:
+        """Drop every row."""
+        for cols in self.data.values():
+            for values in cols.values():
+                values.clear()
+
+
+def variant_name(variant: str) -> str:
+    """Return the preset name for a preset or alias, else the name as logged (custom rules)."""
+    try:
+        return canonical_variant(variant)
+    except UnknownVariant:
+        return variant
+
+
+def _cards_of(ev: Event) -> list[str] | None:
+    cards = getattr(ev, "cards", None)
+    if cards is not None:
+        return list(cards)
+    card = getattr(ev, "card", None)
+    return [card] if card is not None else None
+
+
+def _hand_end_rows(out: Columns, game_id: str, state: GameState, ev: HandEnded,
+                   first: int, turns: int, n_events: int) -> None:
+    """Record a finished hand: its summary, its final melds and both teams' score sheets."""
+    rules = state.rules
+    result = state.hand_results[-1]
+    scores = [s.total for s in result]
+    out.add(
+        "hands", game_id=game_id, hand=ev.hand, first=first, reason=state.end_reason,
+        closed_by=state.closed_by, turns=turns, events=n_events, scores=scores,
+        claimed_scores=list(ev.scores), claims_match=scores == list(ev.scores),
+    )
+    for m in state.melds:
+        out.add(
+            "melds", game_id=game_id, hand=ev.hand, meld=m.id, team=m.team, type=m.shape.kind,
+            n_cards=len(m.cards), cards=list(m.cards), kind=meld_kind(m.canasta(rules)),
+            clean=m.shape.is_clean, has_joker=any(is_joker(c) for c in m.cards),
+            laid_by=m.laid_by, laid_seq=m.laid_seq, canasta_seq=m.canasta_seq,
+        )
+    for s in result:
+        out.add(
+            "team_hands", game_id=game_id, hand=ev.hand, team=s.team, meld_points=s.meld_points,
+            canasta_bonus=s.canasta_bonus, close_bonus=s.close_bonus, hand_penalty=s.hand_penalty,
+            dead_penalty=s.dead_penalty, took_dead=s.took_dead,
+            dead_direct=s.took_dead and state.team_dead_direct[s.team],
+            dead_unused=s.dead_unused, canastas=sum(s.canastas.values()), total=s.total,
+        )
+
+
+def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool) -> Columns:
+    """Replay a game (every event checked: raises `IllegalMove`) and return its rows.
+
+    `head` and `sealed` describe the log (see `log.Chain`); `source` names where it was read.
+    """
+    rows = Columns()
+    state = GameState()
+    first = turns = hand_events = 0
+    for ev in events:
+        turn = state.turn
+        play(state, ev)
+        kind = event_type(ev)
+        player = getattr(ev, "player", None)
+        cards = _cards_of(ev)
+        hand = state.hand_no if state.hand_no >= 0 else None
+        rows.add(
+            "events", game_id=state.game_id, seq=ev.seq, hand=hand,
+            turn=turn if player is not None else None, type=kind, player=player,
+            team=team_of(player) if player is not None else None, cards=cards,
+            card=getattr(ev, "card", None), meld=getattr(ev, "meld", None),
+            dead=getattr(ev, "dead", None), n_cards=len(cards) if cards is not None else None,
+            at=ev.at, note=ev.text if isinstance(ev, Note) else None,
+        )
+        if isinstance(ev, HandStarted):
+            first, turns, hand_events = ev.first, 0, 0
+        hand_events += 1
+        if kind in _TURN_STARTS:
+            turns += 1
+        if isinstance(ev, HandEnded):
+            _hand_end_rows(rows, state.game_id, state, ev, first, turns, hand_events)
+    if state.phase == "start":
+        raise ValueError("empty log: no game_started line")
+    rows.add(
+        "games", game_id=state.game_id, variant=variant_name(state.variant),
+        players=list(state.players), n_players=state.n_players, target=state.rules.target, hands=len(state.hand_results),
+        totals=list(state.totals), winner=state.winner,
+        first_team=team_of(state.first_of_game) if state.hand_no >= 0 else None,
+        events=state.next_seq, complete=state.phase == "over", sealed=sealed, head=head,
+        source=source,
+    )
+    return rows
+

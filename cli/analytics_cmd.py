@@ -1,0 +1,170 @@
+"""`buraco index | sql | stats | export`: game logs in DuckDB, queried with SQL, sent to Parquet."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from buraco_events import analytics
+from buraco_events.analytics import DEFAULT_DB, AnalyticsError, DatabaseUnavailable, Result
+
+from .common import err, fail, out
+
+DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB database file")]
+
+
+def _json_default(value: Any) -> Any:
+    return str(value)  # dates, decimals, UUIDs...: their text form
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | dict):
+        return json.dumps(value, default=_json_default)
+    return str(value)
+
+
+def _table(result: Result, title: str | None = None) -> Table:
+    table = Table(title=title)
+    for name in result.columns:
+        table.add_column(name)
+    for row in result.rows:
+        table.add_row(*(_cell(v) for v in row))
+    return table
+
+
+def index(
+    paths: Annotated[list[Path], typer.Argument(help="log files, folders of logs, or archives")],
+    db: DbOption = Path(DEFAULT_DB),
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="replace a stored game whose log changed (other head)"
+    )] = False,
+) -> None:
+    """Index logs into DuckDB (skips games already stored; exit 1 if a log was rejected)."""
+    for p in paths:
+        if not p.exists():
+            fail(f"{p}: no such file or folder")
+    console = err()
+    progress = Progress(
+        SpinnerColumn(), TextColumn("indexing"), BarColumn(),
+        TextColumn("{task.completed} logs, {task.fields[events]:,} events"), TimeElapsedColumn(),
+        console=console, transient=True, disable=not console.is_terminal,
+    )
+    task = progress.add_task("index", total=None, events=0)
+    events = 0
+
+    def on_game(source: str, n: int) -> None:
+        nonlocal events
+        events += n
+        progress.update(task, advance=1, events=events)
+
+    try:
+        with progress:
+            report = analytics.index(paths, db, replace=replace, on_game=on_game)
+    except DatabaseUnavailable as exc:
+        fail(str(exc), 2)
+    except AnalyticsError as exc:
+        fail(str(exc), 1)
+    for rejected in report.rejected:
+        console.print(f"rejected: {rejected}", markup=False, highlight=False)
+    for conflict in report.conflicts:
+        console.print(f"conflict: {conflict} (--replace to accept it)", markup=False,
+                      highlight=False)
+    print(
+        f"{db}: {report.added} games added, {report.replaced} replaced, {report.skipped} "
+        f"already indexed, {len(report.rejected)} rejected, {len(report.conflicts)} conflicts "
+        f"({report.events:,} events)"
+    )
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def sql(
+    query: Annotated[str, typer.Argument(help="the SQL query (the database is opened read-only)")],
+    db: DbOption = Path(DEFAULT_DB),
+    as_json: Annotated[bool, typer.Option("--json", help="print a JSON array of objects")] = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="print CSV with a header row")] = False,
+) -> None:
+    """Run a read-only SQL query on the database (tables games, hands, events, melds, team_hands)."""
+    if as_json and as_csv:
+        fail("choose one of --json and --csv")
+    try:
+        result = analytics.query(db, query)
+    except DatabaseUnavailable as exc:
+        fail(str(exc), 2)
+    except AnalyticsError as exc:
+        fail(str(exc), 1)
+    if as_json:
+        print(json.dumps(result.records(), default=_json_default, indent=1))
+    elif as_csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(result.columns)
+        writer.writerows(
+            [json.dumps(v) if isinstance(v, list | dict) else v for v in row] for row in result.rows
+        )
+    else:
+        out().print(_table(result))
+
+
+def stats(
+    db: DbOption = Path(DEFAULT_DB),
+    variant: Annotated[
+        str | None, typer.Option("--variant", help="only games of this variant")] = None,
+    plot: Annotated[
+        Path | None, typer.Option("--plot", help="also write a PNG chart to this file")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
+) -> None:
+    """Print canasta, penalty, closing and win rates, hand lengths and score quantiles."""
+    try:
+        results = analytics.stats(db, variant)
+    except DatabaseUnavailable as exc:
+        fail(str(exc), 2)
+    except AnalyticsError as exc:
+        fail(str(exc), 1)
+    if not any(r.rows for r in results.values()):
+        fail("no indexed games" + (f" of variant {variant!r}" if variant else ""), 1)
+    if plot is not None:
+        try:
+            analytics.plot_stats(results, plot)
+        except OSError as exc:
+            fail(f"{plot}: cannot write the chart ({exc.strerror})", 1)
+    if as_json:
+        doc = {name: r.records() for name, r in results.items()}
+        print(json.dumps(doc, default=_json_default, indent=1))
+        return
+    for name, result in results.items():
+        out().print(_table(result, title=name.replace("_", " ")))
+    if plot is not None:
+        err().print(f"chart written to {plot}", markup=False)
+
+
+def export(
+    parquet: Annotated[
+        Path, typer.Option("--parquet", help="output folder (DIR/<table>/variant=<v>/)")],
+    db: DbOption = Path(DEFAULT_DB),
+) -> None:
+    """Export every table to zstd Parquet partitioned by variant (hive style)."""
+    try:
+        counts = analytics.export_parquet(db, parquet)
+    except DatabaseUnavailable as exc:
+        fail(str(exc), 2)
+    except AnalyticsError as exc:
+        fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"{parquet}: {exc.strerror}", 1)
+    table = Table(title=f"exported to {parquet}")
+    table.add_column("table")
+    table.add_column("rows", justify="right")
+    for name, n in counts.items():
+        table.add_row(name, f"{n:,}")
+    out().print(table)

@@ -1,0 +1,172 @@
+"""The interactive replay viewer: a textual app stepping through a `Timeline`.
+
+Keys: n / right and p / left step one event; home / end go to the first / last event; ] and [
+jump to the next / previous hand's deal; t jumps to the next turn of the seat being viewed (of any
+seat in the referee's view); v cycles the view (referee, seat 0, seat 1...); m shows or hides
+each meld's history; up / down / page keys scroll; g opens a prompt taking a seq (`57`) or a hand (`h2`); escape closes it; q quits.
+"""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Input, Static
+
+from buraco_events.projections import Timeline
+from buraco_events.render import render_view
+
+
+class ReplayApp(App[None]):
+    """Step through a game's events and look at the table as any seat."""
+
+    AUTO_FOCUS = None  # keys go to the app's bindings; the goto prompt takes focus when opened
+    CSS = """
+    #status { height: auto; background: $boost; padding: 0 1; }
+    #goto { display: none; }
+    #goto.open { display: block; }
+    #table { padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("n,right", "step(1)", "next"),
+        Binding("p,left", "step(-1)", "prev"),
+        Binding("right_square_bracket", "hand(1)", "next hand"),
+        Binding("left_square_bracket", "hand(-1)", "prev hand"),
+        Binding("t", "turn", "next turn"),
+        Binding("v", "cycle_view", "view"),
+        Binding("m", "toggle_history", "melds"),
+        Binding("g", "open_goto", "go to"),
+        Binding("home", "jump(0)", "first", show=False),
+        Binding("end", "jump_end", "last", show=False),
+        Binding("escape", "close_goto", "close", show=False),
+        Binding("up", "scroll(-1)", "scroll up", show=False),
+        Binding("down", "scroll(1)", "scroll down", show=False),
+        Binding("pageup", "scroll(-10)", "page up", show=False),
+        Binding("pagedown", "scroll(10)", "page down", show=False),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(
+        self, timeline: Timeline, seq: int = 0, seat: int | None = None,
+        error: str | None = None, history: bool = False,
+    ) -> None:
+        super().__init__()
+        self.timeline = timeline
+        self.seq = seq
+        self.seat = seat
+        self.error = error
+        self.history = history
+        self.message = ""
+
+    def compose(self) -> ComposeResult:
+        """Lay out the status line, the goto prompt, the table and the key footer."""
+        yield Static(id="status")
+        yield Input(placeholder="seq (57) or hand (h2), enter to go, escape to close", id="goto")
+        with VerticalScroll():
+            yield Static(id="table")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Show the starting position."""
+        self.show()
+
+    @property
+    def status_text(self) -> str:
+        """Return the status line: where we are, whose view, and any message."""
+        who = "referee" if self.seat is None else f"seat {self.seat}"
+        text = f"seq {self.seq} / {self.timeline.last} · hand {self.timeline.hand_at(self.seq)} · view {who}"
+        if self.message:
+            text += f" · {self.message}"
+        return text
+
+    def show(self) -> None:
+        """Redraw the status line and the table for the current seq and seat."""
+        tl = self.timeline
+        histories = tl.meld_histories(tl.hand_at(self.seq), self.seq) if self.history else ()
+        self.query_one("#status", Static).update(self.status_text)
+        self.query_one("#table", Static).update(render_view(
+            tl.view(self.seq, self.seat), tl.describe(self.seq), last=tl.last,
+            error=self.error if self.seq == tl.last else None, histories=histories,
+        ))
+
+    def go(self, seq: int, message: str = "") -> None:
+        """Move to a seq (clamped to the log) and redraw."""
+        self.seq = max(0, min(seq, self.timeline.last))
+        self.message = message
+        self.show()
+
+    def action_step(self, delta: int) -> None:
+        """Step forward or back by events."""
+        self.go(self.seq + delta)
+
+    def action_jump(self, seq: int) -> None:
+        """Jump to a seq."""
+        self.go(seq)
+
+    def action_jump_end(self) -> None:
+        """Jump to the last event."""
+        self.go(self.timeline.last)
+
+    def action_hand(self, delta: int) -> None:
+        """Jump to the deal of the next (1) or previous (-1) hand."""
+        tl = self.timeline
+        current = tl.hand_at(self.seq)
+        if delta < 0 and current >= 0 and tl.hand_start(current) < self.seq:
+            target = current  # back to the start of this hand first
+        else:
+            target = current + delta
+        if 0 <= target < tl.n_hands:
+            self.go(tl.hand_start(target))
+        else:
+            self.go(self.seq, "no such hand")
+
+    def action_turn(self) -> None:
+        """Jump to just before the next turn of the seat being viewed (any seat for the referee)."""
+        seq = self.timeline.next_turn(self.seat, self.seq)
+        if seq is None:
+            self.go(self.seq, "no later turn")
+        else:
+            self.go(seq)
+
+    def action_cycle_view(self) -> None:
+        """Switch the view: referee, then each seat in turn."""
+        n = len(self.timeline.players)
+        self.seat = 0 if self.seat is None else (None if self.seat + 1 >= n else self.seat + 1)
+        self.go(self.seq)
+
+    def action_scroll(self, lines: int) -> None:
+        """Scroll the table by lines (it may be taller than the terminal)."""
+        self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_toggle_history(self) -> None:
+        """Show or hide each meld's history."""
+        self.history = not self.history
+        self.show()
+
+    def action_open_goto(self) -> None:
+        """Open the goto prompt."""
+        box = self.query_one("#goto", Input)
+        box.value = ""
+        box.add_class("open")
+        box.focus()
+
+    def action_close_goto(self) -> None:
+        """Close the goto prompt."""
+        box = self.query_one("#goto", Input)
+        box.remove_class("open")
+        self.set_focus(None)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Go to the seq or hand typed in the prompt."""
+        text = event.value.strip().lower()
+        self.action_close_goto()
+        target = text[1:] if text.startswith("h") else text
+        if not target.isdigit():
+            self.go(self.seq, f"not a seq or hand: {text!r}")
+        elif text.startswith("h"):
+            try:
+                self.go(self.timeline.hand_start(int(target)))
+            except IndexError as exc:
+                self.go(self.seq, str(exc))
+        else:
+            self.go(int(target))

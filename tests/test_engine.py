@@ -1,0 +1,633 @@
+"""Engine scenarios from literal deals: turns, the pile, deads, stock end, closing (RULES 2, 4-6, 8).
+
+Each scenario builds a `hand_started` event from the cards that matter (the rest of the deck is
+filled in deck order), then plays events one by one through `check` + `apply`. Every rejection is
+asserted to leave the state exactly as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from buraco_events.cards import make_deck, parse_cards
+from buraco_events.engine import (
+    GameState,
+    IllegalMove,
+    all_cards,
+    hand_scores,
+    legal_events,
+    play,
+)
+from buraco_events.events import (
+    Discarded,
+    Drew,
+    Event,
+    GameEnded,
+    GameStarted,
+    HandEnded,
+    HandStarted,
+    LaidOff,
+    Melded,
+    StockRefilled,
+    TookDead,
+    TookPile,
+)
+from buraco_events.rules import Rules, find_rules
+from buraco_events.scoring import TeamScore
+
+KINDS: dict[str, type[Event]] = {
+    "drew": Drew, "took_pile": TookPile, "melded": Melded, "laid_off": LaidOff,
+    "discarded": Discarded, "took_dead": TookDead, "stock_refilled": StockRefilled,
+    "hand_ended": HandEnded, "game_ended": GameEnded, "hand_started": HandStarted,
+}
+NO_PLAYER = ("stock_refilled", "hand_ended", "game_ended", "hand_started")
+
+
+def deal_event(
+    rules: Rules, hands: Sequence[str], *, deads: Sequence[str] = ("", ""), stock: str = "",
+    stock_bottom: str = "", discard: str = "", first: int = 0, hand: int = 0, seq: int = 1,
+) -> HandStarted:
+    """Build a `hand_started` from literal cards; hands, deads and the stock are filled in deck order.
+
+    `stock` lists the top cards (top first), `stock_bottom` the last cards of the stock.
+    """
+    parts = [list(parse_cards(h)) for h in hands]
+    dead_parts = [list(parse_cards(d)) for d in deads]
+    top, bottom, up = parse_cards(stock), parse_cards(stock_bottom), parse_cards(discard)
+    left = Counter(make_deck(rules.jokers))
+    for group in [*parts, *dead_parts, top, bottom, up]:
+        left.subtract(group)
+    assert not -left, f"more copies than the deck holds: {sorted((-left).elements())}"
+    filler = [c for c in dict.fromkeys(make_deck(rules.jokers)) for _ in range(left[c])]
+    for group in [*parts, *dead_parts]:
+        while len(group) < 11:
+            group.append(filler.pop(0))
+    if rules.upcard and not up:
+        up = (filler.pop(0),)
+    n_fill = rules.stock_size(len(hands)) - len(top) - len(bottom)
+    full_stock = (*top, *filler[:n_fill], *bottom)
+    assert len(filler) == n_fill
+    return HandStarted(
+        seq=seq, hand=hand, first=first, hands=tuple(tuple(h) for h in parts),
+        deads=tuple(tuple(d) for d in dead_parts), stock=full_stock, discard=tuple(up),
+    )
+
+
+class Table:
+    """One game driven event by event from a literal first deal, with rejection checks."""
+
+    def __init__(self, variant: str, hands: Sequence[str], **deal: Any) -> None:
+        overrides = deal.pop("overrides", {})
+        self.rules = find_rules(variant, **overrides)
+        self.state = GameState()
+        self.events: list[Event] = []
+        self.do_event(GameStarted(
+            seq=0, game_id="scenario", variant=variant,
+            players=tuple(f"p{i}" for i in range(len(hands))), rules=self.rules,
+        ))
+        self.do_event(deal_event(self.rules, hands, **deal))
+
+    def make(self, kind: str, **fields: Any) -> Event:
+        """Return the event `kind` at the next seq, filling the obvious fields from the state."""
+        st = self.state
+        fields.setdefault("seq", st.next_seq)
+        if kind not in NO_PLAYER:
+            fields.setdefault("player", st.to_play)
+        for key in ("cards", "card"):
+            if isinstance(fields.get(key), str):
+                parsed = parse_cards(fields[key])
+                fields[key] = parsed[0] if key == "card" else parsed
+        if kind == "drew" and "card" not in fields:
+            fields["card"] = st.stock[-1]
+        elif kind == "took_pile":
+            fields.setdefault("cards", tuple(st.pile))
+        elif kind == "melded":
+            fields.setdefault("meld", len(st.melds))
+        elif kind == "took_dead":
+            fields.setdefault("dead", 0)
+            fields.setdefault("cards", st.deads[fields["dead"]])
+        return KINDS[kind](**fields)
+
+    def do_event(self, ev: Event) -> Event:
+        """Play an event that must be legal."""
+        play(self.state, ev)
+        self.events.append(ev)
+        assert all_cards(self.state) == Counter(make_deck(self.rules.jokers)) or self.state.phase == "deal"
+        return ev
+
+    def do(self, kind: str, **fields: Any) -> Event:
+        """Build and play a legal event."""
+        return self.do_event(self.make(kind, **fields))
+
+    def reject(self, kind: str, why: str, **fields: Any) -> IllegalMove:
+        """Assert the event is illegal for `why` (a substring) and leaves the state unchanged."""
+        ev = self.make(kind, **fields)
+        before = self.state.copy()
+        with pytest.raises(IllegalMove, match=re.escape(why)) as info:
+            play(self.state, ev)
+        assert self.state == before
+        return info.value
+
+    def pass_turn(self) -> None:
+        """Draw the stock's top card and discard it."""
+        drew = self.do("drew")
+        self.do("discarded", card=drew.card)  # type: ignore[attr-defined]
+
+    def hand(self, seat: int) -> Counter[str]:
+        """Return a seat's hand."""
+        return self.state.hands[seat]
+
+
+def sheet(score: TeamScore) -> tuple[int, int, int, int, int, int]:
+    """Return a score sheet's items: melds, canasta bonus, close, hand, dead, total."""
+    return (score.meld_points, score.canasta_bonus, score.close_bonus, score.hand_penalty,
+            score.dead_penalty, score.total)
+
+
+# -- turn order and phases (RULES 2) -------------------------------------------------------------
+
+
+def basic(first: int = 1, n: int = 2) -> Table:
+    """A stbl table with plain filler hands and a known stock top."""
+    return Table("stbl", [""] * n, stock="AD 8S KC 7H", first=first)
+
+
+def test_turn_order_and_phases_two_players() -> None:
+    # RULES 2: draw, play, discard; the turn passes clockwise
+    t = basic(first=1)
+    st = t.state
+    assert (st.phase, st.to_play, st.turn) == ("draw", 1, 0)
+    t.reject("drew", "it is seat 1's turn, not seat 0's", player=0)
+    t.reject("discarded", "discarded is not allowed now; expected a draw", card=next(iter(t.hand(1))))
+    t.reject("melded", "melded is not allowed now", cards="3S 4S 5S")
+    t.do("drew")
+    assert st.phase == "play" and t.hand(1)["AD"] >= 1
+    t.reject("drew", "drew is not allowed now; expected a meld, a lay-off or a discard")
+    t.do("discarded", card="AD")
+    assert (st.phase, st.to_play, st.turn, st.pile) == ("draw", 0, 1, ["AD"])
+
+
+def test_turn_order_four_players() -> None:
+    # RULES 1: seats clockwise; with first = 2 the order is 2, 3, 0, 1, 2
+    t = basic(first=2, n=4)
+    order = []
+    for _ in range(5):
+        order.append(t.state.to_play)
+        t.pass_turn()
+    assert order == [2, 3, 0, 1, 2]
+    t.reject("drew", "no seat 5 in a 4-player game", player=5)
+
+
+def test_drew_must_equal_stock_top() -> None:
+    # EVENTS.md: drew.card must equal the stock's top card
+    t = basic()
+    t.reject("drew", "drew KS but the stock's top card is AD", card="KS")
+
+
+def test_illegal_move_names_seq_player_phase_and_rule() -> None:
+    t = basic(first=1)
+    err = t.reject("drew", "it is seat 1's turn", player=0)
+    assert (err.seq, err.player, err.phase) == (2, 0, "draw")
+    assert "seat 1's turn" in err.reason
+    assert str(err) == f"seq 2: seat 0, phase draw: {err.reason}"
+    err = t.reject("drew", "seq should be 2, got 7", seq=7)
+    assert err.seq == 7
+
+
+def test_discard_card_must_be_held() -> None:
+    t = basic()
+    t.do("drew")
+    missing = next(c for c in parse_cards("KH QH JH 10H") if t.hand(1)[c] == 0)
+    t.reject("discarded", f"{missing} is not in the hand", card=missing)
+
+
+# -- closed pile (RULES 2) -----------------------------------------------------------------------
+
+# seat 0: JS KS | 3H 4H 5H | 8D 9C 10C 6D 7C 4S   (JS KS wait for QS)
+# seat 1: QS ... (discards KD then QS)
+CLOSED_HANDS = ["JS KS 3H 4H 5H 8D 9C 10C 6D 7C 4S", "QS KD 2H 7D 9D QC JH AC 5C 6C 10H"]
+
+
+def closed_pile_table() -> Table:
+    """Seat 1 discards KD, seat 0 discards 8S, seat 1 discards QS: the pile is KD 8S QS."""
+    t = Table("stbl", CLOSED_HANDS, stock="AD 8S KC", first=1)
+    t.do("drew")
+    t.do("discarded", card="KD")
+    # seat 0 cannot take a closed pile whose top KD it cannot meld (no KS-QD, no sets in stbl)
+    t.reject("took_pile", "closed pile: the top card KD cannot be melded at once")
+    t.pass_turn()  # 8S
+    t.do("drew")
+    t.do("discarded", card="QS")
+    return t
+
+
+def test_closed_pile_top_must_go_into_first_play() -> None:
+    t = closed_pile_table()
+    st = t.state
+    assert st.pile == ["KD", "8S", "QS"] and st.to_play == 0
+    t.reject("took_pile", "took_pile cards KD QS differ from the pile KD 8S QS", cards="KD QS")
+    t.do("took_pile")
+    assert (st.pending_top, st.pending_rest, st.pile) == ("QS", ["KD", "8S"], [])
+    # the top card must be in the very next play; no discard before using it
+    t.reject("discarded", "closed pile: the top card QS must go into the first play", card="4S")
+    t.reject("melded", "closed pile: the top card QS must go into the first play", cards="3H 4H 5H")
+    # the rest of the pile is not in the hand yet: only cards held before the take combine with QS
+    t.reject("melded", "cards not in hand: 8S", cards="QS KS JS 8S")
+    t.do("melded", cards="JS QS KS")
+    assert st.pending_top is None and st.pending_rest == []
+    assert t.hand(0)["KD"] == 1 and t.hand(0)["8S"] == 1  # the rest joined after that play
+    assert st.melds[0].cards == ("JS", "QS", "KS")
+    assert t.state.hand_size(0) == 11 - 2 + 2
+
+
+def test_closed_pile_top_laid_off() -> None:
+    # RULES 2: the top card may also be laid off onto a team meld
+    t = Table("stbl", ["5H 6H 7H 3D 8C KH QD AC 4C 9S 4S", "8H"], stock="JD AD", first=0)
+    t.do("drew")
+    t.do("melded", cards="5H 6H 7H")
+    t.do("discarded", card="JD")
+    t.do("drew")
+    t.do("discarded", card="8H")
+    t.do("took_pile")
+    t.do("laid_off", meld=0, cards="8H")
+    assert t.state.melds[0].cards == ("5H", "6H", "7H", "8H") and t.hand(0)["JD"] == 1
+
+
+@pytest.mark.parametrize("pair", ["10S", "4S"])
+def test_closed_pile_wild_top_new_meld_only(pair: str) -> None:
+    # RULES 2, wild_top_new_meld_only: a wild on top only starts a new meld.
+    # seat 0 after melding 5H 6H 7H holds 3D 8C KH QD AC 4C 9S + pair; seat 1 discards the JK.
+    # With 10S the pile is taken for 9S 10S JK; with 4S no new meld is possible (no two naturals
+    # of a suit within reach of one wild), so the pile cannot be taken at all.
+    t = Table("stbl", ["5H 6H 7H 3D 8C KH QD AC 4C 9S " + pair, "JK"], stock="JD AD", first=0)
+    t.do("drew")
+    t.do("melded", cards="5H 6H 7H")
+    t.do("discarded", card="JD")
+    t.do("drew")
+    t.do("discarded", card="JK")
+    if pair == "4S":
+        t.reject("took_pile", "closed pile: the top card JK cannot be melded at once")
+        return
+    t.do("took_pile")
+    t.reject("laid_off", "closed pile: the wild JK on top may only start a new meld", meld=0, cards="JK")
+    t.do("melded", cards="9S 10S JK")
+    assert t.hand(0)["JD"] == 1
+
+
+def test_closed_pile_hidden_from_legal_events_until_usable() -> None:
+    # legal_events offers took_pile only when check accepts it
+    t = closed_pile_table()
+    assert any(isinstance(e, TookPile) for e in legal_events(t.state))
+    t2 = Table("stbl", CLOSED_HANDS, stock="AD 8S KC", first=1)
+    t2.do("drew")
+    t2.do("discarded", card="KD")
+    assert [type(e) for e in legal_events(t2.state)] == [Drew]
+
+
+# -- open pile (RULES 2) -------------------------------------------------------------------------
+
+
+def test_open_pile_and_no_single_card_return() -> None:
+    # aberto: the open pile is taken without condition; a single card taken may not go back
+    t = Table("aberto", ["KC 4H 9S 9D QD 8C 6S 7D AC 3H JH", "3S 4S 5S 6S 3D 4D 5D 6D 3C 4C 5C"],
+              stock="10C", first=0)
+    t.do("drew")
+    t.do("discarded", card="KC")
+    t.do("took_pile")  # KC is of no use to seat 1: still allowed on an open pile
+    assert t.hand(1)["KC"] == 1 and t.state.pending_top is None
+    t.reject("discarded", "no single-card return: KC was the one card taken from the pile", card="KC")
+    t.do("melded", cards="3S 4S 5S 6S")
+    t.do("melded", cards="3D 4D 5D 6D")
+    # melding 3C 4C 5C would leave only KC, which could not be discarded
+    t.reject("melded", "this play leaves only KC, which may not go back to the pile", cards="3C 4C 5C")
+    t.do("discarded", card="5C")
+    # next turn the rule no longer applies: seat 0 may take the pile of one (5C) and the card is free
+    assert t.state.single_taken is None
+
+
+def test_open_pile_of_two_may_return() -> None:
+    # no_single_card_return concerns a pile of exactly one card
+    t = Table("aberto", ["KC", "QD"], stock="10C 10D 10S", first=0)
+    t.do("drew")
+    t.do("discarded", card="KC")
+    t.do("drew")
+    t.do("discarded", card="QD")
+    t.do("took_pile")
+    t.do("discarded", card="QD")
+
+
+# -- deads (RULES 4) -----------------------------------------------------------------------------
+
+DIRECT = {
+    "hands": ["3S 4S 5S 6S 3H 4H 5H 6H 3D 4D 5D", "KC KC QC QC JC JC 10C 10C 9C 2C JK"],
+    "stock": "6D",
+    "deads": ["7S 8S 9S 7H 8H 9H 7D 8D 9D 10D JD", ""],
+}
+
+
+def direct_dead_table(variant: str = "stbl", **deal: Any) -> Table:
+    """Seat 0 draws 6D and melds its 12 cards as three runs: the hand empties by a play."""
+    spec = DIRECT | deal
+    t = Table(variant, **spec)
+    t.do("drew")
+    t.do("melded", cards="3S 4S 5S 6S")
+    t.do("melded", cards="3H 4H 5H 6H")
+    t.do("melded", cards="3D 4D 5D 6D")
+    return t
+
+
+def test_direct_dead_then_close() -> None:
+    # RULES 4 direct: the player takes a dead at once and goes on playing the same turn
+    t = direct_dead_table()
+    st = t.state
+    assert (st.phase, st.to_play) == ("dead", 0)
+    assert [e.dead for e in legal_events(st)] == [0, 1]  # type: ignore[attr-defined]
+    t.reject("discarded", "discarded is not allowed now; expected took_dead", card="6D")
+    t.reject("took_dead", "took_dead cards differ from dead 0 as dealt", cards="7S 8S 9S")
+    t.reject("took_dead", "it is seat 0's turn, not seat 1's", player=1)
+    t.do("took_dead", dead=0)
+    assert (st.phase, st.to_play, st.turn, st.team_dead) == ("play", 0, 0, [0, None])
+    assert not st.can_take_dead(0) and st.can_take_dead(1)  # RULES 4: one dead per team
+    t.do("laid_off", meld=0, cards="7S 8S 9S")
+    t.do("laid_off", meld=1, cards="7H 8H 9H")
+    t.do("laid_off", meld=2, cards="7D 8D 9D 10D")
+    assert [m.canasta(t.rules) for m in st.melds] == ["clean", "clean", "clean"]
+    # RULES 6: the team took its dead and holds a clean canasta: the last discard closes
+    t.do("discarded", card="JD")
+    assert (st.phase, st.closed_by, st.end_reason) == ("hand_end", 0, "closed")
+
+
+def test_second_dead_refused_and_single_card_left_needs_canasta() -> None:
+    # RULES 4: one dead per team; RULES 6: a play may not leave a single card that could not be
+    # discarded. After the direct dead seat 0 holds JH QH KH JD QD KD 9S 10S JS QS 5C.
+    t = direct_dead_table(deads=["JH QH KH JD QD KD 9S 10S JS QS 5C", ""])
+    t.do("took_dead", dead=0)
+    t.do("melded", cards="JH QH KH")
+    t.do("melded", cards="JD QD KD")
+    t.reject("melded", "this play leaves the single card 5C, which could not be discarded: the team has no clean canasta to close",
+             cards="9S 10S JS QS")
+    t.do("melded", cards="9S 10S JS")
+    t.do("discarded", card="5C")
+    assert t.state.phase == "draw" and t.state.to_play == 1
+
+
+def test_closing_needs_clean_canasta_where_required() -> None:
+    # RULES 6, close_needs_clean: stbl refuses to leave one card with only a dirty canasta;
+    # fechado-sujo (any canasta) accepts it and the discard closes.
+    # seat 0: 3C-8C JK (dirty canasta) | 3H-6H + 7H drawn | dead 0: 3S 4S 5S x2, 9D 10D JD QD, KH
+    hands = ["3C 4C 5C 6C 7C 8C JK 3H 4H 5H 6H", "AD AD KS KS 8H 9H 10C 2S JK 6D 7D"]
+    deads = ["3S 4S 5S 3S 4S 5S 9D 10D JD QD KH", ""]
+    for variant, clean_needed in (("stbl", True), ("fechado-sujo", False)):
+        t = Table(variant, hands, deads=deads, stock="7H")
+        t.do("drew")
+        t.do("melded", cards="3C 4C 5C 6C 7C 8C JK")
+        t.do("melded", cards="3H 4H 5H 6H 7H")
+        t.do("took_dead", dead=0)
+        t.do("melded", cards="3S 4S 5S")
+        t.do("melded", cards="3S 4S 5S")
+        if clean_needed:
+            t.reject("melded", "leaves the single card KH, which could not be discarded: the team has no clean canasta",
+                     cards="9D 10D JD QD")
+            continue
+        t.do("melded", cards="9D 10D JD QD")
+        t.do("discarded", card="KH")
+        assert (t.state.closed_by, t.state.end_reason) == (0, "closed")
+        # clubs 3-7 25 + 8C 10 + JK 20 = 55 (dirty +100); hearts 3-7 25; spades 15 + 15;
+        # diamonds 9-Q 40 -> melds 150, bonus 100, close 100 = 350.
+        # seat 1: AD AD 30, KS KS 20, 8H 9H 10C 30, 2S 10, JK 20, 6D 7D 10 = 120; no dead -100
+        s0, s1 = hand_scores(t.state)
+        assert sheet(s0) == (150, 100, 100, 0, 0, 350)
+        assert sheet(s1) == (0, 0, 0, -120, -100, -220)
+
+
+# indirect dead: seat 0 melds 3S-6S, 3H-6H, 3D-5D, discards KC and takes dead 0 (unused later)
+# seat 1 draws KH, melds 3C-9C and 9H-KH, takes dead 1 directly, melds 6D-9D, 7S-10S, lays off
+# 7H 8H onto hearts and closes by discarding 10C.
+INDIRECT = {
+    "hands": ["3S 4S 5S 6S 3H 4H 5H 6H 3D 4D 5D", "3C 4C 5C 6C 7C 8C 9C 9H 10H JH QH"],
+    "stock": "KC KH",
+    "deads": ["AS AS AH AH KD KD QD QD JK JK 2C", "6D 7D 8D 9D 7S 8S 9S 10S 7H 8H 10C"],
+}
+
+
+def indirect_dead_table(**overrides: Any) -> Table:
+    """Seat 0 empties its hand by the discard and takes dead 0; the turn passes."""
+    t = Table("stbl", **INDIRECT, overrides=overrides)
+    t.do("drew")
+    t.do("melded", cards="3S 4S 5S 6S")
+    t.do("melded", cards="3H 4H 5H 6H")
+    t.do("melded", cards="3D 4D 5D")  # leaves KC: fine, discarding it takes a dead
+    t.do("discarded", card="KC")
+    assert (t.state.phase, t.state.to_play, t.state.dead_mode) == ("dead", 0, "indirect")
+    t.do("took_dead", dead=0)
+    assert (t.state.phase, t.state.to_play) == ("draw", 1)  # RULES 4: the turn passes
+    assert t.state.unused_seat == [0, None]
+    return t
+
+
+def close_by_seat1(t: Table) -> None:
+    """Seat 1 goes out through dead 1 in one turn (see INDIRECT)."""
+    t.do("drew")
+    t.do("melded", cards="3C 4C 5C 6C 7C 8C 9C")
+    t.do("melded", cards="9H 10H JH QH KH")
+    t.do("took_dead", dead=1)
+    t.do("melded", cards="6D 7D 8D 9D")
+    t.do("melded", cards="7S 8S 9S 10S")
+    t.do("laid_off", meld=4, cards="7H 8H")
+    t.do("discarded", card="10C")
+    assert (t.state.phase, t.state.closed_by) == ("hand_end", 1)
+
+
+@pytest.mark.parametrize("mode", ["penalty", "count"])
+def test_unused_dead_scoring(mode: str) -> None:
+    # RULES 4/7: seat 0's dead is unused (the hand ended before seat 0 played again)
+    t = indirect_dead_table(unused_dead=mode)
+    close_by_seat1(t)
+    s0, s1 = hand_scores(t.state)
+    assert s0.took_dead and s0.dead_unused
+    # team 0 melds: 3S-6S 20, 3H-6H 20, 3D-5D 15 = 55, no canasta.
+    if mode == "penalty":
+        # -100 and the dead's cards (AS AS AH AH KD KD QD QD JK JK 2C) are not counted
+        assert sheet(s0) == (55, 0, 0, 0, -100, -45)
+    else:
+        # the dead's cards count as hand cards: 4 aces 60 + KD KD QD QD 40 + JK JK 40 + 2C 10 = 150
+        assert sheet(s0) == (55, 0, 0, -150, 0, -95)
+    # team 1: clubs 3-9 45 (clean 200), hearts 7H-KH 65 (clean 200), 6D-9D 30, 7S-10S 35
+    # -> 175 + 400 + close 100 = 675
+    assert sheet(s1) == (175, 400, 100, 0, 0, 675)
+    assert s1.canastas == {"clean": 2}
+
+
+def test_indirect_dead_used_once_taker_plays_again() -> None:
+    # RULES 4: the dead is no longer unused once its taker starts another turn
+    t = indirect_dead_table()
+    t.pass_turn()  # seat 1
+    assert hand_scores(t.state)[0].dead_unused
+    t.do("drew")  # seat 0 starts a turn with the dead in hand
+    assert t.state.unused_seat == [None, None]
+    assert not hand_scores(t.state)[0].dead_unused
+
+
+def test_four_players_partner_takes_no_second_dead() -> None:
+    # RULES 4: each team takes at most one dead; seat 2 is seat 0's partner
+    t = Table("stbl", ["3S 4S 5S 6S 3H 4H 5H 6H 3D 4D 5D", "", "", ""], stock="6D", first=0)
+    t.do("drew")
+    t.do("melded", cards="3S 4S 5S 6S")
+    t.do("melded", cards="3H 4H 5H 6H")
+    t.do("melded", cards="3D 4D 5D 6D")
+    t.do("took_dead", dead=1)
+    assert not t.state.can_take_dead(0) and t.state.can_take_dead(1)
+    assert [e.dead for e in legal_events(t.state) if isinstance(e, TookDead)] == []
+
+
+# -- stock end (RULES 5) -------------------------------------------------------------------------
+
+# seat 0: 3S-6S 20, 3H-6H 20, 3D-5D 15 = 55; seat 1 the second copies: also 55
+EQUAL = ["3S 4S 5S 6S 3H 4H 5H 6H 3D 4D 5D"] * 2
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_stock_refill_then_exhausted_and_tie_break(first: int) -> None:
+    # RULES 5 refill: an empty stock is refilled from an untaken dead (its own event); with no dead
+    # left the hand ends at once, no closing bonus. RULES 8: a tie goes to the first team of hand 0.
+    t = Table("stbl", EQUAL, first=first)
+    st = t.state
+    for _ in range(64):  # stbl, 2 players: 64 cards in the stock
+        t.pass_turn()
+    assert st.stock == [] and st.phase == "draw"
+    assert legal_events(st) == [StockRefilled(seq=st.next_seq, dead=0), StockRefilled(seq=st.next_seq, dead=1)]
+    t.reject("drew", "the stock is empty", card="AS")
+    t.reject("took_pile", "the stock is empty: it is refilled (or the hand ends) first")
+    t.reject("hand_ended", "hand_ended is not allowed now", hand=0, reason="stock_exhausted", closed_by=None, scores=(0, 0))
+    dead1 = st.deads[1]
+    t.do("stock_refilled", dead=1)
+    assert st.stock[-1] == dead1[0] and len(st.stock) == 11 and st.dead_fate == [None, "stock"]
+    t.reject("stock_refilled", "the stock still holds 11 cards", dead=0)
+    for _ in range(11):
+        t.pass_turn()
+    t.reject("stock_refilled", "dead 1 is already gone (stock)", dead=1)
+    t.do("stock_refilled", dead=0)
+    for _ in range(11):
+        t.pass_turn()
+    assert st.phase == "draw" and st.stock == [] and not st.can_take_dead(0)
+    (end,) = legal_events(st)
+    assert isinstance(end, HandEnded) and (end.reason, end.closed_by) == ("stock_exhausted", None)
+    # each team: hand 55, no dead -100, no closing bonus -> -155 each
+    assert end.scores == (-155, -155)
+    t.reject("hand_ended", "reason should be stock_exhausted, got closed", hand=0, reason="closed", closed_by=None, scores=(0, 0))
+    t.do_event(end)
+    assert (st.phase, st.totals, st.winner) == ("game_end", [-155, -155], first % 2)
+    t.do("game_ended", totals=(-155, -155), winner=first % 2)
+    assert st.phase == "over"
+    t.reject("drew", "the game is over", player=0, card="AS")
+
+
+def test_two_left_ends_hand_after_the_turn() -> None:
+    # RULES 5 two_left (burraco): the draw leaving exactly 2 cards makes it the hand's last turn
+    t = Table("burraco", EQUAL, discard="KS")
+    st = t.state
+    assert len(st.stock) == 63  # 108 - 22 - 22 - upcard
+    for _ in range(60):
+        t.pass_turn()
+    assert len(st.stock) == 3 and st.phase == "draw" and not st.last_turn
+    drew = t.do("drew")
+    assert len(st.stock) == 2 and st.last_turn and st.phase == "play"
+    t.do("discarded", card=drew.card)  # type: ignore[attr-defined]
+    assert (st.phase, st.end_reason, st.closed_by) == ("hand_end", "stock_exhausted", None)
+    # each team: 55 in hand, no dead -100, no closing bonus
+    assert [s.total for s in hand_scores(st)] == [-155, -155]
+
+
+def test_two_left_closing_still_possible_and_burraco_closing_rules() -> None:
+    # RULES 5: the player whose draw leaves 2 cards may still close in that turn.
+    # RULES 6 burraco: close_by_discard, no_wild_last_discard, any canasta.
+    # seat 0: 3C-9C (clean canasta), 3H-6H + 7H, direct dead 0 = 3S..QS + KD (KD discarded);
+    # the 61st draw (seat 0's, leaving 2) is 2D: seat 0 holds 3S..QS 2D.
+    t = Table("burraco", ["3C 4C 5C 6C 7C 8C 9C 3H 4H 5H 6H", "KH KH QH QH JH JH 10H 10H 9H 9D JK"],
+              stock="7H", stock_bottom="2D KS KS", discard="AH",
+              deads=["3S 4S 5S 6S 7S 8S 9S 10S JS QS KD", ""])
+    st = t.state
+    t.do("drew")
+    t.do("melded", cards="3C 4C 5C 6C 7C 8C 9C")
+    t.do("melded", cards="3H 4H 5H 6H 7H")
+    t.do("took_dead", dead=0)
+    t.do("discarded", card="KD")
+    for _ in range(59):
+        t.pass_turn()
+    assert st.to_play == 0 and len(st.stock) == 3
+    t.do("drew")
+    assert st.last_turn and t.hand(0)["2D"] == 1
+    t.reject("melded", "this play leaves the single card 2D, a wild, which may not be the closing discard",
+             cards="3S 4S 5S 6S 7S 8S 9S 10S JS QS")
+    t.reject("melded", "only a discard may close in this variant", cards="3S 4S 5S 6S 7S 8S 9S 10S JS QS 2D")
+    t.do("melded", cards="3S 4S 5S 6S 7S 8S 9S 10S JS 2D")  # 2D stands for QS
+    t.do("discarded", card="QS")
+    assert (st.phase, st.end_reason, st.closed_by) == ("hand_end", "closed", 0)
+    # team 0: clubs 45 (clean 200), hearts 25, spades 3-J 65 + 2D 20 = 85 (dirty 100)
+    # -> 155 + 300 + close 100 = 555
+    # team 1: KH KH QH QH JH JH 10H 10H 80, 9H 9D 20, JK 30 = 130; no dead -100 -> -230
+    s0, s1 = hand_scores(st)
+    assert sheet(s0) == (155, 300, 100, 0, 0, 555)
+    assert sheet(s1) == (0, 0, 0, -130, -100, -230)
+
+
+# -- sets (RULES 3.2) ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("variant", "allowed"), [("burraco", False), ("fechado", True)])
+def test_one_set_per_rank(variant: str, allowed: bool) -> None:
+    t = Table(variant, ["5S 5H 5D 5C 5C JK 9H 10H JH KC QD", ""], stock="AS", discard="KS" if variant == "burraco" else "")
+    t.do("drew")
+    t.do("melded", cards="5S 5H 5D")
+    if allowed:
+        t.do("melded", cards="5C 5C JK")
+        assert len(t.state.melds) == 2
+    else:
+        t.reject("melded", "one set per rank: the team already has a set of that rank", cards="5C 5C JK")
+        t.do("laid_off", meld=0, cards="5C 5C JK")  # the same cards may join the existing set
+
+
+def test_meld_must_be_legal_and_numbered() -> None:
+    t = Table("stbl", ["5S 5H 5D 3C 4C 5C", ""], stock="AS")
+    t.do("drew")
+    t.reject("melded", "5S 5H 5D is not a legal run (this variant has no sets)", cards="5S 5H 5D")
+    t.reject("melded", "meld: the next meld number is 0, got 3", cards="3C 4C 5C", meld=3)
+    t.reject("laid_off", "meld: there is no meld 0", meld=0, cards="5S")
+
+
+def test_lay_off_only_onto_own_team() -> None:
+    # RULES 1: a player lays off only onto its own team's melds
+    t = Table("stbl", ["3C 4C 5C", "6C"], stock="AS KD", first=0)
+    t.do("drew")
+    t.do("melded", cards="3C 4C 5C")
+    t.do("discarded", card="AS")
+    t.do("drew")
+    t.reject("laid_off", "meld 0 belongs to the other team", meld=0, cards="6C")
+
+
+# -- hands and the match (RULES 1, 8) ------------------------------------------------------------
+
+
+def test_rotation_and_target_over_two_hands() -> None:
+    t = direct_dead_table(overrides={"target": 3000})
+    t.do("took_dead", dead=0)
+    t.do("laid_off", meld=0, cards="7S 8S 9S")
+    t.do("laid_off", meld=1, cards="7H 8H 9H")
+    t.do("laid_off", meld=2, cards="7D 8D 9D 10D")
+    t.do("discarded", card="JD")
+    st = t.state
+    t.reject("hand_ended", "closed_by should be 0, got 1", hand=0, reason="closed", closed_by=1, scores=(0, 0))
+    t.do("hand_ended", hand=0, reason="closed", closed_by=0, scores=(1, 2))  # the claim is not trusted
+    assert st.totals == [845, -220] and st.phase == "deal" and st.winner is None  # 845 < 3000
+    nxt = deal_event(t.rules, ["", ""], first=0, hand=1, seq=st.next_seq)
+    before = st.copy()
+    with pytest.raises(IllegalMove, match="first: hand 1 starts at seat 1"):
+        play(st, nxt)
+    assert st == before
+    t.do_event(deal_event(t.rules, ["", ""], first=1, hand=1, seq=st.next_seq))
+    assert (st.hand_no, st.to_play, st.melds, st.team_dead) == (1, 1, [], [None, None])

@@ -1,0 +1,383 @@
+"""Log files: appends and the chain, optimistic concurrency, one writer across processes, torn
+tails and their repair, corruption left alone, and any changed byte of a sealed log detected."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_events import game_lines, make_game
+from typer.testing import CliRunner
+
+from buraco_events import log as logmod
+from buraco_events.events import ZERO_HASH, Drew, Note, decode_event, line_hash
+from buraco_events.log import (
+    ConflictError,
+    CorruptLogError,
+    LockedError,
+    LogError,
+    RawLines,
+    TornTailError,
+    check_lines,
+    check_log,
+    head,
+    iter_logs,
+    open_log,
+    read_log,
+    repair,
+    verify_chain,
+    write_log,
+)
+from cli.main import app
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_lines(path: Path, lines: list[bytes], tail: bytes = b"") -> Path:
+    path.write_bytes(b"".join(line + b"\n" for line in lines) + tail)
+    return path
+
+
+def run_child(code: str, *args: str, **kw: object) -> subprocess.Popen[str]:
+    """Start a Python child running `code` (the log module imported as `log`)."""
+    prelude = "import os, sys\nfrom buraco_events import log\nfrom buraco_events.events import Note\n"
+    return subprocess.Popen(
+        [sys.executable, "-c", prelude + textwrap.dedent(code), *args], cwd=ROOT, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw,  # type: ignore[arg-type]
+    )
+
+
+# -- appending -----------------------------------------------------------------------------------
+
+
+def test_appends_set_seq_and_the_chain(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    events = make_game(1)
+    with open_log(path) as w:
+        stored = [w.append(e) for e in events]
+        assert w.next_seq == len(events)
+    assert stored == game_lines(1)  # the same bytes as sealing the game in memory
+    assert path.read_bytes() == b"".join(line + b"\n" for line in stored)
+    status = check_log(path)
+    assert (status.events, status.sealed, status.head) == (len(events), True, line_hash(stored[-1]))
+    assert head(path) == status.head
+    assert [seq for seq, _, _ in read_log(path)] == list(range(1, len(events) + 1))
+
+
+def test_reopening_continues_seq_and_chain(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    events = make_game(2)
+    with open_log(path) as w:
+        for e in events[:5]:
+            w.append(e)
+    with open_log(path, create=False) as w:
+        assert (w.next_seq, w.head) == (5, head(path))
+        for e in events[5:]:
+            w.append(e)
+    assert path.read_bytes().splitlines() == game_lines(2)
+
+
+def test_an_unsealed_log_stays_unsealed(tmp_path: Path) -> None:
+    lines = [msgspec.json.encode(msgspec.structs.replace(decode_event(x), prev=None))
+             for x in game_lines(3)[:4]]
+    path = write_lines(tmp_path / "u.jsonl", lines)
+    assert not check_log(path).sealed
+    with open_log(path) as w:
+        line = w.append(Note(seq=0, by="ref", text="hi"))
+    assert decode_event(line).prev is None and decode_event(line).seq == 4
+    assert check_log(path).events == 5 and not check_log(path).sealed
+
+
+def test_expected_seq_conflict_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    events = make_game(4)
+    with open_log(path) as w:
+        w.append(events[0], expected_seq=0)
+        w.append(events[1], expected_seq=1)
+        before = path.read_bytes()
+        with pytest.raises(ConflictError) as exc:
+            w.append(events[2], expected_seq=1)
+        assert "expected seq 1, but the log is at seq 2" in str(exc.value)
+        assert path.read_bytes() == before
+        w.append(events[2], expected_seq=2)
+
+
+def test_invalid_events_are_refused(tmp_path: Path) -> None:
+    with open_log(tmp_path / "g.jsonl") as w, pytest.raises(ValueError, match=r"\$\.card"):
+        w.append(Drew(seq=0, player=0, card="th"))  # the writer stores canonical cards only
+    assert (tmp_path / "g.jsonl").read_bytes() == b""
+
+
+@pytest.mark.parametrize(("policy", "syncs"), [("event", 14), ("hand", 2), ("none", 0)])
+def test_fsync_policy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str,
+                      syncs: int) -> None:
+    calls: list[int] = []
+    monkeypatch.setattr(logmod.os, "fdatasync", calls.append)
+    events = make_game(5, turns=4)  # 14 events, ending with hand_ended then game_ended
+    with open_log(tmp_path / "g.jsonl", fsync=policy) as w:  # type: ignore[arg-type]
+        for e in events:
+            w.append(e)
+    assert len(events) == 14 and len(calls) == syncs
+
+
+def test_write_log_writes_a_sealed_log_once(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    assert write_log(path, make_game(6)) == head(path)
+    assert path.read_bytes().splitlines() == game_lines(6)
+    with pytest.raises(FileExistsError):
+        write_log(path, make_game(6))
+    with pytest.raises(ValueError, match="at least one event"):
+        write_log(tmp_path / "empty.jsonl", [])
+
+
+# -- one writer ----------------------------------------------------------------------------------
+
+
+def test_second_writer_in_the_same_process_is_locked_out(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    with open_log(path), pytest.raises(LockedError, match="another writer has this log open"):
+        open_log(path)
+    open_log(path).close()  # released on close
+
+
+def test_second_writer_in_another_process_is_locked_out(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    child = run_child("""
+        w = log.open_log(sys.argv[1])
+        w.append(Note(seq=0, by="child", text="mine"))
+        print("locked", flush=True)
+        sys.stdin.read()
+        w.close()
+    """, str(path))
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "locked\n"
+        with pytest.raises(LockedError) as exc:
+            open_log(path)
+        assert str(exc.value) == f"{path}: locked: another writer has this log open (one writer per log)"
+        with pytest.raises(LockedError):
+            repair(path)
+    finally:
+        child.communicate("", timeout=10)
+    with open_log(path) as w:
+        assert w.next_seq == 1
+
+
+# -- torn tails and corruption -------------------------------------------------------------------
+
+
+def test_torn_tail_from_a_killed_writer_is_detected_and_repaired(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    child = run_child("""
+        import signal
+        w = log.open_log(sys.argv[1], fsync="event")
+        for i in range(3):
+            w.append(Note(seq=0, by="child", text=str(i)))
+        os.write(w._fd, b'{"type":"note","seq":3,"prev":"ab')  # cut short by the kill
+        os.kill(os.getpid(), signal.SIGKILL)
+    """, str(path))
+    child.communicate(timeout=10)
+    assert child.returncode == -9
+    damaged = path.read_bytes()
+    assert not damaged.endswith(b"\n")
+
+    with pytest.raises(TornTailError) as exc:
+        open_log(path)
+    assert "line 4: torn last line (33 bytes without a final newline" in str(exc.value)
+    assert path.read_bytes() == damaged  # nothing appended after the torn line
+    with pytest.raises(TornTailError):
+        check_log(path)
+    with pytest.raises(TornTailError):
+        head(path)
+    got = []
+    with pytest.raises(TornTailError):
+        for lineno, _, _ in read_log(path):
+            got.append(lineno)
+    assert got == [1, 2, 3]  # the whole lines were read before the error
+
+    result = repair(path)
+    assert (result.events, result.removed, result.repaired) == (3, 33, True)
+    assert result.backup == f"{path}.bak-1"
+    assert Path(result.backup).read_bytes() == damaged
+    assert path.read_bytes() == damaged[: len(damaged) - 33]
+    with open_log(path) as w:
+        assert w.next_seq == 3
+        w.append(Note(seq=0, by="parent", text="after repair"))
+    assert check_log(path).events == 4
+
+
+def test_repair_never_overwrites_a_backup(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "g.jsonl", game_lines(7)[:3], tail=b'{"type"')
+    (tmp_path / "g.jsonl.bak-1").write_bytes(b"older backup")
+    assert repair(path).backup == f"{path}.bak-2"
+    assert (tmp_path / "g.jsonl.bak-1").read_bytes() == b"older backup"
+    again = repair(path)
+    assert (again.repaired, again.backup, again.events) == (False, None, 3)
+
+
+@pytest.mark.parametrize("where", ["middle", "last whole line", "before a torn tail"])
+def test_a_bad_line_is_corruption_and_the_file_is_left_alone(tmp_path: Path, where: str) -> None:
+    lines = game_lines(8)[:6]
+    if where == "middle":
+        lines[2] = lines[2][:40]
+        tail = b""
+    elif where == "last whole line":
+        lines[5] = b"garbage"
+        tail = b""
+    else:
+        lines[5] = lines[5][:-1]
+        tail = b'{"type":"no'
+    path = write_lines(tmp_path / "g.jsonl", lines, tail)
+    before = path.read_bytes()
+    with pytest.raises(CorruptLogError) as exc:
+        repair(path)
+    assert "the file is left untouched" in str(exc.value)
+    assert path.read_bytes() == before
+    assert list(tmp_path.iterdir()) == [path]  # no backup either
+    with pytest.raises(LogError):
+        open_log(path)
+    assert path.read_bytes() == before
+
+
+# -- the chain -----------------------------------------------------------------------------------
+
+
+def _relinked(lines: list[bytes], i: int, **changes: object) -> list[bytes]:
+    """Change line i's fields, then re-link the lines after it (a forger's best effort)."""
+    out = list(lines)
+    out[i] = msgspec.json.encode(msgspec.structs.replace(decode_event(lines[i]), **changes))
+    return out
+
+
+def test_chain_errors_name_the_line_seq_and_field() -> None:
+    lines = game_lines(9)[:6]
+    with pytest.raises(LogError) as exc:
+        verify_chain(lines[:2] + lines[3:], "g.jsonl")
+    assert str(exc.value) == "g.jsonl: line 3 (seq 3): field seq: expected 2, got 3 (a gap)"
+
+    changed = _relinked(lines, 2, player=3)
+    with pytest.raises(LogError) as exc:
+        verify_chain(changed, "g.jsonl")
+    assert str(exc.value).startswith(
+        "g.jsonl: line 4 (seq 3): field prev: does not match (line 3 was changed or removed): "
+        f"expected {line_hash(changed[2])[:16]}..., got {line_hash(lines[2])[:16]}..."
+    )
+    with pytest.raises(LogError, match=r"line 1 \(seq 0\): field prev: does not match \(line 1 links to 64 zeros"):
+        verify_chain(_relinked(lines, 0, prev="1" * 64), "g.jsonl")
+    with pytest.raises(LogError, match=r"line 5 \(seq 4\): field prev: missing, but the log is sealed"):
+        verify_chain(_relinked(lines, 4, prev=None), "g.jsonl")
+    unsealed = [msgspec.json.encode(msgspec.structs.replace(decode_event(x), prev=None)) for x in lines]
+    unsealed[3] = lines[3]
+    with pytest.raises(LogError, match=r"line 4 \(seq 3\): field prev: present, but line 1 has none"):
+        verify_chain(unsealed, "g.jsonl")
+
+
+def test_empty_log_is_valid_and_has_no_head(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "e.jsonl", [])
+    assert check_log(path).events == 0 and check_log(path).head is None
+    with pytest.raises(LogError, match="empty log"):
+        head(path)
+
+
+SEALED = game_lines(10, turns=4)
+SEALED_BYTES = b"".join(line + b"\n" for line in SEALED)
+LAST_LINE_START = len(SEALED_BYTES) - len(SEALED[-1]) - 1
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(SEALED_BYTES) - 1), st.integers(0, 255))
+def test_any_changed_byte_of_a_sealed_log_is_detected(position: int, value: int) -> None:
+    if SEALED_BYTES[position] == value:
+        return
+    data = bytearray(SEALED_BYTES)
+    data[position] = value
+    *whole, tail = bytes(data).split(b"\n")
+    lines = RawLines("g.jsonl", whole, tail)
+    try:
+        status = check_lines(lines)
+    except LogError:
+        return  # detected by decoding, the seq or the chain
+    # only the last line is not covered by a later prev: the published head covers it
+    assert position >= LAST_LINE_START
+    assert status.head != line_hash(SEALED[-1])
+
+
+# -- finding logs --------------------------------------------------------------------------------
+
+
+def test_iter_logs_reads_a_file_or_a_folder_recursively_sorted(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    write_lines(tmp_path / "b" / "z.jsonl", game_lines(11))
+    write_lines(tmp_path / "a.jsonl", game_lines(12), tail=b"{")
+    (tmp_path / "notes.txt").write_text("not a log")
+    found = [(name, list(lines), lines.torn) for name, lines in iter_logs(tmp_path)]
+    assert [(n, t) for n, _, t in found] == [
+        (str(tmp_path / "a.jsonl"), True), (str(tmp_path / "b" / "z.jsonl"), False)
+    ]
+    assert found[1][1] == game_lines(11)
+    [(name, lines)] = list(iter_logs(tmp_path / "a.jsonl"))
+    assert list(lines) == game_lines(12) and lines.tail == b"{"
+
+
+def test_reading_streams_line_by_line(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "g.jsonl", game_lines(13), tail=b"junk")
+    first = next(read_log(path))
+    assert first[0] == 1 and first[2].seq == 0 and first[1] == game_lines(13)[0]
+
+
+def test_first_line_links_to_zeros() -> None:
+    assert decode_event(game_lines(14)[0]).prev == ZERO_HASH
+
+
+def test_writer_rejects_bad_fsync_policy(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown fsync policy"):
+        open_log(tmp_path / "g.jsonl", fsync="sometimes")  # type: ignore[arg-type]
+    assert not os.path.exists(tmp_path / "g.jsonl")
+
+
+# -- the `buraco log` commands -------------------------------------------------------------------
+
+runner = CliRunner(env={"COLUMNS": "200", "NO_COLOR": "1"})
+
+
+def test_log_check_and_head_commands(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    hex_head = write_log(path, make_game(15))
+    result = runner.invoke(app, ["log", "check", str(path)])
+    assert result.exit_code == 0
+    assert result.stdout == f"{path}: ok, sealed, {len(make_game(15))} events, head {hex_head}\n"
+    result = runner.invoke(app, ["log", "head", str(path)])
+    assert (result.exit_code, result.stdout) == (0, hex_head + "\n")
+
+
+def test_log_check_command_prints_one_line_errors(tmp_path: Path) -> None:
+    lines = game_lines(16)
+    lines[3] = lines[3].replace(b'"card":"', b'"card":"X')
+    path = write_lines(tmp_path / "g.jsonl", lines)
+    result = runner.invoke(app, ["log", "check", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {path}: line 4 (seq 3): field card: not a card: 'X")
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
+    missing = runner.invoke(app, ["log", "check", str(tmp_path / "none.jsonl")])
+    assert missing.exit_code == 2 and "No such file or directory" in missing.stderr
+
+
+def test_log_repair_command(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "g.jsonl", game_lines(17)[:4], tail=b'{"type":"dr')
+    result = runner.invoke(app, ["log", "repair", str(path)])
+    assert result.exit_code == 0
+    assert result.stdout == (f"{path}: removed a torn last line (11 bytes), kept 4 events; "
+                             f"backup at {path}.bak-1\n")
+    assert runner.invoke(app, ["log", "repair", str(path)]).stdout == (
+        f"{path}: nothing to repair (4 events)\n")
+    lines = game_lines(17)[:4]
+    lines[1] = b"{oops"
+    bad = write_lines(tmp_path / "bad.jsonl", lines)
+    result = runner.invoke(app, ["log", "repair", str(bad)])
+    assert result.exit_code == 1 and "the file is left untouched" in result.stderr

@@ -1,0 +1,285 @@
+"""Projections: views never leak hidden cards, the timeline seeks exactly, melds keep a history."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+
+import msgspec
+import pytest
+from conftest import random_game
+
+from buraco_events.cards import sorted_cards
+from buraco_events.engine import GameState, iter_states, play, team_of
+from buraco_events.events import Discarded, Drew, HandEnded, LaidOff, Melded, TookPile
+from buraco_events.melds import classify
+from buraco_events.projections import (
+    PLAYING_PHASES,
+    Timeline,
+    describe,
+    player_view,
+    wild_change,
+    wild_stands_for,
+)
+from buraco_events.rules import find_rules
+
+# (variant, players, seed): closed and open piles, 2 and 4 players, refill and two_left
+GAMES = [
+    ("stbl", 2, 1), ("stbl-pl", 4, 0), ("fechado", 4, 2), ("fechado-sujo", 2, 0),
+    ("burraco", 2, 0), ("aberto-sujo", 4, 0),
+]
+
+
+@pytest.fixture(scope="module")
+def games() -> dict[tuple[str, int, int], list]:
+    return {g: random_game(*g) for g in GAMES}
+
+
+def _encode(state: GameState, seat: int | None) -> bytes:
+    return msgspec.json.encode(player_view(state, seat))
+
+
+def shuffle_hidden(state: GameState, seat: int, rng: random.Random) -> GameState:
+    """Return a copy where every card `seat` may not see is dealt anew among the hidden zones.
+
+    Hidden from `seat` (RULES 2, projections docstring): during a hand the other hands; always the
+    stock order, the untaken deads, a closed pile below its top, and a closed pile just taken
+    (its rest) when `seat` is not the taker. Zone sizes stay the same.
+    """
+    out = state.copy()
+    playing = state.phase in PLAYING_PHASES
+    zones: list[tuple[str, int | None, int]] = []
+    if playing:
+        zones += [("hand", s, state.hand_size(s)) for s in range(state.n_players) if s != seat]
+    zones.append(("stock", None, len(state.stock)))
+    zones += [("dead", i, len(d)) for i, d in enumerate(state.deads) if d is not None]
+    closed = state.rules.pile == "closed"
+    if closed and state.pile:
+        zones.append(("pile", None, len(state.pile) - 1))
+    if state.pending_top is not None and seat != state.to_play:
+        zones.append(("pending", None, len(state.pending_rest)))
+    pool: list[str] = []
+    for kind, i, _ in zones:
+        if kind == "hand":
+            pool += list(state.hands[i].elements())
+        elif kind == "stock":
+            pool += state.stock
+        elif kind == "dead":
+            pool += list(state.deads[i])
+        elif kind == "pile":
+            pool += state.pile[:-1]
+        else:
+            pool += state.pending_rest
+    rng.shuffle(pool)
+    for kind, i, n in zones:
+        part, pool = pool[:n], pool[n:]
+        if kind == "hand":
+            out.hands[i] = Counter(part)
+        elif kind == "stock":
+            out.stock = part
+        elif kind == "dead":
+            out.deads[i] = tuple(part)
+        elif kind == "pile":
+            out.pile = part + state.pile[-1:]
+        else:
+            out.pending_rest = part
+    return out
+
+
+def test_a_view_never_leaks(games):
+    rng = random.Random(7)
+    checked = changed = 0
+    for events in games.values():
+        for _, state in iter_states(events):
+            for seat in range(state.n_players):
+                other = shuffle_hidden(state, seat, rng)
+                assert _encode(state, seat) == _encode(other, seat), (state.next_seq - 1, seat)
+                checked += 1
+                changed += _encode(state, None) != _encode(other, None)
+    # the shuffles really moved cards the referee sees, so the equality above means something
+    assert changed > 0.9 * checked
+
+
+def test_a_view_hides_what_the_rules_hide(games):
+    events = games[("fechado", 4, 2)]
+    seen_pending = False
+    for _, state in iter_states(events):
+        if state.phase not in PLAYING_PHASES:
+            continue
+        view = player_view(state, 0)
+        assert view.hands[0] == tuple(sorted_cards(state.hands[0].elements()))
+        assert all(isinstance(h, int) for s, h in enumerate(view.hands) if s != 0)
+        assert view.pile.cards is None and view.pile.size == len(state.pile)
+        assert all(isinstance(d.cards, int) for d in view.deads)
+        assert not view.hands_counted and all(sc.hand_penalty == 0 for sc in view.hand_scores)
+        if state.pending_top is not None and state.to_play != 0:
+            seen_pending = True
+            assert view.pending is not None and view.pending.rest == len(state.pending_rest)
+    assert seen_pending
+
+
+def test_the_referee_sees_everything_and_scores_complete(games):
+    events = games[("stbl", 2, 1)]
+    state = GameState()
+    for ev in events[:40]:
+        play(state, ev)
+    view = player_view(state, None)
+    assert [sum(1 for _ in h) for h in view.hands] == [state.hand_size(s) for s in range(2)]
+    assert view.hands_counted
+    assert view.scores == tuple(t + s.total for t, s in zip(state.totals, view.hand_scores, strict=True))
+
+
+@pytest.mark.parametrize("every", [1, 7, 64])
+def test_timeline_seeks_to_the_same_state_as_a_full_fold(games, every):
+    events = games[("fechado", 4, 2)]
+    tl = Timeline(events, every=every)
+    assert tl.error is None and tl.last == len(events) - 1
+    order = list(range(len(events)))
+    random.Random(every).shuffle(order)
+    folded = [state for _, state in iter_states(events)]
+    for seq in order:
+        assert _encode(tl.state(seq), None) == _encode(folded[seq], None)
+    # a seek hands out a copy: changing it leaves the timeline alone
+    s = tl.state(10)
+    s.stock.clear()
+    assert tl.state(10).stock == folded[10].stock
+
+
+def test_seeking_a_long_game_is_quick():
+    events = random_game("aberto", 4, 2, target=5000)
+    tl = Timeline(events)
+    rng = random.Random(1)
+    seqs = [rng.randrange(len(events)) for _ in range(300)]
+    t0 = time.perf_counter()
+    for seq in seqs:
+        tl.view(seq, 1)
+    per_seek = (time.perf_counter() - t0) / len(seqs)
+    assert len(events) > 1500
+    assert per_seek < 0.02, f"{per_seek * 1000:.1f} ms per seek on {len(events)} events"
+
+
+def test_timeline_stops_at_an_illegal_event(games):
+    events = list(games[("stbl", 2, 1)])
+    k = next(i for i, ev in enumerate(events) if isinstance(ev, Discarded) and i > 20)
+    state = Timeline(events[:k]).final
+    held = set(state.hands[events[k].player])
+    bad_card = next(c for c in ("JK", "2S", "AH", "KD", "7C") if c not in held)
+    events[k] = msgspec.structs.replace(events[k], card=bad_card)
+    tl = Timeline(events)
+    assert tl.last == k - 1
+    assert tl.error is not None and tl.error.seq == k and bad_card in tl.error.reason
+    assert _encode(tl.state(k - 1), None) == _encode(state, None)
+
+
+def test_hand_starts_and_next_turns(games):
+    events = games[("burraco", 2, 0)]
+    tl = Timeline(events)
+    starts = [ev.seq for ev in events if type(ev).__name__ == "HandStarted"]
+    assert tl.n_hands == len(starts) >= 2
+    assert [tl.hand_start(h) for h in range(tl.n_hands)] == starts
+    assert tl.hand_at(starts[1]) == 1 and tl.hand_at(starts[1] - 1) == 0
+    with pytest.raises(IndexError):
+        tl.hand_start(tl.n_hands)
+    seq = tl.next_turn(1, starts[0])
+    assert seq is not None
+    before = tl.state(seq)
+    assert before.phase == "draw" and before.to_play == 1
+    assert isinstance(events[seq + 1], Drew | TookPile) and events[seq + 1].player == 1
+    assert tl.next_turn(1, seq) > seq
+
+
+# -- meld histories --------------------------------------------------------------------------
+
+
+def _shape(cards: str, variant: str = "stbl"):
+    return classify(cards.split(), find_rules(variant))
+
+
+@pytest.mark.parametrize(
+    "before, added, words",
+    [
+        # RULES 3.3: the 2 of the suit goes to its own place, the meld turns clean
+        ("3S 2S 5S", "4S", "2S went to its own place: the meld is clean"),
+        # the wild moves to the open high end (RULES 3.4: high unless wild_goes_low)
+        ("JS 2H KS", "QS", "wild 2H moved from QS to AS"),
+        # a natural 2 becomes the wild when that is the only arrangement
+        ("2H 3H 4H 5H 6H 7H", "9H", "the natural 2H became the wild for 8H"),
+        # a wild with naturals on both sides stays put
+        ("3D JK 5D", "6D", None),
+    ],
+)
+def test_wild_change_tells_rules_3_3(before, added, words):
+    old = _shape(before)
+    new = _shape(before + " " + added)
+    assert wild_change(old, new, added.split()) == words
+
+
+def test_wild_stands_for_reads_the_canonical_arrangement():
+    assert wild_stands_for(_shape("3S 2S 5S")) == "4S"
+    assert wild_stands_for(_shape("2S 3S 4S 5S")) is None  # clean: the 2 stands in its place
+    assert wild_stands_for(_shape("5C 6C 7C 8C 9C 10C JC QC KC AC JK")) == "4C"  # high end blocked
+    assert wild_stands_for(_shape("5H 5D 2C", "fechado")) is None  # a set's wild stands for no place
+
+
+def test_meld_histories_add_up(games):
+    for events in games.values():
+        tl = Timeline(events)
+        for hand in range(tl.n_hands):
+            end = tl.hand_start(hand + 1) - 1 if hand + 1 < tl.n_hands else tl.last
+            final = tl.state(end)
+            histories = tl.meld_histories(hand)
+            assert [h.meld for h in histories] == [m.id for m in final.melds]
+            for h, meld in zip(histories, final.melds, strict=True):
+                assert h.team == meld.team
+                assert h.steps[0].action == "laid" and h.steps[0].seq == meld.laid_seq
+                assert sum(len(s.cards) for s in h.steps) == len(meld.cards) == h.steps[-1].size
+                made = [s.seq for s in h.steps if s.canasta]
+                assert made == ([meld.canasta_seq] if meld.canasta_seq is not None else [])
+                for s in h.steps:
+                    assert team_of(s.player) == meld.team
+                    assert isinstance(events[s.seq], Melded | LaidOff)
+
+
+def test_meld_histories_up_to_a_seq(games):
+    tl = Timeline(games[("stbl", 2, 1)])
+    seq = 60
+    assert all(s.seq <= seq for h in tl.meld_histories(0, seq) for s in h.steps)
+    assert len(tl.meld_histories(0, seq)) == len(tl.state(seq).melds)
+
+
+# -- describing events -----------------------------------------------------------------------
+
+
+def test_describe_tells_only_what_the_table_sees(games):
+    for key in (("fechado", 4, 2), ("burraco", 2, 0)):
+        events = games[key]
+        closed = find_rules(key[0]).pile == "closed"
+        state = GameState()
+        players = tuple(f"p{i}" for i in range(key[1]))
+        for ev in events:
+            text = describe(ev, state, players)
+            assert text.startswith(f"seq {ev.seq}: ")
+            before = msgspec.json.encode(player_view(state, None))
+            if isinstance(ev, Drew):
+                assert ev.card not in text.split() and "drew from the stock" in text
+            if isinstance(ev, TookPile):
+                n = len(ev.cards)
+                assert f"({n} card" in text
+                if closed:
+                    assert text.endswith(f"top {ev.cards[-1]}")
+                else:
+                    assert text.endswith(" ".join(ev.cards))
+            assert msgspec.json.encode(player_view(state, None)) == before  # describe changes nothing
+            play(state, ev)
+
+
+def test_describe_reports_a_score_claim_that_differs(games):
+    events = games[("stbl", 2, 1)]
+    k = next(i for i, ev in enumerate(events) if isinstance(ev, HandEnded))
+    tl = Timeline(events)
+    honest = tl.describe(k)
+    assert "claims" not in honest
+    lie = msgspec.structs.replace(events[k], scores=(9999, -9999))
+    text = describe(lie, tl.state(k - 1), tl.players)
+    assert text.endswith("(the log claims 9999 / -9999)")

@@ -1,0 +1,105 @@
+"""Render: golden text of fixed seeded games, colours by suit, hidden cards never printed.
+
+Regenerate the goldens with `UPDATE_GOLDEN=1 pytest tests/test_render.py` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import random_game
+
+from buraco_events.cards import RANK
+from buraco_events.events import LaidOff, Melded, TookPile
+from buraco_events.projections import Timeline
+from buraco_events.render import card_text, cards_text, render_text, render_view
+
+GOLDEN = Path(__file__).parent / "golden"
+WIDTH = 100
+
+
+def _first(events, pred) -> int:
+    return next(i for i, ev in enumerate(events) if pred(ev))
+
+
+def _render(tl: Timeline, seq: int, seat: int | None, history: bool = False) -> str:
+    histories = tl.meld_histories(tl.hand_at(seq), seq) if history else ()
+    view = render_view(tl.view(seq, seat), tl.describe(seq), last=tl.last, histories=histories)
+    return render_text(view, width=WIDTH)
+
+
+def _cases() -> list[tuple[str, str]]:
+    """Return (golden name, text) for the selected steps of two fixed games."""
+    out = []
+    # a closed pile (stbl, 2 players): the deal, the first pile taken (seen by the taker and the
+    # other seat), the first canasta with meld histories, the end of the game
+    ev = random_game("stbl", 2, 1)
+    tl = Timeline(ev)
+    took = _first(ev, lambda e: isinstance(e, TookPile))
+    taker = ev[took].player
+    canasta = next(i for i, e in enumerate(ev) if isinstance(e, Melded | LaidOff)
+                   and tl.state(i).melds[e.meld].canasta_seq == i)
+    out += [
+        ("stbl-2p-1-deal-seat0", _render(tl, 1, 0)),
+        ("stbl-2p-1-pile-taker", _render(tl, took, taker)),
+        ("stbl-2p-1-pile-other", _render(tl, took, 1 - taker)),
+        ("stbl-2p-1-canasta-referee-history", _render(tl, canasta, None, history=True)),
+        ("stbl-2p-1-end-referee", _render(tl, tl.last, None)),
+    ]
+    # an open pile with an upcard and sets (burraco, 4 players): the deal, a pile taken, a hand's end
+    ev = random_game("burraco", 4, 0)
+    tl = Timeline(ev)
+    took = _first(ev, lambda e: isinstance(e, TookPile))
+    ended = _first(ev, lambda e: type(e).__name__ == "HandEnded")
+    out += [
+        ("burraco-4p-0-deal-seat2", _render(tl, 1, 2)),
+        ("burraco-4p-0-pile-seat1", _render(tl, took, 1)),
+        ("burraco-4p-0-hand-ended-seat3", _render(tl, ended, 3)),
+    ]
+    return out
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("name, text", CASES, ids=[c[0] for c in CASES])
+def test_golden_render(name, text):
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"missing golden {path}; run with UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_goldens_fit_the_width_and_carry_no_colour():
+    for _, text in CASES:
+        assert "\x1b[" not in text
+        assert max(len(line) for line in text.splitlines()) <= WIDTH
+
+
+def test_suits_are_coloured_and_the_joker_is_text():
+    assert card_text("7H").style == "red" and card_text("QD").style == "red"
+    assert card_text("7S").style == "" and card_text("KC").style == ""
+    coloured = render_text(cards_text(["7H", "7S", "JK"]), color=True)
+    assert "\x1b[31m7H\x1b[0m" in coloured
+    assert "\x1b[31m7S" not in coloured and "7S" in coloured
+    assert "JK" in coloured and "🃏" not in coloured
+
+
+def test_a_seat_view_prints_no_hidden_card():
+    ev = random_game("fechado", 4, 2)
+    tl = Timeline(ev)
+    for seq in range(2, tl.last, 17):
+        state = tl.state(seq)
+        if state.phase not in ("draw", "play"):
+            continue
+        text = _render(tl, seq, 0)
+        hidden_zone = text.split("melds of team 0")[0]
+        for seat in (1, 2, 3):
+            assert f"{state.hand_size(seat)} card" in hidden_zone
+        assert "(hidden)" in text and "hidden" in text.split("cards held")[1].splitlines()[0]
+        pile_line = next(line for line in text.splitlines() if line.startswith("pile"))
+        assert sum(word in RANK for word in pile_line.split()) <= 1  # the top only, if any
