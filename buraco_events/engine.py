@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import msgspec
 
@@ -71,6 +71,11 @@ class Meld:
         """Return the canonical arrangement (RULES 3.4)."""
         return self.shape.cards
 
+    def with_shape(self, shape: MeldShape, last_turn: int, canasta_seq: int | None) -> Meld:
+        """Return the meld grown to `shape` (a cheaper `dataclasses.replace`)."""
+        return Meld(self.id, self.team, shape, self.laid_by, self.laid_seq, self.first_turn,
+                    last_turn, canasta_seq)
+
     def canasta(self, rules: Rules) -> str | None:
         """Return the canasta kind this meld scores, or None (RULES 3.5)."""
         return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)
@@ -119,22 +124,13 @@ class GameState:
 
     def copy(self) -> GameState:
         """Return an independent copy (melds are immutable and shared)."""
-        return replace(
-            self,
-            hands=[Counter(h) for h in self.hands],
-            stock=list(self.stock),
-            pile=list(self.pile),
-            deads=list(self.deads),
-            dead_fate=list(self.dead_fate),
-            dead_taker=list(self.dead_taker),
-            team_dead=list(self.team_dead),
-            team_dead_direct=list(self.team_dead_direct),
-            unused_seat=list(self.unused_seat),
-            pending_rest=list(self.pending_rest),
-            melds=list(self.melds),
-            totals=list(self.totals),
-            hand_results=list(self.hand_results),
-        )
+        new = object.__new__(GameState)
+        for name in _SCALAR_SLOTS:
+            object.__setattr__(new, name, getattr(self, name))
+        for name in _LIST_SLOTS:
+            object.__setattr__(new, name, list(getattr(self, name)))
+        new.hands = [h.copy() for h in self.hands]
+        return new
 
     def hand_size(self, seat: int) -> int:
         """Return the number of cards a seat holds."""
@@ -161,6 +157,13 @@ class GameState:
             if len(extra.shape.cards) >= 7:
                 return not self.rules.close_needs_clean or extra.shape.is_clean
         return False
+
+
+_LIST_SLOTS = (
+    "stock", "pile", "deads", "dead_fate", "dead_taker", "team_dead", "team_dead_direct",
+    "unused_seat", "pending_rest", "melds", "totals", "hand_results",
+)
+_SCALAR_SLOTS = tuple(n for n in GameState.__slots__ if n not in _LIST_SLOTS and n != "hands")
 
 
 def team_of(seat: int) -> int:
@@ -294,12 +297,12 @@ def _check_took_pile(state: GameState, ev: TookPile) -> None:
     if state.rules.pile == "open":
         if len(state.pile) == 1 and state.rules.no_single_card_return:
             trial = apply(state.copy(), ev)
-            if not (legal_discards(trial) or candidate_plays(trial)):
+            if not (legal_discards(trial) or _any_play(trial)):
                 raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
         return
     top = state.pile[-1]
     trial = apply(state.copy(), ev)
-    if not candidate_plays(trial):
+    if not _any_play(trial):
         raise _fail(state, ev, f"closed pile: the top card {top} cannot be melded at once")
 
 
@@ -379,13 +382,14 @@ def _check_laid_off(state: GameState, ev: LaidOff) -> None:
     team = team_of(player)
     if old.team != team:
         raise _fail(state, ev, f"meld {ev.meld} belongs to the other team")
-    top = state.pending_top
-    if top is not None and is_wild_card(top) and state.rules.wild_top_new_meld_only:
-        raise _fail(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
     shape = classify(old.cards + tuple(ev.cards), state.rules)
     if shape is None or shape.kind != old.shape.kind:
         raise _fail(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
-    _check_after_play(state, ev, player, rest, replace(old, shape=shape))
+    top = state.pending_top
+    # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
+    if top is not None and state.rules.wild_top_new_meld_only and is_wild_card(top) and shape.wild == top:
+        raise _fail(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
+    _check_after_play(state, ev, player, rest, old.with_shape(shape, old.last_turn, old.canasta_seq))
 
 
 def _check_discarded(state: GameState, ev: Discarded) -> None:
@@ -584,7 +588,7 @@ def _apply_laid_off(state: GameState, ev: LaidOff) -> None:
     canasta_seq = old.canasta_seq
     if canasta_seq is None and len(shape.cards) >= 7:
         canasta_seq = ev.seq
-    state.melds[ev.meld] = replace(old, shape=shape, last_turn=state.turn, canasta_seq=canasta_seq)
+    state.melds[ev.meld] = old.with_shape(shape, state.turn, canasta_seq)
     _after_play(state, ev.player, ev.cards)
 
 
@@ -739,38 +743,36 @@ def _top_plays(state: GameState, player: int, top: Card) -> list[tuple[str, int 
     """Return the plays that use the closed pile's top card with cards held before the take."""
     hand = state.hands[player] + Counter([top])
     team = team_of(player)
-    wild_top = is_wild_card(top) and state.rules.wild_top_new_meld_only
     plays: list[tuple[str, int | None, tuple[Card, ...]]] = []
     for cards in candidate_melds(hand, state.rules):
         if top in cards:
             plays.append(("meld", None, cards))
-    if not wild_top:
-        for m in state.melds:
-            if m.team != team:
-                continue
-            for add in candidate_layoffs(hand, m.cards, state.rules):
-                if top in add:
-                    plays.append(("add", m.id, add))
+    # lay-offs of a wild top are generated too: `check` keeps only those where it stands natural
+    for m in state.melds:
+        if m.team != team:
+            continue
+        for add in candidate_layoffs(hand, m.cards, state.rules):
+            if top in add:
+                plays.append(("add", m.id, add))
     return plays
 
 
 def candidate_plays(state: GameState) -> list[Event]:
     """Return the candidate melds and lay-offs for the player to move that pass `check`."""
+    return list(_iter_plays(state))
+
+
+def _any_play(state: GameState) -> bool:
+    """Return whether the player to move has at least one legal meld or lay-off."""
+    return next(_iter_plays(state), None) is not None
+
+
+def _iter_plays(state: GameState) -> Iterator[Event]:
+    """Yield the legal melds and lay-offs lazily (an early exit stops the generation)."""
     if state.phase != "play":
-        return []
-    player = state.to_play
-    seq = state.next_seq
-    out: list[Event] = []
-    if state.pending_top is not None:
-        raw = _top_plays(state, player, state.pending_top)
-    else:
-        hand = state.hands[player]
-        team = team_of(player)
-        raw = [("meld", None, c) for c in candidate_melds(hand, state.rules)]
-        for m in state.melds:
-            if m.team == team:
-                raw.extend(("add", m.id, a) for a in candidate_layoffs(hand, m.cards, state.rules))
-    for kind, meld_id, cards in raw:
+        return
+    player, seq = state.to_play, state.next_seq
+    for kind, meld_id, cards in _raw_plays(state, player):
         ev: Event
         if kind == "meld":
             ev = Melded(seq=seq, player=player, meld=len(state.melds), cards=cards)
@@ -780,8 +782,20 @@ def candidate_plays(state: GameState) -> list[Event]:
             check(state, ev)
         except IllegalMove:
             continue
-        out.append(ev)
-    return out
+        yield ev
+
+
+def _raw_plays(state: GameState, player: int) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
+    if state.pending_top is not None:
+        yield from _top_plays(state, player, state.pending_top)
+        return
+    hand, team, rules = state.hands[player], team_of(player), state.rules
+    for cards in candidate_melds(hand, rules):
+        yield "meld", None, cards
+    for m in state.melds:
+        if m.team == team:
+            for add in candidate_layoffs(hand, m.cards, rules):
+                yield "add", m.id, add
 
 
 def legal_discards(state: GameState) -> list[Discarded]:

@@ -279,6 +279,33 @@ def test_closed_pile_wild_top_new_meld_only(pair: str) -> None:
     assert t.hand(0)["JD"] == 1
 
 
+def test_closed_pile_two_on_top_laid_off_in_its_own_place() -> None:
+    # RULES terms: a wild is a 2 that does not stand in its own place, so a 2S on top laid off as
+    # the natural 2 of 3S 4S 5S is no wild and wild_top_new_meld_only does not stop it; laid off
+    # as a wild (onto 5H 6H 7H) it is refused. Seat 0 keeps 5H JH KC 6C QD 7D 10S AH: no pair of a
+    # suit close enough for a new meld with the 2S.
+    t = Table("stbl", ["3S 4S 5S 5H JH KC 6C QD 7D 10S AH", "2S"], stock="10D AD", first=0)
+    t.do("drew")
+    t.do("melded", cards="3S 4S 5S")
+    t.do("discarded", card="10D")
+    t.do("drew")
+    t.do("discarded", card="2S")
+    t.do("took_pile")
+    t.do("laid_off", meld=0, cards="2S")
+    assert t.state.melds[0].cards == ("2S", "3S", "4S", "5S") and t.state.melds[0].shape.is_clean
+
+
+def test_closed_pile_two_on_top_as_wild_refused() -> None:
+    t = Table("stbl", ["3S 4S 5S 5H 6H 7H JH KC 6C QD 10S", "2D"], stock="10D AD", first=0)
+    t.do("drew")
+    t.do("melded", cards="3S 4S 5S")
+    t.do("melded", cards="5H 6H 7H")
+    t.do("discarded", card="10D")
+    t.do("drew")
+    t.do("discarded", card="2D")
+    t.reject("took_pile", "closed pile: the top card 2D cannot be melded at once")
+
+
 def test_closed_pile_hidden_from_legal_events_until_usable() -> None:
     # legal_events offers took_pile only when check accepts it
     t = closed_pile_table()
@@ -461,6 +488,22 @@ def test_unused_dead_scoring(mode: str) -> None:
     # -> 175 + 400 + close 100 = 675
     assert sheet(s1) == (175, 400, 100, 0, 0, 675)
     assert s1.canastas == {"clean": 2}
+
+
+def test_close_by_playing_the_last_card() -> None:
+    # RULES 6: without close_by_discard, melding the last card also closes (stbl)
+    t = indirect_dead_table()
+    t.do("drew")
+    t.do("melded", cards="3C 4C 5C 6C 7C 8C 9C")
+    t.do("melded", cards="9H 10H JH QH KH")
+    t.do("took_dead", dead=1)
+    t.do("melded", cards="6D 7D 8D 9D")
+    t.do("melded", cards="7S 8S 9S 10S")
+    t.do("laid_off", meld=4, cards="7H 8H")
+    t.do("laid_off", meld=3, cards="10C")
+    assert (t.state.phase, t.state.closed_by, t.state.end_reason) == ("hand_end", 1, "closed")
+    # as in test_unused_dead_scoring, plus the 10C in the clubs meld: 185 + 400 + 100
+    assert sheet(hand_scores(t.state)[1]) == (185, 400, 100, 0, 0, 685)
 
 
 def test_indirect_dead_used_once_taker_plays_again() -> None:

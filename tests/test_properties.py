@@ -43,7 +43,7 @@ from buraco_events.rules import PRESETS
 VARIANTS = st.sampled_from(list(PRESETS))
 PLAYERS = st.sampled_from([2, 4])
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def assert_rejected(state: GameState, ev: Event) -> None:
@@ -137,7 +137,7 @@ def test_single_hand_games(variant: str, n_players: int, seed: int) -> None:
     assert all_cards(end).total() == PRESETS[variant].deck_size
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=VARIANTS, n_players=PLAYERS, seed=SEEDS)
 def test_whole_matches(variant: str, n_players: int, seed: int) -> None:
     # multi-hand matches (preset targets, 2000 where the preset has none): rotation and target
