@@ -122,6 +122,7 @@ def _header() -> dict[str, Any]:
     return {"cards": list(CODE_CARD), "types": types}
 
 
+_TICK: tuple[int, ...] = tuple(10 ** (9 - d) for d in range(10))  # ns per tick, by fraction digits
 _TIME = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?Z"
 )
@@ -134,7 +135,7 @@ def _parse_time(text: str) -> tuple[int, int] | None:
         return None
     *fields, fraction = m.groups()
     try:
-        seconds = calendar.timegm(tuple(map(int, fields)))  # type: ignore[arg-type]
+        seconds = calendar.timegm(tuple(map(int, fields)))
     except ValueError:  # year 0, month 13...
         return None
     fraction = fraction or ""
@@ -178,7 +179,7 @@ class _State:
         if parsed is None:
             return text
         ns, digits = parsed
-        ticks, rest = divmod(ns - self.clock, 10 ** (9 - digits))
+        ticks, rest = divmod(ns - self.clock, _TICK[digits])
         try:
             if rest or _time_text(ns, digits) != text:
                 return text
@@ -189,7 +190,7 @@ class _State:
     def time_text(self, code: int) -> str:
         """Return the time of a `time_code`."""
         ticks, digits = divmod(code, 10)
-        return _time_text(self.clock + ticks * 10 ** (9 - digits), digits)
+        return _time_text(self.clock + ticks * _TICK[digits], digits)
 
     def apply(self, event: Event) -> None:
         """Move the cards an event moves between stock, deads and pile; note its time."""
@@ -274,7 +275,8 @@ class _Codec:
         implied = _IMPLIED.get(tag)
         if implied and fields[implied] is None:
             fields[implied] = state.implied(tag, fields)
-        return cls(seq=seq, prev=prev, **fields)
+        event: Event = cls(seq=seq, prev=prev, **fields)
+        return event
 
 
 # -- one log -------------------------------------------------------------------------------------
@@ -428,7 +430,7 @@ def pack(
 
 
 def _read_exact(reader: Any, n: int) -> bytes:
-    data = reader.read(n)
+    data: bytes = reader.read(n)
     while len(data) < n:
         more = reader.read(n - len(data))
         if not more:

@@ -8,6 +8,7 @@ from . import (
     analytics_cmd,
     archive_cmd,
     audit_cmd,
+    demo_cmd,
     log_cmd,
     replay_cmd,
     rules_cmd,
@@ -41,6 +42,7 @@ app.command("replay")(replay_cmd.replay)
 app.add_typer(log_cmd.app, name="log")
 app.add_typer(archive_cmd.app, name="archive")
 app.command("schema")(schema_cmd.schema)
+app.command("demo")(demo_cmd.demo)
 
 
 def main() -> None:

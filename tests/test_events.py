@@ -55,7 +55,8 @@ def make_game(seed: int = 0, hands: int = 1, turns: int = 12) -> list[Event]:
         deck = list(make_deck(4))
         rng.shuffle(deck)
         held = [deck[i * 11:(i + 1) * 11] for i in range(4)]  # 11/11/11/11, 2 deads of 11
-        stock, pile, melds = deck[66:], [], 0
+        stock, melds = deck[66:], 0
+        pile: list[str] = []
         events.append(HandStarted(
             seq=0, hand=h, first=0, hands=tuple(map(tuple, held)),
             deads=(tuple(deck[44:55]), tuple(deck[55:66])), stock=tuple(stock), discard=(),
@@ -129,7 +130,7 @@ cards_st = st.sampled_from(ALL_CARDS)
 card_lists = st.lists(cards_st, max_size=12).map(tuple)
 seats = st.integers(0, 3)
 small = st.integers(0, 2**31)
-texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)
+texts = st.text(st.characters(codec="utf-8"), max_size=20)  # no lone surrogates
 hashes = st.none() | st.text("0123456789abcdef", min_size=64, max_size=64)
 common = {"seq": st.integers(0, 2**53), "prev": hashes, "at": st.none() | texts}
 

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from test_events import game_lines, make_game
 from typer.testing import CliRunner
 
-from buraco_events import log as logmod
 from buraco_events.events import ZERO_HASH, Drew, Note, decode_event, line_hash
 from buraco_events.log import (
     ConflictError,
@@ -45,12 +44,12 @@ def write_lines(path: Path, lines: list[bytes], tail: bytes = b"") -> Path:
     return path
 
 
-def run_child(code: str, *args: str, **kw: object) -> subprocess.Popen[str]:
+def run_child(code: str, *args: str) -> subprocess.Popen[str]:
     """Start a Python child running `code` (the log module imported as `log`)."""
     prelude = "import os, sys\nfrom buraco_events import log\nfrom buraco_events.events import Note\n"
     return subprocess.Popen(
         [sys.executable, "-c", prelude + textwrap.dedent(code), *args], cwd=ROOT, text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw,  # type: ignore[arg-type]
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
 
 
@@ -119,7 +118,7 @@ def test_invalid_events_are_refused(tmp_path: Path) -> None:
 def test_fsync_policy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str,
                       syncs: int) -> None:
     calls: list[int] = []
-    monkeypatch.setattr(logmod.os, "fdatasync", calls.append)
+    monkeypatch.setattr(os, "fdatasync", calls.append)
     events = make_game(5, turns=4)  # 14 events, ending with hand_ended then game_ended
     with open_log(tmp_path / "g.jsonl", fsync=policy) as w:  # type: ignore[arg-type]
         for e in events:
