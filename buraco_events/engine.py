@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from .cards import RANK, Card, is_wild_card, make_deck
+from .cards import RANK, SUIT, Card, is_wild_card, make_deck
 from .events import (
     AnyEvent,
     Discarded,
@@ -742,6 +742,10 @@ def hand_scores(state: GameState) -> tuple[TeamScore, TeamScore]:
 def _top_plays(state: GameState, player: int, top: Card) -> list[tuple[str, int | None, tuple[Card, ...]]]:
     """Return the plays that use the closed pile's top card with cards held before the take."""
     hand = state.hands[player] + Counter([top])
+    if not is_wild_card(top):
+        # only the top's suit (runs), its rank (sets) and the wilds can meld with it
+        suit, rank = SUIT[top], RANK[top]
+        hand = Counter({c: n for c, n in hand.items() if SUIT[c] == suit or RANK[c] in (0, 2, rank)})
     team = team_of(player)
     plays: list[tuple[str, int | None, tuple[Card, ...]]] = []
     for cards in candidate_melds(hand, state.rules):

@@ -14,24 +14,22 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from .cards import RANK, CardError, parse_card
+from .cards import ALL_CARDS, RANK, CardError, parse_card
 from .rules import Rules
 
 SCHEMA_VERSION = 1
 ZERO_HASH = "0" * 64
 
 CardStr = Annotated[
-    str,
-    Meta(
-        pattern=r"^((A|[2-9]|10|J|Q|K)[SHDC]|JK)$",
-        description="a card: rank A 2-10 J Q K then suit S H D C, or JK for a joker",
-        examples=["10H", "AS", "JK"],
-    ),
+    Literal[ALL_CARDS],  # type: ignore[valid-type]
+    Meta(description="a card: rank A 2-10 J Q K then suit S H D C, or JK for a joker"),
 ]
 Cards = tuple[CardStr, ...]
 Seat = Annotated[int, Meta(ge=0, le=3, description="a seat index, 0-based, clockwise")]
 Seq = Annotated[int, Meta(ge=0, le=2**53, description="position in the log, 0 first, no gaps")]
-Hash = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$", description="lowercase hex SHA-256")]
+Hash = Annotated[
+    str, Meta(min_length=64, max_length=64, description="lowercase hex SHA-256 (64 characters)")
+]
 Score = Annotated[int, Meta(ge=-(2**31), le=2**31)]
 Small = Annotated[int, Meta(ge=0, le=2**31)]
 

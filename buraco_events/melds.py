@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from .cards import RANK, RANKS, SUIT, SUITS, Card, sort_key
+from .cards import JOKER, RANK, RANKS, SUIT, Card, sort_key
 from .rules import Rules
 
 MeldKind = Literal["run", "set"]
@@ -201,37 +201,16 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
     by one of the distinct wild cards held. Sets (where on): all the naturals of a rank held, and
     the same plus each distinct wild held. Each candidate is a legal meld.
     """
-    out: set[tuple[Card, ...]] = set()
-    wilds = _wild_kinds(hand)
-    for suit in SUITS:
-        have = [False] * 15
-        for p in range(1, 14):
-            have[p] = hand[RANKS[p - 1] + suit] > 0
-        have[14] = have[1]
-        two_aces = hand["A" + suit] >= 2
-        for lo in range(1, 13):
-            if not have[lo] and not (wilds and have[lo + 1]):
-                continue  # an interval may open on a wild only when the next card is held
-            missing: list[int] = []
-            for hi in range(lo, 15):
-                if not have[hi]:
-                    missing.append(hi)
-                    if len(missing) > 1:
-                        break
-                if hi - lo < 2:
-                    continue
-                if lo == 1 and hi == 14 and not (two_aces and rules.ace_to_ace):
-                    continue
-                naturals = [_pos_card(p, suit) for p in range(lo, hi + 1) if p not in missing]
-                if not missing:
-                    out.add(tuple(sorted(naturals)))
-                    continue
-                if len(naturals) < 2:
-                    continue
-                used = Counter(naturals)
-                for w in wilds:
-                    if hand[w] > used[w]:
-                        out.add(tuple(sorted(naturals + [w])))
+    wilds = tuple(_wild_kinds(hand))
+    wild_counts = tuple(hand[w] for w in wilds)
+    out: list[tuple[Card, ...]] = []
+    per_suit: dict[str, list[int]] = {}
+    for c, n in hand.items():
+        if n > 0 and c != JOKER:
+            per_suit.setdefault(SUIT[c], [0] * 13)[RANK[c] - 1] += n
+    for suit, counts in per_suit.items():
+        if sum(counts) >= 2:  # RULES 3.1: a run needs two natural cards
+            out.extend(_suit_runs(suit, tuple(counts), wilds, wild_counts, rules))
     if rules.sets:
         by_rank: dict[int, list[Card]] = {}
         for c, n in hand.items():
@@ -239,11 +218,44 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
                 by_rank.setdefault(RANK[c], []).extend([c] * n)
         for cards in by_rank.values():
             if len(cards) >= 3:
-                out.add(tuple(sorted(cards)))
+                out.append(tuple(sorted(cards)))
             if len(cards) >= 2:
-                for w in wilds:
-                    out.add(tuple(sorted(cards + [w])))
-    return sorted(c for c in out if _classify_sorted(c, rules) is not None)
+                out.extend(tuple(sorted(cards + [w])) for w in wilds)
+    return sorted(c for c in set(out) if _classify_sorted(c, rules) is not None)
+
+
+@lru_cache(maxsize=1 << 16)
+def _suit_runs(
+    suit: str, counts: tuple[int, ...], wilds: tuple[Card, ...], wild_counts: tuple[int, ...],
+    rules: Rules,
+) -> tuple[tuple[Card, ...], ...]:
+    """Return the candidate runs of one suit, given how many of each rank of it are held."""
+    out: set[tuple[Card, ...]] = set()
+    have = [False, *(n > 0 for n in counts), counts[0] > 0]
+    two_aces = counts[0] >= 2
+    for lo in range(1, 13):
+        if not have[lo] and not (wilds and have[lo + 1]):
+            continue  # an interval may open on a wild only when the next card is held
+        missing: list[int] = []
+        for hi in range(lo, 15):
+            if not have[hi]:
+                missing.append(hi)
+                if len(missing) > 1:
+                    break
+            if hi - lo < 2:
+                continue
+            if lo == 1 and hi == 14 and not (two_aces and rules.ace_to_ace):
+                continue
+            naturals = [_pos_card(p, suit) for p in range(lo, hi + 1) if p not in missing]
+            if not missing:
+                out.add(tuple(sorted(naturals)))
+                continue
+            if len(naturals) < 2:
+                continue
+            for w, n in zip(wilds, wild_counts, strict=True):
+                if n > naturals.count(w):  # an own-suit 2 may be natural and wild only if held twice
+                    out.add(tuple(sorted(naturals + [w])))
+    return tuple(out)
 
 
 def _may_fit(card: Card, shape: MeldShape) -> bool:
@@ -276,8 +288,25 @@ def candidate_layoffs(
     shape = classify(meld, rules)
     if shape is None:
         return []
+    if shape.kind == "run":
+        relevant = [c for c in hand.elements() if SUIT[c] == shape.suit or RANK[c] in (0, 2)]
+    else:
+        relevant = [c for c in hand.elements() if RANK[c] in (0, 2, shape.rank)]
+    if not relevant:
+        return []
+    return list(_layoffs(tuple(meld), tuple(sorted(relevant)), rules))
+
+
+@lru_cache(maxsize=1 << 16)
+def _layoffs(
+    meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
+) -> tuple[tuple[Card, ...], ...]:
+    """Return the candidate additions to a meld from the hand cards that could matter to it."""
+    shape = classify(meld, rules)
+    assert shape is not None
+    hand = Counter(relevant)
     out: set[tuple[Card, ...]] = set()
-    held = [c for c in hand if hand[c] > 0]
+    held = list(hand)
     for c in held:
         if _may_fit(c, shape) and classify(list(meld) + [c], rules) is not None:
             out.add((c,))
@@ -291,7 +320,7 @@ def candidate_layoffs(
                 p = start
                 while 1 <= p <= 14:
                     card = _pos_card(p, suit)
-                    if hand[card] > Counter(added)[card]:
+                    if hand[card] > added.count(card):
                         added.append(card)
                     elif wild is not None and not used_wild:
                         added.append(wild)
@@ -305,4 +334,4 @@ def candidate_layoffs(
         same = [c for c in held for _ in range(hand[c]) if RANK[c] == shape.rank]
         if len(same) >= 2:
             out.add(tuple(sorted(same)))
-    return sorted(a for a in out if classify(list(meld) + list(a), rules) is not None)
+    return tuple(sorted(a for a in out if classify(list(meld) + list(a), rules) is not None))

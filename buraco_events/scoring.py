@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import msgspec
 
-from .cards import Card, card_value
+from .cards import ALL_CARDS, Card, card_value
 from .melds import canasta_bonus
 from .rules import Rules
 
@@ -26,10 +27,15 @@ class TeamScore(msgspec.Struct, frozen=True, kw_only=True):
     dead_unused: bool = False
 
 
+@lru_cache(maxsize=64)
+def _values(two_value: int, joker_value: int) -> dict[Card, int]:
+    return {c: card_value(c, two_value, joker_value) for c in ALL_CARDS}
+
+
 def cards_value(cards: Iterable[Card], rules: Rules) -> int:
     """Return the summed card values (RULES 7)."""
-    tv, jv = rules.two_value, rules.joker_value
-    return sum(card_value(c, tv, jv) for c in cards)
+    values = _values(rules.two_value, rules.joker_value)
+    return sum(map(values.__getitem__, cards))
 
 
 def score_team(

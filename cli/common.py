@@ -7,6 +7,7 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 _out: Console | None = None
 _err: Console | None = None
@@ -30,5 +31,5 @@ def err() -> Console:
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error to stderr and exit with `code` (no traceback)."""
-    err().print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+    err().print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
     raise typer.Exit(code)

@@ -10,6 +10,7 @@ from . import (
     audit_cmd,
     demo_cmd,
     log_cmd,
+    play_cmd,
     replay_cmd,
     rules_cmd,
     schema_cmd,
@@ -42,6 +43,7 @@ app.command("replay")(replay_cmd.replay)
 app.add_typer(log_cmd.app, name="log")
 app.add_typer(archive_cmd.app, name="archive")
 app.command("schema")(schema_cmd.schema)
+app.command("play")(play_cmd.play)
 app.command("demo")(demo_cmd.demo)
 
 

@@ -210,7 +210,7 @@ MALFORMED = [
      "cards", "field cards: not a card: '1H'"),
     ("no type", b'{"seq":6,"player":0,"card":"7S"}', "type", "field type: missing"),
     ("bad prev", b'{"type":"drew","seq":6,"prev":"abc","player":0,"card":"7S"}', "prev",
-     "field prev: Expected `str` matching regex"),
+     "field prev: Expected `str` of length >= 64"),
 ]
 
 

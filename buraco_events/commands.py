@@ -1,0 +1,143 @@
+"""Typed commands of `buraco play`: one line of input into an engine `Action` (pure: no I/O).
+
+The parser only reads the words; whether the move is legal is the engine's call (`engine.check`),
+so `add 99 5H` parses fine and the engine then says there is no meld 99. Cards are read leniently
+(`cards.parse_cards`: lower case, `T` for 10, suit symbols). `action_command` is the inverse for
+the moves a player types, so a list of legal actions can be shown (and fed back) as commands.
+
+Commands: `draw`, `pile`, `meld 3H 4H 5H`, `add 2 6H` (cards onto meld 2), `discard KD`, and the
+session words `help`, `hint` (list the legal moves), `show` (the table again), `dead` (a dead is
+taken automatically when the hand empties; the word only explains that) and `quit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import CardError, parse_cards
+from .engine import Action
+
+#: each accepted word (and short form) -> the command it names
+WORDS: dict[str, str] = {
+    "draw": "draw", "d": "draw", "stock": "draw",
+    "pile": "pile", "p": "pile", "take": "pile",
+    "meld": "meld", "m": "meld",
+    "add": "add", "a": "add",
+    "discard": "discard",
+    "dead": "dead",
+    "help": "help", "h": "help", "?": "help",
+    "hint": "hint", "moves": "hint",
+    "show": "show", "table": "show",
+    "quit": "quit", "q": "quit", "exit": "quit",
+}
+
+#: what `help` prints
+HELP = """\
+commands (cards like 3H 10S JK; lower case, T for 10 and suit symbols work too):
+  draw               draw the stock's top card
+  pile               take the whole discard pile
+  meld 3H 4H 5H      lay a new meld from your hand
+  add 2 6H           add cards to your team's meld #2
+  discard KD         discard a card, ending your turn
+  hint               list your legal moves (also: moves)
+  show               show the table again
+  help               this list
+  quit               stop here (the log keeps the game: buraco play --resume LOG)
+a dead is taken for you as soon as your hand empties; there is no undo (the log is append-only)"""
+
+_NO_ARGS = ("draw", "pile", "dead", "help", "hint", "show", "quit")
+
+
+class CommandError(ValueError):
+    """A line that is not a command; its str is a one-line reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A parsed line: `word` is `action` (see `action`) or a session word (help, hint, ...)."""
+
+    word: str
+    action: Action | None = None
+
+
+def parse_command(text: str) -> Command | None:
+    """Return the command a typed line names (None for a blank line); raises `CommandError`."""
+    words = text.split()
+    if not words:
+        return None
+    head, args = words[0].lower(), words[1:]
+    word = WORDS.get(head)
+    if word is None:
+        raise CommandError(f"unknown command {words[0]!r} (type help for the commands)")
+    if word in _NO_ARGS:
+        if args:
+            raise CommandError(f"{word} takes nothing after it")
+        if word in ("draw", "pile"):
+            return Command("action", Action(word))
+        return Command(word)
+    if word == "add":
+        if len(args) < 2:
+            raise CommandError("add takes a meld number, then cards: e.g. add 2 6H")
+        number = args[0].removeprefix("#")
+        if not number.isdigit():
+            raise CommandError(f"add: {args[0]!r} is not a meld number (e.g. add 2 6H)")
+        return Command("action", Action("add", _cards(args[1:]), meld=int(number)))
+    if word == "meld":
+        if not args:
+            raise CommandError("meld takes the cards to lay: e.g. meld 3H 4H 5H")
+        return Command("action", Action("meld", _cards(args)))
+    if len(args) != 1:
+        raise CommandError("discard takes exactly one card: e.g. discard KD")
+    return Command("action", Action("discard", _cards(args)))
+
+
+def _cards(texts: Sequence[str]) -> tuple[str, ...]:
+    try:
+        return parse_cards(texts)
+    except CardError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def action_command(action: Action) -> str:
+    """Return the line that types `action` (the inverse of `parse_command` for player moves)."""
+    if action.kind in ("draw", "pile"):
+        return action.kind
+    if action.kind == "add":
+        return f"add {action.meld} " + " ".join(action.cards)
+    if action.kind in ("meld", "discard"):
+        return f"{action.kind} " + " ".join(action.cards)
+    raise ValueError(f"{action.kind} is not typed in buraco play")
+
+
+def _ways(n: int) -> str:
+    return "1 way" if n == 1 else f"{n} ways"
+
+
+def options_text(actions: Sequence[Action]) -> str:
+    """Return the legal actions in short form, e.g. `you may: meld (2 ways), discard (9 cards)`."""
+    kinds = [a.kind for a in actions]
+    parts = [k for k in ("draw", "pile") if k in kinds]
+    for kind in ("meld", "add"):
+        if kind in kinds:
+            parts.append(f"{kind} ({_ways(kinds.count(kind))})")
+    if "discard" in kinds:
+        n = kinds.count("discard")
+        parts.append("discard (1 card)" if n == 1 else f"discard (any of {n} cards)")
+    text = "you may: " + ", ".join(parts)
+    return text + ("; hint lists them" if "meld" in kinds or "add" in kinds else "")
+
+
+def hint_text(actions: Sequence[Action]) -> str:
+    """Return every legal action as the command that plays it, discards on one line."""
+    lines = [action_command(a) for a in actions if a.kind != "discard"]
+    discards = [a.cards[0] for a in actions if a.kind == "discard"]
+    if discards:
+        lines.append("discard " + " | ".join(discards))
+    return "\n".join(lines) if lines else "no move of yours now"
+
+
+__all__ = [
+    "HELP", "WORDS", "Command", "CommandError", "action_command", "hint_text", "options_text",
+    "parse_command",
+]

@@ -1,0 +1,360 @@
+"""`buraco play`: command parsing, a whole game against bots, bad input, EOF, a killed process, resume.
+
+A human auto-pilot drives the session: at each prompt it asks the greedy bot what to do from the
+human's own view and types that move as a command. It also types bad lines at the first prompts
+of each phase and checks that each gets a one-line reason and that nothing was written for it.
+The script it typed is then replayed through the CLI (stdin), and a subprocess is killed midway
+and resumed: all three must give the same log bytes, which the audit passes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import msgspec
+import pytest
+from conftest import random_game
+from rich.text import Text
+from typer.testing import CliRunner
+
+from buraco_events.audit import audit_path
+from buraco_events.bots import GreedyBot
+from buraco_events.commands import (
+    CommandError,
+    action_command,
+    hint_text,
+    options_text,
+    parse_command,
+)
+from buraco_events.engine import (
+    Action,
+    GameState,
+    legal_actions,
+    play,
+    replay,
+    table_event,
+)
+from buraco_events.events import Note, decode_event
+from buraco_events.log import write_log
+from buraco_events.melds import classify
+from buraco_events.projections import player_view
+from buraco_events.render import render_text
+from cli.main import app
+from cli.play_cmd import Setup, new_session, resume_session
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+SEED = 11
+
+
+# -- parsing ---------------------------------------------------------------------------------
+
+
+def test_parse_moves_reads_cards_leniently():
+    assert parse_command("meld 3h 4♥ 5H").action == Action("meld", ("3H", "4H", "5H"))
+    assert parse_command("  ADD #2 th jk ").action == Action("add", ("10H", "JK"), meld=2)
+    assert parse_command("discard kd").action == Action("discard", ("KD",))
+    assert parse_command("d").action == Action("draw")
+    assert parse_command("pile").action == Action("pile")
+    assert parse_command("quit").word == "quit"
+    assert parse_command("   ") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("frobnicate", "unknown command 'frobnicate'"),
+        ("meld", "meld takes the cards"),
+        ("meld 3H ZZ", "not a card: 'ZZ'"),
+        ("add 5H", "add takes a meld number"),
+        ("add x 5H", "'x' is not a meld number"),
+        ("discard", "exactly one card"),
+        ("discard KD QD", "exactly one card"),
+        ("draw 3H", "draw takes nothing"),
+    ],
+)
+def test_parse_rejects_with_one_line(line, reason):
+    with pytest.raises(CommandError) as exc:
+        parse_command(line)
+    assert reason in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_every_offered_action_types_back_into_itself():
+    events = random_game("burraco", 2, 3)
+    state = GameState()
+    checked = 0
+    for ev in events:
+        actions = [a for a in legal_actions(state) if a.kind != "dead"]
+        for a in actions:
+            assert parse_command(action_command(a)).action == a
+        checked += len(actions)
+        play(state, ev)
+    assert checked > 100
+
+
+def test_options_and_hint_name_each_kind_of_move():
+    actions = [Action("meld", ("3H", "4H", "5H")), Action("meld", ("3H", "4H", "JK")),
+               Action("add", ("6H",), meld=1), Action("discard", ("KD",)), Action("discard", ("3H",))]
+    assert options_text(actions) == "you may: meld (2 ways), add (1 way), discard (any of 2 cards); hint lists them"
+    assert options_text([Action("draw"), Action("pile")]) == "you may: draw, pile"
+    assert hint_text(actions).splitlines() == [
+        "meld 3H 4H 5H", "meld 3H 4H JK", "add 1 6H", "discard KD | 3H",
+    ]
+
+
+# -- a whole game with an auto-pilot ---------------------------------------------------------
+
+
+def _lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n")
+
+
+def _text(renderable) -> str:
+    """Return what the session said as text (a line of text unwrapped, as `say_out` prints it)."""
+    return renderable.plain if isinstance(renderable, Text) else render_text(renderable, width=100)
+
+
+class Pilot:
+    """Types the greedy bot's choice for the human, plus bad lines it checks the answers to."""
+
+    def __init__(self, path: Path, seat: int, said: list[str]) -> None:
+        self.path, self.seat, self.said = path, seat, said
+        self.script: list[str] = []
+        self.prompt_seqs: list[int] = []  # the log's length at each prompt
+        self.expect: str | None = None  # the reason the last (bad) line must have drawn
+        self.queues: dict[str, list[tuple[str, str]] | None] = {"draw": None, "play": None}
+        self.rejected = 0
+
+    def __call__(self, state: GameState) -> str:
+        assert state.to_play == self.seat and state.phase in ("draw", "play")
+        assert _lines(self.path) == state.next_seq  # everything done is in the log already
+        if self.expect is not None:
+            assert self.prompt_seqs[-1] == state.next_seq, "a bad line changed the game"
+            reason = self.said[-1].strip()
+            assert self.expect in reason and "\n" not in reason, reason
+            self.expect = None
+            self.rejected += 1
+        line = self._bad_line(state) or self._move(state)
+        self.script.append(line)
+        self.prompt_seqs.append(state.next_seq)
+        return line
+
+    def _bad_line(self, state: GameState) -> str | None:
+        """Return the next bad line for this phase's first prompt (None once they are all typed)."""
+        phase = state.phase
+        if phase == "play" and state.pending_top is not None:
+            return None  # a closed pile just taken: the top card must be played first
+        if self.queues[phase] is None:
+            held = sorted(state.hands[self.seat])
+            if phase == "draw":
+                self.queues[phase] = [
+                    ("frobnicate", "unknown command"), ("meld zz 3H 4H", "not a card: 'zz'"),
+                    (f"discard {held[0]}", "discarded is not allowed now; expected a draw"),
+                ]
+            else:
+                junk = next(c for c in itertools.combinations(held, 3) if classify(c, state.rules) is None)
+                self.queues[phase] = [
+                    (f"meld {' '.join(junk)}", "is not a legal run"),
+                    (f"add 99 {held[0]}", "there is no meld 99"),
+                    ("draw", "drew is not allowed now"),
+                ]
+        queue = self.queues[phase]
+        if not queue:
+            return None
+        line, self.expect = queue.pop(0)
+        return line
+
+    def _move(self, state: GameState) -> str:
+        view = player_view(state, self.seat)
+        action = GreedyBot().choose(view, legal_actions(state), state.rules, random.Random(0))
+        return action_command(action)
+
+
+@pytest.fixture(scope="module")
+def piloted(tmp_path_factory):
+    """One stbl game against a greedy bot, played in-process by the auto-pilot (seat 1)."""
+    path = tmp_path_factory.mktemp("pilot") / "game.jsonl"
+    said: list[str] = []
+
+    def say(renderable) -> None:
+        said.append(_text(renderable))
+
+    started = time.perf_counter()
+    session = new_session("stbl", 2, 1, ["greedy"], SEED, path, say)
+    pilot = Pilot(path, 1, said)
+    try:
+        finished = session.run(pilot)
+    finally:
+        session.close()
+    return {
+        "path": path, "said": said, "pilot": pilot, "finished": finished, "state": session.state,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def test_piloted_game_is_logged_whole_and_audits_clean(piloted):
+    pilot, state, path = piloted["pilot"], piloted["state"], piloted["path"]
+    assert piloted["finished"] and state.phase == "over"
+    assert pilot.rejected == 6 and pilot.queues == {"draw": [], "play": []}
+    events = [decode_event(line) for line in path.read_bytes().splitlines()]
+    assert replay(events).totals == state.totals
+    assert events[1] == Note(seq=1, prev=events[1].prev, by="buraco play",
+                             text='{"human": 1, "bots": ["greedy"], "seed": 11}')
+    assert events[0].players == ("greedy-0", "human")
+    (audit,) = audit_path(path)
+    assert audit.report.ok and audit.report.sealed, audit.report.problems
+    # the deal of hand 0 comes from the (seed, hand) rng alone
+    first = GameState()
+    for ev in events[:2]:
+        play(first, ev)
+    assert table_event(first, random.Random(f"{SEED}:0")) == msgspec.structs.replace(events[2], prev=None)
+
+
+def test_piloted_game_shows_moves_sheet_and_result(piloted):
+    text = "\n".join(piloted["said"])
+    assert "greedy-0 drew from the stock" in text  # the bot's moves are narrated
+    assert "human drew from the stock" in text
+    assert "hand total" in text and "canasta bonus" in text and "cards held" in text
+    assert "you win" in text or "you lose" in text
+    assert f"check it with buraco audit {piloted['path']}" in text
+
+
+def _play_cli(*args: str, input: str):
+    return runner.invoke(app, ["play", *args], input=input)
+
+
+def test_cli_with_the_same_script_writes_the_same_log(piloted, tmp_path):
+    log = tmp_path / "cli.jsonl"
+    result = _play_cli("--seed", str(SEED), "--seat", "1", "--log", str(log),
+                       input="\n".join(piloted["pilot"].script) + "\n")
+    assert result.exit_code == 0, result.output
+    assert log.read_bytes() == piloted["path"].read_bytes()
+    assert "unknown command 'frobnicate'" in result.output
+    assert "> " in result.output
+
+
+def test_end_of_input_quits_and_resume_finishes_the_same_game(piloted, tmp_path):
+    pilot, log = piloted["pilot"], tmp_path / "eof.jsonl"
+    k = len(pilot.script) // 2
+    first = _play_cli("--seed", str(SEED), "--seat", "1", "--log", str(log),
+                      input="".join(line + "\n" for line in pilot.script[:k]))
+    assert first.exit_code == 0 and "end of input" in first.output
+    assert _lines(log) == pilot.prompt_seqs[k]
+    (audit,) = audit_path(log)
+    assert audit.report.ok, audit.report.problems
+    second = _play_cli("--resume", str(log), input="".join(line + "\n" for line in pilot.script[k:]))
+    assert second.exit_code == 0, second.output
+    assert "resumed game play-stbl-2p-s11" in second.output
+    assert log.read_bytes() == piloted["path"].read_bytes()
+
+
+def test_resume_after_sigkill_finishes_the_same_game(piloted, tmp_path):
+    pilot, log = piloted["pilot"], tmp_path / "killed.jsonl"
+    # kill at a prompt well into the hand, whose line is a legal move
+    k = next(i for i in range(len(pilot.script) * 2 // 3, len(pilot.script))
+             if i + 1 < len(pilot.prompt_seqs) and pilot.prompt_seqs[i + 1] > pilot.prompt_seqs[i])
+    env = dict(os.environ, COLUMNS="100", NO_COLOR="1")
+    with open(tmp_path / "stdout.txt", "wb") as stdout:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "play", "--seed", str(SEED), "--seat", "1", "--log", str(log)],
+            stdin=subprocess.PIPE, stdout=stdout, stderr=subprocess.STDOUT, cwd=ROOT, env=env,
+        )
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write("".join(line + "\n" for line in pilot.script[:k]).encode())
+            proc.stdin.flush()
+            deadline = time.monotonic() + 30
+            while not (log.exists() and _lines(log) >= pilot.prompt_seqs[k]):
+                assert proc.poll() is None and time.monotonic() < deadline, "the game did not get there"
+                time.sleep(0.02)
+            time.sleep(0.1)  # it is waiting for line k: nothing more can be written
+            assert _lines(log) == pilot.prompt_seqs[k]
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            proc.stdin.close()
+    assert proc.returncode == -signal.SIGKILL
+    result = _play_cli("--resume", str(log), input="".join(line + "\n" for line in pilot.script[k:]))
+    assert result.exit_code == 0, result.output
+    assert log.read_bytes() == piloted["path"].read_bytes()
+    (audit,) = audit_path(log)
+    assert audit.report.ok
+
+
+def test_resume_a_finished_game_shows_the_result(piloted, tmp_path):
+    log = tmp_path / "done.jsonl"
+    log.write_bytes(piloted["path"].read_bytes())
+    result = _play_cli("--resume", str(log), input="")
+    assert result.exit_code == 0
+    assert "you win" in result.output or "you lose" in result.output
+    assert log.read_bytes() == piloted["path"].read_bytes()
+
+
+def test_four_players_partner_bot_and_pilot(tmp_path):
+    path = tmp_path / "four.jsonl"
+    said: list[str] = []
+    session = new_session("stbl", 4, 2, ["greedy", "random", "greedy"], 5, path,
+                          lambda r: said.append(_text(r)))
+    try:
+        pilot = Pilot(path, 2, said)
+        assert session.run(pilot)
+    finally:
+        session.close()
+    events = [decode_event(line) for line in path.read_bytes().splitlines()]
+    assert events[0].players == ("greedy-0", "random-1", "human", "greedy-3")
+    (audit,) = audit_path(path)
+    assert audit.report.ok, audit.report.problems
+    # resuming a finished 4-player game reads the setup back
+    again = resume_session(path, lambda r: None)
+    try:
+        assert again.setup == Setup(2, ("greedy", "random", "greedy"), 5)
+        assert {s: b.name for s, b in again.bots.items()} == {0: "greedy", 1: "random", 3: "greedy"}
+    finally:
+        again.close()
+
+
+# -- bad options -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        (["--players", "3"], "--players: Buraco is for 2 or 4 players"),
+        (["--seat", "2"], "--seat: seats are 0..1"),
+        (["--bots", "nobody"], "unknown bot 'nobody'"),
+        (["--bots", "greedy,random"], "give 1 bot name or one per other seat (1)"),
+        (["--variant", "poker"], "unknown variant 'poker'"),
+    ],
+)
+def test_bad_options_fail_on_one_line(tmp_path, args, reason):
+    log = tmp_path / "x.jsonl"
+    result = _play_cli(*args, "--seed", "1", "--log", str(log), input="")
+    assert result.exit_code == 2
+    assert reason in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not log.exists()
+
+
+def test_an_existing_log_is_never_appended_to_by_a_new_game(piloted, tmp_path):
+    log = tmp_path / "taken.jsonl"
+    log.write_bytes(piloted["path"].read_bytes())
+    result = _play_cli("--seed", "1", "--log", str(log), input="")
+    assert result.exit_code == 2 and "exists: continue it with buraco play --resume" in result.stderr
+    assert log.read_bytes() == piloted["path"].read_bytes()
+
+
+def test_resume_refuses_other_logs_and_extra_options(tmp_path):
+    log = tmp_path / "sim.jsonl"
+    write_log(log, random_game("stbl", 2, 1))
+    result = _play_cli("--resume", str(log), input="")
+    assert result.exit_code == 2 and "was not started by buraco play" in result.stderr
+    result = _play_cli("--resume", str(log), "--seed", "3", input="")
+    assert result.exit_code == 2 and "drop --seed" in result.stderr
+    result = _play_cli("--resume", str(tmp_path / "missing.jsonl"), input="")
+    assert result.exit_code == 2 and "No such file" in result.stderr
