@@ -245,9 +245,16 @@ class _Context:
         """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's."""
         rules, score = self.rules, 0.0
         fed = owned = False
+        rank = RANK[card]
         for m in self.melds.values():
             mine = m.team == self.team
-            if (owned if mine else fed) or classify(m.cards + (card,), rules) is None:
+            if owned if mine else fed:
+                continue
+            if rank not in (0, 2):  # a natural joins only a run of its suit or a set of its rank
+                anchor = next(c for c in m.cards if RANK[c] not in (0, 2))
+                if (SUIT[anchor] != SUIT[card]) if m.type == "run" else (RANK[anchor] != rank):
+                    continue
+            if classify(m.cards + (card,), rules) is None:
                 continue
             if mine:
                 owned, score = True, score + _FITS_OWN

@@ -117,7 +117,7 @@ def _ways(n: int) -> str:
 def options_text(actions: Sequence[Action]) -> str:
     """Return the legal actions in short form, e.g. `you may: meld (2 ways), discard (9 cards)`."""
     kinds = [a.kind for a in actions]
-    parts = [k for k in ("draw", "pile") if k in kinds]
+    parts: list[str] = [k for k in ("draw", "pile") if k in kinds]
     for kind in ("meld", "add"):
         if kind in kinds:
             parts.append(f"{kind} ({_ways(kinds.count(kind))})")

@@ -64,7 +64,7 @@ NOTE_BY = "buraco play"
 HUMAN = "human"
 
 #: where the human's lines come from; gets the live state (for test auto-pilots), None = end of input
-Reader = Callable[[GameState], "str | None"]
+Reader = Callable[[GameState], str | None]
 #: where the session's output goes
 Say = Callable[[RenderableType], None]
 
@@ -195,7 +195,7 @@ class Session:
 
     def _take_dead(self) -> None:
         action = legal_actions(self.state)[0]  # RULES 4: the deads are face down, any will do
-        self.say(Text(f"your hand is empty: you take dead {action.dead} (taken for you)", style="bold"))
+        self.say(Text("your hand is empty: a dead is taken for you", style="bold"))
         self.record(action_event(self.state, action))
 
     def _prompt(self, read: Reader) -> bool:
@@ -269,7 +269,7 @@ def new_session(
         raise SetupError(f"--bots: give 1 bot name or one per other seat ({players - 1}), got {len(bots)}")
     setup = Setup(seat, tuple(names), seed)
     try:
-        seat_bots = setup.bot_seats(players)
+        bots_by_seat = setup.bot_seats(players)
     except ValueError as exc:
         raise SetupError(f"--bots: {exc}") from None
     game_id = play_game_id(name, players, seed)
@@ -279,10 +279,10 @@ def new_session(
     rules = find_rules(name)
     start = GameStarted(
         seq=0, game_id=game_id, variant=name, rules=rules, target=rules.target,
-        players=tuple(HUMAN if s == seat else f"{seat_bots[s].name}-{s}" for s in range(players)),
+        players=tuple(HUMAN if s == seat else f"{bots_by_seat[s].name}-{s}" for s in range(players)),
     )
     writer = open_log(path, fsync="event")
-    session = Session(path, writer, GameState(), setup, seat_bots, say)
+    session = Session(path, writer, GameState(), setup, bots_by_seat, say)
     say(Text(f"new game {game_id}: {name}, {players} players, seed {seed}; you are seat {seat} (team {team_of(seat)}); log {path}", style="bold"))
     session.record(start)
     session.record(setup.note())
@@ -306,10 +306,10 @@ def resume_session(path: Path, say: Say) -> Session:
         if setup is None:
             raise SetupError(f"{path}: no setup note at seq 1: this log was not started by buraco play")
         try:
-            seat_bots = setup.bot_seats(state.n_players)
+            bots_by_seat = setup.bot_seats(state.n_players)
         except ValueError as exc:
             raise SetupError(f"{path}: the setup note at seq 1: {exc}") from None
-        session = Session(path, writer, state, setup, seat_bots, say)
+        session = Session(path, writer, state, setup, bots_by_seat, say)
     except BaseException:
         writer.close()
         raise
@@ -325,40 +325,40 @@ def stdin_reader(state: GameState) -> str | None:
 
 
 def play(
-    variant: Annotated[str | None, typer.Option("--variant", help="preset name or alias [default: stbl]", show_default=False)] = None,
-    players: Annotated[int | None, typer.Option("--players", help="2 or 4 [default: 2]", show_default=False)] = None,
-    seat: Annotated[int | None, typer.Option("--seat", help="your seat [default: 0]", show_default=False)] = None,
-    bots: Annotated[str | None, typer.Option("--bots", help="bot name for the other seats, or one per seat, comma-separated [default: greedy]", show_default=False)] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="deal seed: same seed and moves, same log [default: random, printed]", show_default=False)] = None,
-    log: Annotated[Path | None, typer.Option("--log", help="log file [default: ./buraco-<game_id>.jsonl]", show_default=False)] = None,
+    variant: Annotated[str | None, typer.Option("--variant", help="preset name or alias (default: stbl)", show_default=False)] = None,
+    players: Annotated[int | None, typer.Option("--players", help="2 or 4 (default: 2)", show_default=False)] = None,
+    seat: Annotated[int | None, typer.Option("--seat", help="your seat (default: 0)", show_default=False)] = None,
+    bots: Annotated[str | None, typer.Option("--bots", help="bot name for the other seats, or one per other seat, comma-separated (default: greedy)", show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="deal seed: same seed and moves, same log (default: random, printed)", show_default=False)] = None,
+    log: Annotated[Path | None, typer.Option("--log", help="log file (default: ./buraco-<game_id>.jsonl)", show_default=False)] = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="continue the game of this log", show_default=False)] = None,
 ) -> None:
     """Play Buraco against bots; every action is written to a sealed log as it happens."""
+    if resume is not None:
+        given = [n for n, v in (("--variant", variant), ("--players", players), ("--seat", seat),
+                                 ("--bots", bots), ("--seed", seed), ("--log", log)) if v is not None]
+        if given:
+            fail(f"--resume continues a game as it was set up: drop {', '.join(given)}")
+    session: Session | None = None
     try:
         if resume is not None:
-            given = [n for n, v in (("--variant", variant), ("--players", players), ("--seat", seat),
-                                     ("--bots", bots), ("--seed", seed), ("--log", log)) if v is not None]
-            if given:
-                fail(f"--resume continues a game as it was set up: drop {', '.join(given)}")
             session = resume_session(resume, say_out)
         else:
-            if seed is None:
-                seed = secrets.randbelow(1_000_000)
             session = new_session(
                 "stbl" if variant is None else variant, 2 if players is None else players,
-                0 if seat is None else seat, ("greedy" if bots is None else bots).split(","), seed, log,
-                say_out,
+                0 if seat is None else seat, ("greedy" if bots is None else bots).split(","),
+                secrets.randbelow(1_000_000) if seed is None else seed, log, say_out,
             )
+        try:
+            session.run(stdin_reader)
+        finally:
+            session.close()
     except (SetupError, LogError) as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(f"{exc.filename or resume or log}: {exc.strerror or exc}")
-    try:
-        session.run(stdin_reader)
+        fail(f"{exc.filename or resume or log or 'buraco play'}: {exc.strerror or exc}")
     except KeyboardInterrupt:
-        say_out(Text(f"\ninterrupted; the log {session.path} holds everything played: buraco play --resume {session.path}"))
+        # each event is one write: the log holds every event recorded before the interrupt
+        where = session.path if session is not None else "LOG"
+        say_out(Text(f"\ninterrupted; the log holds everything played so far: buraco play --resume {where}"))
         raise typer.Exit(130) from None
-    except LogError as exc:
-        fail(f"the log could not be written: {exc}")
-    finally:
-        session.close()

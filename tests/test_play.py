@@ -223,6 +223,9 @@ def test_piloted_game_shows_moves_sheet_and_result(piloted):
     assert "human drew from the stock" in text
     assert "hand total" in text and "canasta bonus" in text and "cards held" in text
     assert "you win" in text or "you lose" in text
+    assert "your hand is empty: a dead is taken for you" in text
+    assert "human took dead" in text  # seed 11: the human's dead is auto-taken
+    assert "human took the pile" in text  # ... and it took a closed pile, playing its top first
     assert f"check it with buraco audit {piloted['path']}" in text
 
 

@@ -8,7 +8,10 @@ import sys
 
 import buraco_events
 
-CORE = ["cards", "rules", "melds", "events", "scoring", "engine", "projections", "bots", "render", "rows"]
+CORE = [
+    "cards", "rules", "melds", "events", "scoring", "engine", "projections", "bots", "render",
+    "rows", "commands",
+]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
 
 
