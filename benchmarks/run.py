@@ -76,7 +76,7 @@ def main() -> int:
                 r["suite"], r["name"], f"{r['value']:,.1f}", r["unit"], r.get("baseline") or "",
                 f"{base:,.1f}" if base else "", f"{r['ratio']:.2f}x" if r["ratio"] else "",
             )
-        Console().print(table)
+        Console(width=None if sys.stdout.isatty() else 160).print(table)
         for f in failed:
             print(f"FAILED {f}", file=sys.stderr)
     return 1 if failed else 0
