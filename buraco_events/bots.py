@@ -4,7 +4,8 @@ A bot gets `projections.player_view(state, seat)`, the list of `engine.Action`s 
 the rules and an injected `random.Random`; it returns one of the actions. Bots never decide what is
 legal (the engine does); they only rank the choices, using `melds.classify` and friends to judge
 them. `play_game` runs a whole game: the table deals from a seeded rng (`engine.table_event`), each
-bot answers for its seat, and every event is checked (`engine.play`) before it is recorded.
+bot answers for its seat, and every event is checked (`engine.check`) before it is recorded: the
+engine checks the moves it offers, and `run_game` checks the rest (`engine.play`).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import Any, Protocol
 import msgspec
 
 from .cards import RANK, SUIT, SUITS, Card, card_value, is_wild_card
-from .engine import Action, GameState, action_event, legal_actions, play, table_event
-from .events import Event, GameStarted
-from .melds import canasta_bonus, canasta_kind, candidate_layoffs, candidate_melds, classify
+from .engine import Action, GameState, apply, legal_choices, play, table_event
+from .events import Discarded, Event, GameStarted, LaidOff, Melded, TookPile
+from .melds import canasta_bonus, canasta_kind, candidate_melds, classify, shape_layoffs
 from .projections import MeldView, View, player_view
 from .rules import Rules, canonical_variant, find_rules
 
@@ -162,6 +163,7 @@ class _Context:
         self.pending_n = len(pending_rest) if isinstance(pending_rest, tuple) else pending_rest
         self.hand_n = sum(self.hand.values())
         self.melds: dict[int, MeldView] = {m.id: m for m in view.melds}
+        self._anchors: dict[int, Card] = {}  # meld id -> its first natural card
         self.late = _is_late(view, rules)
         need_clean = rules.close_needs_clean
         self.has_close_canasta = any(
@@ -207,12 +209,14 @@ class _Context:
 
     def cheapest_discard(self, discards: list[Action]) -> Action:
         """Return the discard whose card is worth least to keep (hand worth plus meld fits)."""
-        self.by_suit: dict[str, Counter[int]] = {s: Counter() for s in SUITS}
-        self.by_rank: Counter[int] = Counter()
+        # rank -> number held, per suit and overall (plain dicts: read with .get, a cheap miss)
+        self.by_suit: dict[str, dict[int, int]] = {s: {} for s in SUITS}
+        self.by_rank: dict[int, int] = {}
         for c, n in self.hand.items():
             if not is_wild_card(c):
-                self.by_suit[SUIT[c]][RANK[c]] += n
-                self.by_rank[RANK[c]] += n
+                rank, same_suit = RANK[c], self.by_suit[SUIT[c]]
+                same_suit[rank] = same_suit.get(rank, 0) + n
+                self.by_rank[rank] = self.by_rank.get(rank, 0) + n
         # branch and bound: the meld checks only add to a card's worth, so once a card's full
         # worth is below every other card's cheap worth, no other card needs the meld checks
         ranked = sorted(((self.keep_base(a.cards[0]), i) for i, a in enumerate(discards)))
@@ -234,10 +238,11 @@ class _Context:
         held = self.by_suit[suit]
         for d in (1, 2):
             for near in _NEAR[rank][d]:
-                if held[near]:
-                    score += _NEIGHBOUR[d] * held[near]
+                n = held.get(near, 0)
+                if n:
+                    score += _NEIGHBOUR[d] * n
         if self.rules.sets:
-            score += _SAME_RANK * (self.by_rank[rank] - 1)
+            score += _SAME_RANK * (self.by_rank.get(rank, 0) - 1)
         value = self.value(card)
         return score - (2 * value if self.late else value / 2)
 
@@ -251,7 +256,9 @@ class _Context:
             if owned if mine else fed:
                 continue
             if rank not in (0, 2):  # a natural joins only a run of its suit or a set of its rank
-                anchor = next(c for c in m.cards if RANK[c] not in (0, 2))
+                anchor = self._anchors.get(m.id)
+                if anchor is None:
+                    anchor = self._anchors[m.id] = next(c for c in m.cards if RANK[c] not in (0, 2))
                 if (SUIT[anchor] != SUIT[card]) if m.type == "run" else (RANK[anchor] != rank):
                     continue
             if classify(m.cards + (card,), rules) is None:
@@ -295,9 +302,16 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
     for cards in candidate_melds(together, rules):
         used.update(c for c in cards if c in pile_cards)
     team = seat % 2
+    held: tuple[Card, ...] | None = None
     for m in view.melds:
         if m.team == team:
-            for add in candidate_layoffs(together, m.cards, rules):
+            # `candidate_layoffs`, with the hand sorted once for all the melds
+            shape = classify(m.cards, rules)
+            if shape is None:
+                continue
+            if held is None:
+                held = tuple(sorted(together.elements()))
+            for add in shape_layoffs(held, tuple(m.cards), shape, rules):
                 used.update(c for c in add if c in pile_cards)
     return len(used)
 
@@ -315,6 +329,10 @@ def bot_by_name(name: str) -> Bot:
 
 
 # -- the game loop ---------------------------------------------------------------------------
+
+
+#: the event kinds `engine.legal_choices` offers only once they passed `engine.check`
+_CHECKED_WHEN_OFFERED = (Melded, LaidOff, Discarded, TookPile)
 
 
 def run_game(
@@ -351,14 +369,21 @@ def run_game(
             if state.turn > MAX_TURNS_PER_HAND:
                 raise EndlessGame(f"{game_id} (seed {seed}): hand {state.hand_no} passed {MAX_TURNS_PER_HAND} turns")
             seat = state.to_play
-            actions = legal_actions(state)
+            choices = legal_choices(state)
+            actions = [action for action, _ in choices]
             if len(actions) == 1:
                 action = actions[0]  # a forced move: no view to build, no choice to ask for
             else:
                 action = bots[seat].choose(player_view(state, seat), actions, state.rules, bot_rng)
                 if action not in actions:
                     raise ValueError(f"{game_id}: bot {bots[seat].name} at seat {seat} chose an action not offered: {action}")
-            ev = action_event(state, action)
+            # the offered event equals `action_event(state, action)`; the engine checked it on this
+            # very state unless it is a draw or a dead take, so only those are checked again
+            ev = choices[actions.index(action)][1]
+            if isinstance(ev, _CHECKED_WHEN_OFFERED):
+                apply(state, ev)
+                events.append(ev)
+                continue
         elif state.phase == "deal" and state.hand_no + 1 >= MAX_HANDS_PER_GAME:
             raise EndlessGame(f"{game_id} (seed {seed}): no team reached {rules.target} in {MAX_HANDS_PER_GAME} hands")
         play(state, ev)

@@ -12,10 +12,14 @@ Phases: start -> deal -> (draw -> play -> [dead] -> ...)* -> hand_end -> deal ..
 
 from __future__ import annotations
 
+import operator
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import chain
+from typing import Any
 
 import msgspec
 
@@ -37,7 +41,7 @@ from .events import (
     TookPile,
     event_type,
 )
-from .melds import MeldShape, canasta_kind, candidate_layoffs, candidate_melds, classify
+from .melds import MeldShape, canasta_kind, candidate_melds, classify, shape_layoffs
 from .rules import Rules, UnknownVariant, canonical_variant, find_rules
 from .scoring import TeamScore, match_result, score_team
 
@@ -124,9 +128,7 @@ class GameState:
 
     def copy(self) -> GameState:
         """Return an independent copy (melds are immutable and shared)."""
-        new = object.__new__(GameState)
-        for name in _SCALAR_SLOTS:
-            object.__setattr__(new, name, getattr(self, name))
+        new = _shallow(self)
         for name in _LIST_SLOTS:
             object.__setattr__(new, name, list(getattr(self, name)))
         new.hands = [h.copy() for h in self.hands]
@@ -163,7 +165,17 @@ _LIST_SLOTS = (
     "stock", "pile", "deads", "dead_fate", "dead_taker", "team_dead", "team_dead_direct",
     "unused_seat", "pending_rest", "melds", "totals", "hand_results",
 )
-_SCALAR_SLOTS = tuple(n for n in GameState.__slots__ if n not in _LIST_SLOTS and n != "hands")
+_ALL_SLOTS = tuple(GameState.__slots__)
+_GET_ALL = operator.attrgetter(*_ALL_SLOTS)
+_SETTERS = tuple(getattr(GameState, name).__set__ for name in _ALL_SLOTS)
+
+
+def _shallow(state: GameState) -> GameState:
+    """Return a new state sharing every field (list and hand) with `state`."""
+    new = object.__new__(GameState)
+    for set_field, value in zip(_SETTERS, _GET_ALL(state), strict=True):
+        set_field(new, value)
+    return new
 
 
 def team_of(seat: int) -> int:
@@ -175,14 +187,16 @@ def _fail(state: GameState, ev: Event, reason: str) -> IllegalMove:
     return IllegalMove(ev.seq, getattr(ev, "player", None), state.phase, reason)
 
 
-def _sub(hand: Counter[Card], cards: Iterable[Card]) -> Counter[Card] | None:
-    need = Counter(cards)
+def _need(hand: Counter[Card], cards: Iterable[Card]) -> dict[Card, int] | None:
+    """Return how many of each card a play takes from the hand, or None if it holds too few."""
+    need: dict[Card, int] = {}
+    for c in cards:
+        need[c] = need.get(c, 0) + 1
+    get = hand.get
     for c, n in need.items():
-        if hand[c] < n:
+        if get(c, 0) < n:
             return None
-    out = hand.copy()
-    out.subtract(need)
-    return out
+    return need
 
 
 def _fmt(cards: Iterable[Card]) -> str:
@@ -196,6 +210,10 @@ def check(state: GameState, ev: Event) -> None:
     """Raise `IllegalMove` unless `ev` may come next; never changes the state."""
     if ev.seq != state.next_seq:
         raise _fail(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
+    fast = _CHECKS_BY_CLASS.get(type(ev))
+    if fast is not None:
+        fast(state, ev)
+        return
     kind = event_type(ev)
     if kind == "note":
         if state.phase == "start":
@@ -260,11 +278,11 @@ def _check_hand_started(state: GameState, ev: HandStarted) -> None:
         raise _fail(state, ev, f"stock: {want_stock} cards expected, got {len(ev.stock)}")
     if len(ev.discard) != (1 if rules.upcard else 0):
         raise _fail(state, ev, "discard: the upcard" if rules.upcard else "discard: no upcard in this variant")
-    dealt = Counter(c for h in ev.hands for c in h)
-    dealt.update(c for d in ev.deads for c in d)
+    dealt = Counter(chain.from_iterable(ev.hands))
+    dealt.update(chain.from_iterable(ev.deads))
     dealt.update(ev.stock)
     dealt.update(ev.discard)
-    deck = Counter(make_deck(rules.jokers))
+    deck = _deck_counts(rules.jokers)
     if dealt != deck:
         extra = dealt - deck
         short = deck - dealt
@@ -274,6 +292,12 @@ def _check_hand_started(state: GameState, ev: HandStarted) -> None:
         if short:
             parts.append("missing " + _fmt(sorted(short.elements())))
         raise _fail(state, ev, f"the deal is not the {rules.deck_size}-card deck: " + "; ".join(parts))
+
+
+@lru_cache(maxsize=8)
+def _deck_counts(jokers: int) -> Counter[Card]:
+    """Return the deck as a multiset (shared: callers only read it)."""
+    return Counter(make_deck(jokers))
 
 
 def _check_drew(state: GameState, ev: Drew) -> None:
@@ -296,18 +320,33 @@ def _check_took_pile(state: GameState, ev: TookPile) -> None:
         raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}")
     if state.rules.pile == "open":
         if len(state.pile) == 1 and state.rules.no_single_card_return:
-            trial = apply(state.copy(), ev)
+            trial = _trial_take(state, ev)
             if not (legal_discards(trial) or _any_play(trial)):
                 raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
         return
     top = state.pile[-1]
-    trial = apply(state.copy(), ev)
+    trial = _trial_take(state, ev)
     if not _any_play(trial):
         raise _fail(state, ev, f"closed pile: the top card {top} cannot be melded at once")
 
 
-def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, Counter[Card]]:
-    """Check turn, phase and card ownership; return the player and the hand after the play."""
+def _trial_take(state: GameState, ev: TookPile) -> GameState:
+    """Return the state after taking the pile, for a look-ahead that only checks.
+
+    A cheaper `apply(state.copy(), ev)`: the take writes only `unused_seat` and, from an open pile,
+    the taker's hand in place (it rebinds the other zones it changes), so the trial shares every
+    other list.
+    """
+    trial = _shallow(state)
+    trial.unused_seat = list(state.unused_seat)
+    if state.rules.pile == "open":
+        trial.hands = list(state.hands)
+        trial.hands[ev.player] = state.hands[ev.player].copy()
+    return apply(trial, ev)
+
+
+def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, dict[Card, int]]:
+    """Check turn, phase and card ownership; return the player and the cards taken from the hand."""
     _expect_phase(state, ev, "play")
     player = _expect_turn(state, ev)
     cards = list(ev.cards)
@@ -319,33 +358,46 @@ def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, Counter[Car
         if top not in cards:
             raise _fail(state, ev, f"closed pile: the top card {top} must go into the first play after taking the pile")
         cards.remove(top)
-    rest = _sub(held, cards)
-    if rest is None:
+    need = _need(held, cards)
+    if need is None:
         missing = Counter(cards) - held
         raise _fail(state, ev, f"cards not in hand: {_fmt(sorted(missing.elements()))}")
-    return player, rest
+    return player, need
 
 
-def _check_after_play(state: GameState, ev: Event, player: int, rest: Counter[Card], meld: Meld) -> None:
-    """Check what a play leaves in the hand (RULES 4 and 6)."""
-    left = sum(rest.values()) + len(state.pending_rest)
+def _kept(state: GameState, player: int, need: dict[Card, int]) -> set[Card]:
+    """Return the distinct cards a play leaves in the hand (with a closed pile's rest)."""
+    get = need.get
+    kept = {c for c, n in state.hands[player].items() if n - get(c, 0) > 0}
+    kept.update(state.pending_rest)
+    return kept
+
+
+def _check_after_play(
+    state: GameState, ev: Event, player: int, need: dict[Card, int], meld: Callable[[], Meld]
+) -> None:
+    """Check what a play that takes `need` from the hand leaves in it (RULES 4 and 6).
+
+    `meld` builds the played meld as it would stand, only when closing needs it.
+    """
+    left = sum(state.hands[player].values()) - sum(need.values()) + len(state.pending_rest)
     team = team_of(player)
     if left == 0:
         if state.can_take_dead(team):
             return  # direct dead
         if state.rules.close_by_discard:
             raise _fail(state, ev, "only a discard may close in this variant; this play would empty the hand")
-        if not state.has_closing_canasta(team, meld):
+        if not state.has_closing_canasta(team, meld()):
             raise _fail(state, ev, "cannot close: the team has no " + _canasta_need(state))
         return
-    kept = {c for c, n in rest.items() if n > 0} | set(state.pending_rest)
-    if kept == {state.single_taken}:
+    # the kept cards matter only for a single card taken from an open pile, or one card left
+    if state.single_taken is not None and _kept(state, player, need) == {state.single_taken}:
         raise _fail(state, ev, f"this play leaves only {state.single_taken}, which may not go back to the pile (no single-card return)")
     if left != 1:
         return
-    (last,) = kept
+    (last,) = _kept(state, player, need)
     if not state.can_take_dead(team):
-        if not state.has_closing_canasta(team, meld):
+        if not state.has_closing_canasta(team, meld()):
             raise _fail(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {_canasta_need(state)} to close")
         if state.rules.no_wild_last_discard and is_wild_card(last):
             raise _fail(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard")
@@ -356,7 +408,7 @@ def _canasta_need(state: GameState) -> str:
 
 
 def _check_melded(state: GameState, ev: Melded) -> None:
-    player, rest = _play_base(state, ev)
+    player, need = _play_base(state, ev)
     if ev.meld != len(state.melds):
         raise _fail(state, ev, f"meld: the next meld number is {len(state.melds)}, got {ev.meld}")
     shape = classify(ev.cards, state.rules)
@@ -366,8 +418,9 @@ def _check_melded(state: GameState, ev: Melded) -> None:
     if shape.kind == "set" and state.rules.one_set_per_rank:
         if any(m.team == team and m.shape.kind == "set" and m.shape.rank == shape.rank for m in state.melds):
             raise _fail(state, ev, "one set per rank: the team already has a set of that rank")
-    meld = Meld(len(state.melds), team, shape, player, ev.seq, state.turn, state.turn)
-    _check_after_play(state, ev, player, rest, meld)
+    _check_after_play(
+        state, ev, player, need, lambda: Meld(len(state.melds), team, shape, player, ev.seq, state.turn, state.turn)
+    )
 
 
 def _meld_words(rules: Rules) -> str:
@@ -375,7 +428,7 @@ def _meld_words(rules: Rules) -> str:
 
 
 def _check_laid_off(state: GameState, ev: LaidOff) -> None:
-    player, rest = _play_base(state, ev)
+    player, need = _play_base(state, ev)
     if ev.meld >= len(state.melds):
         raise _fail(state, ev, f"meld: there is no meld {ev.meld}")
     old = state.melds[ev.meld]
@@ -389,19 +442,24 @@ def _check_laid_off(state: GameState, ev: LaidOff) -> None:
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
     if top is not None and state.rules.wild_top_new_meld_only and is_wild_card(top) and shape.wild == top:
         raise _fail(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
-    _check_after_play(state, ev, player, rest, old.with_shape(shape, old.last_turn, old.canasta_seq))
+    _check_after_play(state, ev, player, need, lambda: old.with_shape(shape, old.last_turn, old.canasta_seq))
 
 
 def _check_discarded(state: GameState, ev: Discarded) -> None:
     _expect_phase(state, ev, "play")
     player = _expect_turn(state, ev)
+    _check_discard_card(state, ev, player, state.hand_size(player))
+
+
+def _check_discard_card(state: GameState, ev: Discarded, player: int, size: int) -> None:
+    """Check the card of a discard by the player to move, who holds `size` cards."""
     if state.pending_top is not None:
         raise _fail(state, ev, f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile")
     if state.hands[player][ev.card] <= 0:
         raise _fail(state, ev, f"{ev.card} is not in the hand")
     if state.single_taken is not None and ev.card == state.single_taken:
         raise _fail(state, ev, f"no single-card return: {ev.card} was the one card taken from the pile")
-    if state.hand_size(player) == 1:
+    if size == 1:
         team = team_of(player)
         if state.can_take_dead(team):
             return  # indirect dead
@@ -458,7 +516,7 @@ def _check_game_ended(state: GameState, ev: GameEnded) -> None:
         raise _fail(state, ev, "totals: one total per team (2)")
 
 
-_CHECKS = {
+_CHECKS: dict[str, Callable[[GameState, Any], None]] = {
     "game_started": _check_game_started,
     "hand_started": _check_hand_started,
     "drew": _check_drew,
@@ -473,12 +531,23 @@ _CHECKS = {
 }
 
 
+#: the checkers by event class (what `event_type` would select), for a cheaper dispatch
+_CHECKS_BY_CLASS: dict[type, Callable[[GameState, Any], None]] = {
+    cls: _CHECKS[str(cls.__struct_config__.tag)]
+    for cls in (GameStarted, HandStarted, Drew, TookPile, Melded, LaidOff, Discarded, TookDead,
+                StockRefilled, HandEnded, GameEnded)
+}
+
+
 # -- applying ----------------------------------------------------------------------------------
 
 
 def apply(state: GameState, ev: Event) -> GameState:
     """Apply a checked event to the state in place and return it (trusts its input)."""
-    _APPLY[event_type(ev)](state, ev)
+    applier = _APPLY_BY_CLASS.get(type(ev))
+    if applier is None:
+        applier = _APPLY[event_type(ev)]
+    applier(state, ev)
     state.next_seq = ev.seq + 1
     return state
 
@@ -559,7 +628,9 @@ def _after_play(state: GameState, player: int, cards: Iterable[Card]) -> None:
         hand.update(state.pending_rest)  # RULES 2: the rest joins the hand after that play
         state.pending_top = None
         state.pending_rest = []
-    hand.subtract(cards)
+    get = hand.get
+    for c in cards:  # `hand.subtract(cards)` without its generic dispatch
+        hand[c] = get(c, 0) - 1
     for c in cards:
         if hand[c] == 0:
             del hand[c]
@@ -662,7 +733,7 @@ def _apply_note(state: GameState, ev: Note) -> None:
     pass
 
 
-_APPLY = {
+_APPLY: dict[str, Callable[[GameState, Any], None]] = {
     "game_started": _apply_game_started,
     "hand_started": _apply_hand_started,
     "drew": _apply_drew,
@@ -675,6 +746,14 @@ _APPLY = {
     "hand_ended": _apply_hand_ended,
     "game_ended": _apply_game_ended,
     "note": _apply_note,
+}
+
+
+#: the appliers by event class, for a cheaper dispatch
+_APPLY_BY_CLASS: dict[type, Callable[[GameState, Any], None]] = {
+    cls: _APPLY[str(cls.__struct_config__.tag)]
+    for cls in (GameStarted, HandStarted, Drew, TookPile, Melded, LaidOff, Discarded, TookDead,
+                StockRefilled, HandEnded, GameEnded, Note)
 }
 
 
@@ -711,23 +790,38 @@ def iter_states(events: Iterable[Event]) -> Iterator[tuple[Event, GameState]]:
 
 def hand_scores(state: GameState) -> tuple[TeamScore, TeamScore]:
     """Return both teams' score sheets for the hand as it stands (RULES 7)."""
+    return _sheets(state, True)
+
+
+def table_scores(state: GameState) -> tuple[TeamScore, TeamScore]:
+    """Return both teams' sheets without the cards still held (their `hand_penalty` is 0).
+
+    What every seat may see during a hand: the cards held (and an unused dead counted as hand
+    cards) would tell what the hands hold.
+    """
+    return _sheets(state, False)
+
+
+def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
     rules = state.rules
+    by_team: tuple[list[tuple[tuple[Card, ...], str | None]], ...] = ([], [])
+    for m in state.melds:
+        by_team[m.team].append((m.shape.cards, m.canasta(rules)))
     out = []
     for team in (0, 1):
         unused = state.unused_seat[team]
         hand_cards: list[Card] = []
         dead_cards: list[Card] = []
-        for seat in range(state.n_players):
-            if team_of(seat) != team:
-                continue
-            cards = list(state.hands[seat].elements())
-            (dead_cards if seat == unused else hand_cards).extend(cards)
-        if state.pending_top is not None and team_of(state.to_play) == team:
-            hand_cards.extend([state.pending_top, *state.pending_rest])
-        melds = [(m.cards, m.canasta(rules)) for m in state.melds if m.team == team]
+        if count_hands:
+            for seat in range(state.n_players):
+                if team_of(seat) == team:
+                    (dead_cards if seat == unused else hand_cards).extend(state.hands[seat].elements())
+            if state.pending_top is not None and team_of(state.to_play) == team:
+                hand_cards.append(state.pending_top)
+                hand_cards.extend(state.pending_rest)
         out.append(
             score_team(
-                rules, team, melds, hand_cards, dead_cards,
+                rules, team, by_team[team], hand_cards, dead_cards,
                 closed=state.closed_by is not None and team_of(state.closed_by) == team,
                 took_dead=state.team_dead[team] is not None,
                 dead_unused=unused is not None,
@@ -739,26 +833,27 @@ def hand_scores(state: GameState) -> tuple[TeamScore, TeamScore]:
 # -- legal moves -------------------------------------------------------------------------------
 
 
-def _top_plays(state: GameState, player: int, top: Card) -> list[tuple[str, int | None, tuple[Card, ...]]]:
-    """Return the plays that use the closed pile's top card with cards held before the take."""
-    hand = state.hands[player] + Counter([top])
-    if not is_wild_card(top):
+def _top_plays(state: GameState, player: int, top: Card) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
+    """Yield the plays that use the closed pile's top card with cards held before the take."""
+    held = state.hands[player]
+    hand: Counter[Card] = Counter()  # the cards held plus the top (built in one pass)
+    if is_wild_card(top):
+        for c, n in held.items():
+            if n > 0:
+                hand[c] = n
+    else:
         # only the top's suit (runs), its rank (sets) and the wilds can meld with it
         suit, rank = SUIT[top], RANK[top]
-        hand = Counter({c: n for c, n in hand.items() if SUIT[c] == suit or RANK[c] in (0, 2, rank)})
+        for c, n in held.items():
+            if n > 0 and (SUIT[c] == suit or RANK[c] in (0, 2, rank)):
+                hand[c] = n
+    hand[top] = held.get(top, 0) + 1
     team = team_of(player)
-    plays: list[tuple[str, int | None, tuple[Card, ...]]] = []
     for cards in candidate_melds(hand, state.rules):
         if top in cards:
-            plays.append(("meld", None, cards))
+            yield "meld", None, cards
     # lay-offs of a wild top are generated too: `check` keeps only those where it stands natural
-    for m in state.melds:
-        if m.team != team:
-            continue
-        for add in candidate_layoffs(hand, m.cards, state.rules):
-            if top in add:
-                plays.append(("add", m.id, add))
-    return plays
+    yield from _layoff_plays(state, hand, team, top)
 
 
 def candidate_plays(state: GameState) -> list[Event]:
@@ -778,12 +873,14 @@ def _iter_plays(state: GameState) -> Iterator[Event]:
     player, seq = state.to_play, state.next_seq
     for kind, meld_id, cards in _raw_plays(state, player):
         ev: Event
-        if kind == "meld":
-            ev = Melded(seq=seq, player=player, meld=len(state.melds), cards=cards)
-        else:
-            ev = LaidOff(seq=seq, player=player, meld=meld_id, cards=cards)  # type: ignore[arg-type]
+        # what `check` runs for these events (their seq is the next one by construction)
         try:
-            check(state, ev)
+            if kind == "meld":
+                ev = Melded(seq=seq, player=player, meld=len(state.melds), cards=cards)
+                _check_melded(state, ev)
+            else:
+                ev = LaidOff(seq=seq, player=player, meld=meld_id, cards=cards)  # type: ignore[arg-type]
+                _check_laid_off(state, ev)
         except IllegalMove:
             continue
         yield ev
@@ -796,9 +893,22 @@ def _raw_plays(state: GameState, player: int) -> Iterator[tuple[str, int | None,
     hand, team, rules = state.hands[player], team_of(player), state.rules
     for cards in candidate_melds(hand, rules):
         yield "meld", None, cards
+    yield from _layoff_plays(state, hand, team, None)
+
+
+def _layoff_plays(
+    state: GameState, hand: Counter[Card], team: int, top: Card | None
+) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
+    """Yield the team's candidate lay-offs from `hand` (with `top` in them, when given)."""
+    held: tuple[Card, ...] | None = None
     for m in state.melds:
-        if m.team == team:
-            for add in candidate_layoffs(hand, m.cards, rules):
+        if m.team != team:
+            continue
+        if held is None:
+            held = tuple(sorted(hand.elements()))
+        # a meld's shape is `classify` of its cards: `candidate_layoffs` without classifying again
+        for add in shape_layoffs(held, m.shape.cards, m.shape, state.rules):
+            if top is None or top in add:
                 yield "add", m.id, add
 
 
@@ -807,11 +917,13 @@ def legal_discards(state: GameState) -> list[Discarded]:
     if state.phase != "play" or state.pending_top is not None:
         return []
     player, seq = state.to_play, state.next_seq
+    size = state.hand_size(player)
     out = []
     for card in sorted(state.hands[player]):
         ev = Discarded(seq=seq, player=player, card=card)
         try:
-            check(state, ev)
+            # what `check` runs once the seq, the phase and the turn hold, as they do here
+            _check_discard_card(state, ev, player, size)
         except IllegalMove:
             continue
         out.append(ev)
@@ -899,6 +1011,14 @@ class Action:
 
 def action_of(ev: Event) -> Action:
     """Return the action a player's event records."""
+    cls = type(ev)
+    if cls is Discarded:  # the commonest offer: one shared (immutable) action per card
+        action = _DISCARDS.get(ev.card)  # type: ignore[attr-defined]
+        if action is None:
+            action = _DISCARDS[ev.card] = Action("discard", (ev.card,))  # type: ignore[attr-defined]
+        return action
+    if cls is Drew:
+        return _DRAW
     if isinstance(ev, Drew):
         return Action("draw")
     if isinstance(ev, TookPile):
@@ -914,13 +1034,26 @@ def action_of(ev: Event) -> Action:
     raise ValueError(f"{event_type(ev)} is not a player's action")
 
 
+_DRAW = Action("draw")
+_DISCARDS: dict[Card, Action] = {}
+
+
 def legal_actions(state: GameState) -> list[Action]:
     """Return the choices of the player to move (draw, play and dead phases)."""
+    return [action for action, _ in legal_choices(state)]
+
+
+def legal_choices(state: GameState) -> list[tuple[Action, Event]]:
+    """Return the choices of the player to move, each with the event `action_event` gives for it.
+
+    The melds, lay-offs, discards and pile takes among them have passed `check` on this state
+    (see `legal_events`); draws and dead takes have not.
+    """
     if state.phase not in ("draw", "play", "dead"):
         return []
     if state.phase == "draw" and not state.stock and state.rules.stock_end == "refill":
         return []  # the table refills the stock or ends the hand: see `table_event`
-    return [action_of(ev) for ev in legal_events(state)]
+    return [(action_of(ev), ev) for ev in legal_events(state)]
 
 
 def action_event(state: GameState, action: Action) -> Event:
@@ -1015,8 +1148,8 @@ def all_cards(state: GameState) -> Counter[Card]:
 
 
 __all__ = [
-    "Action", "action_event", "action_of", "legal_actions", "table_event", "AnyEvent", "GameState", "IllegalMove", "Meld", "PHASES", "RANK", "advance", "all_cards",
+    "Action", "action_event", "action_of", "legal_actions", "legal_choices", "table_event", "AnyEvent", "GameState", "IllegalMove", "Meld", "PHASES", "RANK", "advance", "all_cards",
     "apply", "candidate_plays", "check", "count_cards", "deal", "end_of_game", "end_of_hand",
-    "hand_scores", "iter_states", "legal_dead_takes", "legal_discards", "legal_draws",
+    "hand_scores", "iter_states", "table_scores", "legal_dead_takes", "legal_discards", "legal_draws",
     "legal_events", "play", "replay", "team_of",
 ]

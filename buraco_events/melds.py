@@ -9,12 +9,12 @@ plays a bot or a UI offers. Positions inside a run are 1..14: the ace is 1 (low)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from .cards import JOKER, RANK, RANKS, SUIT, Card, sort_key
+from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUITS, Card, sort_key
 from .rules import Rules
 
 MeldKind = Literal["run", "set"]
@@ -182,16 +182,27 @@ def canasta_bonus(kind: str | None, rules: Rules) -> int:
     """Return the bonus a canasta kind scores (RULES 3.5); 0 for no canasta."""
     if kind is None:
         return 0
-    return {
-        "ace_to_ace": rules.bonus_ace_to_ace,
-        "royal": rules.bonus_royal,
-        "clean": rules.bonus_clean,
-        "dirty": rules.bonus_dirty,
-    }[kind]
+    if kind == "clean":
+        return rules.bonus_clean
+    if kind == "dirty":
+        return rules.bonus_dirty
+    if kind == "royal":
+        return rules.bonus_royal
+    if kind == "ace_to_ace":
+        return rules.bonus_ace_to_ace
+    raise KeyError(kind)
 
 
-def _wild_kinds(hand: Counter[Card]) -> list[Card]:
-    return sorted((c for c in hand if hand[c] > 0 and RANK[c] in (0, 2)), key=sort_key)
+#: `cards.sort_key` as a table
+_SORT_KEY = {c: sort_key(c) for c in ALL_CARDS}
+#: the cards that may join a run of each suit: its naturals and every wild
+_RUN_CARDS = {s: frozenset(c for c in ALL_CARDS if SUIT[c] == s or RANK[c] in (0, 2)) for s in SUITS}
+#: the cards that may join a set of each rank: its naturals and every wild
+_SET_CARDS = {r: frozenset(c for c in ALL_CARDS if RANK[c] in (0, 2, r)) for r in range(1, 14)}
+
+
+def _wild_kinds(hand: Mapping[Card, int]) -> list[Card]:
+    return sorted((c for c, n in hand.items() if n > 0 and RANK[c] in (0, 2)), key=_SORT_KEY.__getitem__)
 
 
 def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]:
@@ -203,25 +214,30 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
     """
     wilds = tuple(_wild_kinds(hand))
     wild_counts = tuple(hand[w] for w in wilds)
-    out: list[tuple[Card, ...]] = []
+    out: set[tuple[Card, ...]] = set()
     per_suit: dict[str, list[int]] = {}
     for c, n in hand.items():
         if n > 0 and c != JOKER:
-            per_suit.setdefault(SUIT[c], [0] * 13)[RANK[c] - 1] += n
+            counts = per_suit.get(SUIT[c])
+            if counts is None:
+                counts = per_suit[SUIT[c]] = [0] * 13
+            counts[RANK[c] - 1] += n
     for suit, counts in per_suit.items():
         if sum(counts) >= 2:  # RULES 3.1: a run needs two natural cards
-            out.extend(_suit_runs(suit, tuple(counts), wilds, wild_counts, rules))
+            out.update(_suit_runs(suit, tuple(counts), wilds, wild_counts, rules))
     if rules.sets:
         by_rank: dict[int, list[Card]] = {}
         for c, n in hand.items():
             if n > 0 and RANK[c] not in (0, 2):
                 by_rank.setdefault(RANK[c], []).extend([c] * n)
+        sets: list[tuple[Card, ...]] = []
         for cards in by_rank.values():
             if len(cards) >= 3:
-                out.append(tuple(sorted(cards)))
+                sets.append(tuple(sorted(cards)))
             if len(cards) >= 2:
-                out.extend(tuple(sorted(cards + [w])) for w in wilds)
-    return sorted(c for c in set(out) if _classify_sorted(c, rules) is not None)
+                sets.extend(tuple(sorted(cards + [w])) for w in wilds)
+        out.update(c for c in sets if _classify_sorted(c, rules) is not None)
+    return sorted(out)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -229,7 +245,7 @@ def _suit_runs(
     suit: str, counts: tuple[int, ...], wilds: tuple[Card, ...], wild_counts: tuple[int, ...],
     rules: Rules,
 ) -> tuple[tuple[Card, ...], ...]:
-    """Return the candidate runs of one suit, given how many of each rank of it are held."""
+    """Return the candidate runs of one suit that form a meld, given how many of each rank are held."""
     out: set[tuple[Card, ...]] = set()
     have = [False, *(n > 0 for n in counts), counts[0] > 0]
     two_aces = counts[0] >= 2
@@ -255,7 +271,7 @@ def _suit_runs(
             for w, n in zip(wilds, wild_counts, strict=True):
                 if n > naturals.count(w):  # an own-suit 2 may be natural and wild only if held twice
                     out.add(tuple(sorted(naturals + [w])))
-    return tuple(out)
+    return tuple(c for c in out if _classify_sorted(c, rules) is not None)
 
 
 def _may_fit(card: Card, shape: MeldShape) -> bool:
@@ -288,13 +304,19 @@ def candidate_layoffs(
     shape = classify(meld, rules)
     if shape is None:
         return []
-    if shape.kind == "run":
-        relevant = [c for c in hand.elements() if SUIT[c] == shape.suit or RANK[c] in (0, 2)]
-    else:
-        relevant = [c for c in hand.elements() if RANK[c] in (0, 2, shape.rank)]
+    return list(shape_layoffs(tuple(sorted(hand.elements())), tuple(meld), shape, rules))
+
+
+def shape_layoffs(
+    held: tuple[Card, ...], meld: tuple[Card, ...], shape: MeldShape, rules: Rules
+) -> tuple[tuple[Card, ...], ...]:
+    """Return `candidate_layoffs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
+    # only the cards of the run's suit or the set's rank, and the wilds, may join the meld
+    fits = _RUN_CARDS[shape.suit or ""] if shape.kind == "run" else _SET_CARDS[shape.rank or 0]
+    relevant = tuple(c for c in held if c in fits)
     if not relevant:
-        return []
-    return list(_layoffs(tuple(meld), tuple(sorted(relevant)), rules))
+        return ()
+    return _layoffs(meld, relevant, rules)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -304,11 +326,13 @@ def _layoffs(
     """Return the candidate additions to a meld from the hand cards that could matter to it."""
     shape = classify(meld, rules)
     assert shape is not None
-    hand = Counter(relevant)
+    hand: dict[Card, int] = {}  # a plain dict: cheaper than a Counter on this cache-miss path
+    for c in relevant:
+        hand[c] = hand.get(c, 0) + 1
     out: set[tuple[Card, ...]] = set()
     held = list(hand)
     for c in held:
-        if _may_fit(c, shape) and classify(list(meld) + [c], rules) is not None:
+        if _may_fit(c, shape) and _classify_sorted(tuple(sorted((*meld, c))), rules) is not None:
             out.add((c,))
     if shape.kind == "run":
         suit = shape.suit or ""
@@ -320,7 +344,7 @@ def _layoffs(
                 p = start
                 while 1 <= p <= 14:
                     card = _pos_card(p, suit)
-                    if hand[card] > added.count(card):
+                    if hand.get(card, 0) > added.count(card):
                         added.append(card)
                     elif wild is not None and not used_wild:
                         added.append(wild)
@@ -334,4 +358,4 @@ def _layoffs(
         same = [c for c in held for _ in range(hand[c]) if RANK[c] == shape.rank]
         if len(same) >= 2:
             out.add(tuple(sorted(same)))
-    return tuple(sorted(a for a in out if classify(list(meld) + list(a), rules) is not None))
+    return tuple(sorted(a for a in out if _classify_sorted(tuple(sorted(meld + a)), rules) is not None))

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 import msgspec
 
-from .cards import RANKS, Card, sorted_cards
-from .engine import GameState, IllegalMove, apply, hand_scores, play, team_of
+from .cards import ALL_CARDS, RANKS, Card, sort_key
+from .engine import GameState, IllegalMove, Meld, apply, hand_scores, play, table_scores, team_of
 from .events import (
     Discarded,
     Drew,
@@ -37,6 +37,7 @@ from .events import (
     TookPile,
 )
 from .melds import MeldShape
+from .rules import Rules
 from .scoring import TeamScore
 
 #: phases in which a hand is being played (hands are hidden from other seats)
@@ -119,9 +120,29 @@ def meld_kind(canasta: str | None) -> str:
     return canasta or "none"
 
 
-def _table_only(sheet: TeamScore) -> TeamScore:
-    """Return the sheet without the cards held (the part of RULES 7 nobody else may see)."""
-    return msgspec.structs.replace(sheet, hand_penalty=0, total=sheet.total - sheet.hand_penalty)
+#: MeldViews by the id of their (immutable) engine meld, which the entry keeps alive
+_MELD_VIEWS: dict[int, tuple[Meld, Rules, MeldView]] = {}
+_MELD_VIEWS_MAX = 4096
+
+
+def _meld_view(m: Meld, rules: Rules) -> MeldView:
+    """Return the view of a meld; a meld lives on across many views, so its view is kept."""
+    hit = _MELD_VIEWS.get(id(m))
+    if hit is not None and hit[0] is m and hit[1] is rules:
+        return hit[2]
+    view = MeldView(
+        id=m.id, team=m.team, cards=m.cards, type=m.shape.kind, clean=m.shape.is_clean,
+        kind=meld_kind(m.canasta(rules)), laid_by=m.laid_by, laid_seq=m.laid_seq,
+        canasta_seq=m.canasta_seq,
+    )
+    if len(_MELD_VIEWS) >= _MELD_VIEWS_MAX:
+        _MELD_VIEWS.clear()
+    _MELD_VIEWS[id(m)] = (m, rules, view)
+    return view
+
+
+#: the display order of `cards.sorted_cards` as a table (a cheaper sort key)
+_DISPLAY_ORDER = {c: sort_key(c) for c in ALL_CARDS}
 
 
 def player_view(state: GameState, seat: int | None = None) -> View:
@@ -131,17 +152,10 @@ def player_view(state: GameState, seat: int | None = None) -> View:
     hands: list[tuple[Card, ...] | int] = []
     for s, h in enumerate(state.hands):
         if seat is None or s == seat or not playing:
-            hands.append(tuple(sorted_cards(h.elements())))
+            hands.append(tuple(sorted(h.elements(), key=_DISPLAY_ORDER.__getitem__)))
         else:
             hands.append(sum(h.values()))
-    melds = tuple(
-        MeldView(
-            id=m.id, team=m.team, cards=m.cards, type=m.shape.kind, clean=m.shape.is_clean,
-            kind=meld_kind(m.canasta(rules)), laid_by=m.laid_by, laid_seq=m.laid_seq,
-            canasta_seq=m.canasta_seq,
-        )
-        for m in state.melds
-    )
+    melds = tuple(_meld_view(m, rules) for m in state.melds)
     pile_visible = seat is None or rules.pile == "open"
     pile = PileView(
         size=len(state.pile),
@@ -164,9 +178,12 @@ def player_view(state: GameState, seat: int | None = None) -> View:
         pending = PendingView(top=state.pending_top, rest=rest)
     counted = True
     if state.phase in (*PLAYING_PHASES, "hand_end"):
-        sheet: tuple[TeamScore, ...] = hand_scores(state)
+        sheet: tuple[TeamScore, ...]
         if seat is not None and playing:
-            sheet, counted = tuple(_table_only(sc) for sc in sheet), False
+            # the sheet without the cards held (the part of RULES 7 nobody else may see)
+            sheet, counted = table_scores(state), False
+        else:
+            sheet = hand_scores(state)
         running = tuple(t + sc.total for t, sc in zip(state.totals, sheet, strict=True))
     else:
         sheet = state.hand_results[-1] if state.hand_results else ()

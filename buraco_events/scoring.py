@@ -53,15 +53,16 @@ def score_team(
     `melds` are the team's melds as (cards, canasta kind or None); `hand_cards` are the cards left
     in the team's hands except an unused dead's, which come apart in `unused_dead_cards`.
     """
+    value = _values(rules.two_value, rules.joker_value).__getitem__
     meld_points = 0
     bonus = 0
     canastas: dict[str, int] = {}
     for cards, kind in melds:
-        meld_points += cards_value(cards, rules)
+        meld_points += sum(map(value, cards))
         if kind is not None:
             bonus += canasta_bonus(kind, rules)
             canastas[kind] = canastas.get(kind, 0) + 1
-    hand_penalty = -cards_value(hand_cards, rules)
+    hand_penalty = -sum(map(value, hand_cards))
     dead_penalty = 0
     if not took_dead:
         dead_penalty -= rules.no_dead_penalty
