@@ -125,6 +125,9 @@ class GreedyBot:
         pile = view.pile
         if pile.cards is None:  # closed pile: legal only when its top melds at once
             return draw if late and pile.size > 6 else take
+        held = view.hands[view.seat if view.seat is not None else view.to_play]
+        if pile.size <= 2 and isinstance(held, tuple) and len(held) <= 4:
+            return draw  # a short hand swapping one-card piles with the opponent never ends
         useful = _useful_cards(view, pile.cards, rules)
         if useful * 3 >= pile.size or (useful and not late):
             return take
@@ -299,8 +302,11 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
         c: n for c, n in hand.items() if is_wild_card(c) or SUIT[c] in suits or RANK[c] in ranks
     })
     used: set[Card] = set()
+    # only wild-free plays count: the play phase will not spend a wild short of a canasta, and a
+    # pile taken for a play it will not make is passed back and forth for ever
     for cards in candidate_melds(together, rules):
-        used.update(c for c in cards if c in pile_cards)
+        if not any(is_wild_card(c) for c in cards):
+            used.update(c for c in cards if c in pile_cards)
     team = seat % 2
     held: tuple[Card, ...] | None = None
     for m in view.melds:
@@ -312,7 +318,8 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
             if held is None:
                 held = tuple(sorted(together.elements()))
             for add in shape_layoffs(held, tuple(m.cards), shape, rules):
-                used.update(c for c in add if c in pile_cards)
+                if not any(is_wild_card(c) for c in add):
+                    used.update(c for c in add if c in pile_cards)
     return len(used)
 
 
