@@ -11,6 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from buraco_events.bots import EndlessGame
 from buraco_events.rules import UnknownVariant, canonical_variant
 from buraco_events.sim import Summary, seat_bots
 from buraco_events.sim import simulate as run_simulation
@@ -66,6 +67,8 @@ def simulate(
             )
     except OSError as exc:
         fail(f"--out: {exc}")
+    except EndlessGame as exc:
+        fail(f"a game did not end (a bot bug; the logs before it are written): {exc}", 1)
     if as_json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
         return
