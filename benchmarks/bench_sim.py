@@ -26,14 +26,14 @@ GOAL_GREEDY = 200.0  # hands/s per core asked for in the simulation brief
 
 #: functions whose cumulative share of greedy play the profile reports
 _HOT = (
-    ("engine.legal_actions", "engine.py", "legal_actions"),
+    ("engine.legal_choices", "engine.py", "legal_choices"),
     ("engine.candidate_plays", "engine.py", "candidate_plays"),
     ("engine._check_took_pile", "engine.py", "_check_took_pile"),
-    ("melds.candidate_layoffs", "melds.py", "candidate_layoffs"),
+    ("melds.shape_layoffs", "melds.py", "shape_layoffs"),
     ("melds.candidate_melds", "melds.py", "candidate_melds"),
     ("melds.classify", "melds.py", "classify"),
     ("projections.player_view", "projections.py", "player_view"),
-    ("engine.hand_scores", "engine.py", "hand_scores"),
+    ("engine.table_scores", "engine.py", "table_scores"),
     ("bots.GreedyBot.choose", "bots.py", "choose"),
     ("engine.play (check+apply)", "engine.py", "play"),
 )
