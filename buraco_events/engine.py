@@ -210,19 +210,15 @@ def check(state: GameState, ev: Event) -> None:
     """Raise `IllegalMove` unless `ev` may come next; never changes the state."""
     if ev.seq != state.next_seq:
         raise _fail(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
-    fast = _CHECKS_BY_CLASS.get(type(ev))
-    if fast is not None:
-        fast(state, ev)
-        return
-    kind = event_type(ev)
-    if kind == "note":
-        if state.phase == "start":
-            raise _fail(state, ev, "the first event must be game_started")
-        return
-    checker = _CHECKS.get(kind)
+    checker = _CHECKS.get(type(ev))
     if checker is None:
-        raise _fail(state, ev, f"unknown event type {kind!r}")
+        raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
     checker(state, ev)
+
+
+def _check_note(state: GameState, ev: Note) -> None:
+    if state.phase == "start":
+        raise _fail(state, ev, "the first event must be game_started")
 
 
 def _expect_phase(state: GameState, ev: Event, *phases: str) -> None:
@@ -516,26 +512,20 @@ def _check_game_ended(state: GameState, ev: GameEnded) -> None:
         raise _fail(state, ev, "totals: one total per team (2)")
 
 
-_CHECKS: dict[str, Callable[[GameState, Any], None]] = {
-    "game_started": _check_game_started,
-    "hand_started": _check_hand_started,
-    "drew": _check_drew,
-    "took_pile": _check_took_pile,
-    "melded": _check_melded,
-    "laid_off": _check_laid_off,
-    "discarded": _check_discarded,
-    "took_dead": _check_took_dead,
-    "stock_refilled": _check_stock_refilled,
-    "hand_ended": _check_hand_ended,
-    "game_ended": _check_game_ended,
-}
-
-
-#: the checkers by event class (what `event_type` would select), for a cheaper dispatch
-_CHECKS_BY_CLASS: dict[type, Callable[[GameState, Any], None]] = {
-    cls: _CHECKS[str(cls.__struct_config__.tag)]
-    for cls in (GameStarted, HandStarted, Drew, TookPile, Melded, LaidOff, Discarded, TookDead,
-                StockRefilled, HandEnded, GameEnded)
+#: the checker of each event class
+_CHECKS: dict[type, Callable[[GameState, Any], None]] = {
+    GameStarted: _check_game_started,
+    HandStarted: _check_hand_started,
+    Drew: _check_drew,
+    TookPile: _check_took_pile,
+    Melded: _check_melded,
+    LaidOff: _check_laid_off,
+    Discarded: _check_discarded,
+    TookDead: _check_took_dead,
+    StockRefilled: _check_stock_refilled,
+    HandEnded: _check_hand_ended,
+    GameEnded: _check_game_ended,
+    Note: _check_note,
 }
 
 
@@ -544,10 +534,7 @@ _CHECKS_BY_CLASS: dict[type, Callable[[GameState, Any], None]] = {
 
 def apply(state: GameState, ev: Event) -> GameState:
     """Apply a checked event to the state in place and return it (trusts its input)."""
-    applier = _APPLY_BY_CLASS.get(type(ev))
-    if applier is None:
-        applier = _APPLY[event_type(ev)]
-    applier(state, ev)
+    _APPLY[type(ev)](state, ev)
     state.next_seq = ev.seq + 1
     return state
 
@@ -733,27 +720,20 @@ def _apply_note(state: GameState, ev: Note) -> None:
     pass
 
 
-_APPLY: dict[str, Callable[[GameState, Any], None]] = {
-    "game_started": _apply_game_started,
-    "hand_started": _apply_hand_started,
-    "drew": _apply_drew,
-    "took_pile": _apply_took_pile,
-    "melded": _apply_melded,
-    "laid_off": _apply_laid_off,
-    "discarded": _apply_discarded,
-    "took_dead": _apply_took_dead,
-    "stock_refilled": _apply_stock_refilled,
-    "hand_ended": _apply_hand_ended,
-    "game_ended": _apply_game_ended,
-    "note": _apply_note,
-}
-
-
-#: the appliers by event class, for a cheaper dispatch
-_APPLY_BY_CLASS: dict[type, Callable[[GameState, Any], None]] = {
-    cls: _APPLY[str(cls.__struct_config__.tag)]
-    for cls in (GameStarted, HandStarted, Drew, TookPile, Melded, LaidOff, Discarded, TookDead,
-                StockRefilled, HandEnded, GameEnded, Note)
+#: the applier of each event class
+_APPLY: dict[type, Callable[[GameState, Any], None]] = {
+    GameStarted: _apply_game_started,
+    HandStarted: _apply_hand_started,
+    Drew: _apply_drew,
+    TookPile: _apply_took_pile,
+    Melded: _apply_melded,
+    LaidOff: _apply_laid_off,
+    Discarded: _apply_discarded,
+    TookDead: _apply_took_dead,
+    StockRefilled: _apply_stock_refilled,
+    HandEnded: _apply_hand_ended,
+    GameEnded: _apply_game_ended,
+    Note: _apply_note,
 }
 
 
