@@ -240,8 +240,7 @@ class _Auditor:
         start = len(self.problems)
         ev: AnyEvent | None = None
         if isinstance(decoded, LogError):
-            good_seq = decoded.seq is not None and decoded.field != "seq"
-            seq = decoded.seq if good_seq else want_seq  # type: ignore[assignment]
+            seq = decoded.seq if decoded.seq is not None and decoded.field != "seq" else want_seq
             self.add(seq, "format", f"line {index + 1}: {decoded.message}")
         else:
             ev = decoded

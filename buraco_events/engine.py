@@ -916,8 +916,10 @@ def legal_draws(state: GameState) -> list[Event]:
         return []
     seq, player = state.next_seq, state.to_play
     if not state.stock and state.rules.stock_end == "refill":
-        refills = [StockRefilled(seq=seq, dead=i) for i, d in enumerate(state.deads) if d is not None]
-        return refills or [end_of_hand(state)]  # type: ignore[list-item]
+        refills: list[Event] = [
+            StockRefilled(seq=seq, dead=i) for i, d in enumerate(state.deads) if d is not None
+        ]
+        return refills or [end_of_hand(state)]
     out: list[Event] = []
     if state.stock:
         out.append(Drew(seq=seq, player=player, card=state.stock[-1]))

@@ -43,7 +43,7 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, gc=False, omit_defaults=T
     at: str | None = None
 
 
-class GameStarted(Event, tag="game_started", kw_only=True):
+class GameStarted(Event, tag="game_started", kw_only=True, frozen=True):
     """First line of every log: who plays which variant under which rules."""
 
     game_id: str
@@ -54,7 +54,7 @@ class GameStarted(Event, tag="game_started", kw_only=True):
     schema_version: Small | None = None
 
 
-class HandStarted(Event, tag="hand_started", kw_only=True):
+class HandStarted(Event, tag="hand_started", kw_only=True, frozen=True):
     """A deal: every card of the deck, in order, with the hand's first player."""
 
     hand: Small
@@ -66,21 +66,21 @@ class HandStarted(Event, tag="hand_started", kw_only=True):
     commitment: Hash | None = None
 
 
-class Drew(Event, tag="drew", kw_only=True):
+class Drew(Event, tag="drew", kw_only=True, frozen=True):
     """Drew the stock's top card."""
 
     player: Seat
     card: CardStr
 
 
-class TookPile(Event, tag="took_pile", kw_only=True):
+class TookPile(Event, tag="took_pile", kw_only=True, frozen=True):
     """Took the whole discard pile (cards bottom first, last = top)."""
 
     player: Seat
     cards: Cards
 
 
-class Melded(Event, tag="melded", kw_only=True):
+class Melded(Event, tag="melded", kw_only=True, frozen=True):
     """Laid a new meld, numbered `meld` within the hand."""
 
     player: Seat
@@ -88,7 +88,7 @@ class Melded(Event, tag="melded", kw_only=True):
     cards: Cards
 
 
-class LaidOff(Event, tag="laid_off", kw_only=True):
+class LaidOff(Event, tag="laid_off", kw_only=True, frozen=True):
     """Added cards to one of the team's melds."""
 
     player: Seat
@@ -96,14 +96,14 @@ class LaidOff(Event, tag="laid_off", kw_only=True):
     cards: Cards
 
 
-class Discarded(Event, tag="discarded", kw_only=True):
+class Discarded(Event, tag="discarded", kw_only=True, frozen=True):
     """Discarded a card, ending the turn."""
 
     player: Seat
     card: CardStr
 
 
-class TookDead(Event, tag="took_dead", kw_only=True):
+class TookDead(Event, tag="took_dead", kw_only=True, frozen=True):
     """Took a dead hand (directly after a play, or indirectly after a discard)."""
 
     player: Seat
@@ -111,13 +111,13 @@ class TookDead(Event, tag="took_dead", kw_only=True):
     cards: Cards
 
 
-class StockRefilled(Event, tag="stock_refilled", kw_only=True):
+class StockRefilled(Event, tag="stock_refilled", kw_only=True, frozen=True):
     """The stock ran out; that dead became the stock, in its dealt order."""
 
     dead: Annotated[int, Meta(ge=0, le=1)]
 
 
-class HandEnded(Event, tag="hand_ended", kw_only=True):
+class HandEnded(Event, tag="hand_ended", kw_only=True, frozen=True):
     """The hand is over; `scores` is the claim of whoever ran the game."""
 
     hand: Small
@@ -127,14 +127,14 @@ class HandEnded(Event, tag="hand_ended", kw_only=True):
     salt: str | None = None
 
 
-class GameEnded(Event, tag="game_ended", kw_only=True):
+class GameEnded(Event, tag="game_ended", kw_only=True, frozen=True):
     """The match is over."""
 
     totals: tuple[Score, ...]
     winner: Annotated[int, Meta(ge=0, le=1)]
 
 
-class Note(Event, tag="note", kw_only=True):
+class Note(Event, tag="note", kw_only=True, frozen=True):
     """A remark by a referee or a player; changes nothing in the game."""
 
     by: str
@@ -145,8 +145,8 @@ AnyEvent = (
     GameStarted | HandStarted | Drew | TookPile | Melded | LaidOff | Discarded | TookDead
     | StockRefilled | HandEnded | GameEnded | Note
 )
-EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]
-TAGS: dict[str, type[Event]] = {t.__struct_config__.tag: t for t in EVENT_TYPES}
+EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__
+TAGS: dict[str, type[Event]] = {str(t.__struct_config__.tag): t for t in EVENT_TYPES}
 
 #: fields that hold one card or a list of cards, per tag (for lenient reading)
 _CARD_FIELDS: dict[str, tuple[str, ...]] = {

@@ -75,6 +75,7 @@ def _run_shape(cards: Sequence[Card], rules: Rules) -> MeldShape | None:
     if len(forced_wild) > 1:
         return None  # RULES 3.1: at most one wild per meld
     # options: (wild card, number of own-suit 2s standing as natural), best first (RULES 3.4)
+    options: list[tuple[Card | None, int]]
     if forced_wild:
         if own2 > 1:
             return None

@@ -169,7 +169,7 @@ def _reproduce(result: Audit, seat: int | None, expect_head: str | None) -> str:
     path = shlex.quote(result.report.path)
     finding = result.finding
     replayable = finding is not None and finding.problem.kind in ("illegal", "deal", "score")
-    if replayable and finding.problem.seq > 0 and Path(result.report.path).is_file():
+    if finding is not None and replayable and finding.problem.seq > 0 and Path(result.report.path).is_file():
         # `replay --at SEQ` shows the table after SEQ: the one before the bad event, and its error
         shown = _acting_seat(result, seat)
         where = f" --as {shown}" if shown is not None else ""
