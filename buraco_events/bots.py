@@ -1,6 +1,6 @@
 """Bots and the pure game loop: players that see only their own view and choose a legal action.
 
-A bot gets `projections.player_view(state, seat)`, the list of `engine.Action`s the engine offers,
+A bot gets `projections.player_view(state, seat, scores=False)`, the list of `engine.Action`s the engine offers,
 the rules and an injected `random.Random`; it returns one of the actions. Bots never decide what is
 legal (the engine does); they only rank the choices, using `melds.classify` and friends to judge
 them. `play_game` runs a whole game: the table deals from a seeded rng (`engine.table_event`), each
@@ -381,7 +381,7 @@ def run_game(
             if len(actions) == 1:
                 action = actions[0]  # a forced move: no view to build, no choice to ask for
             else:
-                action = bots[seat].choose(player_view(state, seat), actions, state.rules, bot_rng)
+                action = bots[seat].choose(player_view(state, seat, scores=False), actions, state.rules, bot_rng)
                 if action not in actions:
                     raise ValueError(f"{game_id}: bot {bots[seat].name} at seat {seat} chose an action not offered: {action}")
             # the offered event equals `action_event(state, action)`; the engine checked it on this

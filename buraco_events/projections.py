@@ -145,8 +145,12 @@ def _meld_view(m: Meld, rules: Rules) -> MeldView:
 _DISPLAY_ORDER = {c: sort_key(c) for c in ALL_CARDS}
 
 
-def player_view(state: GameState, seat: int | None = None) -> View:
-    """Return what `seat` may see of the state (`None`: everything)."""
+def player_view(state: GameState, seat: int | None = None, *, scores: bool = True) -> View:
+    """Return what `seat` may see of the state (`None`: everything).
+
+    With `scores=False` the hand's score sheet is left out (`hand_scores` empty, `scores` = the
+    totals of finished hands): what a bot needs, at a fraction of the cost.
+    """
     rules = state.rules
     playing = state.phase in PLAYING_PHASES
     hands: list[tuple[Card, ...] | int] = []
@@ -177,7 +181,9 @@ def player_view(state: GameState, seat: int | None = None) -> View:
         )
         pending = PendingView(top=state.pending_top, rest=rest)
     counted = True
-    if state.phase in (*PLAYING_PHASES, "hand_end"):
+    if not scores:
+        sheet, running, counted = (), tuple(state.totals), False
+    elif state.phase in (*PLAYING_PHASES, "hand_end"):
         sheet: tuple[TeamScore, ...]
         if seat is not None and playing:
             # the sheet without the cards held (the part of RULES 7 nobody else may see)

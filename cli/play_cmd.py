@@ -188,7 +188,7 @@ class Session:
         else:
             bot = self.bots[seat]
             rng = bot_rng(self.setup.seed, state.next_seq)
-            action = bot.choose(player_view(state, seat), actions, state.rules, rng)
+            action = bot.choose(player_view(state, seat, scores=False), actions, state.rules, rng)
             if action not in actions:
                 raise RuntimeError(f"bot {bot.name} at seat {seat} chose an action not offered: {action}")
         self.record(action_event(state, action))
