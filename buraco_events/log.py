@@ -434,15 +434,39 @@ def open_log(path: StrPath, create: bool = True, fsync: FsyncPolicy = "hand") ->
     return LogWriter(p, fd, status, fsync, created)
 
 
-def write_log(path: StrPath, events: Iterable[Event], *, overwrite: bool = False) -> str:
-    """Write events as a new sealed log file (seq and prev computed here); return its head."""
+class LogExistsError(LogError, FileExistsError):
+    """A log file already holds other content: nothing written is ever replaced."""
+
+
+def write_log(path: StrPath, events: Iterable[Event], *, exist_ok: bool = False) -> str:
+    """Write events as a new sealed log file (seq and prev computed here); return its head.
+
+    The file appears whole or not at all (written aside, fsynced, then linked into place). An
+    existing file is never replaced: with `exist_ok` one holding exactly these bytes is accepted
+    (a rerun of the same simulation), anything else raises `LogExistsError`.
+    """
     lines = seal_lines(list(events))
     if not lines:
         raise ValueError("a log holds at least one event")
     for line in lines:
         _check_line(line)
-    with open(path, "wb" if overwrite else "xb") as f:
-        f.write(b"\n".join(lines) + b"\n")
+    data = b"\n".join(lines) + b"\n"
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    try:
+        os.link(tmp, target)  # atomic, and fails rather than replace an existing file
+    except FileExistsError:
+        if not (exist_ok and target.read_bytes() == data):
+            raise LogExistsError(
+                target, None, None, None,
+                "exists already with other content; a log is never replaced (choose another folder)",
+            ) from None
+    finally:
+        tmp.unlink()
     return line_hash(lines[-1])
 
 

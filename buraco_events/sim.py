@@ -108,7 +108,7 @@ def _play_batch(
     for i in indices:
         gid = game_id(variant, players, seed, i)
         events, state = run_game(variant, players, game_seed(seed, i), bots, gid, target)
-        write_log(Path(out_dir) / f"{gid}.jsonl", events, overwrite=True)
+        write_log(Path(out_dir) / f"{gid}.jsonl", events, exist_ok=True)
         tally.games += 1
         tally.events += len(events)
         tally.hands += len(state.hand_results)
@@ -146,8 +146,8 @@ def simulate(
     """Play `games` seeded bot games, write `out_dir/<game_id>.jsonl` for each, and summarise.
 
     `bots` are bot names assigned to seats by `seat_bots`; `target` overrides the preset's (0 = a
-    single hand). Existing logs of the same ids are overwritten (with the same bytes, for the
-    same arguments). Raises ValueError for a bad variant, bot names, player count or counts.
+    single hand). A log already in the folder with the same bytes (a rerun with the same
+    arguments) is kept; one with other content is never replaced (`log.LogExistsError`). Raises ValueError for a bad variant, bot names, player count or counts.
     """
     name = canonical_variant(variant)
     if players not in (2, 4):

@@ -9,6 +9,7 @@ same code and seeds always give the same bytes.
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
 from buraco_events.rules import PRESETS
@@ -30,5 +31,8 @@ def make_samples(out_dir: Path) -> list[Path]:
 
 if __name__ == "__main__":
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "samples"
-    for path in make_samples(out):
-        print(f"{path.name}  {path.stat().st_size:,} bytes")
+    # logs are never replaced in place: play into a fresh folder, then swap the samples over
+    with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+        for path in make_samples(Path(tmp)):
+            print(f"{path.name}  {path.stat().st_size:,} bytes")
+            path.replace(out / path.name)

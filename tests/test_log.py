@@ -22,6 +22,7 @@ from buraco_events.log import (
     CorruptLogError,
     LockedError,
     LogError,
+    LogExistsError,
     RawLines,
     TornTailError,
     check_lines,
@@ -130,8 +131,14 @@ def test_write_log_writes_a_sealed_log_once(tmp_path: Path) -> None:
     path = tmp_path / "g.jsonl"
     assert write_log(path, make_game(6)) == head(path)
     assert path.read_bytes().splitlines() == game_lines(6)
+    # the same bytes again are accepted with exist_ok; other bytes never replace a log
+    assert write_log(path, make_game(6), exist_ok=True) == head(path)
     with pytest.raises(FileExistsError):
         write_log(path, make_game(6))
+    with pytest.raises(LogExistsError, match="exists already with other content"):
+        write_log(path, make_game(7), exist_ok=True)
+    assert path.read_bytes().splitlines() == game_lines(6)
+    assert [p.name for p in tmp_path.iterdir()] == ["g.jsonl"]  # no temporary file left behind
     with pytest.raises(ValueError, match="at least one event"):
         write_log(tmp_path / "empty.jsonl", [])
 
