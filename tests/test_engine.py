@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from buraco_events.cards import make_deck, parse_cards
 from buraco_events.engine import (
@@ -674,3 +675,59 @@ def test_rotation_and_target_over_two_hands() -> None:
     assert st == before
     t.do_event(deal_event(t.rules, ["", ""], first=1, hand=1, seq=st.next_seq))
     assert (st.hand_no, st.to_play, st.melds, st.team_dead) == (1, 1, [], [None, None])
+
+
+def test_team_left_without_a_dead_may_close_without_one() -> None:
+    # RULES 5: "A team left with no dead to take may close without one". Seat 0 melds eleven
+    # hearts (a clean canasta), discards its last card and takes dead 0 (indirect). The stock
+    # runs out; dead 1 refills it, so team 1 has no dead left to take: seat 1 melds its eleven
+    # spades and closes by discarding, without ever holding a dead.
+    t = Table("stbl", ["3H 4H 5H 6H 7H 8H 9H 10H JH QH KH", "3S 4S 5S 6S 7S 8S 9S 10S JS QS KS"],
+              stock="AD", first=0)
+    st = t.state
+    t.do("drew")
+    t.do("melded", cards="3H 4H 5H 6H 7H 8H 9H 10H JH QH KH")
+    t.do("discarded", card="AD")
+    assert st.phase == "dead" and st.dead_mode == "indirect"
+    t.do("took_dead", dead=0)
+    for _ in range(63):  # the 63 cards left in the stock: seat 1 draws the last one
+        t.pass_turn()
+    assert st.stock == [] and st.to_play == 0
+    t.do("stock_refilled", dead=1)
+    assert not st.can_take_dead(1)
+    t.pass_turn()
+    drew = t.do("drew")
+    t.do("melded", cards="3S 4S 5S 6S 7S 8S 9S 10S JS QS KS")
+    t.do("discarded", card=drew.card)  # type: ignore[attr-defined]
+    assert (st.phase, st.closed_by, st.end_reason) == ("hand_end", 1, "closed")
+    zero, one = hand_scores(st)
+    # team 1: spades 3-7 = 25, 8-K = 60 -> 85; clean canasta 200; closing 100; no dead -100 = 285
+    assert sheet(one) == (85, 200, 100, 0, -100, 285)
+    # team 0: hearts 85 + clean 200; it took its dead and played on, so no dead penalty
+    assert (zero.meld_points, zero.canasta_bonus, zero.close_bonus, zero.dead_penalty) == (85, 200, 0, 0)
+    assert zero.hand_penalty < 0 and not zero.dead_unused
+
+
+def test_deal_must_be_the_whole_deck_in_the_right_sizes() -> None:
+    # RULES 1: 11 cards a seat, two deads of 11, the stock (64 for 2 players on 108 cards), no
+    # upcard in stbl; all together exactly the deck
+    rules = find_rules("stbl")
+    st = GameState()
+    play(st, GameStarted(seq=0, game_id="g", variant="stbl", players=("a", "b")))
+    good = deal_event(rules, ["", ""])
+    swapped = (*good.stock[:-1], "AS")  # a third AS, and one card of the deck missing
+    cases = {
+        "the deal is not the 108-card deck: extra AS; missing": replace(good, stock=swapped),
+        "stock: 64 cards expected, got 63": replace(good, stock=good.stock[:-1]),
+        "hands: the deal gives 11 cards to each of 2 seats": replace(good, hands=good.hands[:1]),
+        "deads: the deal sets aside two deads of 11 cards": replace(good, deads=(good.deads[0], good.deads[1][:10])),
+        "discard: no upcard in this variant": replace(good, discard=("AS",)),
+        "hand should be 0, got 1": replace(good, hand=1),
+    }
+    for why, bad in cases.items():
+        before = st.copy()
+        with pytest.raises(IllegalMove, match=re.escape(why)):
+            play(st, bad)
+        assert st == before
+    play(st, good)
+    assert st.phase == "draw"
