@@ -311,3 +311,26 @@ def test_a_second_process_gets_a_clear_error(indexed: Path, logs: Path, tmp_path
     assert result.exit_code == 2
     assert len(result.stderr.strip().splitlines()) == 1 and "in use" in result.stderr
     assert reader.exit_code == 2 and "in use" in reader.stderr
+
+
+@pytest.mark.spark
+def test_spark_reads_the_parquet_export(indexed: Path, tmp_path: Path, monkeypatch):
+    # the export is how a bigger engine takes over: Spark reads every table, the variant comes
+    # back from the hive partition folders, and the counts equal the database's
+    pytest.importorskip("pyspark")
+    from pyspark.sql import SparkSession
+
+    monkeypatch.setenv("SPARK_LOCAL_IP", "127.0.0.1")  # stay on the loopback
+    out = tmp_path / "pq"
+    assert cli("export", "--db", str(indexed), "--parquet", str(out)).exit_code == 0
+    counts = db_counts(indexed)
+    spark = (SparkSession.builder.master("local[1]").appName("buraco-test")
+             .config("spark.ui.enabled", "false").getOrCreate())
+    try:
+        for table in TABLES:
+            df = spark.read.parquet(str(out / table))
+            assert df.count() == counts[table]
+            assert {r["variant"] for r in df.select("variant").distinct().collect()} == {
+                v for v, _, _ in GAMES}
+    finally:
+        spark.stop()
