@@ -181,10 +181,10 @@ def player_view(state: GameState, seat: int | None = None, *, scores: bool = Tru
         )
         pending = PendingView(top=state.pending_top, rest=rest)
     counted = True
+    sheet: tuple[TeamScore, ...]
     if not scores:
         sheet, running, counted = (), tuple(state.totals), False
     elif state.phase in (*PLAYING_PHASES, "hand_end"):
-        sheet: tuple[TeamScore, ...]
         if seat is not None and playing:
             # the sheet without the cards held (the part of RULES 7 nobody else may see)
             sheet, counted = table_scores(state), False

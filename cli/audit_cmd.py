@@ -52,11 +52,13 @@ def audit(
         expect_head = expect_head.lower()
     # one log file: one pretty object; folders, archives, several paths: one compact line per log
     pretty = len(paths) == 1 and paths[0].is_file() and not is_archive(paths[0])
-    unreadable = failed = False
+    unreadable = False
+    audited = failed = 0
     for path in paths:
         try:
             for result in audit_path(path, expect_head):
-                failed |= not result.report.ok
+                audited += 1
+                failed += not result.report.ok
                 if as_json:
                     _print_json(result, pretty)
                 else:
@@ -64,6 +66,8 @@ def audit(
         except AuditInputError as exc:
             err().print(Text.assemble(("error: ", "bold red"), str(exc)))
             unreadable = True
+    if audited > 1:  # the verdict over many logs, where the per-log lines scroll away
+        err().print(f"{audited} logs audited: {audited - failed} pass, {failed} fail", markup=False)
     raise typer.Exit(2 if unreadable else 1 if failed else 0)
 
 
