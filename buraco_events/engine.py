@@ -138,27 +138,22 @@ class GameState:
         """Return the number of cards a seat holds."""
         return sum(self.hands[seat].values())
 
-    def team_melds(self, team: int) -> list[Meld]:
-        """Return a team's melds."""
-        return [m for m in self.melds if m.team == team]
-
     def can_take_dead(self, team: int) -> bool:
         """Return whether the team may still take a dead (none taken yet, one left)."""
         return self.team_dead[team] is None and any(d is not None for d in self.deads)
 
     def has_closing_canasta(self, team: int, extra: Meld | None = None) -> bool:
-        """Return whether the team holds the canasta closing needs (RULES 6)."""
-        for m in self.melds:
-            if extra is not None and m.id == extra.id:
-                m = extra
-            if m.team != team or len(m.shape.cards) < 7:
-                continue
-            if not self.rules.close_needs_clean or m.shape.is_clean:
-                return True
-        if extra is not None and extra.id >= len(self.melds) and extra.team == team:
-            if len(extra.shape.cards) >= 7:
-                return not self.rules.close_needs_clean or extra.shape.is_clean
-        return False
+        """Return whether the team holds the canasta closing needs (RULES 6).
+
+        `extra` is a meld as a play would leave it (grown, or new): it counts in place of its old
+        self.
+        """
+        melds = self.melds if extra is None else [*(m for m in self.melds if m.id != extra.id), extra]
+        need_clean = self.rules.close_needs_clean
+        return any(
+            m.team == team and len(m.shape.cards) >= 7 and (m.shape.is_clean or not need_clean)
+            for m in melds
+        )
 
 
 _LIST_SLOTS = (
