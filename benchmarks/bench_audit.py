@@ -113,16 +113,10 @@ def hot_spots(quick: bool, top: int = 12) -> str:
 
 def main() -> None:
     """Print the figures as a table (and the hot spots with --profile)."""
+    from report import print_table
+
     quick = "--quick" in sys.argv
-    print(f"{'figure':36} {'value':>12} {'unit':9} {'baseline':>36}  ratio")
-    for r in measure(quick):
-        value = float(r["value"])  # type: ignore[arg-type]
-        if r["baseline"] is not None:
-            base_value = float(r["baseline_value"])  # type: ignore[arg-type]
-            base = f"{r['baseline']} {base_value:,.0f}"
-            print(f"{r['name']:36} {value:>12,.2f} {r['unit']:9} {base:>36}  {value / base_value:.3f}x")
-        else:
-            print(f"{r['name']:36} {value:>12,.2f} {r['unit']:9}")
+    print_table(measure(quick), f"audit ({'quick' if quick else 'full'})")
     if "--profile" in sys.argv:
         print(hot_spots(quick))
 

@@ -114,18 +114,10 @@ def measure(quick: bool) -> list[Row]:
 
 def main() -> None:
     """Print the figures as a table."""
-    from rich.console import Console
-    from rich.table import Table
+    from report import print_table
 
     quick = "--quick" in sys.argv
-    table = Table(title=f"analytics ({'quick' if quick else 'full'})")
-    for col in ("figure", "value", "unit", "baseline", "baseline value", "ratio"):
-        table.add_column(col, justify="right" if "value" in col or col == "ratio" else "left")
-    for r in measure(quick):
-        base = r["baseline_value"]
-        table.add_row(r["name"], f"{r['value']:,.1f}", r["unit"], r["baseline"],
-                      f"{base:,.1f}" if base else "", f"{r['value'] / base:.2f}x" if base else "")
-    Console().print(table)
+    print_table(measure(quick), f"analytics ({'quick' if quick else 'full'})")
 
 
 if __name__ == "__main__":

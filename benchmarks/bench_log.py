@@ -191,16 +191,10 @@ def measure(quick: bool) -> list[Row]:
 
 def main() -> None:
     """Print the figures as a table."""
+    from report import print_table
+
     quick = "--quick" in sys.argv
-    print(f"{'figure':40} {'value':>14} {'unit':9} {'baseline':>28}  ratio")
-    for r in measure(quick):
-        base = ""
-        if r["baseline"] is not None:
-            ratio = r["value"] / r["baseline_value"] if r["baseline_value"] else float("nan")
-            base = f"{r['baseline']} {r['baseline_value']:,.1f}"
-            print(f"{r['name']:40} {r['value']:>14,.1f} {r['unit']:9} {base:>28}  {ratio:.2f}x")
-        else:
-            print(f"{r['name']:40} {r['value']:>14,.1f} {r['unit']:9}")
+    print_table(measure(quick), f"log ({'quick' if quick else 'full'})")
 
 
 if __name__ == "__main__":

@@ -112,15 +112,10 @@ def measure(quick: bool) -> list[Row]:
 
 def main() -> None:
     """Print the figures as a table (and the profile's top functions with --profile)."""
+    from report import print_table
+
     quick = "--quick" in sys.argv
-    print(f"{'figure':44} {'value':>10} {'unit':8} {'baseline':>22}  ratio")
-    for r in measure(quick):
-        if r["baseline"] is not None:
-            ratio = r["value"] / r["baseline_value"] if r["baseline_value"] else float("nan")
-            base = f"{r['baseline']} {r['baseline_value']:,.1f}"
-            print(f"{r['name']:44} {r['value']:>10,.1f} {r['unit']:8} {base:>22}  {ratio:.2f}x")
-        else:
-            print(f"{r['name']:44} {r['value']:>10,.1f} {r['unit']:8}")
+    print_table(measure(quick), f"simulation ({'quick' if quick else 'full'})")
     if "--profile" in sys.argv:
         stats, _ = profile_greedy(1 if quick else 3)
         text = io.StringIO()

@@ -37,6 +37,7 @@ def main() -> int:
     parser.add_argument("--only", default=None, help="run only bench_<NAME>.py")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE.parent))
+    sys.path.insert(0, str(HERE))
     rows: list[dict] = []
     failed = []
     for path in sorted(HERE.glob("bench_*.py")):
@@ -63,20 +64,10 @@ def main() -> int:
     if args.json:
         print(json.dumps({"meta": meta, "rows": rows, "failed": failed}, indent=2))
     else:
-        from rich.console import Console
-        from rich.table import Table
+        from report import print_table
 
-        table = Table(title=f"buraco-events benchmarks ({meta['date']}, {meta['machine']}, "
-                      f"Python {meta['python']}{', quick' if args.quick else ''})")
-        for col in ("suite", "figure", "value", "unit", "baseline", "baseline value", "ratio"):
-            table.add_column(col, justify="right" if "value" in col or col == "ratio" else "left")
-        for r in rows:
-            base = r.get("baseline_value")
-            table.add_row(
-                r["suite"], r["name"], f"{r['value']:,.1f}", r["unit"], r.get("baseline") or "",
-                f"{base:,.1f}" if base else "", f"{r['ratio']:.2f}x" if r["ratio"] else "",
-            )
-        Console(width=None if sys.stdout.isatty() else 160).print(table)
+        print_table(rows, f"buraco-events benchmarks ({meta['date']}, {meta['machine']}, "
+                    f"Python {meta['python']}{', quick' if args.quick else ''})")
         for f in failed:
             print(f"FAILED {f}", file=sys.stderr)
     return 1 if failed else 0
