@@ -119,8 +119,24 @@ class _FileLines(RawLines):
 
 
 def raw_lines(path: StrPath) -> RawLines:
-    """Return the lines of a log file, streamed on iteration; check `.torn` after reading."""
-    return _FileLines(Path(path))
+    """Return the lines of a log, streamed on iteration; check `.torn` after reading.
+
+    `path` is a log file, or one log inside an archive written as `ARCHIVE.bza/NAME` (the names
+    `iter_logs` gives): replay, resume and the other one-log commands read archived games too.
+    """
+    p = Path(path)
+    if not p.exists():
+        from . import archive  # archive builds on this module
+
+        for parent in p.parents:
+            if parent.is_file() and archive.is_archive(parent):
+                member = p.relative_to(parent).as_posix()
+                for name, lines in archive.iter_archive(parent):
+                    if name == member:
+                        whole = list(lines)
+                        return RawLines(str(p), whole, lines.tail)
+                raise FileNotFoundError(2, f"no log {member!r} in the archive", str(parent))
+    return _FileLines(p)
 
 
 def _schema_version(first_line: bytes) -> int:

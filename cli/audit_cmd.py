@@ -173,7 +173,8 @@ def _reproduce(result: Audit, seat: int | None, expect_head: str | None) -> str:
     path = shlex.quote(result.report.path)
     finding = result.finding
     replayable = finding is not None and finding.problem.kind in ("illegal", "deal", "score")
-    if finding is not None and replayable and finding.problem.seq > 0 and Path(result.report.path).is_file():
+    # `buraco replay` reads a log file or one log of an archive (`ARCHIVE.bza/NAME`)
+    if finding is not None and replayable and finding.problem.seq > 0 and result.report.path:
         # `replay --at SEQ` shows the table after SEQ: the one before the bad event, and its error
         shown = _acting_seat(result, seat)
         where = f" --as {shown}" if shown is not None else ""

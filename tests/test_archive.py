@@ -225,3 +225,27 @@ def test_archive_pack_and_unpack_commands(tmp_path: Path) -> None:
     assert wrong.exit_code == 1 and "not a buraco archive" in wrong.stderr
     missing = runner.invoke(app, ["archive", "pack", str(tmp_path / "none"), "-o", "x.bza"])
     assert missing.exit_code == 1 and "no such file or folder" in missing.stderr
+
+
+def test_one_archived_log_reads_by_its_archive_path(tmp_path: Path) -> None:
+    # `ARCHIVE.bza/NAME` names one log inside an archive: read_log gives the very same events and
+    # lines as the file that was packed, and `buraco replay` shows it like a file
+    from conftest import random_game
+
+    from buraco_events.log import read_log
+
+    src = tmp_path / "src"
+    (src / "deep").mkdir(parents=True)
+    game = random_game("fechado", 4, 3)
+    write_log(src / "g1.jsonl", game)
+    write_log(src / "deep" / "g2.jsonl", make_game(2))
+    pack(src, tmp_path / "a.bza")
+    for name in ("g1.jsonl", "deep/g2.jsonl"):
+        assert list(read_log(tmp_path / "a.bza" / name)) == list(read_log(src / name))
+    with pytest.raises(FileNotFoundError, match="no log 'nope.jsonl' in the archive"):
+        list(read_log(tmp_path / "a.bza" / "nope.jsonl"))
+    result = CliRunner().invoke(app, ["replay", str(tmp_path / "a.bza" / "g1.jsonl"), "--json"])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["last_seq"] == len(game) - 1
+    missing = CliRunner().invoke(app, ["replay", str(tmp_path / "a.bza" / "nope.jsonl")])
+    assert missing.exit_code == 2 and "no log 'nope.jsonl' in the archive" in missing.stderr
