@@ -137,6 +137,16 @@ VIEWS: dict[str, str] = {
                avg(hands) AS avg_hands
         FROM games WHERE complete
         GROUP BY variant, n_players ORDER BY variant, n_players""",
+    "player_standings": """
+        WITH seats AS (
+            SELECT game_id, variant, winner, totals, unnest(players) AS player,
+                   generate_subscripts(players, 1) - 1 AS seat
+            FROM games WHERE complete)
+        SELECT player, count(*) AS games, count(*) FILTER (WHERE winner = seat % 2) AS wins,
+               avg(CASE WHEN winner = seat % 2 THEN 1 ELSE 0 END) AS win_rate,
+               avg(totals[seat % 2 + 1]) AS avg_team_total,
+               list(DISTINCT variant ORDER BY variant) AS variants
+        FROM seats GROUP BY player ORDER BY win_rate DESC, games DESC, player""",
     "score_quantiles": f"""
         SELECT g.variant, 'team_hand_total' AS measure, count(*) AS n, min(t.total) AS min,
                {_quantile_cols('t.total')}, max(t.total) AS max, avg(t.total) AS avg

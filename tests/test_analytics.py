@@ -334,3 +334,16 @@ def test_spark_reads_the_parquet_export(indexed: Path, tmp_path: Path, monkeypat
                 v for v, _, _ in GAMES}
     finally:
         spark.stop()
+
+
+def test_player_standings_view_counts_every_seat_of_every_finished_game(indexed: Path):
+    # a club's table of players: one row per player name, over every complete game they sat in
+    with duckdb.connect(str(indexed), read_only=True) as con:
+        standings = con.execute("SELECT player, games, wins FROM player_standings").fetchall()
+        seats = con.execute("SELECT sum(n_players) FROM games WHERE complete").fetchone()[0]
+        winners = con.execute(
+            "SELECT sum(n_players // 2) FROM games WHERE complete").fetchone()[0]
+    assert sum(games for _, games, _ in standings) == seats
+    # a winning team holds half the seats (one of two, or two of four)
+    assert sum(wins for _, _, wins in standings) == winners
+    assert {p for p, _, _ in standings} == {f"p{i}" for i in range(4)}
