@@ -6,6 +6,11 @@ import os
 import random
 
 import pytest
+from hypothesis import settings
+
+# a loaded CI machine must not turn a slow example into a failure: no per-example deadline
+settings.register_profile("buraco", deadline=None, print_blob=True)
+settings.load_profile("buraco")
 
 os.environ.setdefault("COLUMNS", "120")
 os.environ.setdefault("NO_COLOR", "1")
