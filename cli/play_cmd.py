@@ -321,6 +321,8 @@ def stdin_reader(state: GameState) -> str | None:
     """Prompt and return one line of stdin (None at end of input)."""
     out().print("> ", end="")
     line = sys.stdin.readline()
+    if line and not sys.stdin.isatty():
+        out().print(line.rstrip("\n"), markup=False, highlight=False)  # a piped script reads as typed
     return line if line else None
 
 
