@@ -128,21 +128,30 @@ def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool) -> 
     rows = Columns()
     state = GameState()
     first = turns = hand_events = 0
+    # the events table is the big one: its columns are appended to directly, one list each
+    ecols = rows.data["events"]
+    (c_game, c_seq, c_hand, c_turn, c_type, c_player, c_team, c_cards, c_card, c_meld, c_dead,
+     c_n, c_at, c_note) = (ecols[name].append for name in COLUMNS["events"])
     for ev in events:
         turn = state.turn
         play(state, ev)
         kind = event_type(ev)
         player = getattr(ev, "player", None)
         cards = _cards_of(ev)
-        hand = state.hand_no if state.hand_no >= 0 else None
-        rows.add(
-            "events", game_id=state.game_id, seq=ev.seq, hand=hand,
-            turn=turn if player is not None else None, type=kind, player=player,
-            team=team_of(player) if player is not None else None, cards=cards,
-            card=getattr(ev, "card", None), meld=getattr(ev, "meld", None),
-            dead=getattr(ev, "dead", None), n_cards=len(cards) if cards is not None else None,
-            at=ev.at, note=ev.text if isinstance(ev, Note) else None,
-        )
+        c_game(state.game_id)
+        c_seq(ev.seq)
+        c_hand(state.hand_no if state.hand_no >= 0 else None)
+        c_turn(turn if player is not None else None)
+        c_type(kind)
+        c_player(player)
+        c_team(team_of(player) if player is not None else None)
+        c_cards(cards)
+        c_card(getattr(ev, "card", None))
+        c_meld(getattr(ev, "meld", None))
+        c_dead(getattr(ev, "dead", None))
+        c_n(len(cards) if cards is not None else None)
+        c_at(ev.at)
+        c_note(ev.text if isinstance(ev, Note) else None)
         if isinstance(ev, HandStarted):
             first, turns, hand_events = ev.first, 0, 0
         hand_events += 1
