@@ -10,6 +10,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from buraco_events.archive import pack
@@ -376,3 +378,27 @@ def test_passing_logs_in_a_folder_get_one_line_each(tmp_path: Path) -> None:
     result = invoke(str(tmp_path))
     assert result.exit_code == 0
     assert [line.split()[0] for line in result.stdout.splitlines()] == ["PASS", "PASS"]
+
+
+SAMPLE_LOGS = sorted((Path(__file__).resolve().parent.parent / "data" / "samples").glob("*.jsonl"))
+
+
+@settings(max_examples=120)
+@given(
+    log=st.sampled_from(SAMPLE_LOGS), where=st.floats(0, 1, exclude_max=True),
+    value=st.integers(0, 255),
+)
+def test_any_changed_byte_of_a_sample_log_fails_its_audit(log: Path, where: float, value: int) -> None:
+    # a referee who knows the published head detects any change to any byte of a sealed log;
+    # without the head, every line but the last is still covered by the next line's prev
+    data = log.read_bytes()
+    head = hashlib.sha256(data.rstrip(b"\n").rsplit(b"\n", 1)[-1]).hexdigest()
+    position = int(where * len(data))
+    if data[position] == value:
+        return
+    tampered = bytearray(data)
+    tampered[position] = value
+    assert not audit_bytes(bytes(tampered), str(log), expect_head=head).report.ok
+    last_line_start = data.rstrip(b"\n").rfind(b"\n") + 1
+    if position < last_line_start:
+        assert not audit_bytes(bytes(tampered), str(log)).report.ok
