@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from buraco_events.archive import ArchiveError, pack, unpack
@@ -38,7 +37,7 @@ def pack_(
                 progress=lambda done, total: progress.update(task, completed=done, total=total),
             )
     except ArchiveError as exc:
-        fail(escape(str(exc)), 1)
+        fail(str(exc), 1)
     except OSError as exc:
         fail_on(exc)
     say(
@@ -58,7 +57,7 @@ def unpack_(
     try:
         result = unpack(archive, output)
     except ArchiveError as exc:
-        fail(escape(str(exc)), 1)
+        fail(str(exc), 1)
     except OSError as exc:
         fail_on(exc)
     say(f"{output}: {result.logs} logs, {result.events:,} events, {result.bytes:,} bytes")

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.markup import escape
 
 from buraco_events.log import LogError, check_log, head, repair
 
@@ -26,8 +25,8 @@ def say(text: str) -> None:
 def fail_on(exc: Exception) -> NoReturn:
     """Exit with the one-line message of a log or file error (1: bad log, 2: unreadable file)."""
     if isinstance(exc, OSError):
-        fail(escape(f"{exc.filename or ''}: {exc.strerror or exc}"), 2)
-    fail(escape(str(exc)), 1)
+        fail(f"{exc.filename or ''}: {exc.strerror or exc}", 2)
+    fail(str(exc), 1)
 
 
 @app.command("check")

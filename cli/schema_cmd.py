@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from buraco_events.events import event_schema
 
@@ -34,10 +33,10 @@ def schema(
         try:
             current = output.read_text(encoding="utf-8")
         except OSError as exc:
-            fail(escape(f"{output}: {exc.strerror}; `buraco schema -o {output}` writes it"), 1)
+            fail(f"{output}: {exc.strerror}; `buraco schema -o {output}` writes it", 1)
         if current != text:
-            fail(escape(f"{output} is out of date with the event types; "
-                        f"run `buraco schema -o {output}` to regenerate it"), 1)
+            fail(f"{output} is out of date with the event types; "
+                        f"run `buraco schema -o {output}` to regenerate it", 1)
         say(f"{output} is up to date")
     elif str(output) == "-":
         typer.echo(text, nl=False)
@@ -46,5 +45,5 @@ def schema(
             output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(text, encoding="utf-8")
         except OSError as exc:
-            fail(escape(f"{output}: {exc.strerror}"), 2)
+            fail(f"{output}: {exc.strerror}", 2)
         say(f"wrote {output}")
