@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from buraco_events.archive import ArchiveError, pack, unpack
+from buraco_events.archive import ArchiveError, log_sources, pack, unpack
 
 from .common import err, fail
 from .log_cmd import fail_on, say
@@ -25,6 +25,11 @@ def pack_(
         "-o", "--output", help="the archive to write (.bza)", show_default=False)],
 ) -> None:
     """Pack logs into an archive; print events, bytes and bytes per event."""
+    try:
+        if not log_sources(paths):
+            fail(f"no *.jsonl logs under {', '.join(map(str, paths))}: nothing to pack", 1)
+    except ArchiveError as exc:
+        fail(str(exc), 1)
     progress = Progress(
         TextColumn("packing"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=err(), transient=True, disable=not err().is_terminal,
