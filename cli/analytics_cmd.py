@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -43,6 +45,17 @@ def _table(result: Result, title: str | None = None) -> Table:
     return table
 
 
+@contextmanager
+def _database_errors() -> Iterator[None]:
+    """Turn the database's errors into one line: exit 2 when it cannot be opened, 1 otherwise."""
+    try:
+        yield
+    except DatabaseUnavailable as exc:
+        fail(str(exc), 2)
+    except AnalyticsError as exc:
+        fail(str(exc), 1)
+
+
 def index(
     paths: Annotated[list[Path], typer.Argument(help="log files, folders of logs, or archives")],
     db: DbOption = Path(DEFAULT_DB),
@@ -68,13 +81,8 @@ def index(
         events += n
         progress.update(task, advance=1, events=events)
 
-    try:
-        with progress:
-            report = analytics.index(paths, db, replace=replace, on_game=on_game)
-    except DatabaseUnavailable as exc:
-        fail(str(exc), 2)
-    except AnalyticsError as exc:
-        fail(str(exc), 1)
+    with _database_errors(), progress:
+        report = analytics.index(paths, db, replace=replace, on_game=on_game)
     for rejected in report.rejected:
         console.print(f"rejected: {rejected}", markup=False, highlight=False)
     for conflict in report.conflicts:
@@ -98,12 +106,8 @@ def sql(
     """Run a read-only SQL query on the database (tables games, hands, events, melds, team_hands)."""
     if as_json and as_csv:
         fail("choose one of --json and --csv")
-    try:
+    with _database_errors():
         result = analytics.query(db, query)
-    except DatabaseUnavailable as exc:
-        fail(str(exc), 2)
-    except AnalyticsError as exc:
-        fail(str(exc), 1)
     if as_json:
         print(json.dumps(result.records(), default=_json_default, indent=1))
     elif as_csv:
@@ -125,12 +129,8 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
 ) -> None:
     """Print canasta, penalty, closing and win rates, hand lengths and score quantiles."""
-    try:
+    with _database_errors():
         results = analytics.stats(db, variant)
-    except DatabaseUnavailable as exc:
-        fail(str(exc), 2)
-    except AnalyticsError as exc:
-        fail(str(exc), 1)
     if not any(r.rows for r in results.values()):
         fail("no indexed games" + (f" of variant {variant!r}" if variant else ""), 1)
     if plot is not None:
@@ -155,11 +155,8 @@ def export(
 ) -> None:
     """Export every table to zstd Parquet partitioned by variant (hive style)."""
     try:
-        counts = analytics.export_parquet(db, parquet)
-    except DatabaseUnavailable as exc:
-        fail(str(exc), 2)
-    except AnalyticsError as exc:
-        fail(str(exc), 1)
+        with _database_errors():
+            counts = analytics.export_parquet(db, parquet)
     except OSError as exc:
         fail(f"{parquet}: {exc.strerror}", 1)
     table = Table(title=f"exported to {parquet}")
