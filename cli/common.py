@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from buraco_events.text import visible
+
 _out: Console | None = None
 _err: Console | None = None
 
@@ -33,3 +35,9 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error to stderr and exit with `code` (no traceback)."""
     err().print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
     raise typer.Exit(code)
+
+
+def shown(text: object) -> str:
+    """Return text from a log (or a database) ready for a Rich console: control and bidi
+    characters written visibly, markup brackets escaped, so data never styles or moves the screen."""
+    return escape(visible(str(text)))
