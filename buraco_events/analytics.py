@@ -120,6 +120,7 @@ VIEWS: dict[str, str] = {
         SELECT g.variant, count(*) AS hands,
                avg(CASE WHEN h.reason = 'closed' THEN 1 ELSE 0 END) AS closed_rate,
                avg(CASE WHEN h.reason = 'stock_exhausted' THEN 1 ELSE 0 END) AS exhausted_rate,
+               avg(CASE WHEN h.reason = 'stalemate' THEN 1 ELSE 0 END) AS stalemate_rate,
                avg(CASE WHEN h.claims_match THEN 1 ELSE 0 END) AS claims_match_rate
         FROM hands h JOIN games g USING (game_id)
         GROUP BY g.variant ORDER BY g.variant""",

@@ -46,6 +46,8 @@ from .rules import Rules, UnknownVariant, canonical_variant, find_rules
 from .scoring import TeamScore, match_result, score_team
 
 PHASES = ("start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over")
+#: the phases of a hand in progress
+PLAYING_PHASES = ("draw", "play", "dead")
 
 
 class IllegalMove(ValueError):
@@ -110,8 +112,12 @@ class GameState:
     team_dead_direct: list[bool] = field(default_factory=list)
     unused_seat: list[int | None] = field(default_factory=list)  # team -> taker yet to play
     dead_mode: str = ""  # "direct" or "indirect" while phase == "dead"
-    pending_top: Card | None = None
+    pending_top: Card | None = None  # pile_top_use next_play: the top card the next play must hold
     pending_rest: list[Card] = field(default_factory=list)
+    top_due: Card | None = None  # pile_top_use turn_end: the top card to meld before the turn ends
+    refilling: bool = False  # refill all: another untaken dead joins the stock next (RULES 5)
+    quiet_turns: int = 0  # turns in a row with no stock draw, meld or lay-off (RULES 5 stalemate)
+    turn_progress: bool = False  # this turn drew from the stock, melded or laid off
     single_taken: Card | None = None
     last_turn: bool = False
     melds: list[Meld] = field(default_factory=list)
@@ -139,8 +145,12 @@ class GameState:
         return sum(self.hands[seat].values())
 
     def can_take_dead(self, team: int) -> bool:
-        """Return whether the team may still take a dead (none taken yet, one left)."""
-        return self.team_dead[team] is None and any(d is not None for d in self.deads)
+        """Return whether the team may still take a dead (none taken yet, one left for it)."""
+        if self.team_dead[team] is not None:
+            return False
+        if self.rules.dead_owner == "team":
+            return self.deads[team] is not None  # RULES 4: team t may only take dead t
+        return any(d is not None for d in self.deads)
 
     def has_closing_canasta(self, team: int, extra: Meld | None = None) -> bool:
         """Return whether the team holds the canasta closing needs (RULES 6).
@@ -294,6 +304,7 @@ def _deck_counts(jokers: int) -> Counter[Card]:
 def _check_drew(state: GameState, ev: Drew) -> None:
     _expect_phase(state, ev, "draw")
     _expect_turn(state, ev)
+    _check_not_refilling(state, ev)
     if not state.stock:
         raise _fail(state, ev, "the stock is empty")
     if ev.card != state.stock[-1]:
@@ -305,6 +316,7 @@ def _check_took_pile(state: GameState, ev: TookPile) -> None:
     _expect_turn(state, ev)
     if not state.stock and state.rules.stock_end == "refill":
         raise _fail(state, ev, "the stock is empty: it is refilled (or the hand ends) first")
+    _check_not_refilling(state, ev)
     if not state.pile:
         raise _fail(state, ev, "the discard pile is empty")
     if tuple(ev.cards) != tuple(state.pile):
@@ -316,9 +328,13 @@ def _check_took_pile(state: GameState, ev: TookPile) -> None:
                 raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
         return
     top = state.pile[-1]
-    trial = _trial_take(state, ev)
-    if not _any_play(trial):
+    if not _any_play(_trial_take(state, ev)):
         raise _fail(state, ev, f"closed pile: the top card {top} cannot be melded at once")
+
+
+def _check_not_refilling(state: GameState, ev: Event) -> None:
+    if state.refilling:
+        raise _fail(state, ev, f"the stock is being refilled: dead {_lowest_dead(state)} joins it first (every untaken dead refills it)")
 
 
 def _trial_take(state: GameState, ev: TookPile) -> GameState:
@@ -326,14 +342,20 @@ def _trial_take(state: GameState, ev: TookPile) -> GameState:
 
     A cheaper `apply(state.copy(), ev)`: the take writes only `unused_seat` and, from an open pile,
     the taker's hand in place (it rebinds the other zones it changes), so the trial shares every
-    other list.
+    other list. A closed pile is taken as under `next_play` whatever `pile_top_use` says: both ask
+    whether the top card melds at once with the cards held before the take (RULES 2).
     """
     trial = _shallow(state)
     trial.unused_seat = list(state.unused_seat)
     if state.rules.pile == "open":
         trial.hands = list(state.hands)
         trial.hands[ev.player] = state.hands[ev.player].copy()
-    return apply(trial, ev)
+        return apply(trial, ev)
+    _start_turn(trial, ev.player)
+    trial.pile, trial.pending_top, trial.pending_rest = [], state.pile[-1], state.pile[:-1]
+    trial.phase = "play"
+    trial.next_seq = ev.seq + 1
+    return trial
 
 
 def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, dict[Card, int]]:
@@ -374,6 +396,8 @@ def _check_after_play(
     left = sum(state.hands[player].values()) - sum(need.values()) + len(state.pending_rest)
     team = team_of(player)
     if left == 0:
+        if state.rules.dead_by_discard:
+            raise _fail(state, ev, "in this variant a hand may only empty by a discard")
         if state.can_take_dead(team):
             return  # direct dead
         if state.rules.close_by_discard:
@@ -384,6 +408,8 @@ def _check_after_play(
     # the kept cards matter only for a single card taken from an open pile, or one card left
     if state.single_taken is not None and _kept(state, player, need) == {state.single_taken}:
         raise _fail(state, ev, f"this play leaves only {state.single_taken}, which may not go back to the pile (no single-card return)")
+    if state.top_due is not None and state.top_due not in need:
+        _check_top_still_usable(state, ev, player, need, meld)
     if left != 1:
         return
     (last,) = _kept(state, player, need)
@@ -392,6 +418,29 @@ def _check_after_play(
             raise _fail(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {_canasta_need(state)} to close")
         if state.rules.no_wild_last_discard and is_wild_card(last):
             raise _fail(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard")
+
+
+def _check_top_still_usable(
+    state: GameState, ev: Event, player: int, need: dict[Card, int], meld: Callable[[], Meld]
+) -> None:
+    """Refuse a play that would leave the due top card no legal way to be melded this turn.
+
+    Under `pile_top_use` = turn_end the turn may not end until the top card is melded (RULES 2):
+    a play that made that impossible would leave the player with no legal way on.
+    """
+    trial = _shallow(state)
+    trial.hands = list(state.hands)
+    hand = trial.hands[player] = state.hands[player].copy()
+    for c, n in need.items():
+        hand[c] -= n
+        if hand[c] == 0:
+            del hand[c]
+    played = meld()
+    trial.melds = [m for m in state.melds if m.id != played.id]
+    trial.melds.insert(min(played.id, len(trial.melds)), played)
+    trial.next_seq = ev.seq + 1
+    if not _any_play(trial, top_plays_only=True):
+        raise _fail(state, ev, f"this play leaves no way to meld the top card {state.top_due} taken from the pile, which must be melded before the turn ends")
 
 
 def _canasta_need(state: GameState) -> str:
@@ -429,9 +478,12 @@ def _check_laid_off(state: GameState, ev: LaidOff) -> None:
     shape = classify(old.cards + tuple(ev.cards), state.rules)
     if shape is None or shape.kind != old.shape.kind:
         raise _fail(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
-    top = state.pending_top
+    top = state.pending_top or state.top_due
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
-    if top is not None and state.rules.wild_top_new_meld_only and is_wild_card(top) and shape.wild == top:
+    if (
+        top is not None and state.rules.wild_top_new_meld_only and is_wild_card(top)
+        and shape.wild == top and top in ev.cards
+    ):
         raise _fail(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
     _check_after_play(state, ev, player, need, lambda: old.with_shape(shape, old.last_turn, old.canasta_seq))
 
@@ -446,6 +498,8 @@ def _check_discard_card(state: GameState, ev: Discarded, player: int, size: int)
     """Check the card of a discard by the player to move, who holds `size` cards."""
     if state.pending_top is not None:
         raise _fail(state, ev, f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile")
+    if state.top_due is not None:
+        raise _fail(state, ev, f"the top card {state.top_due} taken from the pile must be melded before the turn ends")
     if state.hands[player][ev.card] <= 0:
         raise _fail(state, ev, f"{ev.card} is not in the hand")
     if state.single_taken is not None and ev.card == state.single_taken:
@@ -466,6 +520,9 @@ def _check_took_dead(state: GameState, ev: TookDead) -> None:
     dead = state.deads[ev.dead]
     if dead is None:
         raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+    team = team_of(ev.player)
+    if state.rules.dead_owner == "team" and ev.dead != team:
+        raise _fail(state, ev, f"dead {ev.dead} belongs to team {ev.dead}")
     if tuple(ev.cards) != tuple(dead):
         raise _fail(state, ev, f"took_dead cards differ from dead {ev.dead} as dealt")
 
@@ -474,10 +531,26 @@ def _check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
     _expect_phase(state, ev, "draw")
     if state.rules.stock_end != "refill":
         raise _fail(state, ev, "this variant never refills the stock (stock_end two_left)")
-    if state.stock:
+    if state.stock and not state.refilling:
         raise _fail(state, ev, f"the stock still holds {len(state.stock)} cards")
     if state.deads[ev.dead] is None:
         raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+    lowest = _lowest_dead(state)
+    if state.rules.refill == "all" and ev.dead != lowest:
+        # RULES 5, refill all: every untaken dead joins the stock, lowest first
+        raise _fail(state, ev, f"every untaken dead refills the stock, lowest first: dead {lowest} comes next")
+
+
+def _lowest_dead(state: GameState) -> int | None:
+    return next((i for i, d in enumerate(state.deads) if d is not None), None)
+
+
+def _must_refill(state: GameState) -> bool:
+    """Return whether the table refills the stock before anyone draws (RULES 5)."""
+    return (
+        state.phase == "draw" and state.rules.stock_end == "refill"
+        and (not state.stock or state.refilling)
+    )
 
 
 def _stock_exhausted(state: GameState) -> bool:
@@ -488,6 +561,11 @@ def _stock_exhausted(state: GameState) -> bool:
 
 
 def _check_hand_ended(state: GameState, ev: HandEnded) -> None:
+    n = state.rules.stalemate_rounds
+    if ev.reason == "stalemate" and state.end_reason != "stalemate" and state.phase in PLAYING_PHASES:
+        if not n:
+            raise _fail(state, ev, "this variant has no stalemate end (stalemate_rounds 0)")
+        raise _fail(state, ev, f"stalemate needs {n} round{'s' if n != 1 else ''} without progress; only {state.quiet_turns // state.n_players} so far")
     if not _stock_exhausted(state):
         _expect_phase(state, ev, "hand_end")
     if ev.hand != state.hand_no:
@@ -565,6 +643,10 @@ def _apply_hand_started(state: GameState, ev: HandStarted) -> None:
     state.dead_mode = ""
     state.pending_top = None
     state.pending_rest = []
+    state.top_due = None
+    state.refilling = False
+    state.quiet_turns = 0
+    state.turn_progress = False
     state.single_taken = None
     state.last_turn = False
     state.melds = []
@@ -583,6 +665,7 @@ def _apply_drew(state: GameState, ev: Drew) -> None:
     _start_turn(state, ev.player)
     state.stock.pop()
     state.hands[ev.player][ev.card] += 1
+    state.turn_progress = True  # RULES 5: a stock draw is progress
     state.phase = "play"
     if state.rules.stock_end == "two_left" and len(state.stock) == 2:
         state.last_turn = True  # RULES 5: this turn is the hand's last
@@ -592,9 +675,12 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
     _start_turn(state, ev.player)
     pile = state.pile
     state.pile = []
-    if state.rules.pile == "closed":
+    if state.rules.pile == "closed" and state.rules.pile_top_use == "next_play":
         state.pending_top = pile[-1]
         state.pending_rest = pile[:-1]
+    elif state.rules.pile == "closed":
+        state.hands[ev.player].update(pile)  # RULES 2, turn_end: the whole pile joins the hand
+        state.top_due = pile[-1]
     else:
         state.hands[ev.player].update(pile)
         if len(pile) == 1 and state.rules.no_single_card_return:
@@ -605,6 +691,9 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
 def _after_play(state: GameState, player: int, cards: Iterable[Card]) -> None:
     hand = state.hands[player]
     cards = list(cards)
+    state.turn_progress = True  # RULES 5: a meld or a lay-off is progress
+    if state.top_due is not None and state.top_due in cards:
+        state.top_due = None  # RULES 2, turn_end: the top card is melded
     if state.pending_top is not None:
         cards.remove(state.pending_top)
         hand.update(state.pending_rest)  # RULES 2: the rest joins the hand after that play
@@ -649,6 +738,12 @@ def _end_turn(state: GameState) -> None:
     if state.last_turn:
         state.end_reason, state.phase = "stock_exhausted", "hand_end"
         return
+    state.quiet_turns = 0 if state.turn_progress else state.quiet_turns + 1
+    state.turn_progress = False
+    rounds = state.rules.stalemate_rounds
+    if rounds and state.quiet_turns >= rounds * state.n_players:
+        state.end_reason, state.phase = "stalemate", "hand_end"  # RULES 5: no progress
+        return
     state.to_play = (state.to_play + 1) % state.n_players
     state.turn += 1
     state.single_taken = None
@@ -688,9 +783,11 @@ def _apply_took_dead(state: GameState, ev: TookDead) -> None:
 def _apply_stock_refilled(state: GameState, ev: StockRefilled) -> None:
     dead = state.deads[ev.dead]
     assert dead is not None
-    state.stock = list(reversed(dead))
+    # the stock is listed top last: a later dead goes below what is there (RULES 5: lowest on top)
+    state.stock = list(reversed(dead)) + state.stock
     state.deads[ev.dead] = None
     state.dead_fate[ev.dead] = "stock"
+    state.refilling = state.rules.refill == "all" and _lowest_dead(state) is not None
 
 
 def _apply_hand_ended(state: GameState, ev: HandEnded) -> None:
@@ -808,8 +905,14 @@ def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
 # -- legal moves -------------------------------------------------------------------------------
 
 
-def _top_plays(state: GameState, player: int, top: Card) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
-    """Yield the plays that use the closed pile's top card with cards held before the take."""
+def _top_plays(
+    state: GameState, player: int, top: Card, held_top: int = 1
+) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
+    """Yield the plays that use the closed pile's top card with the cards held.
+
+    `held_top` is how many copies of the top the hand lacks: 1 while the top waits apart
+    (`next_play`), 0 once it has joined the hand (`turn_end`).
+    """
     held = state.hands[player]
     hand: Counter[Card] = Counter()  # the cards held plus the top (built in one pass)
     if is_wild_card(top):
@@ -822,7 +925,7 @@ def _top_plays(state: GameState, player: int, top: Card) -> Iterator[tuple[str, 
         for c, n in held.items():
             if n > 0 and (SUIT[c] == suit or RANK[c] in (0, 2, rank)):
                 hand[c] = n
-    hand[top] = held.get(top, 0) + 1
+    hand[top] = held.get(top, 0) + held_top
     team = team_of(player)
     for cards in candidate_melds(hand, state.rules):
         if top in cards:
@@ -836,17 +939,24 @@ def candidate_plays(state: GameState) -> list[Event]:
     return list(_iter_plays(state))
 
 
-def _any_play(state: GameState) -> bool:
-    """Return whether the player to move has at least one legal meld or lay-off."""
-    return next(_iter_plays(state), None) is not None
+def _any_play(state: GameState, top_plays_only: bool = False) -> bool:
+    """Return whether the player to move has at least one legal meld or lay-off.
+
+    With `top_plays_only`, only plays that meld the due top card count (`pile_top_use` turn_end).
+    """
+    return next(_iter_plays(state, top_plays_only), None) is not None
 
 
-def _iter_plays(state: GameState) -> Iterator[Event]:
+def _iter_plays(state: GameState, top_plays_only: bool = False) -> Iterator[Event]:
     """Yield the legal melds and lay-offs lazily (an early exit stops the generation)."""
     if state.phase != "play":
         return
     player, seq = state.to_play, state.next_seq
-    for kind, meld_id, cards in _raw_plays(state, player):
+    raw = (
+        _top_plays(state, player, state.top_due, 0)
+        if top_plays_only and state.top_due is not None else _raw_plays(state, player)
+    )
+    for kind, meld_id, cards in raw:
         ev: Event
         # what `check` runs for these events (their seq is the next one by construction)
         try:
@@ -910,10 +1020,12 @@ def legal_draws(state: GameState) -> list[Event]:
     if state.phase != "draw":
         return []
     seq, player = state.next_seq, state.to_play
-    if not state.stock and state.rules.stock_end == "refill":
+    if _must_refill(state):
         refills: list[Event] = [
             StockRefilled(seq=seq, dead=i) for i, d in enumerate(state.deads) if d is not None
         ]
+        if state.rules.refill == "all":
+            refills = refills[:1]  # RULES 5: every dead in turn, lowest first
         return refills or [end_of_hand(state)]
     out: list[Event] = []
     if state.stock:
@@ -932,9 +1044,11 @@ def legal_dead_takes(state: GameState) -> list[TookDead]:
     """Return the deads the player whose hand emptied may take."""
     if state.phase != "dead":
         return []
+    team = team_of(state.to_play)
     return [
         TookDead(seq=state.next_seq, player=state.to_play, dead=i, cards=d)
-        for i, d in enumerate(state.deads) if d is not None
+        for i, d in enumerate(state.deads)
+        if d is not None and (state.rules.dead_owner == "first" or i == team)
     ]
 
 
@@ -1028,7 +1142,7 @@ def legal_choices(state: GameState) -> list[tuple[Action, Event]]:
     """
     if state.phase not in ("draw", "play", "dead"):
         return []
-    if state.phase == "draw" and not state.stock and state.rules.stock_end == "refill":
+    if _must_refill(state):
         return []  # the table refills the stock or ends the hand: see `table_event`
     return [(action_of(ev), ev) for ev in legal_events(state)]
 
@@ -1064,7 +1178,7 @@ def table_event(state: GameState, rng: random.Random) -> Event | None:
     phase = state.phase
     if phase == "deal":
         return deal(state, rng)
-    if phase == "draw" and not state.stock and state.rules.stock_end == "refill":
+    if _must_refill(state):
         return legal_draws(state)[0]
     if phase == "hand_end":
         return end_of_hand(state)

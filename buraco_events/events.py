@@ -121,7 +121,7 @@ class HandEnded(Event, tag="hand_ended", kw_only=True, frozen=True):
     """The hand is over; `scores` is the claim of whoever ran the game."""
 
     hand: Small
-    reason: Literal["closed", "stock_exhausted"]
+    reason: Literal["closed", "stock_exhausted", "stalemate"]
     closed_by: Seat | None
     scores: tuple[Score, ...]
     salt: str | None = None

@@ -20,7 +20,17 @@ from collections.abc import Sequence
 import msgspec
 
 from .cards import ALL_CARDS, RANKS, Card, sort_key
-from .engine import GameState, IllegalMove, Meld, apply, hand_scores, play, table_scores, team_of
+from .engine import (
+    PLAYING_PHASES,
+    GameState,
+    IllegalMove,
+    Meld,
+    apply,
+    hand_scores,
+    play,
+    table_scores,
+    team_of,
+)
 from .events import (
     Discarded,
     Drew,
@@ -41,7 +51,6 @@ from .rules import Rules
 from .scoring import TeamScore
 
 #: phases in which a hand is being played (hands are hidden from other seats)
-PLAYING_PHASES = ("draw", "play", "dead")
 #: a snapshot of the state every this many events (seeking folds at most this many)
 SNAPSHOT_EVERY = 64
 
@@ -113,6 +122,8 @@ class View(msgspec.Struct, frozen=True, kw_only=True):
     hand_scores: tuple[TeamScore, ...]
     hands_counted: bool = True
     winner: int | None = None
+    #: `pile_top_use` turn_end: the top card taken from the closed pile, yet to be melded this turn
+    top_due: Card | None = None
 
 
 def meld_kind(canasta: str | None) -> str:
@@ -198,7 +209,7 @@ def player_view(state: GameState, seat: int | None = None, *, scores: bool = Tru
         seq=state.next_seq - 1, game_id=state.game_id, variant=state.variant,
         players=state.players, seat=seat, hand=state.hand_no, to_play=state.to_play,
         phase=state.phase, hands=tuple(hands), melds=melds, pile=pile, stock=len(state.stock),
-        deads=tuple(deads), pending=pending, scores=running, totals=tuple(state.totals),
+        deads=tuple(deads), pending=pending, top_due=state.top_due, scores=running, totals=tuple(state.totals),
         hand_scores=tuple(sheet), hands_counted=counted, winner=state.winner,
     )
 

@@ -134,6 +134,8 @@ def _table(view: View) -> Table:
         grid.add_row(
             "taken pile", Text.assemble("top ", card_text(view.pending.top), " must be played; rest: ", shown)
         )
+    if view.top_due is not None:
+        grid.add_row("taken pile", Text.assemble("top ", card_text(view.top_due), " must be melded before the turn ends"))
     grid.add_row("stock", _count(view.stock))
     for i, dead in enumerate(view.deads):
         if dead.fate == "taken" and dead.taken_by is not None:

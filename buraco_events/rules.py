@@ -11,13 +11,16 @@ Glossary (one word per concept across the code):
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 PileKind = Literal["open", "closed"]
 StockEnd = Literal["refill", "two_left"]
 UnusedDead = Literal["penalty", "count"]
+PileTopUse = Literal["next_play", "turn_end"]
+DeadOwner = Literal["first", "team"]
+Refill = Literal["one", "all"]
 
 
 class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -48,6 +51,13 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     no_dead_penalty: int = 100
     unused_dead_penalty: int = 100
     target: int = 0
+    # added after the first release: the defaults are the behaviour from before they existed, so
+    # a logged `rules` object without them keeps its meaning (RULES 9)
+    pile_top_use: PileTopUse = "next_play"
+    dead_owner: DeadOwner = "first"
+    dead_by_discard: bool = False
+    refill: Refill = "one"
+    stalemate_rounds: Annotated[int, msgspec.Meta(ge=0)] = 0
 
     @property
     def deck_size(self) -> int:
@@ -60,35 +70,53 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
 
 _BASE = Rules()
+#: seeds 002/003 (the five modes of the Turkish and Portuguese texts): a match to 2000, and the
+#: untaken deads "are integrated into the stock" all at once
+_FIVE_MODES = msgspec.structs.replace(_BASE, refill="all", target=2000)
+_OPEN = msgspec.structs.replace(
+    _FIVE_MODES, pile="open", wild_top_new_meld_only=False, no_single_card_return=True
+)
 
+#: the presets of RULES 9, each following its seed text (the seed is named beside it)
 PRESETS: dict[str, Rules] = {
-    "stbl": _BASE,
+    # seed 001 (Italian STBL): the closed pile's top card may be used any time before the turn ends
+    "stbl": msgspec.structs.replace(_BASE, pile_top_use="turn_end"),
+    # seeds 002/003, STCL Fechado: the top card in the very next play, every dead refills at once
+    "stcl": _FIVE_MODES,
+    # seed 000 (Polish): each dead belongs to one team
     "stbl-pl": msgspec.structs.replace(
-        _BASE, royal_in_one_turn=True, wild_goes_low=True, joker_value=50
+        _BASE, royal_in_one_turn=True, wild_goes_low=True, joker_value=50, dead_owner="team"
     ),
-    "aberto": msgspec.structs.replace(
-        _BASE, jokers=0, pile="open", wild_top_new_meld_only=False, no_single_card_return=True,
-        joker_value=0, target=2000,
-    ),
+    "aberto": msgspec.structs.replace(_OPEN, jokers=0, joker_value=0),
+    # seed 003's Dirty Open: "to go out or close, a card must be discarded"
     "aberto-sujo": msgspec.structs.replace(
-        _BASE, pile="open", wild_top_new_meld_only=False, no_single_card_return=True, sets=True,
-        ace_to_ace=False, bonus_ace_to_ace=0, two_value=20, joker_value=30,
-        close_needs_clean=False, close_by_discard=True, unused_dead="count", target=2000,
+        _OPEN, sets=True, ace_to_ace=False, bonus_ace_to_ace=0, two_value=20, joker_value=30,
+        close_needs_clean=False, close_by_discard=True, unused_dead="count", dead_by_discard=True,
     ),
-    "fechado": msgspec.structs.replace(_BASE, sets=True, target=2000),
-    "fechado-sujo": msgspec.structs.replace(
-        _BASE, sets=True, close_needs_clean=False, target=2000
-    ),
+    "fechado": msgspec.structs.replace(_FIVE_MODES, sets=True),
+    "fechado-sujo": msgspec.structs.replace(_FIVE_MODES, sets=True, close_needs_clean=False),
+    # seed 004 (Hungarian text of Italian Burraco): a hand of mere pile exchanges may end
     "burraco": msgspec.structs.replace(
-        _BASE, upcard=True, pile="open", wild_top_new_meld_only=False, no_single_card_return=True,
-        sets=True, one_set_per_rank=True, ace_to_ace=False, bonus_royal=0, bonus_ace_to_ace=0,
-        wild_goes_low=True, two_value=20, joker_value=30, close_needs_clean=False,
-        close_by_discard=True, no_wild_last_discard=True, stock_end="two_left",
-        unused_dead="count", target=2000,
+        _OPEN, upcard=True, sets=True, one_set_per_rank=True, ace_to_ace=False, bonus_royal=0,
+        bonus_ace_to_ace=0, wild_goes_low=True, two_value=20, joker_value=30,
+        close_needs_clean=False, close_by_discard=True, no_wild_last_discard=True,
+        stock_end="two_left", unused_dead="count", refill="one", stalemate_rounds=2,
     ),
 }
 
-ALIASES: dict[str, str] = {"stcl": "stbl", "fechado-stcl": "stbl", "burraco-it": "burraco"}
+#: the seed text each preset follows (RULES 9), for `buraco rules` and the docs
+SEEDS: dict[str, str] = {
+    "stbl": "001 (Italian, Burraco chiuso STBL)",
+    "stcl": "002/003 (Turkish and Portuguese, STCL Fechado)",
+    "stbl-pl": "000 (Polish, Buraco Fechado)",
+    "aberto": "002/003 (Aberto)",
+    "aberto-sujo": "002/003 (Aberto sujo / Dirty Open)",
+    "fechado": "002/003 (Fechado)",
+    "fechado-sujo": "002/003 (Fechado sujo)",
+    "burraco": "004 (Hungarian, Italian Burraco)",
+}
+
+ALIASES: dict[str, str] = {"fechado-stcl": "stcl", "burraco-it": "burraco"}
 
 
 class UnknownVariant(ValueError):

@@ -267,7 +267,7 @@ def test_stats_json_plot_and_variant(indexed: Path, tmp_path: Path):
             "SELECT variant, count(*) FROM hands JOIN games USING (game_id) GROUP BY 1").fetchall())
     assert {r["variant"]: r["hands"] for r in doc["closing_rates"]} == hands
     for r in doc["closing_rates"]:
-        assert r["closed_rate"] + r["exhausted_rate"] == pytest.approx(1.0)
+        assert r["closed_rate"] + r["exhausted_rate"] + r["stalemate_rate"] == pytest.approx(1.0)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     one = json.loads(cli("stats", "--db", str(indexed), "--json", "--variant", "stbl").stdout)

@@ -271,7 +271,7 @@ def _check_shape(obj: dict) -> None:
     for hand in obj["hands"]:
         assert list(hand) == ["hand", "reason", "closed_by", "scores", "claimed", "detail"]
         assert isinstance(hand["hand"], int)
-        assert hand["reason"] in (None, "closed", "stock_exhausted")
+        assert hand["reason"] in (None, "closed", "stock_exhausted", "stalemate")
         assert hand["closed_by"] is None or isinstance(hand["closed_by"], int)
         assert len(hand["scores"]) == 2 and all(isinstance(s, int) for s in hand["scores"])
         assert hand["claimed"] is None or all(isinstance(s, int) for s in hand["claimed"])

@@ -94,11 +94,11 @@ def test_same_seed_same_game_and_deals_independent_of_bots() -> None:
 
 def test_first_event_records_rules_target_and_seats() -> None:
     """game_started names the canonical variant, the full rules with the target, and the bots."""
-    events = play_game("STCL", 2, 1, [GreedyBot(), RandomBot()], "g1", target=0)
+    events = play_game("Fechado-STCL", 2, 1, [GreedyBot(), RandomBot()], "g1", target=0)
     start = events[0]
     assert isinstance(start, GameStarted)
-    assert start.variant == "stbl" and start.target == 0
-    assert start.rules == find_rules("stbl", target=0)
+    assert start.variant == "stcl" and start.target == 0
+    assert start.rules == find_rules("stcl", target=0)
     assert start.players == ("greedy-0", "random-1")
 
 

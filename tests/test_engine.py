@@ -215,8 +215,11 @@ CLOSED_HANDS = ["JS KS 3H 4H 5H 8D 9C 10C 6D 7C 4S", "QS KD 2H 7D 9D QC JH AC 5C
 
 
 def closed_pile_table() -> Table:
-    """Seat 1 discards KD, seat 0 discards 8S, seat 1 discards QS: the pile is KD 8S QS."""
-    t = Table("stbl", CLOSED_HANDS, stock="AD 8S KC", first=1)
+    """Seat 1 discards KD, seat 0 discards 8S, seat 1 discards QS: the pile is KD 8S QS.
+
+    STCL (seeds 002/003): the top card must go into the very next play (`pile_top_use` next_play).
+    """
+    t = Table("stcl", CLOSED_HANDS, stock="AD 8S KC", first=1)
     t.do("drew")
     t.do("discarded", card="KD")
     # seat 0 cannot take a closed pile whose top KD it cannot meld (no KS-QD, no sets in stbl)

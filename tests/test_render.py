@@ -33,21 +33,27 @@ def _render(tl: Timeline, seq: int, seat: int | None, history: bool = False) -> 
 def _cases() -> list[tuple[str, str]]:
     """Return (golden name, text) for the selected steps of two fixed games."""
     out = []
-    # a closed pile (stbl, 2 players): the deal, the first pile taken (seen by the taker and the
-    # other seat), the first canasta with meld histories, the end of the game
-    ev = random_game("stbl", 2, 1)
+    # a closed pile whose top goes into the next play (stcl, 2 players, one hand): the deal, the
+    # first pile taken (seen by the taker and the other seat), the first canasta with meld
+    # histories, the end of the game
+    ev = random_game("stcl", 2, 1, target=0)
     tl = Timeline(ev)
     took = _first(ev, lambda e: isinstance(e, TookPile))
     taker = ev[took].player
     canasta = next(i for i, e in enumerate(ev) if isinstance(e, Melded | LaidOff)
                    and tl.state(i).melds[e.meld].canasta_seq == i)
     out += [
-        ("stbl-2p-1-deal-seat0", _render(tl, 1, 0)),
-        ("stbl-2p-1-pile-taker", _render(tl, took, taker)),
-        ("stbl-2p-1-pile-other", _render(tl, took, 1 - taker)),
-        ("stbl-2p-1-canasta-referee-history", _render(tl, canasta, None, history=True)),
-        ("stbl-2p-1-end-referee", _render(tl, tl.last, None)),
+        ("stcl-2p-1-deal-seat0", _render(tl, 1, 0)),
+        ("stcl-2p-1-pile-taker", _render(tl, took, taker)),
+        ("stcl-2p-1-pile-other", _render(tl, took, 1 - taker)),
+        ("stcl-2p-1-canasta-referee-history", _render(tl, canasta, None, history=True)),
+        ("stcl-2p-1-end-referee", _render(tl, tl.last, None)),
     ]
+    # a closed pile whose top is melded before the turn ends (stbl): the pile just taken
+    ev = random_game("stbl", 2, 1)
+    tl = Timeline(ev)
+    took = _first(ev, lambda e: isinstance(e, TookPile))
+    out.append(("stbl-2p-1-pile-taker", _render(tl, took, ev[took].player)))
     # an open pile with an upcard and sets (burraco, 4 players): the deal, a pile taken, a hand's end
     ev = random_game("burraco", 4, 0)
     tl = Timeline(ev)

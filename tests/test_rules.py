@@ -17,39 +17,46 @@ from buraco_events.rules import (
     rules_dict,
 )
 
-NAMES = ("stbl", "stbl-pl", "aberto", "aberto-sujo", "fechado", "fechado-sujo", "burraco")
+NAMES = ("stbl", "stcl", "stbl-pl", "aberto", "aberto-sujo", "fechado", "fechado-sujo", "burraco")
 
 # RULES 9, transcribed column by column. "-" cells: a flag that does not apply is off (False), a
-# bonus or value that does not exist is 0. Bonuses clean 200 / dirty 100 come from RULES 3.5, the
-# close bonus and both dead penalties (100) from RULES 7; they are the same in every column.
+# bonus or value that does not exist is 0, and a choice that does not apply keeps its default
+# (pile_top_use next_play where the pile is open, refill one where the stock never refills).
+# Bonuses clean 200 / dirty 100 come from RULES 3.5, the close bonus and both dead penalties
+# (100) from RULES 7; they are the same in every column.
 Y, N = True, False
 TABLE: dict[str, tuple[Any, ...]] = {
-    #                stbl      stbl-pl   aberto    ab-sujo   fechado   fe-sujo   burraco
-    "jokers":        (4,       4,        0,        4,        4,        4,        4),
-    "upcard":        (N,       N,        N,        N,        N,        N,        Y),
-    "pile":          ("closed", "closed", "open",  "open",   "closed", "closed", "open"),
-    "wild_top_new_meld_only": (Y, Y,     N,        N,        Y,        Y,        N),
-    "no_single_card_return":  (N, N,     Y,        Y,        N,        N,        Y),
-    "sets":          (N,       N,        N,        Y,        Y,        Y,        Y),
-    "one_set_per_rank": (N,    N,        N,        N,        N,        N,        Y),
-    "ace_to_ace":    (Y,       Y,        Y,        N,        Y,        Y,        N),
-    "bonus_royal":   (500,     500,      500,      500,      500,      500,      0),
-    "bonus_ace_to_ace": (1000, 1000,     1000,     0,        1000,     1000,     0),
-    "royal_in_one_turn": (N,   Y,        N,        N,        N,        N,        N),
-    "wild_goes_low": (N,       Y,        N,        N,        N,        N,        Y),
-    "two_value":     (10,      10,       10,       20,       10,       10,       20),
-    "joker_value":   (20,      50,       0,        30,       20,       20,       30),
-    "close_needs_clean": (Y,   Y,        Y,        N,        Y,        N,        N),
-    "close_by_discard": (N,    N,        N,        Y,        N,        N,        Y),
-    "no_wild_last_discard": (N, N,       N,        N,        N,        N,        Y),
-    "stock_end":     ("refill", "refill", "refill", "refill", "refill", "refill", "two_left"),
-    "unused_dead":   ("penalty", "penalty", "penalty", "count", "penalty", "penalty", "count"),
-    "target":        (0,       0,        2000,     2000,     2000,     2000,     2000),
-    "bonus_clean":   (200,) * 7,
-    "bonus_dirty":   (100,) * 7,
-    "close_bonus":   (100,) * 7,
-    "no_dead_penalty": (100,) * 7,
-    "unused_dead_penalty": (100,) * 7,
+    #                stbl      stcl      stbl-pl   aberto    ab-sujo   fechado   fe-sujo   burraco
+    "jokers":        (4,       4,        4,        0,        4,        4,        4,        4),
+    "upcard":        (N,       N,        N,        N,        N,        N,        N,        Y),
+    "pile":          ("closed", "closed", "closed", "open",  "open",   "closed", "closed", "open"),
+    "wild_top_new_meld_only": (Y, Y,     Y,        N,        N,        Y,        Y,        N),
+    "no_single_card_return":  (N, N,     N,        Y,        Y,        N,        N,        Y),
+    "sets":          (N,       N,        N,        N,        Y,        Y,        Y,        Y),
+    "one_set_per_rank": (N,    N,        N,        N,        N,        N,        N,        Y),
+    "ace_to_ace":    (Y,       Y,        Y,        Y,        N,        Y,        Y,        N),
+    "bonus_royal":   (500,     500,      500,      500,      500,      500,      500,      0),
+    "bonus_ace_to_ace": (1000, 1000,     1000,     1000,     0,        1000,     1000,     0),
+    "royal_in_one_turn": (N,   N,        Y,        N,        N,        N,        N,        N),
+    "wild_goes_low": (N,       N,        Y,        N,        N,        N,        N,        Y),
+    "two_value":     (10,      10,       10,       10,       20,       10,       10,       20),
+    "joker_value":   (20,      20,       50,       0,        30,       20,       20,       30),
+    "close_needs_clean": (Y,   Y,        Y,        Y,        N,        Y,        N,        N),
+    "close_by_discard": (N,    N,        N,        N,        Y,        N,        N,        Y),
+    "no_wild_last_discard": (N, N,       N,        N,        N,        N,        N,        Y),
+    "stock_end":     ("refill",) * 7 + ("two_left",),
+    "unused_dead":   ("penalty", "penalty", "penalty", "penalty", "count", "penalty", "penalty", "count"),
+    "pile_top_use":  ("turn_end", "next_play", "next_play", "next_play", "next_play", "next_play", "next_play", "next_play"),
+    "dead_owner":    ("first", "first",  "team",   "first",  "first",  "first",  "first",  "first"),
+    "dead_by_discard": (N,     N,        N,        N,        Y,        N,        N,        N),
+    "refill":        ("one",   "all",    "one",    "all",    "all",    "all",    "all",    "one"),
+    "stalemate_rounds": (0,    0,        0,        0,        0,        0,        0,        2),
+    "target":        (0,       2000,     0,        2000,     2000,     2000,     2000,     2000),
+    "bonus_clean":   (200,) * 8,
+    "bonus_dirty":   (100,) * 8,
+    "close_bonus":   (100,) * 8,
+    "no_dead_penalty": (100,) * 8,
+    "unused_dead_penalty": (100,) * 8,
 }
 
 
@@ -66,9 +73,9 @@ def test_presets_match_rules_table(param: str) -> None:
     assert got == TABLE[param]
 
 
-@pytest.mark.parametrize(("alias", "preset"), [("stcl", "stbl"), ("fechado-stcl", "stbl"), ("burraco-it", "burraco")])
+@pytest.mark.parametrize(("alias", "preset"), [("fechado-stcl", "stcl"), ("burraco-it", "burraco")])
 def test_aliases(alias: str, preset: str) -> None:
-    # RULES 9: stcl and fechado-stcl = stbl; burraco-it = burraco
+    # RULES 9: fechado-stcl = stcl (its own preset now, no longer an alias of stbl); burraco-it = burraco
     assert ALIASES[alias] == preset
     assert canonical_variant(alias) == preset
     assert find_rules(alias) == PRESETS[preset]
@@ -76,7 +83,7 @@ def test_aliases(alias: str, preset: str) -> None:
 
 def test_names_are_case_insensitive() -> None:
     assert canonical_variant(" Fechado-Sujo ") == "fechado-sujo"
-    assert find_rules("STCL") == PRESETS["stbl"]
+    assert find_rules("STCL") == PRESETS["stcl"] != PRESETS["stbl"]
 
 
 def test_override_target() -> None:
@@ -118,3 +125,19 @@ def test_rules_roundtrip_json() -> None:
 def test_deck_size_property(name: str, deck: int) -> None:
     # RULES 1: 108 cards with 4 jokers, 104 without
     assert PRESETS[name].deck_size == deck
+
+
+def test_rules_object_without_the_new_parameters_reads_as_before() -> None:
+    # RULES 9, last paragraph: a logged rules object lacking the five parameters added after the
+    # first release takes next_play, first, no, one and 0 (the behaviour before they existed)
+    old = {k: v for k, v in rules_dict(PRESETS["stbl"]).items()
+           if k not in ("pile_top_use", "dead_owner", "dead_by_discard", "refill", "stalemate_rounds")}
+    rules = msgspec.convert(old, Rules)
+    assert (rules.pile_top_use, rules.dead_owner, rules.dead_by_discard, rules.refill,
+            rules.stalemate_rounds) == ("next_play", "first", False, "one", 0)
+    assert rules != PRESETS["stbl"]  # stbl itself now follows seed 001: turn_end
+
+
+def test_stalemate_rounds_may_not_be_negative() -> None:
+    with pytest.raises(msgspec.ValidationError, match="stalemate_rounds"):
+        find_rules("burraco", stalemate_rounds=-1)

@@ -13,6 +13,7 @@ from buraco_events.scoring import match_result, score_team
 # 8C (10) in aberto, which has no jokers; it takes no dead (-100).
 TEAM1 = {
     "stbl": -(80 + 10 + 10 + 20) - 100,  # -220
+    "stcl": -(80 + 10 + 10 + 20) - 100,  # -220
     "stbl-pl": -(80 + 10 + 10 + 50) - 100,  # -250
     "aberto": -(80 + 10 + 10 + 10) - 100,  # -210
     "aberto-sujo": -(80 + 10 + 20 + 30) - 100,  # -240
@@ -26,12 +27,14 @@ TEAM1 = {
 def test_exact_hand_score_per_preset(variant: str) -> None:
     # Seat 0 goes out in its first turn: draws 6D, melds 3S-6S 3H-6H 3D-6D (direct dead 0),
     # lays off 7S 8S 9S / 7H 8H 9H / 7D 8D 9D 10D, closes by discarding JD (legal everywhere:
-    # a discard, not a wild, three clean canastas).
-    rules = find_rules(variant)
+    # a discard, not a wild, three clean canastas). Aberto sujo's hand may only empty by a
+    # discard (dead_by_discard): its scoring is checked with that one parameter off.
+    overrides = {"dead_by_discard": False} if find_rules(variant).dead_by_discard else {}
+    rules = find_rules(variant, **overrides)
     last = "JK" if rules.jokers else "8C"
     t = direct_dead_table(
         variant, hands=["3S 4S 5S 6S 3H 4H 5H 6H 3D 4D 5D", "KC KC QC QC JC JC 10C 10C 9C 2C " + last],
-        discard="AH" if rules.upcard else "",
+        discard="AH" if rules.upcard else "", overrides=overrides,
     )
     t.do("took_dead", dead=0)
     t.do("laid_off", meld=0, cards="7S 8S 9S")

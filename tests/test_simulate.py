@@ -28,11 +28,11 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 def test_same_arguments_same_bytes(tmp_path: Path) -> None:
     """Two runs with the same arguments write the same files, byte for byte; another seed differs."""
-    a = simulate(tmp_path / "a", 6, "stbl", 2, 5, ["greedy", "random"], target=0)
-    b = simulate(tmp_path / "b", 6, "stcl", 2, 5, ["greedy", "random"], target=0)
-    simulate(tmp_path / "c", 6, "stbl", 2, 6, ["greedy", "random"], target=0)
+    a = simulate(tmp_path / "a", 6, "stcl", 2, 5, ["greedy", "random"], target=0)
+    b = simulate(tmp_path / "b", 6, "fechado-stcl", 2, 5, ["greedy", "random"], target=0)  # an alias
+    simulate(tmp_path / "c", 6, "stcl", 2, 6, ["greedy", "random"], target=0)
     fa, fb, fc = _files(tmp_path / "a"), _files(tmp_path / "b"), _files(tmp_path / "c")
-    assert list(fa) == [f"stbl-2p-s5-{i:05d}.jsonl" for i in range(6)]
+    assert list(fa) == [f"stcl-2p-s5-{i:05d}.jsonl" for i in range(6)]
     assert fa == fb
     assert set(fa.values()).isdisjoint(fc.values())
     assert (a.hands, a.events, a.wins, a.avg_hand_score) == (b.hands, b.events, b.wins, b.avg_hand_score)
@@ -122,7 +122,7 @@ def test_samples_regenerate_byte_identically(tmp_path: Path) -> None:
     make(tmp_path)
     stored = _files(ROOT / "data" / "samples")
     assert _files(tmp_path) == stored
-    assert len(stored) == 15
+    assert len(stored) == 17  # 8 presets x 2 and 4 players, and one match
     assert sum(len(b) for b in stored.values()) < 3_000_000
 
 

@@ -247,7 +247,8 @@ def build(out_dir: Path) -> dict[str, Expected]:
     verdict("illegal_close.jsonl", [("illegal", forged)])
 
     # closed_pile: the server let a player take the closed pile and meld without its top card
-    events, forged = first_seed(lambda s: play_disputed("stbl", 2, 200 + s, skip_pile_top))
+    # (STCL: the top card must go into the very next play, RULES 2 `pile_top_use` next_play)
+    events, forged = first_seed(lambda s: play_disputed("stcl", 2, 200 + s, skip_pile_top, target=0))
     files["closed_pile_top_unused.jsonl"] = lines_of(events)
     verdict("closed_pile_top_unused.jsonl", [("illegal", forged)])
 
