@@ -214,12 +214,12 @@ def test_discard_card_must_be_held() -> None:
 CLOSED_HANDS = ["JS KS 3H 4H 5H 8D 9C 10C 6D 7C 4S", "QS KD 2H 7D 9D QC JH AC 5C 6C 10H"]
 
 
-def closed_pile_table() -> Table:
+def closed_pile_table(variant: str = "stcl") -> Table:
     """Seat 1 discards KD, seat 0 discards 8S, seat 1 discards QS: the pile is KD 8S QS.
 
     STCL (seeds 002/003): the top card must go into the very next play (`pile_top_use` next_play).
     """
-    t = Table("stcl", CLOSED_HANDS, stock="AD 8S KC", first=1)
+    t = Table(variant, CLOSED_HANDS, stock="AD 8S KC", first=1)
     t.do("drew")
     t.do("discarded", card="KD")
     # seat 0 cannot take a closed pile whose top KD it cannot meld (no KS-QD, no sets in stbl)
@@ -734,3 +734,186 @@ def test_deal_must_be_the_whole_deck_in_the_right_sizes() -> None:
         assert st == before
     play(st, good)
     assert st.phase == "draw"
+
+
+# -- the seed parameters (RULES 2, 4, 5 and 9) ------------------------------------------------------
+
+
+def test_turn_end_top_card_melded_late_with_any_cards() -> None:
+    # RULES 2 pile_top_use turn_end, stbl (seed 001: "you must use it before your turn ends").
+    # seat 0: JS KS 3H 4H 5H 8D 9C 10C 6D 7C 4S; the pile KD 8S QS (top QS)
+    t = closed_pile_table("stbl")
+    st = t.state
+    t.reject("took_pile", "took_pile cards KD QS differ from the pile KD 8S QS", cards="KD QS")
+    t.do("took_pile")
+    # the whole pile joins the hand at the take; QS is due
+    assert (st.pending_top, st.top_due, st.pile) == (None, "QS", [])
+    assert (t.hand(0)["KD"], t.hand(0)["8S"], t.hand(0)["QS"]) == (1, 1, 1)
+    t.do("melded", cards="3H 4H 5H")  # another play first: legal under turn_end
+    t.reject("discarded", "the top card QS taken from the pile must be melded before the turn ends", card="4S")
+    t.do("melded", cards="JS QS KS")
+    assert st.top_due is None
+    t.do("discarded", card="KD")  # a card of the pile, now an ordinary hand card
+    assert st.to_play == 1
+
+
+def test_next_play_top_card_melded_late_is_illegal() -> None:
+    # RULES 2 pile_top_use next_play, stcl (seeds 002/003: "immediately"): the same play as above
+    # in a later play is refused, and so is using a card of the pile's rest in that first play
+    t = closed_pile_table("stcl")
+    t.do("took_pile")
+    t.reject("melded", "closed pile: the top card QS must go into the first play after taking the pile", cards="3H 4H 5H")
+    t.reject("discarded", "closed pile: the top card QS must go into the first play", card="4S")
+    t.do("melded", cards="JS QS KS")
+
+
+def test_turn_end_refuses_a_play_that_strands_the_top_card() -> None:
+    # RULES 2 turn_end: the turn cannot end before the top is melded, so a play that leaves it no
+    # legal meld is refused. stbl with dead_by_discard (RULES 4) on: JS QS KS alone may not empty
+    # the hand by a play. seat 0: JS KS 3C 4C 5C 6C 7C 8D 9D 10D JD; seat 1 discards QS.
+    t = Table("stbl", ["JS KS 3C 4C 5C 6C 7C 8D 9D 10D JD", "QS"], stock="AH", first=1,
+              overrides={"dead_by_discard": True})
+    t.do("drew")
+    t.do("discarded", card="QS")
+    t.do("took_pile")
+    t.do("melded", cards="3C 4C 5C 6C 7C")
+    t.reject("melded", "this play leaves no way to meld the top card QS taken from the pile", cards="8D 9D 10D JD")
+    t.do("melded", cards="8D 9D 10D")  # leaves JD: JS QS KS can still be melded
+    t.do("melded", cards="JS QS KS")
+    t.do("discarded", card="JD")
+    assert t.state.phase == "dead"  # RULES 4: emptied by the discard, an indirect dead
+
+
+def test_dead_owner_team_takes_only_its_own_dead() -> None:
+    # RULES 4 dead_owner team, stbl-pl (seed 000: "each dead is assigned to one player or team")
+    t = direct_dead_table("stbl-pl")
+    st = t.state
+    assert st.phase == "dead"
+    assert [e.dead for e in legal_events(st)] == [0]  # type: ignore[attr-defined]
+    t.reject("took_dead", "dead 1 belongs to team 1", dead=1)
+    t.do("took_dead", dead=0)
+    assert not st.can_take_dead(0) and st.can_take_dead(1)
+
+
+def test_dead_owner_first_takes_either_dead() -> None:
+    # RULES 4 dead_owner first (stbl, seed 001): the first to run out takes either dead
+    t = direct_dead_table("stbl")
+    assert [e.dead for e in legal_events(t.state)] == [0, 1]  # type: ignore[attr-defined]
+    t.do("took_dead", dead=1)
+
+
+def test_dead_by_discard_hand_empties_only_by_a_discard() -> None:
+    # RULES 4 dead_by_discard, aberto-sujo (seed 003, Dirty Open: "to go out or close, a card
+    # must be discarded"): the play that would empty the hand is refused; the discard takes the
+    # dead indirectly
+    t = Table("aberto-sujo", **DIRECT)
+    t.do("drew")
+    t.do("melded", cards="3S 4S 5S 6S")
+    t.do("melded", cards="3H 4H 5H 6H")
+    t.reject("melded", "in this variant a hand may only empty by a discard", cards="3D 4D 5D 6D")
+    t.do("melded", cards="3D 4D 5D")
+    t.do("discarded", card="6D")
+    st = t.state
+    assert (st.phase, st.dead_mode) == ("dead", "indirect")
+    t.do("took_dead", dead=0)
+    assert st.to_play == 1 and st.unused_seat[0] == 0  # the turn passed (RULES 4 indirect)
+
+
+def test_refill_all_puts_both_deads_into_the_stock_lowest_on_top() -> None:
+    # RULES 5 refill all, stcl (seeds 002/003: the deads "are integrated into the stock"): both
+    # untaken deads join the empty stock at once, each its own event, dead 0 first and on top
+    t = Table("stcl", EQUAL)
+    st = t.state
+    for _ in range(64):  # 2 players: 64 cards in the stock
+        t.pass_turn()
+    assert legal_events(st) == [StockRefilled(seq=st.next_seq, dead=0)]
+    t.reject("stock_refilled", "every untaken dead refills the stock, lowest first: dead 0 comes next", dead=1)
+    dead0, dead1 = st.deads
+    assert dead0 is not None and dead1 is not None
+    t.do("stock_refilled", dead=0)
+    t.reject("drew", "the stock is being refilled: dead 1 joins it first")
+    t.reject("took_pile", "the stock is being refilled: dead 1 joins it first")
+    assert legal_events(st) == [StockRefilled(seq=st.next_seq, dead=1)]
+    t.do("stock_refilled", dead=1)
+    assert st.stock == [*reversed(dead1), *reversed(dead0)]  # top last: dead 0's first card on top
+    assert st.dead_fate == ["stock", "stock"] and not st.refilling
+    assert not st.can_take_dead(0) and not st.can_take_dead(1)  # RULES 5: may close without one
+    drew = t.do("drew")
+    assert drew.card == dead0[0]  # type: ignore[attr-defined]
+
+
+def test_refill_one_takes_one_dead_and_the_other_waits() -> None:
+    # RULES 5 refill one, stbl (seed 001: "one of the deads replaces it"): after one dead refills,
+    # play goes on and the other is no refill until the stock is empty again
+    t = Table("stbl", EQUAL)
+    st = t.state
+    for _ in range(64):
+        t.pass_turn()
+    t.do("stock_refilled", dead=1)
+    assert not st.refilling and st.deads[0] is not None
+    t.reject("stock_refilled", "the stock still holds 11 cards", dead=0)
+    t.pass_turn()
+
+
+# burraco, 2 players: no meld in either hand, with the upcard QD or with anything the other
+# discards below; every turn takes the one-card pile and discards another card
+STALE = ["3S 5S 7S 9S JS KS 3H 5H 7H 9H JH", "4C 6C 8C 10C QC AC 4D 6D 8D 10D KD"]
+
+
+def _quiet_turn(t: Table, discard: str) -> None:
+    t.do("took_pile")
+    t.do("discarded", card=discard)
+
+
+def test_stalemate_claimed_too_early_then_on_time() -> None:
+    # RULES 5 stalemate_rounds 2, burraco (seed 004: players "simply discard and pick up the
+    # discards ... the game may end here and the hands are scored"): the hand ends after 2 rounds
+    # (2 x 2 turns) without a stock draw, meld or lay-off, reason stalemate, no closing bonus
+    t = Table("burraco", STALE, discard="QD")
+    st = t.state
+    _quiet_turn(t, "3S")
+    _quiet_turn(t, "AC")
+    assert (st.quiet_turns, st.phase) == (2, "draw")
+    t.reject("hand_ended", "stalemate needs 2 rounds without progress; only 1 so far",
+             hand=0, reason="stalemate", closed_by=None, scores=(0, 0))
+    _quiet_turn(t, "5S")
+    _quiet_turn(t, "4C")
+    assert (st.phase, st.end_reason, st.closed_by) == ("hand_end", "stalemate", None)
+    (end,) = legal_events(st)
+    assert isinstance(end, HandEnded) and end.reason == "stalemate"
+    s0, s1 = hand_scores(st)
+    assert s0.close_bonus == s1.close_bonus == 0
+    t.reject("hand_ended", "reason should be stalemate, got stock_exhausted",
+             hand=0, reason="stock_exhausted", closed_by=None, scores=end.scores)
+    t.do_event(end)
+    assert st.phase == "deal"
+
+
+def test_stalemate_count_restarts_after_a_stock_draw() -> None:
+    # RULES 5: a stock draw is progress; the count of quiet turns starts again after it
+    t = Table("burraco", STALE, discard="QD", stock="2C")
+    st = t.state
+    _quiet_turn(t, "3S")
+    _quiet_turn(t, "AC")
+    _quiet_turn(t, "5S")
+    t.do("drew")  # seat 1 draws the stock's top card
+    t.do("discarded", card="4C")
+    assert st.quiet_turns == 0 and st.phase == "draw"
+    for card in ("7S", "6C", "9S"):
+        _quiet_turn(t, card)
+    assert st.phase == "draw"
+    _quiet_turn(t, "8C")
+    assert (st.phase, st.end_reason) == ("hand_end", "stalemate")
+
+
+def test_no_stalemate_where_the_variant_has_none() -> None:
+    # RULES 5: stalemate_rounds 0 (aberto) never ends a hand for lack of progress
+    t = Table("aberto", STALE)
+    st = t.state
+    t.do("drew")
+    t.do("discarded", card="3S")
+    for card in ("AC", "5S", "4C", "7S", "6C"):
+        _quiet_turn(t, card)
+    assert st.phase == "draw" and st.quiet_turns == 5
+    t.reject("hand_ended", "this variant has no stalemate end (stalemate_rounds 0)",
+             hand=0, reason="stalemate", closed_by=None, scores=(0, 0))
