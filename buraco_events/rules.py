@@ -147,3 +147,84 @@ def find_rules(name: str, **overrides: Any) -> Rules:
 def rules_dict(rules: Rules) -> dict[str, Any]:
     """Return the rules as a plain dict in field order."""
     return msgspec.structs.asdict(rules)
+
+
+def _yes_no(yes: str, no: str) -> Any:
+    return lambda v: yes if v else no
+
+
+#: each parameter in one plain sentence, as a player would read it, for the value it has
+_EXPLAIN: dict[str, Any] = {
+    "jokers": lambda v: f"The deck holds two 52-card packs and {v} jokers ({104 + v} cards).",
+    "upcard": _yes_no("One card starts the discard pile face up.",
+                      "The discard pile starts empty; the first discard starts it."),
+    "pile": lambda v: (
+        "The discard pile is open: anyone may take it, and all its cards are visible."
+        if v == "open" else
+        "The discard pile is closed: only its top card shows, and it may be taken only if that "
+        "card can be melded at once with cards held before the take."),
+    "wild_top_new_meld_only": _yes_no("A wild on top of a closed pile may only start a new meld.",
+                                      "A wild on top of the pile may be used like any card."),
+    "no_single_card_return": _yes_no(
+        "A player who took a one-card pile may not discard that same card in the same turn.",
+        "A card taken from the pile may be discarded again at once."),
+    "sets": _yes_no("Sets (three or more cards of one rank) are allowed besides runs.",
+                    "Only runs of one suit may be melded; there are no sets."),
+    "one_set_per_rank": _yes_no("A team may hold only one set of each rank.",
+                                "A team may hold several sets of the same rank."),
+    "ace_to_ace": _yes_no("A run may go from ace to ace (A..K..A, 14 cards).",
+                          "A run holds at most one natural ace."),
+    "bonus_royal": lambda v: f"A royal canasta (13 clean cards, each rank once) scores {v}." if v
+    else "There is no royal canasta bonus.",
+    "bonus_ace_to_ace": lambda v: f"An ace-to-ace canasta (14 clean cards) scores {v}." if v
+    else "There is no ace-to-ace canasta bonus.",
+    "bonus_clean": lambda v: f"A clean canasta (7+ cards, no wild) scores {v}.",
+    "bonus_dirty": lambda v: f"A dirty canasta (7+ cards with a wild) scores {v}.",
+    "royal_in_one_turn": _yes_no(
+        "Royal and ace-to-ace bonuses count only if the meld was laid complete in one turn.",
+        "Royal and ace-to-ace bonuses count however many turns the meld took."),
+    "wild_goes_low": _yes_no("A free wild sits at the low end of a run.",
+                             "A free wild sits at the high end of a run."),
+    "two_value": lambda v: f"A 2 is worth {v} points.",
+    "joker_value": lambda v: f"A joker is worth {v} points.",
+    "close_needs_clean": _yes_no("Closing needs a clean canasta.", "Closing needs any canasta."),
+    "close_by_discard": _yes_no("Only a discard may close the hand.",
+                                "A hand closes by a discard or by melding the last card."),
+    "no_wild_last_discard": _yes_no("The closing discard may not be a wild.",
+                                    "The closing discard may be any card."),
+    "stock_end": lambda v: (
+        "When the stock runs out, untaken deads refill it; with none left the hand ends."
+        if v == "refill" else
+        "When a draw leaves 2 cards in the stock, that player finishes the turn and the hand ends."),
+    "unused_dead": lambda v: (
+        "A dead taken but never played from costs the unused dead penalty; its cards are not counted."
+        if v == "penalty" else "A dead taken but never played from counts as cards left in hand."),
+    "close_bonus": lambda v: f"Closing scores {v}.",
+    "no_dead_penalty": lambda v: f"A team that took no dead loses {v}.",
+    "unused_dead_penalty": lambda v: f"The unused dead penalty is {v} (when unused_dead is penalty).",
+    "target": lambda v: f"The match is played to {v} points, hand after hand." if v
+    else "The match is a single hand.",
+    "pile_top_use": lambda v: (
+        "The top card of a closed pile must go into the very next play, with cards held before "
+        "the take; the rest of the pile joins the hand after that play."
+        if v == "next_play" else
+        "The whole closed pile joins the hand at the take, and its top card must be melded, with "
+        "any cards, before the turn ends."),
+    "dead_owner": lambda v: (
+        "The first player of a team to run out of cards takes either untaken dead."
+        if v == "first" else "Each team has its own dead: team 0 takes dead 0, team 1 dead 1."),
+    "dead_by_discard": _yes_no(
+        "A hand may only empty by a discard, so every dead is taken after a discard.",
+        "A hand may empty by a play (the dead is taken at once) or by a discard."),
+    "refill": lambda v: (
+        "When the stock runs out, one untaken dead becomes the new stock."
+        if v == "one" else "When the stock runs out, every untaken dead joins it at once, dead 0 on top."),
+    "stalemate_rounds": lambda v: (
+        f"A hand ends, without a closing bonus, after {v} rounds with no stock draw, meld or lay-off."
+        if v else "A hand never ends for lack of progress."),
+}
+
+
+def explain(rules: Rules, name: str) -> str:
+    """Return one plain sentence saying what parameter `name` means at its value in `rules`."""
+    return str(_EXPLAIN[name](getattr(rules, name)))

@@ -7,7 +7,16 @@ import json
 import typer
 from rich.table import Table
 
-from buraco_events.rules import ALIASES, PRESETS, UnknownVariant, find_rules, rules_dict
+from buraco_events.rules import (
+    ALIASES,
+    PRESETS,
+    SEEDS,
+    UnknownVariant,
+    canonical_variant,
+    explain,
+    find_rules,
+    rules_dict,
+)
 
 from .common import fail, out
 
@@ -25,11 +34,13 @@ def rules(
         if as_json:
             print(json.dumps(rules_dict(r), indent=2))
             return
-        table = Table(title=f"rules of {preset}")
+        name = canonical_variant(preset)
+        table = Table(title=f"rules of {name}, following seed {SEEDS[name]}")
         table.add_column("parameter")
         table.add_column("value")
+        table.add_column("what it means")
         for k, v in rules_dict(r).items():
-            table.add_row(k, str(v))
+            table.add_row(k, str(v), explain(r, k))
         out().print(table)
         return
     if as_json:
@@ -39,6 +50,7 @@ def rules(
     table.add_column("parameter")
     for name in PRESETS:
         table.add_column(name)
+    table.add_row("seed", *(SEEDS[name].split(" ")[0] for name in PRESETS))
     for field in rules_dict(PRESETS["stbl"]):
         table.add_row(field, *(str(rules_dict(r)[field]) for r in PRESETS.values()))
     out().print(table)

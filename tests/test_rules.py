@@ -13,6 +13,7 @@ from buraco_events.rules import (
     Rules,
     UnknownVariant,
     canonical_variant,
+    explain,
     find_rules,
     rules_dict,
 )
@@ -141,3 +142,42 @@ def test_rules_object_without_the_new_parameters_reads_as_before() -> None:
 def test_stalemate_rounds_may_not_be_negative() -> None:
     with pytest.raises(msgspec.ValidationError, match="stalemate_rounds"):
         find_rules("burraco", stalemate_rounds=-1)
+
+
+# -- buraco rules --------------------------------------------------------------------------------
+
+
+def _cli(*args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "250"})  # no wrapped sentences
+
+
+def test_cli_explains_every_parameter_beside_its_value() -> None:
+    result = _cli("rules", "fechado-stcl")
+    assert result.exit_code == 0, result.output
+    assert "rules of stcl, following seed 002/003" in result.output
+    rules = PRESETS["stcl"]
+    for name in Rules.__struct_fields__:
+        # the sentence for this preset's value, on the parameter's own line
+        line = next(row for row in result.output.splitlines() if f" {name} " in row)
+        assert explain(rules, name) in line, name
+    assert "in the very next play" in result.output and "before the turn ends" not in result.output
+
+
+def test_explanations_follow_the_value() -> None:
+    stbl, stcl = PRESETS["stbl"], PRESETS["stcl"]
+    for name in ("pile_top_use", "refill", "target"):
+        assert explain(stbl, name) != explain(stcl, name)
+    assert "before the turn ends" in explain(stbl, "pile_top_use")
+    assert "2 rounds" in explain(PRESETS["burraco"], "stalemate_rounds")
+
+
+def test_cli_json_is_the_rules_object() -> None:
+    import json
+    result = _cli("rules", "stbl-pl", "--json")
+    assert result.exit_code == 0
+    assert msgspec.convert(json.loads(result.stdout), Rules) == PRESETS["stbl-pl"]
+    everything = json.loads(_cli("rules", "--json").stdout)
+    assert list(everything) == list(NAMES)
