@@ -161,7 +161,7 @@ def test_cli_explains_every_parameter_beside_its_value() -> None:
     rules = PRESETS["stcl"]
     for name in Rules.__struct_fields__:
         # the sentence for this preset's value, on the parameter's own line
-        line = next(row for row in result.output.splitlines() if f" {name} " in row)
+        line = next(row for row in result.output.splitlines() if row.startswith(f"│ {name} "))
         assert explain(rules, name) in line, name
     assert "in the very next play" in result.output and "before the turn ends" not in result.output
 
