@@ -163,7 +163,7 @@ def test_cli_explains_every_parameter_beside_its_value() -> None:
         # the sentence for this preset's value, on the parameter's own line
         line = next(row for row in result.output.splitlines() if row.startswith(f"│ {name} "))
         assert explain(rules, name) in line, name
-    assert "in the very next play" in result.output and "before the turn ends" not in result.output
+    assert "into the very next play" in result.output and "before the turn ends" not in result.output
 
 
 def test_explanations_follow_the_value() -> None:
