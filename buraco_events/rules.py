@@ -228,3 +228,19 @@ _EXPLAIN: dict[str, Any] = {
 def explain(rules: Rules, name: str) -> str:
     """Return one plain sentence saying what parameter `name` means at its value in `rules`."""
     return str(_EXPLAIN[name](getattr(rules, name)))
+
+
+def presets_markdown() -> str:
+    """Return the preset table of RULES 9 as Markdown, every parameter of every preset."""
+
+    def cell(value: Any) -> str:
+        return ("yes" if value else "no") if isinstance(value, bool) else str(value)
+
+    lines = [
+        "| parameter | " + " | ".join(f"`{n}`" for n in PRESETS) + " |",
+        "|---|" + "---|" * len(PRESETS),
+        "| seed | " + " | ".join(SEEDS[n].split(" ")[0] for n in PRESETS) + " |",
+    ]
+    for name in Rules.__struct_fields__:
+        lines.append(f"| `{name}` | " + " | ".join(cell(getattr(r, name)) for r in PRESETS.values()) + " |")
+    return "\n".join(lines) + "\n"

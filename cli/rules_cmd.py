@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import typer
 from rich.table import Table
@@ -15,6 +16,7 @@ from buraco_events.rules import (
     canonical_variant,
     explain,
     find_rules,
+    presets_markdown,
     rules_dict,
 )
 
@@ -24,8 +26,13 @@ from .common import fail, out
 def rules(
     preset: str = typer.Argument(None, help="preset name or alias; all presets when omitted"),
     as_json: bool = typer.Option(False, "--json", help="print the rules as JSON"),
+    markdown: bool = typer.Option(
+        False, "--markdown", help="print the table of every preset as Markdown (docs/rules.md)"),
 ) -> None:
     """Print the parameters of a preset (or compare all presets side by side)."""
+    if markdown:
+        sys.stdout.write(presets_markdown())
+        return
     if preset is not None:
         try:
             r = find_rules(preset)
