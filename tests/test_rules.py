@@ -15,6 +15,7 @@ from buraco_events.rules import (
     canonical_variant,
     explain,
     find_rules,
+    presets_markdown,
     rules_dict,
 )
 
@@ -181,3 +182,13 @@ def test_cli_json_is_the_rules_object() -> None:
     assert msgspec.convert(json.loads(result.stdout), Rules) == PRESETS["stbl-pl"]
     everything = json.loads(_cli("rules", "--json").stdout)
     assert list(everything) == list(NAMES)
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/rules.md"])
+def test_docs_preset_table_is_the_code(doc: str) -> None:
+    # the preset table of RULES 9 in the docs is exactly what `buraco rules --markdown` prints
+    from pathlib import Path
+    text = (Path(__file__).resolve().parent.parent / doc).read_text()
+    table = text.split("<!-- presets:begin -->\n", 1)[1].split("<!-- presets:end -->", 1)[0]
+    assert table == presets_markdown()
+    assert _cli("rules", "--markdown").stdout == table
