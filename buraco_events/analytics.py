@@ -168,6 +168,10 @@ class DatabaseUnavailable(AnalyticsError):
     """The database file is missing or locked by another process (exit 2)."""
 
 
+class AccessRefused(AnalyticsError):
+    """A query reached for a file or the network that its connection does not allow (exit 1)."""
+
+
 @dataclass(frozen=True)
 class Rejected:
     """A log that was not indexed: which file and why (one line)."""
@@ -220,13 +224,15 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def connect(db: str | os.PathLike[str], read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def connect(
+    db: str | os.PathLike[str], read_only: bool = False, config: dict[str, Any] | None = None
+) -> duckdb.DuckDBPyConnection:
     """Open the database; raises `DatabaseUnavailable` when missing (read-only) or locked."""
     path = Path(db)
     if read_only and not path.exists():
         raise DatabaseUnavailable(f"no database {path} (run `buraco index` first)")
     try:
-        return duckdb.connect(str(path), read_only=read_only)
+        return duckdb.connect(str(path), read_only=read_only, config=config or {})
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise DatabaseUnavailable(
@@ -236,6 +242,58 @@ def connect(db: str | os.PathLike[str], read_only: bool = False) -> duckdb.DuckD
         raise DatabaseUnavailable(f"cannot open {path}: {_one_line(exc)}") from None
     except duckdb.Error as exc:
         raise DatabaseUnavailable(f"cannot open {path}: {_one_line(exc)}") from None
+
+
+#: connect settings of a query connection: no extension is installed or loaded behind its back
+#: (an unknown function or file type would otherwise fetch one from the network)
+_QUERY_CONFIG: dict[str, Any] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
+
+
+def connect_query(
+    db: str | os.PathLike[str], readable: Iterable[str | os.PathLike[str]] = ()
+) -> duckdb.DuckDBPyConnection:
+    """Open `db` for queries only: read-only, files readable under `readable` folders and nowhere
+    else, no network, no extension loaded, and these settings locked against the query itself.
+
+    `read_only` alone stops writes to this file only (ATTACH, COPY TO, EXPORT and INSTALL still
+    work): the locks below stop files and the network, `check_query` stops the statements.
+    """
+    con = connect(db, read_only=True, config=_QUERY_CONFIG)
+    folders = ", ".join(f"'{_sql_string(Path(d).resolve())}{os.sep}'" for d in readable)
+    try:
+        # in this order: the folders cannot change once external access is off
+        con.execute(f"SET allowed_directories = [{folders}]")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except duckdb.Error as exc:
+        con.close()
+        raise DatabaseUnavailable(f"cannot open {db} for queries: {_one_line(exc)}") from None
+    return con
+
+
+def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Raise `AnalyticsError` unless `sql` is exactly one read-only query.
+
+    Read-only is what DuckDB's parser types SELECT (SELECT, WITH, FROM-first, DESCRIBE, SHOW,
+    SUMMARIZE); everything else (ATTACH, COPY, EXPORT, INSTALL, SET, PRAGMA, ...) is refused before
+    anything runs.
+    """
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise AnalyticsError(_one_line(exc)) from None
+    if not statements:
+        raise AnalyticsError("sql: no statement to run (the query is empty)")
+    if len(statements) != 1:
+        raise AnalyticsError(f"sql: only one statement may run; got {len(statements)}")
+    kind = statements[0].type
+    if kind != duckdb.StatementType.SELECT:
+        word = statements[0].query.split(maxsplit=1)[0].upper()
+        got = kind.name if word == kind.name else f"{kind.name} ({word} ...)"
+        raise AnalyticsError(f"sql: only a read-only query (SELECT) may run; got {got}")
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -405,24 +463,37 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = 
         cur.execute(sql, list(params))
         columns = [d[0] for d in cur.description] if cur.description else []
         rows = cur.fetchall() if columns else []
+    except duckdb.PermissionException as exc:
+        raise AccessRefused(_one_line(exc)) from None
     except duckdb.Error as exc:
         raise AnalyticsError(_one_line(exc)) from None
     return Result(columns, rows)
 
 
 def query(db: str | os.PathLike[str], sql: str) -> Result:
-    """Run `sql` on a read-only connection to `db` (writes fail with DuckDB's message)."""
-    con = connect(db, read_only=True)
+    """Run one read-only query on `db` (see `check_query`); it may read local files under the
+    working folder and the database's folder, nothing else (see `connect_query`)."""
+    con = connect_query(db, readable=(Path.cwd(), Path(db).parent))
     try:
+        check_query(con, sql)
         return run_query(con, sql)
+    except AccessRefused as exc:
+        raise AccessRefused(
+            f"{exc} (a query reads files only under the working folder and the database's "
+            "folder, and nothing from the network)"
+        ) from None
     finally:
         con.close()
 
 
 def stats(db: str | os.PathLike[str], variant: str | None = None) -> dict[str, Result]:
-    """Return every analytics view (optionally for one variant or its alias), read-only."""
+    """Return every analytics view (optionally for one variant or its alias), read-only.
+
+    The views are read from the database, which may come from anyone: they run on a query
+    connection that reads no file but the database itself.
+    """
     name = variant_name(variant) if variant is not None else None
-    con = connect(db, read_only=True)
+    con = connect_query(db)
     try:
         return {view: view_rows(con, view, name) for view in STATS_VIEWS}
     finally:

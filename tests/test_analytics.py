@@ -347,3 +347,140 @@ def test_player_standings_view_counts_every_seat_of_every_finished_game(indexed:
     # a winning team holds half the seats (one of two, or two of four)
     assert sum(wins for _, _, wins in standings) == winners
     assert {p for p, _, _ in standings} == {f"p{i}" for i in range(4)}
+
+
+# -- sql and stats read the database and local files, and nothing else -------------------------
+
+
+def file_digests(*paths: Path) -> dict[Path, bytes]:
+    """Return each file's bytes (a missing file maps to b'' and must stay missing)."""
+    return {p: p.read_bytes() if p.exists() else b"" for p in paths}
+
+
+def refused(db: Path, query: str, why: str) -> None:
+    """Assert `buraco sql query` is refused with one line holding `why`, exit 1."""
+    result = cli("sql", query, "--db", str(db))
+    assert result.exit_code == 1, result.stdout
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and why in lines[0], result.stderr
+
+
+def test_sql_cannot_attach_another_database_read_write(db_copy: Path, tmp_path: Path,
+                                                        monkeypatch):
+    # the issue's attack: a scratch database attached, the indexed one attached READ_WRITE and
+    # emptied; in one go, or one statement per run
+    monkeypatch.chdir(tmp_path)
+    scratch = tmp_path / "scratch.duckdb"
+    duckdb.connect(str(scratch)).close()
+    before = file_digests(db_copy, scratch, tmp_path / "new.duckdb")
+    counts = db_counts(db_copy)
+    refused(db_copy, f"ATTACH 'scratch.duckdb' AS s; USE s; DETACH copy; "
+                     f"ATTACH '{db_copy}' AS w (READ_WRITE); DELETE FROM w.games",
+            "only one statement may run; got 5")
+    refused(db_copy, "ATTACH 'scratch.duckdb' AS s", "got ATTACH")
+    refused(db_copy, "ATTACH 'new.duckdb' AS n", "got ATTACH")
+    refused(db_copy, f"ATTACH '{db_copy}' AS w (READ_WRITE)", "got ATTACH")
+    refused(db_copy, "DETACH copy", "got DETACH")
+    refused(db_copy, "USE s", "got")
+    refused(db_copy, "DELETE FROM games", "got DELETE")
+    refused(db_copy, "WITH g AS (SELECT 1) DELETE FROM games", "got DELETE (WITH ...)")
+    assert file_digests(db_copy, scratch, tmp_path / "new.duckdb") == before
+    assert db_counts(db_copy) == counts
+
+
+def test_sql_runs_exactly_one_statement(indexed: Path):
+    refused(indexed, "SELECT 1; SELECT 2", "only one statement may run; got 2")
+    refused(indexed, "SELECT 1; SET threads = 1", "only one statement may run; got 2")
+    refused(indexed, "  ; -- nothing", "no statement to run")
+    # a trailing semicolon or comment is still one statement
+    for query in ("SELECT 41 + 1;", "SELECT 41 + 1 -- the answer"):
+        result = cli("sql", query, "--db", str(indexed), "--csv")
+        assert result.exit_code == 0 and result.stdout.splitlines()[1] == "42", result.stderr
+
+
+def test_sql_writes_no_file(db_copy: Path, tmp_path: Path, monkeypatch):
+    # COPY TO would overwrite a user's file, EXPORT DATABASE write a folder: both in the working
+    # folder, which queries may read
+    monkeypatch.chdir(tmp_path)
+    victim = tmp_path / "notes.txt"
+    victim.write_text("mine, keep me\n")
+    beside_db = db_copy.parent / "beside.csv"
+    before = file_digests(victim, beside_db, db_copy)
+    refused(db_copy, "COPY (SELECT 'gone') TO 'notes.txt'", "got COPY")
+    refused(db_copy, f"COPY games TO '{beside_db}' (HEADER)", "got COPY")
+    refused(db_copy, "COPY (FROM games) TO 'notes.txt' (FORMAT csv)", "got COPY")
+    refused(db_copy, "EXPORT DATABASE 'dump'", "got EXPORT")
+    assert file_digests(victim, beside_db, db_copy) == before
+    assert not (tmp_path / "dump").exists() and not beside_db.exists()
+
+
+def test_sql_installs_and_loads_no_extension_and_reaches_no_network(indexed: Path):
+    refused(indexed, "INSTALL httpfs", "got LOAD (INSTALL ...)")
+    refused(indexed, "LOAD httpfs", "got LOAD")
+    refused(indexed, "FORCE INSTALL httpfs FROM core_nightly", "got LOAD")
+    # a SELECT may name a URL: the connection refuses it before any network access
+    refused(indexed, "SELECT * FROM read_csv('https://example.com/x.csv')", "nothing from the network")
+    refused(indexed, "SELECT * FROM 's3://bucket/x.parquet'", "Permission Error")
+
+
+def test_sql_cannot_change_the_settings_that_lock_it(indexed: Path, tmp_path: Path):
+    for query in ("SET lock_configuration = false", "RESET lock_configuration",
+                  "SET enable_external_access = true", "PRAGMA enable_external_access",
+                  "SET allowed_directories = ['/']", "CALL pragma_version()"):
+        refused(indexed, query, "only a read-only query (SELECT) may run")
+    # and were one to slip past the statement check, the connection itself holds
+    from buraco_events.analytics import connect_query
+    con = connect_query(indexed)
+    try:
+        for setting in ("SET lock_configuration = false", "SET enable_external_access = true",
+                        "SET autoload_known_extensions = true"):
+            with pytest.raises(duckdb.Error, match="locked"):
+                con.execute(setting)
+        with pytest.raises(duckdb.PermissionException):
+            con.execute(f"ATTACH '{tmp_path / 'other.duckdb'}' AS w")
+    finally:
+        con.close()
+    assert not (tmp_path / "other.duckdb").exists()
+
+
+def test_sql_reads_local_files_under_the_working_and_database_folders(indexed: Path,
+                                                                      tmp_path: Path,
+                                                                      monkeypatch):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "club.csv").write_text("player,rating\nAna,3\n")
+    (indexed.parent / "near.txt").write_text("beside the database\n")
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("not yours to query\n")
+    monkeypatch.chdir(work)
+    rows = json.loads(cli("sql", "SELECT * FROM read_csv('club.csv')", "--db", str(indexed),
+                          "--json").stdout)
+    assert rows == [{"player": "Ana", "rating": 3}]
+    result = cli("sql", f"SELECT content FROM read_text('{indexed.parent / 'near.txt'}')",
+                 "--db", str(indexed), "--csv")
+    assert result.exit_code == 0 and "beside the database" in result.stdout
+    refused(indexed, f"SELECT content FROM read_text('{elsewhere}')",
+            "reads files only under the working folder and the database's folder")
+    refused(indexed, "SELECT content FROM read_text('../elsewhere.txt')", "Permission Error")
+
+
+def test_sql_accepts_every_read_only_form(indexed: Path):
+    for query in ("WITH g AS (SELECT * FROM games) SELECT count(*) FROM g",
+                  "FROM games SELECT count(*)", "DESCRIBE games", "SUMMARIZE hands",
+                  "SHOW TABLES"):
+        result = cli("sql", query, "--db", str(indexed), "--json")
+        assert result.exit_code == 0, (query, result.stderr)
+        assert json.loads(result.stdout)
+
+
+def test_stats_views_from_a_hostile_database_read_no_file(db_copy: Path, tmp_path: Path):
+    # a database is input from anyone: a view rewritten to read a file must not reach it
+    secret = tmp_path / "secret.txt"
+    secret.write_text("a private key\n")
+    with duckdb.connect(str(db_copy)) as con:
+        con.execute(f"CREATE OR REPLACE VIEW win_rates AS SELECT content AS variant "
+                    f"FROM read_text('{secret}')")
+    result = cli("stats", "--db", str(db_copy), "--json")
+    assert result.exit_code == 1 and "a private key" not in result.stdout + result.stderr
+    assert "Permission Error" in result.stderr and len(result.stderr.strip().splitlines()) == 1
