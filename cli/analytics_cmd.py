@@ -17,7 +17,7 @@ from rich.table import Table
 from buraco_events import analytics
 from buraco_events.analytics import DEFAULT_DB, AnalyticsError, DatabaseUnavailable, Result
 
-from .common import err, fail, out
+from .common import err, fail, out, shown
 
 DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB database file")]
 
@@ -37,11 +37,12 @@ def _cell(value: Any) -> str:
 
 
 def _table(result: Result, title: str | None = None) -> Table:
+    # names and cells are data (a query's aliases, players' names): shown, never markup
     table = Table(title=title)
     for name in result.columns:
-        table.add_column(name)
+        table.add_column(shown(name))
     for row in result.rows:
-        table.add_row(*(_cell(v) for v in row))
+        table.add_row(*(shown(_cell(v)) for v in row))
     return table
 
 
@@ -83,11 +84,10 @@ def index(
 
     with _database_errors(), progress:
         report = analytics.index(paths, db, replace=replace, on_game=on_game)
-    for rejected in report.rejected:
-        console.print(f"rejected: {rejected}", markup=False, highlight=False)
+    for rejected in report.rejected:  # names and reasons may hold a log's text: shown
+        console.print(f"rejected: {shown(rejected)}", highlight=False)
     for conflict in report.conflicts:
-        console.print(f"conflict: {conflict} (--replace to accept it)", markup=False,
-                      highlight=False)
+        console.print(f"conflict: {shown(conflict)} (--replace to accept it)", highlight=False)
     print(
         f"{db}: {report.added} games added, {report.replaced} replaced, {report.skipped} "
         f"already indexed, {len(report.rejected)} rejected, {len(report.conflicts)} conflicts "
@@ -129,6 +129,11 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
 ) -> None:
     """Print canasta, penalty, closing and win rates, hand lengths and score quantiles."""
+    if plot is not None:
+        formats = analytics.plot_formats()
+        if plot.suffix.lower().lstrip(".") not in formats:
+            fail(f"{plot}: a chart is written as one of "
+                 f"{', '.join('.' + f for f in formats)}; got {plot.suffix or 'no extension'}")
     with _database_errors():
         results = analytics.stats(db, variant)
     if not any(r.rows for r in results.values()):
@@ -145,7 +150,7 @@ def stats(
     for name, result in results.items():
         out().print(_table(result, title=name.replace("_", " ")))
     if plot is not None:
-        err().print(f"chart written to {plot}", markup=False)
+        err().print(f"chart written to {shown(plot)}")
 
 
 def export(
@@ -159,7 +164,7 @@ def export(
             counts = analytics.export_parquet(db, parquet)
     except OSError as exc:
         fail(f"{parquet}: {exc.strerror}", 1)
-    table = Table(title=f"exported to {parquet}")
+    table = Table(title=f"exported to {shown(parquet)}")
     table.add_column("table")
     table.add_column("rows", justify="right")
     for name, n in counts.items():

@@ -484,3 +484,56 @@ def test_stats_views_from_a_hostile_database_read_no_file(db_copy: Path, tmp_pat
     result = cli("stats", "--db", str(db_copy), "--json")
     assert result.exit_code == 1 and "a private key" not in result.stdout + result.stderr
     assert "Permission Error" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+# -- data is shown as text: no markup, no escape sequences, no crash -----------------------------
+
+
+def test_sql_shows_markup_and_control_characters_literally(indexed: Path):
+    query = "SELECT '[/]' AS a, '[bold]b[/bold]' AS \"[red]c\", chr(27) || '[2Jd' || chr(8238) AS e"
+    result = cli("sql", query, "--db", str(indexed))
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "[/]" in out and "[bold]b[/bold]" in out and "[red]c" in out
+    assert "\\x1b[2Jd\\u202e" in out and "\x1b" not in out and "\u202e" not in out
+    # JSON and CSV stay exact
+    rows = json.loads(cli("sql", query, "--db", str(indexed), "--json").stdout)
+    assert rows == [{"a": "[/]", "[red]c": "[bold]b[/bold]", "e": "\x1b[2Jd\u202e"}]
+    csv_out = cli("sql", query, "--db", str(indexed), "--csv").stdout
+    assert csv_out == "a,[red]c,e\n[/],[bold]b[/bold],\x1b[2Jd\u202e\n"
+
+
+def test_stats_shows_a_hostile_variant_and_players_literally(tmp_path: Path):
+    from buraco_events.rules import find_rules
+
+    events = random_game("stbl", 2, 3)
+    variant = "club [/] $x^$ \x1b[2J"
+    events[0] = msgspec.structs.replace(events[0], variant=variant, rules=find_rules("stbl"),
+                                        players=("Dani [/]", "[bold]Bo\u202e"))
+    log = tmp_path / "hostile.jsonl"
+    write_log(log, events)
+    db = tmp_path / "h.duckdb"
+    assert cli("index", str(log), "--db", str(db)).exit_code == 0
+    result = cli("stats", "--db", str(db), "--plot", str(tmp_path / "s.svg"))
+    assert result.exit_code == 0, result.stderr
+    assert "club [/] $x^$ \\x1b[2J" in result.stdout and "\x1b" not in result.stdout
+    assert (tmp_path / "s.svg").read_bytes().startswith(b"<?xml")
+    table = cli("sql", "SELECT players FROM games", "--db", str(db)).stdout
+    assert '"Dani [/]"' in table and '"[bold]Bo\\u202e"' in table
+
+
+def test_stats_plot_names_the_chart_formats(indexed: Path, tmp_path: Path):
+    for name in ("x.xyz", "chart"):
+        result = cli("stats", "--db", str(indexed), "--plot", str(tmp_path / name))
+        assert result.exit_code == 2
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and ".png" in lines[0] and ".svg" in lines[0] and name in lines[0]
+        assert result.stdout == "" and not (tmp_path / name).exists()
+
+
+def test_index_shows_a_rejected_log_name_literally(tmp_path: Path):
+    log = tmp_path / "a\x1b[2J[bold]b.jsonl"
+    log.write_bytes(b'{"seq":0}\n')
+    result = cli("index", str(log), "--db", str(tmp_path / "t.duckdb"))
+    assert result.exit_code == 1
+    assert "a\\x1b[2J[bold]b.jsonl" in result.stderr and "\x1b" not in result.stderr
