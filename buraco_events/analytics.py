@@ -4,9 +4,11 @@ The shell around `rows`: it reads logs, replays each game through the engine (vi
 the rows into DuckDB in Arrow batches and keeps analytics views in the database. SQL here only
 counts and averages what the engine computed; it never scores.
 
-Ingest policy (one transaction per run): each log is decoded, chain-checked and replayed before any
-of its rows reach the database, so an illegal or unreadable log is skipped and reported while the
-valid logs of the same run are committed together; an interrupted or crashed run commits nothing.
+Ingest policy (one transaction per run): each log is decoded, chain-checked, replayed and its rows
+checked against the column types before any of them reach the database, so an illegal or
+unreadable log, or one whose values do not fit (a `target` of 2**31), is skipped and reported
+while the valid logs of the same run are committed together; an interrupted or crashed run
+commits nothing. The database must be a DuckDB file (or not exist yet).
 A damaged archive is reported too; the logs read from it before the damage (each checked against
 its digest) are kept. A game already
 stored with the same head is skipped; with another head it is a conflict, left alone unless
@@ -225,6 +227,29 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
+#: where every DuckDB database file says what it is (the bytes before it are a checksum)
+_MAGIC, _MAGIC_AT = b"DUCK", 8
+
+
+def _check_header(path: Path) -> None:
+    """Raise `DatabaseUnavailable` unless the existing `path` is a DuckDB database file.
+
+    DuckDB opens some other files (JSON, CSV) as an in-memory database and saves nothing into
+    them: indexing into one would report games added and keep none.
+    """
+    if path.is_dir():
+        raise DatabaseUnavailable(f"{path} is a folder, not a DuckDB database")
+    try:
+        with path.open("rb") as f:
+            head = f.read(_MAGIC_AT + len(_MAGIC))
+    except OSError as exc:
+        raise DatabaseUnavailable(f"cannot read {path}: {exc.strerror}") from None
+    if head[_MAGIC_AT:] != _MAGIC:
+        raise DatabaseUnavailable(
+            f"{path} exists and is not a DuckDB database; choose another --db (nothing was done)"
+        )
+
+
 def connect(
     db: str | os.PathLike[str], read_only: bool = False, config: dict[str, Any] | None = None
 ) -> duckdb.DuckDBPyConnection:
@@ -232,6 +257,8 @@ def connect(
     path = Path(db)
     if read_only and not path.exists():
         raise DatabaseUnavailable(f"no database {path} (run `buraco index` first)")
+    if path.exists():
+        _check_header(path)
     try:
         return duckdb.connect(str(path), read_only=read_only, config=config or {})
     except duckdb.IOException as exc:
@@ -324,6 +351,110 @@ def _decode_log(lines: RawLines) -> tuple[list[Event], ChainStatus]:
     return events, chain.status()
 
 
+#: the value range of each integer column type (`SCHEMAS`); a log may hold any int (a `target`
+#: of 2**31, rules with huge bonuses) and the engine keeps counting past any width
+_INT_RANGES: dict[pa.DataType, tuple[int, int]] = {
+    t: (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    for t, bits in ((pa.int8(), 8), (pa.int16(), 16), (pa.int32(), 32))
+}
+#: columns of the games table filled from the game_started line (seq 0)
+_STARTED_COLUMNS = frozenset({"game_id", "variant", "players", "n_players", "target"})
+
+
+def _number(value: int) -> str:
+    # a huge int has no short decimal form (and str() refuses past 4300 digits)
+    return str(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit number"
+
+
+def _int_columns(schema: pa.Schema) -> list[tuple[str, bool, int, int]]:
+    """Return (name, is_list, low, high) for each integer (or list of integers) column."""
+    out = []
+    for f in schema:
+        is_list = pa.types.is_list(f.type)
+        bounds = _INT_RANGES.get(f.type.value_type if is_list else f.type)
+        if bounds is not None:
+            out.append((f.name, is_list, *bounds))
+    return out
+
+
+#: the integer columns of each table, events first (its rows name their seq)
+_INT_COLUMNS: dict[str, list[tuple[str, bool, int, int]]] = {
+    t: _int_columns(SCHEMAS[t]) for t in ("events", *(t for t in TABLES if t != "events"))
+}
+
+
+def _misfit(rows: Columns) -> str | None:
+    """Return why one game's rows cannot be stored (a value out of its column's type), or None.
+
+    Checked per log before any of its rows reach a batch, so that one such log is rejected and
+    the others are indexed. Integers are checked against their column's range; the games row's
+    text (a file name may not be UTF-8) is checked for UTF-8. Text from events needs no check:
+    the decoder refuses invalid UTF-8 and lone surrogates.
+    """
+    events = rows.data["events"]
+    for table, columns in _INT_COLUMNS.items():
+        cols = rows.data[table]
+        for name, is_list, lo, hi in columns:
+            bad = _first_out_of_range(cols[name], is_list, lo, hi)
+            if bad is not None:
+                row, value = bad
+                seq = _seq_of(table, name, cols, row, events)
+                where = f"seq {seq}: " if seq is not None else ""
+                ddl = _DDL_TYPES[SCHEMAS[table].field(name).type]
+                return (f"{where}{table}.{name}: {_number(value)} is out of range for {ddl} "
+                        f"({lo} to {hi})")
+    games = rows.data["games"]
+    for f in SCHEMAS["games"]:
+        if f.type in (pa.string(), _LIST):
+            text = _first_not_utf8(games[f.name])
+            if text is not None:
+                where = "seq 0: " if f.name in _STARTED_COLUMNS else ""
+                return f"{where}games.{f.name}: {visible(text)!r} is not valid UTF-8 text"
+    return None
+
+
+def _first_out_of_range(values: list[Any], is_list: bool, lo: int, hi: int
+                        ) -> tuple[int, int] | None:
+    """Return (row, value) of the first int (or list element) outside lo..hi, else None."""
+    if is_list:
+        ints = [x for v in values if v is not None for x in v if x is not None]
+    else:
+        ints = [v for v in values if v is not None]
+    if not ints or (lo <= min(ints) and max(ints) <= hi):
+        return None  # the common case, without a row loop
+    for row, v in enumerate(values):
+        for x in (v or ()) if is_list else (v,):
+            if x is not None and not lo <= x <= hi:
+                return row, x
+    return None
+
+
+def _first_not_utf8(values: list[Any]) -> str | None:
+    for v in values:
+        for text in v if isinstance(v, list) else (v,):
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:  # a lone surrogate, e.g. from os.fsdecode
+                    return text
+    return None
+
+
+def _seq_of(table: str, column: str, cols: dict[str, list[Any]], row: int,
+            events: dict[str, list[Any]]) -> int | None:
+    """Return the seq of the event behind a table row, where one event stands behind it."""
+    if table == "events":
+        return int(events["seq"][row])
+    if table == "games":
+        return 0 if column in _STARTED_COLUMNS else None
+    # hands, melds and team_hands rows are written at their hand's hand_ended
+    hand = cols["hand"][row]
+    for seq, kind, h in zip(events["seq"], events["type"], events["hand"], strict=True):
+        if kind == "hand_ended" and h == hand:
+            return int(seq)
+    return None
+
+
 def _reason(exc: BaseException, source: str) -> str:
     """Return an error's one-line text without the source name it may start with."""
     text = _one_line(exc)
@@ -359,6 +490,10 @@ class _Indexer:
             reason = f"internal error {type(exc).__name__}: {_one_line(exc)}"
             report.rejected.append(Rejected(source, reason))
             return 0
+        misfit = _misfit(rows)
+        if misfit is not None:
+            report.rejected.append(Rejected(source, misfit))
+            return 0
         game_id = rows.data["games"]["game_id"][0]
         old = self.stored.get(game_id)
         if old is not None:
@@ -387,7 +522,13 @@ class _Indexer:
         """Insert the waiting rows, one Arrow table per table."""
         for table in TABLES:
             if self.batch.count(table):
-                arrow = pa.Table.from_pydict(self.batch.data[table], schema=SCHEMAS[table])
+                try:
+                    arrow = pa.Table.from_pydict(self.batch.data[table], schema=SCHEMAS[table])
+                except (pa.ArrowException, OverflowError, UnicodeError) as exc:
+                    # `_misfit` lets no such value through; were one to pass, one line, no traceback
+                    raise AnalyticsError(
+                        f"{table}: a value does not fit: {_one_line(exc)} (nothing was indexed)"
+                    ) from None
                 self.con.from_arrow(arrow).insert_into(table)
         self.batch.clear()
 

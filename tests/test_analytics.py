@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -537,3 +538,90 @@ def test_index_shows_a_rejected_log_name_literally(tmp_path: Path):
     result = cli("index", str(log), "--db", str(tmp_path / "t.duckdb"))
     assert result.exit_code == 1
     assert "a\\x1b[2J[bold]b.jsonl" in result.stderr and "\x1b" not in result.stderr
+
+
+# -- index: only into a DuckDB database; a log that does not fit is rejected, the others kept ----
+
+
+@pytest.mark.parametrize("name, content", [
+    ("games.json", b'{"games": []}\n'), ("games.jsonl", b'{"seq":0}\n'),
+    ("games.csv", b"game_id,winner\ng1,0\n"), ("games.duckdb", b""),
+])
+def test_index_refuses_an_existing_file_that_is_not_a_duckdb_database(logs: Path, tmp_path: Path,
+                                                                     name: str, content: bytes):
+    db = tmp_path / name
+    db.write_bytes(content)
+    for args in (["index", str(logs)], ["sql", "SELECT 1"], ["stats"],
+                 ["export", "--parquet", str(tmp_path / "pq")]):
+        result = cli(*args, "--db", str(db))
+        assert result.exit_code == 2, (args, result.stdout)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "not a DuckDB database" in lines[0] and name in lines[0]
+        assert result.stdout == ""
+    assert db.read_bytes() == content and sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+def test_index_refuses_a_folder_as_database(logs: Path, tmp_path: Path):
+    result = cli("index", str(logs), "--db", str(tmp_path))
+    assert result.exit_code == 2 and "is a folder" in result.stderr
+
+
+def out_of_range_logs(folder: Path) -> dict[str, str]:
+    """Write logs whose values do not fit the tables; return {file name: what must be named}."""
+    big = 2**31
+    started = random_game("stbl", 2, 21, target=big, max_events=150)  # unfinished: fine
+    write_log(folder / "big-target.jsonl", started)
+    events = random_game("stbl", 2, 22)
+    end = next(i for i, ev in enumerate(events) if isinstance(ev, HandEnded))
+    events[end] = msgspec.structs.replace(events[end], scores=(big, -big))
+    write_log(folder / "big-claim.jsonl", events)
+    return {"big-target.jsonl": "seq 0: games.target: 2147483648 is out of range for INTEGER",
+            "big-claim.jsonl": f"seq {end}: hands.claimed_scores: 2147483648 is out of range"}
+
+
+def test_index_rejects_a_log_that_does_not_fit_and_indexes_the_others(tmp_path: Path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    expected = out_of_range_logs(folder)
+    for seed in range(3):
+        write_log(folder / f"good-{seed}.jsonl", random_game("stbl", 2, 30 + seed))
+    db = tmp_path / "t.duckdb"
+    result = cli("index", str(folder), "--db", str(db))
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2
+    for name, why in expected.items():
+        line = next(ln for ln in lines if name in ln)
+        assert line.startswith(f"rejected: {folder / name}: ") and why in line, line
+    assert "3 games added" in result.stdout and "2 rejected" in result.stdout
+    assert db_counts(db)["games"] == 3
+
+
+def test_a_log_that_does_not_fit_never_replaces_the_stored_game(tmp_path: Path):
+    events = random_game("stbl", 2, 23)
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    write_log(good, events)
+    end = next(i for i, ev in enumerate(events) if isinstance(ev, HandEnded))
+    events[end] = msgspec.structs.replace(events[end], scores=(2**31, 0))
+    write_log(bad, events)
+    db = tmp_path / "t.duckdb"
+    assert cli("index", str(good), "--db", str(db)).exit_code == 0
+    before = db_counts(db)
+    result = cli("index", str(bad), "--db", str(db), "--replace")
+    assert result.exit_code == 1 and "out of range" in result.stderr
+    assert db_counts(db) == before
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT source FROM games").fetchall() == [(str(good),)]
+
+
+def test_a_log_whose_file_name_is_not_utf8_is_rejected_alone(tmp_path: Path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    write_log(folder / "good.jsonl", random_game("stbl", 2, 24))
+    odd = os.fsdecode(bytes(folder) + b"/odd-\xff.jsonl")
+    write_log(odd, random_game("stbl", 2, 25))
+    db = tmp_path / "t.duckdb"
+    result = cli("index", str(folder), "--db", str(db))
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "games.source" in result.stderr and "not valid UTF-8" in result.stderr
+    assert db_counts(db)["games"] == 1
