@@ -22,7 +22,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 import pyarrow as pa
@@ -75,6 +75,15 @@ SCHEMAS: dict[str, pa.Schema] = {
     ]),
 }
 
+#: one line on each table: `buraco sql --help` lists them, and each table carries it as its COMMENT
+TABLE_ABOUT: dict[str, str] = {
+    "games": "one row per game: variant, players, target, hands, totals, winner, head",
+    "hands": "one row per hand: first seat, end reason, turns, scores recounted and claimed",
+    "events": "one row per event: seq, hand, turn, type, player, cards, meld, dead, note",
+    "melds": "one row per meld at its hand's end: team, cards, canasta kind, laid by",
+    "team_hands": "one row per team and hand: the RULES 7 score sheet (meld points to total)",
+}
+
 _DDL_TYPES: dict[pa.DataType, str] = {
     pa.string(): "VARCHAR", pa.int8(): "TINYINT", pa.int16(): "SMALLINT",
     pa.int32(): "INTEGER", pa.bool_(): "BOOLEAN", _LIST: "VARCHAR[]", _INTS: "INTEGER[]",
@@ -91,9 +100,16 @@ def _quantile_cols(expr: str) -> str:
     )
 
 
+class View(NamedTuple):
+    """An analytics view: one line on what it answers, and its SQL."""
+
+    about: str
+    sql: str
+
+
 #: the analytics views shipped in every indexed database (names are part of the interface)
-VIEWS: dict[str, str] = {
-    "canasta_rates": f"""
+VIEWS: dict[str, View] = {
+    "canasta_rates": View("canastas of each kind per hand and per team hand, by variant", f"""
         WITH th AS (
             SELECT g.variant, count(*) AS team_hands, count(DISTINCT (t.game_id, t.hand)) AS hands
             FROM team_hands t JOIN games g USING (game_id) GROUP BY g.variant),
@@ -109,8 +125,8 @@ VIEWS: dict[str, str] = {
                coalesce(c.team_hands_with, 0) / th.team_hands AS share_team_hands
         FROM th CROSS JOIN (SELECT unnest({_kinds_sql()}) AS kind) k
         LEFT JOIN c ON c.variant = th.variant AND c.kind = k.kind
-        ORDER BY th.variant, list_position({_kinds_sql()}, k.kind)""",
-    "penalty_rates": """
+        ORDER BY th.variant, list_position({_kinds_sql()}, k.kind)"""),
+    "penalty_rates": View("how often teams took no dead or left it unused, penalties, by variant", """
         SELECT g.variant, count(*) AS team_hands,
                avg(CASE WHEN NOT t.took_dead THEN 1 ELSE 0 END) AS no_dead_rate,
                avg(CASE WHEN t.dead_unused THEN 1 ELSE 0 END) AS dead_unused_rate,
@@ -118,29 +134,29 @@ VIEWS: dict[str, str] = {
                avg(t.dead_penalty) AS avg_dead_penalty,
                avg(t.hand_penalty) AS avg_hand_penalty
         FROM team_hands t JOIN games g USING (game_id)
-        GROUP BY g.variant ORDER BY g.variant""",
-    "closing_rates": """
+        GROUP BY g.variant ORDER BY g.variant"""),
+    "closing_rates": View("share of hands closed, ended by the stock, claimed right, by variant", """
         SELECT g.variant, count(*) AS hands,
                avg(CASE WHEN h.reason = 'closed' THEN 1 ELSE 0 END) AS closed_rate,
                avg(CASE WHEN h.reason = 'stock_exhausted' THEN 1 ELSE 0 END) AS exhausted_rate,
                avg(CASE WHEN h.claims_match THEN 1 ELSE 0 END) AS claims_match_rate
         FROM hands h JOIN games g USING (game_id)
-        GROUP BY g.variant ORDER BY g.variant""",
-    "hand_lengths": """
+        GROUP BY g.variant ORDER BY g.variant"""),
+    "hand_lengths": View("turns and events per hand (mean, median, max), by variant and end", """
         SELECT g.variant, h.reason, count(*) AS hands,
                avg(h.turns) AS avg_turns, median(h.turns) AS median_turns, max(h.turns) AS max_turns,
                avg(h.events) AS avg_events, median(h.events) AS median_events,
                max(h.events) AS max_events
         FROM hands h JOIN games g USING (game_id)
-        GROUP BY g.variant, h.reason ORDER BY g.variant, h.reason""",
-    "win_rates": """
+        GROUP BY g.variant, h.reason ORDER BY g.variant, h.reason"""),
+    "win_rates": View("wins of the team that played first and of team 0, by variant, players", """
         SELECT variant, n_players, count(*) AS games,
                avg(CASE WHEN winner = first_team THEN 1 ELSE 0 END) AS first_team_win_rate,
                avg(CASE WHEN winner = 0 THEN 1 ELSE 0 END) AS team0_win_rate,
                avg(hands) AS avg_hands
         FROM games WHERE complete
-        GROUP BY variant, n_players ORDER BY variant, n_players""",
-    "player_standings": """
+        GROUP BY variant, n_players ORDER BY variant, n_players"""),
+    "player_standings": View("games, wins and win rate per player name, over finished games", """
         WITH seats AS (
             SELECT game_id, variant, winner, totals, unnest(players) AS player,
                    generate_subscripts(players, 1) - 1 AS seat
@@ -149,8 +165,8 @@ VIEWS: dict[str, str] = {
                avg(CASE WHEN winner = seat % 2 THEN 1 ELSE 0 END) AS win_rate,
                avg(totals[seat % 2 + 1]) AS avg_team_total,
                list(DISTINCT variant ORDER BY variant) AS variants
-        FROM seats GROUP BY player ORDER BY win_rate DESC, games DESC, player""",
-    "score_quantiles": f"""
+        FROM seats GROUP BY player ORDER BY win_rate DESC, games DESC, player"""),
+    "score_quantiles": View("quantiles of team hand totals and of game totals, by variant", f"""
         SELECT g.variant, 'team_hand_total' AS measure, count(*) AS n, min(t.total) AS min,
                {_quantile_cols('t.total')}, max(t.total) AS max, avg(t.total) AS avg
         FROM team_hands t JOIN games g USING (game_id) GROUP BY g.variant
@@ -159,8 +175,13 @@ VIEWS: dict[str, str] = {
                {_quantile_cols('total')}, max(total) AS max, avg(total) AS avg
         FROM (SELECT variant, unnest(totals) AS total FROM games WHERE complete)
         GROUP BY variant
-        ORDER BY 1, 2""",
+        ORDER BY 1, 2"""),
 }
+
+
+def relations() -> list[tuple[str, str]]:
+    """Return (name, one line about it) for every table, then every view, a query can use."""
+    return [(t, TABLE_ABOUT[t]) for t in TABLES] + [(v, VIEWS[v].about) for v in VIEWS]
 
 
 class AnalyticsError(Exception):
@@ -329,8 +350,10 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     for table, schema in SCHEMAS.items():
         cols = ", ".join(f'"{f.name}" {_DDL_TYPES[f.type]}' for f in schema)
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
-    for name, sql in VIEWS.items():
-        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+        con.execute(f"COMMENT ON TABLE {table} IS '{_sql_string(TABLE_ABOUT[table])}'")
+    for name, view in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS {view.sql}")
+        con.execute(f"COMMENT ON VIEW {name} IS '{_sql_string(view.about)}'")
 
 
 # -- reading logs ------------------------------------------------------------------------------
@@ -729,5 +752,5 @@ def export_parquet(db: str | os.PathLike[str], out_dir: str | os.PathLike[str]) 
     return counts
 
 
-def _sql_string(path: Path) -> str:
-    return str(path).replace("'", "''")
+def _sql_string(text: str | os.PathLike[str]) -> str:
+    return os.fspath(text).replace("'", "''")

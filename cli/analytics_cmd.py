@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -97,13 +98,27 @@ def index(
         raise typer.Exit(1)
 
 
+def sql_help() -> str:
+    """Return the help of `buraco sql`: what a query may do, and the tables and views it can use
+    (listed from the definitions that create them)."""
+    names = analytics.relations()
+    width = max(len(name) for name, _ in names)
+    listing = "\n".join(f"{name.ljust(width)}  {escape(about)}" for name, about in names)
+    return (
+        "Run one read-only SQL query (a SELECT) on the database.\n\n"
+        "Nothing is written, attached, installed or fetched from the network; files may be read "
+        "(read_csv, read_text, ...) under the working folder and the database's folder.\n\n"
+        f"Tables and views:\n{listing}"
+    )
+
+
 def sql(
-    query: Annotated[str, typer.Argument(help="the SQL query (the database is opened read-only)")],
+    query: Annotated[str, typer.Argument(help="the SQL query: one SELECT (WITH, FROM, DESCRIBE, ...)")],
     db: DbOption = Path(DEFAULT_DB),
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON array of objects")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="print CSV with a header row")] = False,
 ) -> None:
-    """Run a read-only SQL query on the database (tables games, hands, events, melds, team_hands)."""
+    """Run one read-only SQL query on the database (its help lists the tables and views)."""
     if as_json and as_csv:
         fail("choose one of --json and --csv")
     with _database_errors():
@@ -125,7 +140,8 @@ def stats(
     variant: Annotated[
         str | None, typer.Option("--variant", help="only games of this variant")] = None,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="also write a PNG chart to this file")] = None,
+        Path | None, typer.Option(
+            "--plot", help="also write a chart to this file (.png, .svg, .pdf, ...)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
 ) -> None:
     """Print canasta, penalty, closing and win rates, hand lengths and score quantiles."""
