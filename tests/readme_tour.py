@@ -233,7 +233,8 @@ def update(readme: Path = README) -> list[str]:
         if not matches(c, r):
             lines[c.line + 1: c.end] = rewritten(c, r)
             changed.append(c.shell)
-    readme.write_text("\n".join(lines), encoding="utf-8")
+    if changed:
+        readme.write_text("\n".join(lines), encoding="utf-8")
     return changed[::-1]
 
 
