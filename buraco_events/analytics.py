@@ -4,9 +4,11 @@ The shell around `rows`: it reads logs, replays each game through the engine (vi
 the rows into DuckDB in Arrow batches and keeps analytics views in the database. SQL here only
 counts and averages what the engine computed; it never scores.
 
-Ingest policy (one transaction per run): each log is decoded, chain-checked and replayed before any
-of its rows reach the database, so an illegal or unreadable log is skipped and reported while the
-valid logs of the same run are committed together; an interrupted or crashed run commits nothing.
+Ingest policy (one transaction per run): each log is decoded, chain-checked, replayed and its rows
+checked against the column types before any of them reach the database, so an illegal or
+unreadable log, or one whose values do not fit (a `target` of 2**31), is skipped and reported
+while the valid logs of the same run are committed together; an interrupted or crashed run
+commits nothing. The database must be a DuckDB file (or not exist yet).
 A damaged archive is reported too; the logs read from it before the damage (each checked against
 its digest) are kept. A game already
 stored with the same head is skipped; with another head it is a conflict, left alone unless
@@ -20,7 +22,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 import pyarrow as pa
@@ -29,6 +31,7 @@ from .events import Event
 from .log import Chain, ChainStatus, LogError, RawLines, TornTailError, decode_lines, iter_logs
 from .melds import CANASTA_KINDS
 from .rows import COLUMNS, Columns, game_rows, variant_name
+from .text import visible
 
 DEFAULT_DB = "buraco.duckdb"
 TABLES: tuple[str, ...] = tuple(COLUMNS)
@@ -72,6 +75,15 @@ SCHEMAS: dict[str, pa.Schema] = {
     ]),
 }
 
+#: one line on each table: `buraco sql --help` lists them, and each table carries it as its COMMENT
+TABLE_ABOUT: dict[str, str] = {
+    "games": "one row per game: variant, players, target, hands, totals, winner, head",
+    "hands": "one row per hand: first seat, end reason, turns, scores recounted and claimed",
+    "events": "one row per event: seq, hand, turn, type, player, cards, meld, dead, note",
+    "melds": "one row per meld at its hand's end: team, cards, canasta kind, laid by",
+    "team_hands": "one row per team and hand: the RULES 7 score sheet (meld points to total)",
+}
+
 _DDL_TYPES: dict[pa.DataType, str] = {
     pa.string(): "VARCHAR", pa.int8(): "TINYINT", pa.int16(): "SMALLINT",
     pa.int32(): "INTEGER", pa.bool_(): "BOOLEAN", _LIST: "VARCHAR[]", _INTS: "INTEGER[]",
@@ -88,9 +100,16 @@ def _quantile_cols(expr: str) -> str:
     )
 
 
+class View(NamedTuple):
+    """An analytics view: one line on what it answers, and its SQL."""
+
+    about: str
+    sql: str
+
+
 #: the analytics views shipped in every indexed database (names are part of the interface)
-VIEWS: dict[str, str] = {
-    "canasta_rates": f"""
+VIEWS: dict[str, View] = {
+    "canasta_rates": View("canastas of each kind per hand and per team hand, by variant", f"""
         WITH th AS (
             SELECT g.variant, count(*) AS team_hands, count(DISTINCT (t.game_id, t.hand)) AS hands
             FROM team_hands t JOIN games g USING (game_id) GROUP BY g.variant),
@@ -106,8 +125,8 @@ VIEWS: dict[str, str] = {
                coalesce(c.team_hands_with, 0) / th.team_hands AS share_team_hands
         FROM th CROSS JOIN (SELECT unnest({_kinds_sql()}) AS kind) k
         LEFT JOIN c ON c.variant = th.variant AND c.kind = k.kind
-        ORDER BY th.variant, list_position({_kinds_sql()}, k.kind)""",
-    "penalty_rates": """
+        ORDER BY th.variant, list_position({_kinds_sql()}, k.kind)"""),
+    "penalty_rates": View("how often teams took no dead or left it unused, penalties, by variant", """
         SELECT g.variant, count(*) AS team_hands,
                avg(CASE WHEN NOT t.took_dead THEN 1 ELSE 0 END) AS no_dead_rate,
                avg(CASE WHEN t.dead_unused THEN 1 ELSE 0 END) AS dead_unused_rate,
@@ -115,30 +134,30 @@ VIEWS: dict[str, str] = {
                avg(t.dead_penalty) AS avg_dead_penalty,
                avg(t.hand_penalty) AS avg_hand_penalty
         FROM team_hands t JOIN games g USING (game_id)
-        GROUP BY g.variant ORDER BY g.variant""",
-    "closing_rates": """
+        GROUP BY g.variant ORDER BY g.variant"""),
+    "closing_rates": View("share of hands closed, ended by the stock, claimed right, by variant", """
         SELECT g.variant, count(*) AS hands,
                avg(CASE WHEN h.reason = 'closed' THEN 1 ELSE 0 END) AS closed_rate,
                avg(CASE WHEN h.reason = 'stock_exhausted' THEN 1 ELSE 0 END) AS exhausted_rate,
                avg(CASE WHEN h.reason = 'stalemate' THEN 1 ELSE 0 END) AS stalemate_rate,
                avg(CASE WHEN h.claims_match THEN 1 ELSE 0 END) AS claims_match_rate
         FROM hands h JOIN games g USING (game_id)
-        GROUP BY g.variant ORDER BY g.variant""",
-    "hand_lengths": """
+        GROUP BY g.variant ORDER BY g.variant"""),
+    "hand_lengths": View("turns and events per hand (mean, median, max), by variant and end", """
         SELECT g.variant, h.reason, count(*) AS hands,
                avg(h.turns) AS avg_turns, median(h.turns) AS median_turns, max(h.turns) AS max_turns,
                avg(h.events) AS avg_events, median(h.events) AS median_events,
                max(h.events) AS max_events
         FROM hands h JOIN games g USING (game_id)
-        GROUP BY g.variant, h.reason ORDER BY g.variant, h.reason""",
-    "win_rates": """
+        GROUP BY g.variant, h.reason ORDER BY g.variant, h.reason"""),
+    "win_rates": View("wins of the team that played first and of team 0, by variant, players", """
         SELECT variant, n_players, count(*) AS games,
                avg(CASE WHEN winner = first_team THEN 1 ELSE 0 END) AS first_team_win_rate,
                avg(CASE WHEN winner = 0 THEN 1 ELSE 0 END) AS team0_win_rate,
                avg(hands) AS avg_hands
         FROM games WHERE complete
-        GROUP BY variant, n_players ORDER BY variant, n_players""",
-    "player_standings": """
+        GROUP BY variant, n_players ORDER BY variant, n_players"""),
+    "player_standings": View("games, wins and win rate per player name, over finished games", """
         WITH seats AS (
             SELECT game_id, variant, winner, totals, unnest(players) AS player,
                    generate_subscripts(players, 1) - 1 AS seat
@@ -147,8 +166,8 @@ VIEWS: dict[str, str] = {
                avg(CASE WHEN winner = seat % 2 THEN 1 ELSE 0 END) AS win_rate,
                avg(totals[seat % 2 + 1]) AS avg_team_total,
                list(DISTINCT variant ORDER BY variant) AS variants
-        FROM seats GROUP BY player ORDER BY win_rate DESC, games DESC, player""",
-    "score_quantiles": f"""
+        FROM seats GROUP BY player ORDER BY win_rate DESC, games DESC, player"""),
+    "score_quantiles": View("quantiles of team hand totals and of game totals, by variant", f"""
         SELECT g.variant, 'team_hand_total' AS measure, count(*) AS n, min(t.total) AS min,
                {_quantile_cols('t.total')}, max(t.total) AS max, avg(t.total) AS avg
         FROM team_hands t JOIN games g USING (game_id) GROUP BY g.variant
@@ -157,8 +176,13 @@ VIEWS: dict[str, str] = {
                {_quantile_cols('total')}, max(total) AS max, avg(total) AS avg
         FROM (SELECT variant, unnest(totals) AS total FROM games WHERE complete)
         GROUP BY variant
-        ORDER BY 1, 2""",
+        ORDER BY 1, 2"""),
 }
+
+
+def relations() -> list[tuple[str, str]]:
+    """Return (name, one line about it) for every table, then every view, a query can use."""
+    return [(t, TABLE_ABOUT[t]) for t in TABLES] + [(v, VIEWS[v].about) for v in VIEWS]
 
 
 class AnalyticsError(Exception):
@@ -167,6 +191,10 @@ class AnalyticsError(Exception):
 
 class DatabaseUnavailable(AnalyticsError):
     """The database file is missing or locked by another process (exit 2)."""
+
+
+class AccessRefused(AnalyticsError):
+    """A query reached for a file or the network that its connection does not allow (exit 1)."""
 
 
 @dataclass(frozen=True)
@@ -221,13 +249,40 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def connect(db: str | os.PathLike[str], read_only: bool = False) -> duckdb.DuckDBPyConnection:
+#: where every DuckDB database file says what it is (the bytes before it are a checksum)
+_MAGIC, _MAGIC_AT = b"DUCK", 8
+
+
+def _check_header(path: Path) -> None:
+    """Raise `DatabaseUnavailable` unless the existing `path` is a DuckDB database file.
+
+    DuckDB opens some other files (JSON, CSV) as an in-memory database and saves nothing into
+    them: indexing into one would report games added and keep none.
+    """
+    if path.is_dir():
+        raise DatabaseUnavailable(f"{path} is a folder, not a DuckDB database")
+    try:
+        with path.open("rb") as f:
+            head = f.read(_MAGIC_AT + len(_MAGIC))
+    except OSError as exc:
+        raise DatabaseUnavailable(f"cannot read {path}: {exc.strerror}") from None
+    if head[_MAGIC_AT:] != _MAGIC:
+        raise DatabaseUnavailable(
+            f"{path} exists and is not a DuckDB database; choose another --db (nothing was done)"
+        )
+
+
+def connect(
+    db: str | os.PathLike[str], read_only: bool = False, config: dict[str, Any] | None = None
+) -> duckdb.DuckDBPyConnection:
     """Open the database; raises `DatabaseUnavailable` when missing (read-only) or locked."""
     path = Path(db)
     if read_only and not path.exists():
         raise DatabaseUnavailable(f"no database {path} (run `buraco index` first)")
+    if path.exists():
+        _check_header(path)
     try:
-        return duckdb.connect(str(path), read_only=read_only)
+        return duckdb.connect(str(path), read_only=read_only, config=config or {})
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise DatabaseUnavailable(
@@ -239,13 +294,67 @@ def connect(db: str | os.PathLike[str], read_only: bool = False) -> duckdb.DuckD
         raise DatabaseUnavailable(f"cannot open {path}: {_one_line(exc)}") from None
 
 
+#: connect settings of a query connection: no extension is installed or loaded behind its back
+#: (an unknown function or file type would otherwise fetch one from the network)
+_QUERY_CONFIG: dict[str, Any] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
+
+
+def connect_query(
+    db: str | os.PathLike[str], readable: Iterable[str | os.PathLike[str]] = ()
+) -> duckdb.DuckDBPyConnection:
+    """Open `db` for queries only: read-only, files readable under `readable` folders and nowhere
+    else, no network, no extension loaded, and these settings locked against the query itself.
+
+    `read_only` alone stops writes to this file only (ATTACH, COPY TO, EXPORT and INSTALL still
+    work): the locks below stop files and the network, `check_query` stops the statements.
+    """
+    con = connect(db, read_only=True, config=_QUERY_CONFIG)
+    folders = ", ".join(f"'{_sql_string(Path(d).resolve())}{os.sep}'" for d in readable)
+    try:
+        # in this order: the folders cannot change once external access is off
+        con.execute(f"SET allowed_directories = [{folders}]")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except duckdb.Error as exc:
+        con.close()
+        raise DatabaseUnavailable(f"cannot open {db} for queries: {_one_line(exc)}") from None
+    return con
+
+
+def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Raise `AnalyticsError` unless `sql` is exactly one read-only query.
+
+    Read-only is what DuckDB's parser types SELECT (SELECT, WITH, FROM-first, DESCRIBE, SHOW,
+    SUMMARIZE); everything else (ATTACH, COPY, EXPORT, INSTALL, SET, PRAGMA, ...) is refused before
+    anything runs.
+    """
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise AnalyticsError(_one_line(exc)) from None
+    if not statements:
+        raise AnalyticsError("sql: no statement to run (the query is empty)")
+    if len(statements) != 1:
+        raise AnalyticsError(f"sql: only one statement may run; got {len(statements)}")
+    kind = statements[0].type
+    if kind != duckdb.StatementType.SELECT:
+        word = statements[0].query.split(maxsplit=1)[0].upper()
+        got = kind.name if word == kind.name else f"{kind.name} ({word} ...)"
+        raise AnalyticsError(f"sql: only a read-only query (SELECT) may run; got {got}")
+
+
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the tables (when missing) and (re)create the analytics views."""
     for table, schema in SCHEMAS.items():
         cols = ", ".join(f'"{f.name}" {_DDL_TYPES[f.type]}' for f in schema)
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
-    for name, sql in VIEWS.items():
-        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
+        con.execute(f"COMMENT ON TABLE {table} IS '{_sql_string(TABLE_ABOUT[table])}'")
+    for name, view in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS {view.sql}")
+        con.execute(f"COMMENT ON VIEW {name} IS '{_sql_string(view.about)}'")
 
 
 # -- reading logs ------------------------------------------------------------------------------
@@ -264,6 +373,110 @@ def _decode_log(lines: RawLines) -> tuple[list[Event], ChainStatus]:
     if not events:
         raise LogError(lines.name, None, None, None, "empty log")
     return events, chain.status()
+
+
+#: the value range of each integer column type (`SCHEMAS`); a log may hold any int (a `target`
+#: of 2**31, rules with huge bonuses) and the engine keeps counting past any width
+_INT_RANGES: dict[pa.DataType, tuple[int, int]] = {
+    t: (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    for t, bits in ((pa.int8(), 8), (pa.int16(), 16), (pa.int32(), 32))
+}
+#: columns of the games table filled from the game_started line (seq 0)
+_STARTED_COLUMNS = frozenset({"game_id", "variant", "players", "n_players", "target"})
+
+
+def _number(value: int) -> str:
+    # a huge int has no short decimal form (and str() refuses past 4300 digits)
+    return str(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit number"
+
+
+def _int_columns(schema: pa.Schema) -> list[tuple[str, bool, int, int]]:
+    """Return (name, is_list, low, high) for each integer (or list of integers) column."""
+    out = []
+    for f in schema:
+        is_list = pa.types.is_list(f.type)
+        bounds = _INT_RANGES.get(f.type.value_type if is_list else f.type)
+        if bounds is not None:
+            out.append((f.name, is_list, *bounds))
+    return out
+
+
+#: the integer columns of each table, events first (its rows name their seq)
+_INT_COLUMNS: dict[str, list[tuple[str, bool, int, int]]] = {
+    t: _int_columns(SCHEMAS[t]) for t in ("events", *(t for t in TABLES if t != "events"))
+}
+
+
+def _misfit(rows: Columns) -> str | None:
+    """Return why one game's rows cannot be stored (a value out of its column's type), or None.
+
+    Checked per log before any of its rows reach a batch, so that one such log is rejected and
+    the others are indexed. Integers are checked against their column's range; the games row's
+    text (a file name may not be UTF-8) is checked for UTF-8. Text from events needs no check:
+    the decoder refuses invalid UTF-8 and lone surrogates.
+    """
+    events = rows.data["events"]
+    for table, columns in _INT_COLUMNS.items():
+        cols = rows.data[table]
+        for name, is_list, lo, hi in columns:
+            bad = _first_out_of_range(cols[name], is_list, lo, hi)
+            if bad is not None:
+                row, value = bad
+                seq = _seq_of(table, name, cols, row, events)
+                where = f"seq {seq}: " if seq is not None else ""
+                ddl = _DDL_TYPES[SCHEMAS[table].field(name).type]
+                return (f"{where}{table}.{name}: {_number(value)} is out of range for {ddl} "
+                        f"({lo} to {hi})")
+    games = rows.data["games"]
+    for f in SCHEMAS["games"]:
+        if f.type in (pa.string(), _LIST):
+            text = _first_not_utf8(games[f.name])
+            if text is not None:
+                where = "seq 0: " if f.name in _STARTED_COLUMNS else ""
+                return f"{where}games.{f.name}: {visible(text)!r} is not valid UTF-8 text"
+    return None
+
+
+def _first_out_of_range(values: list[Any], is_list: bool, lo: int, hi: int
+                        ) -> tuple[int, int] | None:
+    """Return (row, value) of the first int (or list element) outside lo..hi, else None."""
+    if is_list:
+        ints = [x for v in values if v is not None for x in v if x is not None]
+    else:
+        ints = [v for v in values if v is not None]
+    if not ints or (lo <= min(ints) and max(ints) <= hi):
+        return None  # the common case, without a row loop
+    for row, v in enumerate(values):
+        for x in (v or ()) if is_list else (v,):
+            if x is not None and not lo <= x <= hi:
+                return row, x
+    return None
+
+
+def _first_not_utf8(values: list[Any]) -> str | None:
+    for v in values:
+        for text in v if isinstance(v, list) else (v,):
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:  # a lone surrogate, e.g. from os.fsdecode
+                    return text
+    return None
+
+
+def _seq_of(table: str, column: str, cols: dict[str, list[Any]], row: int,
+            events: dict[str, list[Any]]) -> int | None:
+    """Return the seq of the event behind a table row, where one event stands behind it."""
+    if table == "events":
+        return int(events["seq"][row])
+    if table == "games":
+        return 0 if column in _STARTED_COLUMNS else None
+    # hands, melds and team_hands rows are written at their hand's hand_ended
+    hand = cols["hand"][row]
+    for seq, kind, h in zip(events["seq"], events["type"], events["hand"], strict=True):
+        if kind == "hand_ended" and h == hand:
+            return int(seq)
+    return None
 
 
 def _reason(exc: BaseException, source: str) -> str:
@@ -301,6 +514,10 @@ class _Indexer:
             reason = f"internal error {type(exc).__name__}: {_one_line(exc)}"
             report.rejected.append(Rejected(source, reason))
             return 0
+        misfit = _misfit(rows)
+        if misfit is not None:
+            report.rejected.append(Rejected(source, misfit))
+            return 0
         game_id = rows.data["games"]["game_id"][0]
         old = self.stored.get(game_id)
         if old is not None:
@@ -329,7 +546,13 @@ class _Indexer:
         """Insert the waiting rows, one Arrow table per table."""
         for table in TABLES:
             if self.batch.count(table):
-                arrow = pa.Table.from_pydict(self.batch.data[table], schema=SCHEMAS[table])
+                try:
+                    arrow = pa.Table.from_pydict(self.batch.data[table], schema=SCHEMAS[table])
+                except (pa.ArrowException, OverflowError, UnicodeError) as exc:
+                    # `_misfit` lets no such value through; were one to pass, one line, no traceback
+                    raise AnalyticsError(
+                        f"{table}: a value does not fit: {_one_line(exc)} (nothing was indexed)"
+                    ) from None
                 self.con.from_arrow(arrow).insert_into(table)
         self.batch.clear()
 
@@ -406,24 +629,37 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = 
         cur.execute(sql, list(params))
         columns = [d[0] for d in cur.description] if cur.description else []
         rows = cur.fetchall() if columns else []
+    except duckdb.PermissionException as exc:
+        raise AccessRefused(_one_line(exc)) from None
     except duckdb.Error as exc:
         raise AnalyticsError(_one_line(exc)) from None
     return Result(columns, rows)
 
 
 def query(db: str | os.PathLike[str], sql: str) -> Result:
-    """Run `sql` on a read-only connection to `db` (writes fail with DuckDB's message)."""
-    con = connect(db, read_only=True)
+    """Run one read-only query on `db` (see `check_query`); it may read local files under the
+    working folder and the database's folder, nothing else (see `connect_query`)."""
+    con = connect_query(db, readable=(Path.cwd(), Path(db).parent))
     try:
+        check_query(con, sql)
         return run_query(con, sql)
+    except AccessRefused as exc:
+        raise AccessRefused(
+            f"{exc} (a query reads files only under the working folder and the database's "
+            "folder, and nothing from the network)"
+        ) from None
     finally:
         con.close()
 
 
 def stats(db: str | os.PathLike[str], variant: str | None = None) -> dict[str, Result]:
-    """Return every analytics view (optionally for one variant or its alias), read-only."""
+    """Return every analytics view (optionally for one variant or its alias), read-only.
+
+    The views are read from the database, which may come from anyone: they run on a query
+    connection that reads no file but the database itself.
+    """
     name = variant_name(variant) if variant is not None else None
-    con = connect(db, read_only=True)
+    con = connect_query(db)
     try:
         return {view: view_rows(con, view, name) for view in STATS_VIEWS}
     finally:
@@ -439,8 +675,21 @@ def view_rows(con: duckdb.DuckDBPyConnection, view: str, variant: str | None = N
     return run_query(con, f"SELECT * FROM {view} WHERE variant = ?", [variant])
 
 
+def _label(text: str) -> str:
+    """Return a variant name as a chart label: control characters visible, `$` not mathtext."""
+    return visible(text).replace("$", r"\$")
+
+
+def plot_formats() -> list[str]:
+    """Return the file extensions a chart can be written as (png, svg, pdf, ...), sorted."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    return sorted(FigureCanvasAgg.get_supported_filetypes())
+
+
 def plot_stats(results: dict[str, Result], path: str | os.PathLike[str]) -> None:
-    """Write a PNG: canasta rates by kind per variant, and score distributions per variant."""
+    """Write a chart (its format from the file's extension, see `plot_formats`): canasta rates by
+    kind per variant, and score distributions per variant."""
     import matplotlib
 
     matplotlib.use("Agg")  # no display: files only
@@ -449,17 +698,18 @@ def plot_stats(results: dict[str, Result], path: str | os.PathLike[str]) -> None
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     rates = results["canasta_rates"].records()
     variants = sorted({r["variant"] for r in rates})
+    labels = [_label(v) for v in variants]
     width = 0.8 / max(len(CANASTA_KINDS), 1)
     for k, kind in enumerate(CANASTA_KINDS):
         per = {r["variant"]: r["per_hand"] for r in rates if r["kind"] == kind}
         xs = [i + k * width for i in range(len(variants))]
         ax1.bar(xs, [per.get(v, 0.0) for v in variants], width, label=kind)
-    ax1.set_xticks([i + 0.4 - width / 2 for i in range(len(variants))], variants, rotation=30)
+    ax1.set_xticks([i + 0.4 - width / 2 for i in range(len(variants))], labels, rotation=30)
     ax1.set_ylabel("canastas per hand")
     ax1.set_title("canasta rates by kind")
     ax1.legend()
     boxes = [
-        {"label": f"{r['variant']}\n{r['measure'].replace('_total', '')}", "whislo": r["p10"],
+        {"label": f"{_label(r['variant'])}\n{r['measure'].replace('_total', '')}", "whislo": r["p10"],
          "q1": r["p25"], "med": r["p50"], "q3": r["p75"], "whishi": r["p90"], "fliers": []}
         for r in results["score_quantiles"].records()
     ]
@@ -469,7 +719,8 @@ def plot_stats(results: dict[str, Result], path: str | os.PathLike[str]) -> None
     ax2.set_ylabel("points (whiskers p10-p90)")
     ax2.set_title("score distribution")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    # the format named, not guessed: savefig would add its default extension to a bare name
+    fig.savefig(path, dpi=100, format=Path(path).suffix.lstrip(".").lower())
     plt.close(fig)
 
 
@@ -502,5 +753,5 @@ def export_parquet(db: str | os.PathLike[str], out_dir: str | os.PathLike[str]) 
     return counts
 
 
-def _sql_string(path: Path) -> str:
-    return str(path).replace("'", "''")
+def _sql_string(text: str | os.PathLike[str]) -> str:
+    return os.fspath(text).replace("'", "''")

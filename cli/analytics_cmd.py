@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from buraco_events import analytics
 from buraco_events.analytics import DEFAULT_DB, AnalyticsError, DatabaseUnavailable, Result
 
-from .common import err, fail, out
+from .common import err, fail, out, shown
 
 DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB database file")]
 
@@ -37,11 +38,12 @@ def _cell(value: Any) -> str:
 
 
 def _table(result: Result, title: str | None = None) -> Table:
+    # names and cells are data (a query's aliases, players' names): shown, never markup
     table = Table(title=title)
     for name in result.columns:
-        table.add_column(name)
+        table.add_column(shown(name))
     for row in result.rows:
-        table.add_row(*(_cell(v) for v in row))
+        table.add_row(*(shown(_cell(v)) for v in row))
     return table
 
 
@@ -83,11 +85,10 @@ def index(
 
     with _database_errors(), progress:
         report = analytics.index(paths, db, replace=replace, on_game=on_game)
-    for rejected in report.rejected:
-        console.print(f"rejected: {rejected}", markup=False, highlight=False)
+    for rejected in report.rejected:  # names and reasons may hold a log's text: shown
+        console.print(f"rejected: {shown(rejected)}", highlight=False)
     for conflict in report.conflicts:
-        console.print(f"conflict: {conflict} (--replace to accept it)", markup=False,
-                      highlight=False)
+        console.print(f"conflict: {shown(conflict)} (--replace to accept it)", highlight=False)
     print(
         f"{db}: {report.added} games added, {report.replaced} replaced, {report.skipped} "
         f"already indexed, {len(report.rejected)} rejected, {len(report.conflicts)} conflicts "
@@ -97,13 +98,27 @@ def index(
         raise typer.Exit(1)
 
 
+def sql_help() -> str:
+    """Return the help of `buraco sql`: what a query may do, and the tables and views it can use
+    (listed from the definitions that create them)."""
+    names = analytics.relations()
+    width = max(len(name) for name, _ in names)
+    listing = "\n".join(f"{name.ljust(width)}  {escape(about)}" for name, about in names)
+    return (
+        "Run one read-only SQL query (a SELECT) on the database.\n\n"
+        "Nothing is written, attached, installed or fetched from the network; files may be read "
+        "(read_csv, read_text, ...) under the working folder and the database's folder.\n\n"
+        f"Tables and views:\n{listing}"
+    )
+
+
 def sql(
-    query: Annotated[str, typer.Argument(help="the SQL query (the database is opened read-only)")],
+    query: Annotated[str, typer.Argument(help="the SQL query: one SELECT (WITH, FROM, DESCRIBE, ...)")],
     db: DbOption = Path(DEFAULT_DB),
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON array of objects")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="print CSV with a header row")] = False,
 ) -> None:
-    """Run a read-only SQL query on the database (tables games, hands, events, melds, team_hands)."""
+    """Run one read-only SQL query on the database (its help lists the tables and views)."""
     if as_json and as_csv:
         fail("choose one of --json and --csv")
     with _database_errors():
@@ -125,10 +140,16 @@ def stats(
     variant: Annotated[
         str | None, typer.Option("--variant", help="only games of this variant")] = None,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="also write a PNG chart to this file")] = None,
+        Path | None, typer.Option(
+            "--plot", help="also write a chart to this file (.png, .svg, .pdf, ...)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
 ) -> None:
     """Print canasta, penalty, closing and win rates, hand lengths and score quantiles."""
+    if plot is not None:
+        formats = analytics.plot_formats()
+        if plot.suffix.lower().lstrip(".") not in formats:
+            fail(f"{plot}: a chart is written as one of "
+                 f"{', '.join('.' + f for f in formats)}; got {plot.suffix or 'no extension'}")
     with _database_errors():
         results = analytics.stats(db, variant)
     if not any(r.rows for r in results.values()):
@@ -145,7 +166,7 @@ def stats(
     for name, result in results.items():
         out().print(_table(result, title=name.replace("_", " ")))
     if plot is not None:
-        err().print(f"chart written to {plot}", markup=False)
+        err().print(f"chart written to {shown(plot)}")
 
 
 def export(
@@ -159,7 +180,7 @@ def export(
             counts = analytics.export_parquet(db, parquet)
     except OSError as exc:
         fail(f"{parquet}: {exc.strerror}", 1)
-    table = Table(title=f"exported to {parquet}")
+    table = Table(title=f"exported to {shown(parquet)}")
     table.add_column("table")
     table.add_column("rows", justify="right")
     for name, n in counts.items():

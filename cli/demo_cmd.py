@@ -40,9 +40,13 @@ def _fresh(folder: Path) -> None:
     if folder.exists():
         if not (folder / MARKER).exists():
             fail(f"{folder} exists and was not made by `buraco demo`; choose another --out")
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    (folder / MARKER).write_text("made by buraco demo; safe to delete\n")
+    try:
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        (folder / MARKER).write_text("made by buraco demo; safe to delete\n")
+    except OSError as exc:
+        fail(f"{folder}: cannot make the demo folder ({exc.strerror or exc})")
 
 
 def _tamper(src: Path, dst: Path) -> int:
@@ -66,6 +70,9 @@ def demo(
 ) -> None:
     """Simulate, index, query, replay and audit: the product end to end in under a minute."""
     started = time.perf_counter()
+    # checked before anything runs: each step would otherwise fail on its own, once per preset
+    if games < 1 or workers < 1:
+        fail("--games and --workers must be at least 1")
     _fresh(out_dir)
     logs = out_dir / "logs"
     db = out_dir / "buraco.duckdb"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from . import (
     analytics_cmd,
@@ -17,14 +20,69 @@ from . import (
     simulate_cmd,
 )
 
+#: click's plain names of values, by Python type; other types show their name in capitals
+_VALUE_NAMES = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "Path": "PATH"}
+
+
+def _value_name(param: TyperOption | TyperArgument) -> str:
+    """Return the plain name of what a parameter takes: PATH, not `<path>` or `<list[Path]>`."""
+    annotation = param.type_descriptor.annotation
+    args = getattr(annotation, "__args__", None)
+    if args and len(args) == 1:  # list[Path]: what one item is
+        annotation = args[0]
+    name = getattr(annotation, "__name__", str(annotation))
+    return _VALUE_NAMES.get(name, name.upper())
+
+
+class _PlainOption(TyperOption):
+    """An option whose help reads `--json` for a flag and `--db PATH` for a value."""
+
+    def display_type_rich(self, ctx: object) -> str | None:
+        """Return the value's name in help: none for a flag, else the metavar or PATH, TEXT..."""
+        if self.is_flag:
+            return None
+        return self.metavar or _value_name(self)
+
+
+class _PlainArgument(TyperArgument):
+    """An argument whose help reads `paths... PATH`."""
+
+    def display_type_rich(self, ctx: object) -> str | None:
+        """Return the value's name in help: PATH, TEXT..."""
+        return _value_name(self)
+
+
+def _plain_help(command: Any) -> None:
+    """Give every parameter of a command and its subcommands (their --help included) plain help.
+
+    typer 0.29 tags every parameter with its Python type (`--json <bool>`, `paths <list[Path]>`)
+    and offers no setting against it nor a way to choose its parameter classes: the parameters
+    typer built become the subclasses above, which differ only in that display.
+    """
+    plain: dict[type, type] = {TyperOption: _PlainOption, TyperArgument: _PlainArgument}
+    help_option = command.get_help_option(typer.Context(command))
+    for param in [*command.params, *([help_option] if help_option is not None else [])]:
+        param.__class__ = plain.get(type(param), type(param))
+    for sub in getattr(command, "commands", {}).values():
+        _plain_help(sub)
+
+
+class _PlainHelpGroup(TyperGroup):
+    """The root command: built by typer with every command under it, then given plain help."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        _plain_help(self)
+
+
 app = typer.Typer(
     name="buraco",
     help="Buraco as an event log: simulate, replay, audit and query games.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_PlainHelpGroup,
 )
-
 
 
 @app.callback()
@@ -36,7 +94,7 @@ app.command("rules")(rules_cmd.rules)
 app.command("simulate")(simulate_cmd.simulate)
 app.command("audit")(audit_cmd.audit)
 app.command("index")(analytics_cmd.index)
-app.command("sql")(analytics_cmd.sql)
+app.command("sql", help=analytics_cmd.sql_help())(analytics_cmd.sql)
 app.command("stats")(analytics_cmd.stats)
 app.command("export")(analytics_cmd.export)
 app.command("replay")(replay_cmd.replay)

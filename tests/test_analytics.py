@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -347,3 +348,280 @@ def test_player_standings_view_counts_every_seat_of_every_finished_game(indexed:
     # a winning team holds half the seats (one of two, or two of four)
     assert sum(wins for _, _, wins in standings) == winners
     assert {p for p, _, _ in standings} == {f"p{i}" for i in range(4)}
+
+
+# -- sql and stats read the database and local files, and nothing else -------------------------
+
+
+def file_digests(*paths: Path) -> dict[Path, bytes]:
+    """Return each file's bytes (a missing file maps to b'' and must stay missing)."""
+    return {p: p.read_bytes() if p.exists() else b"" for p in paths}
+
+
+def refused(db: Path, query: str, why: str) -> None:
+    """Assert `buraco sql query` is refused with one line holding `why`, exit 1."""
+    result = cli("sql", query, "--db", str(db))
+    assert result.exit_code == 1, result.stdout
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and why in lines[0], result.stderr
+
+
+def test_sql_cannot_attach_another_database_read_write(db_copy: Path, tmp_path: Path,
+                                                        monkeypatch):
+    # the issue's attack: a scratch database attached, the indexed one attached READ_WRITE and
+    # emptied; in one go, or one statement per run
+    monkeypatch.chdir(tmp_path)
+    scratch = tmp_path / "scratch.duckdb"
+    duckdb.connect(str(scratch)).close()
+    before = file_digests(db_copy, scratch, tmp_path / "new.duckdb")
+    counts = db_counts(db_copy)
+    refused(db_copy, f"ATTACH 'scratch.duckdb' AS s; USE s; DETACH copy; "
+                     f"ATTACH '{db_copy}' AS w (READ_WRITE); DELETE FROM w.games",
+            "only one statement may run; got 5")
+    refused(db_copy, "ATTACH 'scratch.duckdb' AS s", "got ATTACH")
+    refused(db_copy, "ATTACH 'new.duckdb' AS n", "got ATTACH")
+    refused(db_copy, f"ATTACH '{db_copy}' AS w (READ_WRITE)", "got ATTACH")
+    refused(db_copy, "DETACH copy", "got DETACH")
+    refused(db_copy, "USE s", "got")
+    refused(db_copy, "DELETE FROM games", "got DELETE")
+    refused(db_copy, "WITH g AS (SELECT 1) DELETE FROM games", "got DELETE (WITH ...)")
+    assert file_digests(db_copy, scratch, tmp_path / "new.duckdb") == before
+    assert db_counts(db_copy) == counts
+
+
+def test_sql_runs_exactly_one_statement(indexed: Path):
+    refused(indexed, "SELECT 1; SELECT 2", "only one statement may run; got 2")
+    refused(indexed, "SELECT 1; SET threads = 1", "only one statement may run; got 2")
+    refused(indexed, "  ; -- nothing", "no statement to run")
+    # a trailing semicolon or comment is still one statement
+    for query in ("SELECT 41 + 1;", "SELECT 41 + 1 -- the answer"):
+        result = cli("sql", query, "--db", str(indexed), "--csv")
+        assert result.exit_code == 0 and result.stdout.splitlines()[1] == "42", result.stderr
+
+
+def test_sql_writes_no_file(db_copy: Path, tmp_path: Path, monkeypatch):
+    # COPY TO would overwrite a user's file, EXPORT DATABASE write a folder: both in the working
+    # folder, which queries may read
+    monkeypatch.chdir(tmp_path)
+    victim = tmp_path / "notes.txt"
+    victim.write_text("mine, keep me\n")
+    beside_db = db_copy.parent / "beside.csv"
+    before = file_digests(victim, beside_db, db_copy)
+    refused(db_copy, "COPY (SELECT 'gone') TO 'notes.txt'", "got COPY")
+    refused(db_copy, f"COPY games TO '{beside_db}' (HEADER)", "got COPY")
+    refused(db_copy, "COPY (FROM games) TO 'notes.txt' (FORMAT csv)", "got COPY")
+    refused(db_copy, "EXPORT DATABASE 'dump'", "got EXPORT")
+    assert file_digests(victim, beside_db, db_copy) == before
+    assert not (tmp_path / "dump").exists() and not beside_db.exists()
+
+
+def test_sql_installs_and_loads_no_extension_and_reaches_no_network(indexed: Path):
+    refused(indexed, "INSTALL httpfs", "got LOAD (INSTALL ...)")
+    refused(indexed, "LOAD httpfs", "got LOAD")
+    refused(indexed, "FORCE INSTALL httpfs FROM core_nightly", "got LOAD")
+    # a SELECT may name a URL: the connection refuses it before any network access
+    refused(indexed, "SELECT * FROM read_csv('https://example.com/x.csv')", "nothing from the network")
+    refused(indexed, "SELECT * FROM 's3://bucket/x.parquet'", "Permission Error")
+
+
+def test_sql_cannot_change_the_settings_that_lock_it(indexed: Path, tmp_path: Path):
+    for query in ("SET lock_configuration = false", "RESET lock_configuration",
+                  "SET enable_external_access = true", "PRAGMA enable_external_access",
+                  "SET allowed_directories = ['/']", "CALL pragma_version()"):
+        refused(indexed, query, "only a read-only query (SELECT) may run")
+    # and were one to slip past the statement check, the connection itself holds
+    from buraco_events.analytics import connect_query
+    con = connect_query(indexed)
+    try:
+        for setting in ("SET lock_configuration = false", "SET enable_external_access = true",
+                        "SET autoload_known_extensions = true"):
+            with pytest.raises(duckdb.Error, match="locked"):
+                con.execute(setting)
+        with pytest.raises(duckdb.PermissionException):
+            con.execute(f"ATTACH '{tmp_path / 'other.duckdb'}' AS w")
+    finally:
+        con.close()
+    assert not (tmp_path / "other.duckdb").exists()
+
+
+def test_sql_reads_local_files_under_the_working_and_database_folders(indexed: Path,
+                                                                      tmp_path: Path,
+                                                                      monkeypatch):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "club.csv").write_text("player,rating\nAna,3\n")
+    (indexed.parent / "near.txt").write_text("beside the database\n")
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("not yours to query\n")
+    monkeypatch.chdir(work)
+    rows = json.loads(cli("sql", "SELECT * FROM read_csv('club.csv')", "--db", str(indexed),
+                          "--json").stdout)
+    assert rows == [{"player": "Ana", "rating": 3}]
+    result = cli("sql", f"SELECT content FROM read_text('{indexed.parent / 'near.txt'}')",
+                 "--db", str(indexed), "--csv")
+    assert result.exit_code == 0 and "beside the database" in result.stdout
+    refused(indexed, f"SELECT content FROM read_text('{elsewhere}')",
+            "reads files only under the working folder and the database's folder")
+    refused(indexed, "SELECT content FROM read_text('../elsewhere.txt')", "Permission Error")
+
+
+def test_sql_accepts_every_read_only_form(indexed: Path):
+    for query in ("WITH g AS (SELECT * FROM games) SELECT count(*) FROM g",
+                  "FROM games SELECT count(*)", "DESCRIBE games", "SUMMARIZE hands",
+                  "SHOW TABLES"):
+        result = cli("sql", query, "--db", str(indexed), "--json")
+        assert result.exit_code == 0, (query, result.stderr)
+        assert json.loads(result.stdout)
+
+
+def test_stats_views_from_a_hostile_database_read_no_file(db_copy: Path, tmp_path: Path):
+    # a database is input from anyone: a view rewritten to read a file must not reach it
+    secret = tmp_path / "secret.txt"
+    secret.write_text("a private key\n")
+    with duckdb.connect(str(db_copy)) as con:
+        con.execute(f"CREATE OR REPLACE VIEW win_rates AS SELECT content AS variant "
+                    f"FROM read_text('{secret}')")
+    result = cli("stats", "--db", str(db_copy), "--json")
+    assert result.exit_code == 1 and "a private key" not in result.stdout + result.stderr
+    assert "Permission Error" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+# -- data is shown as text: no markup, no escape sequences, no crash -----------------------------
+
+
+def test_sql_shows_markup_and_control_characters_literally(indexed: Path):
+    query = "SELECT '[/]' AS a, '[bold]b[/bold]' AS \"[red]c\", chr(27) || '[2Jd' || chr(8238) AS e"
+    result = cli("sql", query, "--db", str(indexed))
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "[/]" in out and "[bold]b[/bold]" in out and "[red]c" in out
+    assert "\\x1b[2Jd\\u202e" in out and "\x1b" not in out and "\u202e" not in out
+    # JSON and CSV stay exact
+    rows = json.loads(cli("sql", query, "--db", str(indexed), "--json").stdout)
+    assert rows == [{"a": "[/]", "[red]c": "[bold]b[/bold]", "e": "\x1b[2Jd\u202e"}]
+    csv_out = cli("sql", query, "--db", str(indexed), "--csv").stdout
+    assert csv_out == "a,[red]c,e\n[/],[bold]b[/bold],\x1b[2Jd\u202e\n"
+
+
+def test_stats_shows_a_hostile_variant_and_players_literally(tmp_path: Path):
+    from buraco_events.rules import find_rules
+
+    events = random_game("stbl", 2, 3)
+    variant = "club [/] $x^$ \x1b[2J"
+    events[0] = msgspec.structs.replace(events[0], variant=variant, rules=find_rules("stbl"),
+                                        players=("Dani [/]", "[bold]Bo\u202e"))
+    log = tmp_path / "hostile.jsonl"
+    write_log(log, events)
+    db = tmp_path / "h.duckdb"
+    assert cli("index", str(log), "--db", str(db)).exit_code == 0
+    result = cli("stats", "--db", str(db), "--plot", str(tmp_path / "s.svg"))
+    assert result.exit_code == 0, result.stderr
+    assert "club [/] $x^$ \\x1b[2J" in result.stdout and "\x1b" not in result.stdout
+    assert (tmp_path / "s.svg").read_bytes().startswith(b"<?xml")
+    table = cli("sql", "SELECT players FROM games", "--db", str(db)).stdout
+    assert '"Dani [/]"' in table and '"[bold]Bo\\u202e"' in table
+
+
+def test_stats_plot_names_the_chart_formats(indexed: Path, tmp_path: Path):
+    for name in ("x.xyz", "chart"):
+        result = cli("stats", "--db", str(indexed), "--plot", str(tmp_path / name))
+        assert result.exit_code == 2
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and ".png" in lines[0] and ".svg" in lines[0] and name in lines[0]
+        assert result.stdout == "" and not (tmp_path / name).exists()
+
+
+def test_index_shows_a_rejected_log_name_literally(tmp_path: Path):
+    log = tmp_path / "a\x1b[2J[bold]b.jsonl"
+    log.write_bytes(b'{"seq":0}\n')
+    result = cli("index", str(log), "--db", str(tmp_path / "t.duckdb"))
+    assert result.exit_code == 1
+    assert "a\\x1b[2J[bold]b.jsonl" in result.stderr and "\x1b" not in result.stderr
+
+
+# -- index: only into a DuckDB database; a log that does not fit is rejected, the others kept ----
+
+
+@pytest.mark.parametrize("name, content", [
+    ("games.json", b'{"games": []}\n'), ("games.jsonl", b'{"seq":0}\n'),
+    ("games.csv", b"game_id,winner\ng1,0\n"), ("games.duckdb", b""),
+])
+def test_index_refuses_an_existing_file_that_is_not_a_duckdb_database(logs: Path, tmp_path: Path,
+                                                                     name: str, content: bytes):
+    db = tmp_path / name
+    db.write_bytes(content)
+    for args in (["index", str(logs)], ["sql", "SELECT 1"], ["stats"],
+                 ["export", "--parquet", str(tmp_path / "pq")]):
+        result = cli(*args, "--db", str(db))
+        assert result.exit_code == 2, (args, result.stdout)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "not a DuckDB database" in lines[0] and name in lines[0]
+        assert result.stdout == ""
+    assert db.read_bytes() == content and sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+def test_index_refuses_a_folder_as_database(logs: Path, tmp_path: Path):
+    result = cli("index", str(logs), "--db", str(tmp_path))
+    assert result.exit_code == 2 and "is a folder" in result.stderr
+
+
+def out_of_range_logs(folder: Path) -> dict[str, str]:
+    """Write logs whose values do not fit the tables; return {file name: what must be named}."""
+    big = 2**31
+    started = random_game("stbl", 2, 21, target=big, max_events=150)  # unfinished: fine
+    write_log(folder / "big-target.jsonl", started)
+    events = random_game("stbl", 2, 22)
+    end = next(i for i, ev in enumerate(events) if isinstance(ev, HandEnded))
+    events[end] = msgspec.structs.replace(events[end], scores=(big, -big))
+    write_log(folder / "big-claim.jsonl", events)
+    return {"big-target.jsonl": "seq 0: games.target: 2147483648 is out of range for INTEGER",
+            "big-claim.jsonl": f"seq {end}: hands.claimed_scores: 2147483648 is out of range"}
+
+
+def test_index_rejects_a_log_that_does_not_fit_and_indexes_the_others(tmp_path: Path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    expected = out_of_range_logs(folder)
+    for seed in range(3):
+        write_log(folder / f"good-{seed}.jsonl", random_game("stbl", 2, 30 + seed))
+    db = tmp_path / "t.duckdb"
+    result = cli("index", str(folder), "--db", str(db))
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2
+    for name, why in expected.items():
+        line = next(ln for ln in lines if name in ln)
+        assert line.startswith(f"rejected: {folder / name}: ") and why in line, line
+    assert "3 games added" in result.stdout and "2 rejected" in result.stdout
+    assert db_counts(db)["games"] == 3
+
+
+def test_a_log_that_does_not_fit_never_replaces_the_stored_game(tmp_path: Path):
+    events = random_game("stbl", 2, 23)
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    write_log(good, events)
+    end = next(i for i, ev in enumerate(events) if isinstance(ev, HandEnded))
+    events[end] = msgspec.structs.replace(events[end], scores=(2**31, 0))
+    write_log(bad, events)
+    db = tmp_path / "t.duckdb"
+    assert cli("index", str(good), "--db", str(db)).exit_code == 0
+    before = db_counts(db)
+    result = cli("index", str(bad), "--db", str(db), "--replace")
+    assert result.exit_code == 1 and "out of range" in result.stderr
+    assert db_counts(db) == before
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT source FROM games").fetchall() == [(str(good),)]
+
+
+def test_a_log_whose_file_name_is_not_utf8_is_rejected_alone(tmp_path: Path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    write_log(folder / "good.jsonl", random_game("stbl", 2, 24))
+    odd = os.fsdecode(bytes(folder) + b"/odd-\xff.jsonl")
+    write_log(odd, random_game("stbl", 2, 25))
+    db = tmp_path / "t.duckdb"
+    result = cli("index", str(folder), "--db", str(db))
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "games.source" in result.stderr and "not valid UTF-8" in result.stderr
+    assert db_counts(db)["games"] == 1

@@ -1,0 +1,64 @@
+"""`--help` of every command: plain flags and values (no typer type tags); `sql --help` lists
+the tables and views from their definitions."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+from typer.main import get_command
+from typer.testing import CliRunner
+
+from buraco_events import analytics
+from cli.main import app
+
+runner = CliRunner()
+
+#: typer's type tags: `<bool>`, `<str>`, `<path>`, `<list[Path]>`...
+TYPE_TAG = re.compile(r"<(?:bool|str|int|float|path|list\[[^\]]*\])>", re.IGNORECASE)
+
+
+def command_paths(command=None, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Return the argument path of the app and of every command and subcommand under it."""
+    command = command or get_command(app)
+    paths = [prefix]
+    for name, sub in getattr(command, "commands", {}).items():
+        paths += command_paths(sub, (*prefix, name))
+    return paths
+
+
+def test_every_help_shows_plain_flags_and_values():
+    paths = command_paths()
+    assert ("sql",) in paths and ("archive", "pack") in paths and len(paths) > 15
+    for path in paths:
+        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "100"})
+        assert result.exit_code == 0, path
+        assert not TYPE_TAG.search(result.stdout), (path, TYPE_TAG.search(result.stdout))
+        # a flag stands alone, followed by its help
+        assert re.search(r"--help\s+Show this message and exit", result.stdout), path
+    sql = runner.invoke(app, ["sql", "--help"], env={"COLUMNS": "100"}).stdout
+    assert re.search(r"--db\s+PATH\s+the DuckDB database file", sql)
+    assert re.search(r"--json\s+print a JSON array", sql)
+    audit = runner.invoke(app, ["audit", "--help"], env={"COLUMNS": "100"}).stdout
+    assert re.search(r"paths\.\.\.\s+PATH\s+log files", audit)
+
+
+def test_sql_help_lists_every_table_and_view_from_their_definitions():
+    result = runner.invoke(app, ["sql", "--help"], env={"COLUMNS": "200"})
+    names = [name for name, _ in analytics.relations()]
+    assert names[:5] == list(analytics.SCHEMAS) and names[5:] == list(analytics.VIEWS)
+    for name, about in analytics.relations():
+        assert re.search(rf"^ {name} +{re.escape(about)} *$", result.stdout, re.MULTILINE), name
+
+
+def test_an_indexed_database_describes_its_tables_and_views(tmp_path, game_factory):
+    from buraco_events.log import write_log
+
+    write_log(tmp_path / "g.jsonl", game_factory("stbl", 2, 1))
+    db = tmp_path / "g.duckdb"
+    assert runner.invoke(app, ["index", str(tmp_path / "g.jsonl"), "--db", str(db)]).exit_code == 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        comments = dict(con.execute(
+            "SELECT table_name, comment FROM duckdb_tables() UNION ALL "
+            "SELECT view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall())
+    assert comments == dict(analytics.relations())
