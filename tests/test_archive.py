@@ -220,11 +220,12 @@ def test_archive_pack_and_unpack_commands(tmp_path: Path) -> None:
     assert files_under(tmp_path / "out") == files_under(src)
     again = runner.invoke(app, ["archive", "unpack", str(tmp_path / "a.bza"), "-o",
                                 str(tmp_path / "out")])
-    assert again.exit_code == 1 and "already exists" in again.stderr
+    assert again.exit_code == 1 and "already exists and is not empty" in again.stderr
+    # input that cannot be read is exit 2, as in every command
     wrong = runner.invoke(app, ["archive", "unpack", str(src / "g1.jsonl"), "-o", str(tmp_path)])
-    assert wrong.exit_code == 1 and "not a buraco archive" in wrong.stderr
+    assert wrong.exit_code == 2 and "not a buraco archive" in wrong.stderr
     missing = runner.invoke(app, ["archive", "pack", str(tmp_path / "none"), "-o", "x.bza"])
-    assert missing.exit_code == 1 and "no such file or folder" in missing.stderr
+    assert missing.exit_code == 2 and "no such file or folder" in missing.stderr
 
 
 def test_one_archived_log_reads_by_its_archive_path(tmp_path: Path) -> None:
