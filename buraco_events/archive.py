@@ -662,11 +662,14 @@ class _Frame:
     """An archive's one zstd frame, decompressed a little at a time so memory stays bounded.
 
     Reading past its end checks that the frame is whole (libzstd then checks its checksum) and
-    that no byte follows it: no second frame, no trailing garbage.
+    that no byte follows it: no second frame, no trailing garbage. The file's last 4 bytes (the
+    checksum of a whole frame) are fed last and alone, so a bad checksum is reported after the
+    logs it does not hide.
     """
 
     def __init__(self, f: IO[bytes]) -> None:
         self._f = f
+        self._left = os.fstat(f.fileno()).st_size - f.tell()
         self._z = zstandard.ZstdDecompressor(max_window_size=1 << _WINDOW_LOG).decompressobj()
         self._out = b""
         self._at = 0
@@ -675,7 +678,8 @@ class _Frame:
     def _fill(self) -> bool:
         """Decompress more; return False at the frame's end."""
         while not self._z.eof:
-            chunk = self._f.read(_IN_CHUNK)
+            chunk = self._f.read(min(_IN_CHUNK, self._left - 4) if self._left > 4 else 4)
+            self._left -= len(chunk)
             if not chunk:
                 raise _Damage("truncated archive (the compressed stream is cut short)")
             self._out, self._at = self._z.decompress(chunk), 0
@@ -816,7 +820,7 @@ def _iter_stored(
                 if spent > limits.archive:
                     raise _Damage(_over("the archive restores to", limits.archive, "archive"))
             except _TooBig as exc:
-                message = _over(f"{exc}: restores to", limits.member, "log")
+                message = _over(f"{exc}, so it restores to", limits.member, "log")
                 raise ArchiveError(path, message, member=member, name=name, total=total) from None
             except _Damage as exc:
                 raise ArchiveError(path, str(exc), member=member, name=name, total=total) from None
