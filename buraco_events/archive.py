@@ -995,8 +995,9 @@ def unpack(
                 pass
         raise
     merge = _output(out, overwrite)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.unpack-{os.getpid()}-{secrets.token_hex(4)}")
+    whole = Path(os.path.abspath(out))  # `.` too has a name and a parent then
+    whole.parent.mkdir(parents=True, exist_ok=True)
+    tmp = whole.with_name(f".{whole.name}.unpack-{os.getpid()}-{secrets.token_hex(4)}")
     tmp.mkdir()  # ordinary permissions: it becomes the output folder
     try:
         names = _Names(archive)  # again: the file may have changed since the first pass
@@ -1023,7 +1024,7 @@ def unpack(
                     _place(tmp / rel, out, list(rel.parts), dry=dry)
         else:
             try:
-                os.rename(tmp, out)  # replaces an empty folder, fails on one filled meanwhile
+                os.rename(tmp, whole)  # replaces an empty folder, fails on one filled meanwhile
             except OSError as exc:
                 raise ArchiveError(out, f"cannot be replaced by the unpacked folder "
                                    f"({exc.strerror}); nothing was written", exit_code=1) from None

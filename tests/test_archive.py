@@ -547,6 +547,14 @@ def test_unpack_appears_whole_or_not_at_all(packed: Path, tmp_path: Path) -> Non
     assert not (tmp_path / "broken").exists() and siblings(tmp_path / "broken") == []
 
 
+def test_unpack_into_the_current_empty_folder(packed: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    assert unpack(packed, ".").logs == 4
+    assert files_under(tmp_path / "here") == files_under(tmp_path / "src")
+
+
 def test_unpack_overwrite_adds_beside_and_never_replaces(packed: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     (out / "mine").mkdir(parents=True)
