@@ -109,7 +109,16 @@ class Audit:
 
 
 class AuditInputError(ValueError):
-    """A path that cannot be read as game logs (missing, unreadable, no log inside)."""
+    """A path that cannot be read as game logs (missing, unreadable, no log inside).
+
+    For a damaged archive, `unread` counts its logs that could not be read and `damage` says
+    where it is damaged, so a tally accounts for every log it holds.
+    """
+
+    def __init__(self, message: str, unread: int = 0, damage: str | None = None) -> None:
+        super().__init__(message)
+        self.unread = unread
+        self.damage = damage
 
 
 # -- pure checks ------------------------------------------------------------------------------
@@ -417,7 +426,13 @@ def audit_path(path: Path, expect_head: str | None = None) -> Iterator[Audit]:
             yield audit_lines(lines, name, expect_head)
     except OSError as exc:
         raise AuditInputError(f"{exc.filename or path}: cannot read ({exc.strerror or exc})") from None
-    except (ArchiveError, LogError) as exc:
+    except ArchiveError as exc:
+        damage = None
+        if exc.member is not None:
+            of = f" of {exc.total}" if exc.total is not None else ""
+            damage = f"{exc.path} is damaged at member {exc.member}{of}"
+        raise AuditInputError(str(exc), exc.unread or 0, damage) from None
+    except LogError as exc:
         raise AuditInputError(str(exc)) from None
     if not found:
         raise AuditInputError(f"{path}: no *.jsonl log in this folder")

@@ -53,7 +53,8 @@ def audit(
     # one log file: one pretty object; folders, archives, several paths: one compact line per log
     pretty = len(paths) == 1 and paths[0].is_file() and not is_archive(paths[0])
     unreadable = False
-    audited = failed = 0
+    audited = failed = unread = 0
+    damages: list[str] = []
     for path in paths:
         try:
             for result in audit_path(path, expect_head):
@@ -66,8 +67,13 @@ def audit(
         except AuditInputError as exc:
             err().print(Text.assemble(("error: ", "bold red"), str(exc)))
             unreadable = True
-    if audited > 1:  # the verdict over many logs, where the per-log lines scroll away
-        err().print(f"{audited} logs audited: {audited - failed} pass, {failed} fail", markup=False)
+            unread += exc.unread  # the logs of a damaged archive from the damage on
+            damages += [exc.damage] if exc.damage else []
+    if audited + unread > 1 or damages:  # the verdict over many logs, where the lines scroll away
+        tally = f"{audited} logs audited: {audited - failed} pass, {failed} fail"
+        if damages:
+            tally += f", {unread} unreadable ({'; '.join(damages)})"
+        err().print(tally, markup=False)
     raise typer.Exit(2 if unreadable else 1 if failed else 0)
 
 

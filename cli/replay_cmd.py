@@ -16,6 +16,7 @@ from typing import Annotated
 import msgspec
 import typer
 
+from buraco_events.archive import ArchiveError
 from buraco_events.events import Event
 from buraco_events.log import Chain, LogError, read_log
 from buraco_events.projections import Timeline
@@ -104,6 +105,8 @@ def replay(
         loaded = load(log)
     except OSError as exc:
         fail(f"{log}: cannot read: {exc.strerror or exc}", 2)
+    except ArchiveError as exc:  # a log inside a damaged archive (ARCHIVE.bza/NAME)
+        fail(str(exc), exc.exit_code)
     timeline = Timeline(loaded.events)
     error = loaded.error or timeline_error(log, timeline)
     if timeline.last < 0:

@@ -1,0 +1,176 @@
+"""Archive bombs: the peak memory of reading and unpacking hostile archives, beside the limits.
+
+Run `python benchmarks/bench_bombs.py [--quick]` for a table; `measure(quick)` returns the rows.
+Each bomb is a small `.bza` that would restore to far more than its limits allow: one log of a
+single huge line, a log just past the limit (its stored form within it), a log of millions of
+empty lines, and a flood of empty logs. Each is read (every log, as `audit` and `index` do) and
+unpacked (`--quick`: only read, under limits 4 times lower) in a fresh subprocess that reports
+its peak resident memory (`ru_maxrss`), so no measurement inherits another's. Each row is the
+memory a bomb took beyond the interpreter's (the first row: the same subprocess reading the
+small sample archive), beside the limit it ran under: about 0 for the bombs refused before they
+are read, about twice the limit for a log read up to it (its stored form and its lines).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import zstandard
+
+from buraco_events import archive
+
+Row = dict[str, Any]
+ROOT = Path(__file__).resolve().parent.parent
+_enc = msgspec.msgpack.Encoder()
+MiB = 1 << 20
+
+
+def _framed(*blobs: bytes) -> bytes:
+    return b"".join(archive._LEN.pack(len(b)) + b for b in blobs)
+
+
+def _start(f: Any, logs: int) -> Any:
+    """Write the magic and the header of an archive of `logs` logs; return its zstd writer."""
+    f.write(archive.MAGIC + bytes([archive.FORMAT]))
+    z = zstandard.ZstdCompressor(level=1, write_checksum=True).stream_writer(f, closefd=False)
+    z.write(_framed(_enc.encode([archive._HEADER, archive._header() | {"logs": logs}])))
+    return z
+
+
+def _finish(z: Any, logs: int, lines: int) -> None:
+    z.write(_framed(_enc.encode([archive._END, logs, lines])))
+    z.flush(zstandard.FLUSH_FRAME)
+
+
+def _verbatim_log(z: Any, lines: int, line: bytes) -> None:
+    """Write one log of `lines` copies of `line`, all kept verbatim, streamed (no copy in memory)."""
+    record = b"\xc6" + len(line).to_bytes(4, "big") + line  # bin 32: a line kept verbatim
+    head = (b"\x96\x01" + _enc.encode("bomb.jsonl") + _enc.encode(b"\0" * 8) + b"\xc2"
+            + b"\xdd" + lines.to_bytes(4, "big"))  # array 32 of the records
+    z.write(archive._LEN.pack(len(head) + lines * len(record) + 2) + head)
+    batch = max(1, MiB // len(record))
+    for done in range(0, lines, batch):
+        z.write(record * min(batch, lines - done))
+    z.write(b"\xc4\x00")  # no torn tail
+
+
+def one_line_bomb(path: Path, size: int) -> None:
+    """One log holding one line of `size` bytes: refused from its stored size, unread."""
+    with open(path, "wb") as f:
+        z = _start(f, 1)
+        head = (b"\x96\x01" + _enc.encode("bomb.jsonl") + _enc.encode(b"\0" * 8) + b"\xc2\x91\xc6"
+                + size.to_bytes(4, "big"))
+        z.write(archive._LEN.pack(len(head) + size + 2) + head)
+        chunk = b"x" * MiB
+        for _ in range(size // MiB):
+            z.write(chunk)
+        z.write(b"\xc4\x00")
+        _finish(z, 1, 1)
+
+
+def lines_bomb(path: Path, lines: int, line: bytes) -> None:
+    """One log of `lines` copies of one line."""
+    with open(path, "wb") as f:
+        z = _start(f, 1)
+        _verbatim_log(z, lines, line)
+        _finish(z, 1, lines)
+
+
+def logs_bomb(path: Path, logs: int) -> None:
+    """`logs` empty logs."""
+    with open(path, "wb") as f:
+        z = _start(f, logs)
+        for i in range(logs):
+            blob = _enc.encode([archive._LOG, f"{i}.jsonl", archive._digest([], b""), False, [], b""])
+            z.write(archive._LEN.pack(len(blob)) + blob)
+        _finish(z, logs, 0)
+
+
+def _child(mode: str, path: str) -> None:
+    """Read or unpack one archive; print the peak memory, the time and the outcome as JSON."""
+    start = time.perf_counter()
+    outcome = "read whole"
+    try:
+        if mode == "read":
+            for _ in archive.iter_archive(path):
+                pass
+        else:
+            archive.unpack(path, Path(path).with_suffix(".out"))
+    except archive.ArchiveError:
+        outcome = "refused"
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(json.dumps({"peak": peak, "seconds": time.perf_counter() - start, "outcome": outcome}))
+
+
+def _run(mode: str, path: Path, env: dict[str, str]) -> dict[str, Any]:
+    child_env = os.environ | env | {"PYTHONPATH": os.pathsep.join(
+        [str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, __file__, "--child", mode, str(path)], env=child_env,
+                          capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def measure(quick: bool = False) -> list[Row]:
+    """Build the bombs, read and unpack each in a subprocess; return peak-memory rows."""
+    scale = 4 if quick else 1  # quick: limits and bombs 4 times smaller, the same shapes
+    member = archive.MAX_MEMBER_SIZE // scale
+    logs_limit = 64 * MiB // scale  # lowered so the flood is refused quickly: 16,384 logs
+    env = {archive.ENV_MAX_MEMBER_SIZE: str(member), archive.ENV_MAX_ARCHIVE_SIZE: str(logs_limit)}
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        real = folder / "real.bza"
+        samples = ROOT / "data" / "samples"
+        archive.pack(samples, real)
+        base = _run("read", real, env)["peak"]
+        rows.append({"name": "peak memory, reading the sample archive (the interpreter)",
+                     "value": base, "unit": "MiB", "baseline": None, "baseline_value": None})
+        big, past, empty_lines, empty_logs = (
+            1024 // scale * MiB, member * 17 // 16 // 1024, 10_000_000 // scale, 50_000 // scale)
+        bombs: list[tuple[str, Any, tuple[Any, ...], int, str]] = [
+            (f"one line of {big // MiB:,} MiB", one_line_bomb, (big,), member, "limit per log"),
+            (f"a log just past the limit ({past // 1024:,} MiB of 1 KB lines)", lines_bomb,
+             (past, b"x" * 1023), member, "limit per log"),
+            (f"{empty_lines:,} empty lines", lines_bomb, (empty_lines, b""), member,
+             "limit per log"),
+            (f"{empty_logs:,} empty logs", logs_bomb, (empty_logs,), logs_limit,
+             "limit per archive"),
+        ]
+        for label, build, args, limit, what in bombs:
+            path = folder / f"bomb{len(rows)}.bza"
+            build(path, *args)
+            size = path.stat().st_size
+            for mode in ("read",) if quick else ("read", "unpack"):  # quick: a subprocess less
+                result = _run(mode, path, env)
+                rows.append({
+                    "name": f"{mode}: {label}, {size / 1024:,.0f} KB, {result['outcome']} in "
+                            f"{result['seconds']:.1f} s",
+                    "value": result["peak"] - base, "unit": "MiB more", "baseline": what,
+                    "baseline_value": limit / MiB,
+                })
+    return rows
+
+
+def main() -> None:
+    """Print the figures as a table (or, as a child, measure one archive)."""
+    if sys.argv[1:2] == ["--child"]:
+        _child(sys.argv[2], sys.argv[3])
+        return
+    from report import print_table
+
+    quick = "--quick" in sys.argv
+    print_table(measure(quick), f"archive bombs ({'quick' if quick else 'full'})")
+
+
+if __name__ == "__main__":
+    main()
