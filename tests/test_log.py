@@ -23,6 +23,7 @@ from buraco_events.log import (
     LockedError,
     LogError,
     LogExistsError,
+    NotALogError,
     RawLines,
     TornTailError,
     check_lines,
@@ -284,11 +285,16 @@ def test_chain_errors_name_the_line_seq_and_field() -> None:
         verify_chain(unsealed, "g.jsonl")
 
 
-def test_empty_log_is_valid_and_has_no_head(tmp_path: Path) -> None:
+def test_an_empty_file_is_not_a_log_but_a_writer_may_start_one(tmp_path: Path) -> None:
+    # issue 13: an empty file is not "ok, 0 events" and has no head; a writer starts a log in it
     path = write_lines(tmp_path / "e.jsonl", [])
-    assert check_log(path).events == 0 and check_log(path).head is None
-    with pytest.raises(LogError, match="empty log"):
-        head(path)
+    for reader in (check_log, head, lambda p: list(read_log(p))):
+        with pytest.raises(NotALogError, match="empty file: not a log"):
+            reader(path)
+    with open_log(path) as w:
+        assert w.next_seq == 0
+        w.append(make_game(3)[0])
+    assert check_log(path).events == 1
 
 
 SEALED = game_lines(10, turns=4)
