@@ -15,7 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from buraco_events.cards import ALL_CARDS, sorted_cards
-from buraco_events.engine import GameState, IllegalMove, _raw_plays, check, iter_states, play, team_of
+from buraco_events.engine import (
+    GameState,
+    IllegalMove,
+    _raw_plays,
+    check,
+    iter_states,
+    play,
+    team_of,
+)
 from buraco_events.events import (
     Discarded,
     Drew,
