@@ -230,17 +230,29 @@ def decode_line(line: bytes, lineno: int, name: str = "<log>",
         raise _line_error(name, lineno, line, EventFormatError(f"not an event ({why})")) from None
 
 
+def line_decoder(first_line: bytes) -> Callable[[bytes], AnyEvent]:
+    """Return the decoder of a log's lines: line 1 declares the schema (older ones are upcast)."""
+    version = _schema_version(first_line) if len(first_line) <= MAX_LINE else SCHEMA_VERSION
+    if version < SCHEMA_VERSION:
+        return functools.partial(_decode_old, version=version)
+    return decode_event
+
+
 def decode_lines(
     lines: Iterable[bytes], name: str = "<log>"
 ) -> Iterator[tuple[int, bytes, AnyEvent]]:
     """Yield (line number from 1, line, event) for whole lines, upcasting an older schema."""
     decode: Callable[[bytes], AnyEvent] = decode_event
     for lineno, line in enumerate(lines, 1):
-        if lineno == 1 and len(line) <= MAX_LINE:
-            version = _schema_version(line)
-            if version < SCHEMA_VERSION:
-                decode = functools.partial(_decode_old, version=version)
+        if lineno == 1:
+            decode = line_decoder(line)
         yield lineno, line, decode_line(line, lineno, name, decode)
+
+
+def is_torn_write(tail: bytes, events: int) -> bool:
+    """Return whether a last line without its newline, after `events` whole lines, is a write
+    cut short (repairable) rather than input that is not a log: a first line must start an event."""
+    return bool(tail) and (events > 0 or tail.startswith(b"{"))
 
 
 def _end_error(lines: RawLines, events: int) -> LogError | None:
@@ -249,7 +261,7 @@ def _end_error(lines: RawLines, events: int) -> LogError | None:
     A torn last line is a `TornTailError` (`repair` truncates it), unless it is all there is and
     does not start an event: then, as for an empty file, the input is not a log.
     """
-    if lines.torn and (events or lines.tail.startswith(b"{")):
+    if lines.torn and is_torn_write(lines.tail, events):
         return TornTailError(
             lines.name, events + 1, None, None,
             f"torn last line ({len(lines.tail)} bytes without a final newline: a write was cut "

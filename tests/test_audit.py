@@ -219,20 +219,28 @@ def test_expect_head_mismatch_and_match(honest: list[bytes]) -> None:
     head = hashlib.sha256(honest[-1]).hexdigest()
     assert audit_lines(honest, expect_head=head).report.ok
     rep = audit_lines(honest[:-1], expect_head=head).report  # the last line dropped
-    assert [(p.kind, p.seq) for p in rep.problems] == [("integrity", len(honest) - 2)]
+    # the head no longer matches, and without its game_ended the log is unfinished (issue 13)
+    assert [(p.kind, p.seq) for p in rep.problems] == [
+        ("integrity", len(honest) - 2), ("unfinished", len(honest) - 2)]
 
 
 def test_torn_tail_and_empty_log() -> None:
-    rep = audit_bytes(b"", "e").report
-    assert not rep.ok and rep.head is None and rep.events == 0
+    empty = audit_bytes(b"", "e")
+    rep = empty.report
+    assert not rep.ok and rep.head is None and rep.events == 0 and not rep.complete
     assert [(p.seq, p.kind) for p in rep.problems] == [(0, "format")]
+    assert empty.not_a_log == "e: empty file: not a log (a log holds at least its game_started line)"
     first = encode_event(decode_event(
         b'{"type":"game_started","seq":0,"prev":"' + ZERO_HASH.encode()
         + b'","game_id":"t","variant":"stbl","players":["a","b"]}'))
-    rep = audit_bytes(first, "t").report  # no final newline
-    assert rep.events == 1 and [p.kind for p in rep.problems] == ["format"]
-    assert "torn" in rep.problems[0].message
-    assert audit_bytes(first + b"\n", "t").report.ok
+    torn = audit_bytes(first, "t")  # no final newline: a torn log, not "not a log"
+    assert torn.report.events == 1 and torn.not_a_log is None
+    assert [p.kind for p in torn.report.problems] == ["format", "unfinished"]
+    assert "torn" in torn.report.problems[0].message
+    # only game_started: well formed, but unfinished (issue 13: it passed before), unless partial
+    assert [p.kind for p in audit_bytes(first + b"\n", "t").report.problems] == ["unfinished"]
+    partial = audit_bytes(first + b"\n", "t", partial=True).report
+    assert partial.ok and not partial.complete and partial.problems == []
 
 
 # -- the command ----------------------------------------------------------------------------
@@ -263,8 +271,11 @@ def test_exit_codes(tmp_path: Path) -> None:
 
 
 def _check_shape(obj: dict) -> None:
-    assert list(obj) == ["path", "game_id", "ok", "sealed", "head", "events", "hands", "problems"]
+    assert list(obj) == ["path", "game_id", "ok", "complete", "sealed", "head", "events", "hands",
+                         "problems", "problems_total"]
     assert isinstance(obj["path"], str) and isinstance(obj["ok"], bool)
+    assert isinstance(obj["complete"], bool) and isinstance(obj["problems_total"], int)
+    assert len(obj["problems"]) <= obj["problems_total"]
     assert obj["game_id"] is None or isinstance(obj["game_id"], str)
     assert isinstance(obj["sealed"], bool) and isinstance(obj["events"], int)
     assert obj["head"] is None or (isinstance(obj["head"], str) and len(obj["head"]) == 64)
@@ -282,7 +293,8 @@ def _check_shape(obj: dict) -> None:
     for p in obj["problems"]:
         assert list(p) == ["seq", "kind", "message"]
         assert isinstance(p["seq"], int) and isinstance(p["message"], str)
-        assert p["kind"] in ("format", "integrity", "deal", "illegal", "score", "unsealed")
+        assert p["kind"] in ("format", "integrity", "deal", "illegal", "score", "unfinished",
+                             "unsealed")
     assert [p["seq"] for p in obj["problems"]] == sorted(p["seq"] for p in obj["problems"])
 
 
