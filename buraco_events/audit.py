@@ -235,6 +235,8 @@ class _Problems:
         """Count a problem, and keep it if it is among the first ones."""
         self._order += 1
         self.counts[problem.kind] += 1
+        if not self.keeps(problem.seq, problem.kind):
+            return
         key = (problem.seq, self._order)
         first = self._first.get(problem.kind)
         if first is None or key < first[:2]:
@@ -244,6 +246,11 @@ class _Problems:
             heapq.heappush(self._heap, entry)
         elif entry > self._heap[0]:
             heapq.heapreplace(self._heap, entry)
+
+    def keeps(self, seq: int, kind: str) -> bool:
+        """Return whether a problem found now at `seq` would be kept (else it is only counted)."""
+        heap = self._heap
+        return len(heap) < PROBLEMS_KEPT or seq < -heap[0][0] or kind not in self._first
 
     def count(self, kind: str, n: int) -> None:
         """Count `n` more problems of a kind that are not kept (beyond the first ones)."""
@@ -276,7 +283,7 @@ class _Auditor:
         self.finding: Finding | None = None
         self.game_id: str | None = None
         self.last_seq = -1
-        self.prev_hash = ZERO_HASH
+        self.last_line: bytes | None = None  # hashed only when needed: a bad line's hash rarely is
         self.n_lines = 0
         self.n_decoded = 0
         self.with_prev = 0
@@ -288,6 +295,11 @@ class _Auditor:
         self.pending: HandStarted | None = None  # a deal whose commitment awaits its salt
         self.open_claim: HandEnded | None = None  # the claim of the hand the replay stopped in
         self.hands: list[HandReport] = []
+
+    @property
+    def prev_hash(self) -> str:
+        """Return the SHA-256 of the last line read (64 zeros before line 1): the next `prev`."""
+        return ZERO_HASH if self.last_line is None else hashlib.sha256(self.last_line).hexdigest()
 
     def add(self, seq: int, kind: ProblemKind, message: str) -> None:
         problem = Problem(seq, kind, message)
@@ -317,7 +329,10 @@ class _Auditor:
         ev: AnyEvent | None = None
         if isinstance(decoded, LogError):
             seq = decoded.seq if decoded.seq is not None and decoded.field != "seq" else want_seq
-            self.add(seq, "format", f"line {index + 1}: {decoded.message}")
+            if self.finding is None or self.problems.keeps(seq, "format"):
+                self.add(seq, "format", f"line {index + 1}: {decoded.message}")
+            else:  # a run of bad lines (a hostile file): counted, not built
+                self.problems.count("format", 1)
             if isinstance(decoded, NotALogError):
                 self.not_a_log = str(decoded)
         else:
@@ -327,7 +342,7 @@ class _Auditor:
             self._check_chain(ev, want_seq, index)
         self.complete = isinstance(ev, GameEnded)
         self.last_seq = seq
-        self.prev_hash = hashlib.sha256(line).hexdigest()
+        self.last_line = line
         after_end = self.ended is not None
         if after_end:
             # EVENTS.md: nothing may follow game_ended; the game is over, so nothing is replayed
@@ -442,7 +457,7 @@ class _Auditor:
 
     def finish(self, torn: bool) -> Audit:
         last = max(self.last_seq, 0)
-        head = self.prev_hash if self.n_lines else None
+        head = self.prev_hash if self.last_line is not None else None
         complete = self.complete and not torn
         if not self.n_lines:
             self.add(0, "format", "empty log: no events")

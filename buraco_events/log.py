@@ -178,6 +178,9 @@ def _decode_old(line: bytes, version: int) -> AnyEvent:
     return decode_event(msgspec.json.encode(upcast(raw, version)))
 
 
+_BLANK = "blank line (every line holds one event)"
+
+
 def _names_an_event(line: bytes) -> bool:
     """Return whether a line is a JSON object with a string `type`: an event, maybe a bad one."""
     try:
@@ -194,9 +197,7 @@ def _line_error(name: str, lineno: int, line: bytes, exc: EventFormatError) -> L
     all (`NotALogError`): every log starts with an event (EVENTS.md).
     """
     message, field = str(exc), exc.field
-    if not line.strip():
-        message, field = "blank line (every line holds one event)", None
-    elif lineno == 1 and line.startswith(_BOM):
+    if lineno == 1 and line.startswith(_BOM):
         message, field = "starts with a byte order mark (a log is UTF-8 without BOM)", None
     else:
         try:
@@ -216,11 +217,12 @@ def decode_line(line: bytes, lineno: int, name: str = "<log>",
     This is where every reader turns untrusted bytes into an event: whatever a line makes the
     decoder raise (a nesting too deep, a value of the wrong type) becomes that line's `LogError`.
     """
-    if len(line) > MAX_LINE:
+    blank = not line or line.isspace()
+    if blank or len(line) > MAX_LINE:
         error = NotALogError if lineno == 1 else LogError
         what = "not a log: " if lineno == 1 else ""
-        raise error(name, lineno, None, None,
-                    f"{what}line longer than {MAX_LINE:,} bytes (no event is that long)")
+        why = _BLANK if blank else f"line longer than {MAX_LINE:,} bytes (no event is that long)"
+        raise error(name, lineno, None, None, what + why)
     try:
         return decode(line)
     except EventFormatError as exc:

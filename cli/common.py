@@ -42,13 +42,18 @@ def shown(text: object) -> str:
     return escape(visible(str(text)))
 
 
-def fail(message: str, code: int = UNREADABLE) -> NoReturn:
-    """Print a one-line error to stderr and exit with `code` (no traceback).
+def error(message: str) -> None:
+    """Print a one-line error to stderr (the command goes on).
 
     The message may quote log content (a path, a game id, a bad line): it is `shown`, so it
     prints as one line that cannot style or move the screen.
     """
     err().print(f"[bold red]error:[/] {shown(message)}", markup=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int = UNREADABLE) -> NoReturn:
+    """Print a one-line error to stderr and exit with `code` (no traceback)."""
+    error(message)
     raise typer.Exit(code)
 
 

@@ -343,11 +343,29 @@ def test_unsealed_log_passes_but_says_so() -> None:
 
 @pytest.mark.parametrize("data", [
     b"", b"\n", b"\n\n\n", b"\x00\xff\xfe garbage \x80", b"x" * 2_000_000 + b"\n",
-    b"[" * 100_000 + b"\n", b"[1, 2]\n", b'{"type": "nope", "seq": 0}\n', b"\xef\xbb\xbf{}\n",
+    b"[" * 100_000 + b"\n", b"[1, 2]\n", b"\xef\xbb\xbf{}\n", b'{"type":[],"seq":0}\n',
+], ids=lambda d: repr(d[:20]))
+def test_input_that_is_not_a_log_exits_2_with_one_line(tmp_path: Path, data: bytes) -> None:
+    # issue 13: empty, or a first line that is not an event, is input that cannot be read as a
+    # log: exit 2 (it was 1), one line naming the file, no report
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(data)
+    for extra in ((), ("--json",)):
+        result = invoke(str(path), *extra)
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr.startswith(f"error: {path}") and "not a log" in result.stderr
+        assert result.stderr.count("\n") == 1
+    assert not audit_bytes(data, str(path)).report.ok
+
+
+@pytest.mark.parametrize("data", [
+    b'{"type": "nope", "seq": 0}\n',
     b'{"type":"melded","seq":0,"player":0,"meld":0,"cards":[[1]]}\n',
     b'{"type":"drew","seq":99999999999999999999999,"player":0,"card":"AS"}\n',
     b'{"type":"game_started","seq":0,"game_id":"g","variant":"nope","players":["a","b"]}\n'
     b'{"type":"hand_started","seq":1}\n{"type":"drew"',
+    b'{"type":"game_started","seq":0,"game_id":"g","variant":"stbl","players":["a","b"]}\n'
+    + b"[" * 100_000 + b'\n{"type":[],"seq":2}\n\x00\xff\n',
 ], ids=lambda d: repr(d[:20]))
 def test_malformed_input_is_reported_never_a_traceback(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "bad.jsonl"
