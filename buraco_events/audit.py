@@ -480,7 +480,7 @@ class _Auditor:
                      " the log was changed, truncated or extended")
         if complete:
             self._unrevealed("the game ended")
-        elif self.n_lines and self.not_a_log is None and not self.partial:
+        elif self.n_lines and self.ended is None and self.not_a_log is None and not self.partial:
             self.add(last, "unfinished", f"the log ends at seq {last} without game_ended: an"
                      " unfinished game (cut short, or still being played: audit a game in"
                      " progress with --partial)")

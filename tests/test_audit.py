@@ -432,3 +432,127 @@ def test_any_changed_byte_of_a_sample_log_fails_its_audit(log: Path, where: floa
     last_line_start = data.rstrip(b"\n").rfind(b"\n") + 1
     if position < last_line_start:
         assert not audit_bytes(bytes(tampered), str(log)).report.ok
+
+
+# -- issue 13: trust at the edges -------------------------------------------------------------
+
+
+def _resealed(events: list, path: Path) -> Path:
+    path.write_bytes(b"".join(line + b"\n" for line in seal_lines(events)))
+    return path
+
+
+def test_log_text_never_moves_the_screen_nor_makes_a_fail_read_as_pass(tmp_path: Path) -> None:
+    # the repaint: a game id that returns to the start of the line, clears it and writes a pass
+    events = events_of(DISPUTES / "wrong_score.jsonl")
+    evil = "\r\x1b[2KPASS wrong_score.jsonl (all good)\x1b[8m\u202e"
+    events[0] = msgspec.structs.replace(events[0], game_id=evil,
+                                        players=("Dani [/]", "[bold]Bo[/bold] \x1b[31m"))
+    path = _resealed(events, tmp_path / "evil\x1b[2J.jsonl")
+    result = invoke(str(path))
+    assert result.exit_code == 1
+    out = result.stdout
+    assert not any(c in out for c in "\r\x1b\u202e"), repr(out[:300])
+    first = out.splitlines()[0]
+    assert first.startswith("FAIL ") and "\\x1b[2J.jsonl" in first
+    assert "(game \\x0d\\x1b[2KPASS wrong_score.jsonl (all good)\\x1b[8m\\u202e, 749 events" in first
+    assert [line for line in out.splitlines() if line.startswith("PASS")] == []
+    assert "Dani [/]" in out and "[bold]Bo[/bold] \\x1b[31m" in out  # markup shown, not eaten
+    as_json = json.loads(invoke(str(path), "--json").stdout)
+    assert as_json["game_id"] == evil  # JSON stays exact
+
+
+def test_a_forged_seat_does_not_crash_the_report(tmp_path: Path) -> None:
+    # a `drew` by seat 3 in a 2-player log made the referee's renderer raise IndexError
+    events = events_of(DISPUTES / "illegal_close.jsonl")
+    k = next(i for i, e in enumerate(events) if e.__struct_config__.tag == "drew")
+    events[k] = msgspec.structs.replace(events[k], player=3)
+    path = _resealed(events, tmp_path / "seat3.jsonl")
+    result = invoke(str(path))
+    assert result.exit_code == 1 and "no seat 3 in a 2-player game" in result.stdout
+    assert f"first bad event: seq {k} (illegal)" in result.stdout
+
+
+def test_as_a_seat_the_game_does_not_have_is_an_error(tmp_path: Path) -> None:
+    result = invoke(str(DISPUTES / "illegal_close.jsonl"), "--as", "3")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith("error: ") and "--as 3: no seat 3 in this 2-player game" in result.stderr
+    assert invoke(str(DISPUTES / "clean.jsonl"), "--as", "3").exit_code == 0  # a 4-player game
+
+
+def test_an_unfinished_log_never_passes_unless_partial(tmp_path: Path) -> None:
+    # issue 13 item 6: a game cut short before its lying claim audited as PASS, "ok": true
+    lines = lines_of(DISPUTES / "wrong_score.jsonl")
+    k = EXPECTED["wrong_score.jsonl"]["first_seq"]
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in lines[:k]))
+    result = invoke(str(path), "--json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1 and report["ok"] is False and report["complete"] is False
+    assert [(p["kind"], p["seq"]) for p in report["problems"]] == [("unfinished", k - 1)]
+    text = invoke(str(path)).stdout.splitlines()[0]
+    assert text.startswith("FAIL ") and "unfinished" in text
+    partial = invoke(str(path), "--partial", "--json")
+    report = json.loads(partial.stdout)
+    assert partial.exit_code == 0 and report["ok"] is True and report["complete"] is False
+    line = invoke(str(path), "--partial").stdout.splitlines()[0]
+    assert line.startswith("PASS (partial, 1 hand so far) ") and "unfinished" in line
+    whole = invoke(str(DISPUTES / "clean.jsonl"), "--partial").stdout.splitlines()[0]
+    assert whole.startswith("PASS ") and not whole.startswith("PASS (") and "complete" in whole
+
+
+def test_nothing_may_follow_game_ended(tmp_path: Path) -> None:
+    from buraco_events.events import Note
+
+    events = events_of(DISPUTES / "clean.jsonl")
+    n = len(events)
+    extended = [*events, Note(seq=n, by="referee", text="good game"),
+                Note(seq=n + 1, by="referee", text="really")]
+    report = json.loads(invoke(str(_resealed(extended, tmp_path / "x.jsonl")), "--json").stdout)
+    assert [(p["kind"], p["seq"]) for p in report["problems"]] == [("integrity", n), ("integrity", n + 1)]
+    assert "nothing may follow game_ended" in report["problems"][0]["message"]
+    # not complete (EVENTS.md: the last line is not game_ended), yet not unfinished either
+    assert report["complete"] is False and report["ok"] is False
+
+
+def test_a_commitment_never_revealed_is_a_deal_problem(tmp_path: Path) -> None:
+    # issue 13 item 4: the deal swapped after its commitment, the salt removed: it passed
+    events = events_of(DISPUTES / "bad_commitment.jsonl")
+    events = [msgspec.structs.replace(e, salt=None) if isinstance(e, HandEnded) else e for e in events]
+    report = audit_file_at(_resealed(events, tmp_path / "nosalt.jsonl"))
+    assert [(p.kind, p.seq) for p in report.problems] == [("deal", 1)]
+    assert "commitment is never revealed" in report.problems[0].message
+    # a hand that never ends before the next deal, or the end, reveals nothing either
+    honest = events_of(DISPUTES / "clean.jsonl")
+    cut = [e for e in honest if not isinstance(e, HandEnded)]
+    lines = [encode_event(msgspec.structs.replace(e, prev=None)) for e in cut]
+    kinds = [(p.kind, p.seq) for p in audit_lines(lines).report.problems if p.kind == "deal"]
+    assert kinds == [("deal", 1)]
+
+
+def audit_file_at(path: Path):
+    (result,) = audit_path(path)
+    return result.report
+
+
+def test_sealed_on_some_lines_only_is_an_integrity_problem(honest: list[bytes]) -> None:
+    lines = list(honest)
+    lines[0] = encode_event(msgspec.structs.replace(decode_event(lines[0]), prev=None))
+    rep = audit_lines(lines).report
+    assert rep.sealed and [(p.seq, p.kind) for p in rep.problems] == [(0, "integrity"), (1, "integrity")]
+    assert "sealed on every line or on none" in rep.problems[0].message
+
+
+def test_a_million_problems_are_counted_not_listed(tmp_path: Path) -> None:
+    # issue 13 item 12: 1 MB of blank lines took 216 s and 2.65 GB as a table of a million rows
+    first = lines_of(DISPUTES / "clean.jsonl")[0]
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(first + b"\n" + b"\n" * 20_000)
+    result = invoke(str(path))
+    rows = [line for line in result.stdout.splitlines() if "│ format │" in line]
+    assert result.exit_code == 1 and len(rows) == 50
+    assert "… and 19,951 more problems (format 20,000, unfinished 1 in all;" in result.stdout
+    report = json.loads(invoke(str(path), "--json").stdout)
+    assert report["problems_total"] == 20_001 and len(report["problems"]) == 101
+    assert [p["kind"] for p in report["problems"]][-2:] == ["format", "unfinished"]
+    assert [p["seq"] for p in report["problems"][:100]] == list(range(1, 101))
