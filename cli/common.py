@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from buraco_events.log import LogError, NotALogError
+from buraco_events.log import LockedError, LogError, NotALogError
 from buraco_events.text import visible
 
 #: exit codes, the same for every command: all good, problems in input that was read, input that
@@ -60,8 +60,8 @@ def fail(message: str, code: int = UNREADABLE) -> NoReturn:
 def read_error_code(exc: BaseException) -> int:
     """Return the exit code of an error met reading a log: 2 when the input cannot be read
     (missing, unreadable, not a log), 1 for a problem in a log that was read."""
-    if isinstance(exc, LogError):
-        return UNREADABLE if isinstance(exc, NotALogError) else PROBLEMS
+    if isinstance(exc, LogError):  # a log another writer holds cannot be used now either
+        return UNREADABLE if isinstance(exc, NotALogError | LockedError) else PROBLEMS
     return UNREADABLE if isinstance(exc, OSError) else PROBLEMS
 
 
