@@ -298,3 +298,23 @@ def test_the_viewer_shows_each_seat_its_own_words_for_the_error(tmp_path, game):
             assert f"top card is {game[k].card}" not in table()
 
     asyncio.run(drive())
+
+
+def test_log_text_is_escaped_in_every_human_output(tmp_path, game):
+    # issue 13 item 3: escapes and bidi overrides reached the terminal raw; markup was eaten
+    evil = ("g\x1b[2J\r\u202e", ("Dani [/]", "[bold]Bo\x1b[31m"))
+    events = [msgspec.structs.replace(game[0], game_id=evil[0], players=evil[1]), *game[1:40]]
+    path = tmp_path / "evil\x1b].jsonl"
+    write_log(path, events)
+    static = run(path, "--static", "--as", "0")
+    assert static.exit_code == 0
+    assert not any(c in static.output for c in "\x1b\r\u202e")
+    assert "game g\\x1b[2J\\x0d\\u202e" in static.stdout
+    assert "Dani [/] (seat 0)" in static.stdout and "[bold]Bo\\x1b[31m" in static.stdout
+    assert json.loads(run(path, "--json").stdout)["game_id"] == evil[0]  # JSON stays exact
+    from cli.main import app as buraco
+
+    missing = tmp_path / "evil\x1b]2.jsonl"
+    for args in (["log", "check", str(path)], ["replay", str(missing)], ["log", "head", str(missing)]):
+        result = runner.invoke(buraco, args)
+        assert not any(c in result.output for c in "\x1b\r\u202e") and "evil\\x1b]" in result.output
