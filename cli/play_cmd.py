@@ -241,7 +241,7 @@ class Session:
         return True
 
     def _reject(self, reason: str) -> None:
-        self.say(Text(reason, style="red"))
+        self.say(Text(visible(reason), style="red"))  # it may quote what was typed
 
     def _resume_hint(self) -> str:
         path = visible(str(self.path))
@@ -331,7 +331,8 @@ def stdin_reader(state: GameState) -> str | None:
     out().print("> ", end="")
     line = sys.stdin.readline()
     if line and not sys.stdin.isatty():
-        out().print(line.rstrip("\n"), markup=False, highlight=False)  # a piped script reads as typed
+        # a piped script reads as typed (its control characters shown, never obeyed)
+        out().print(visible(line.rstrip("\n")), markup=False, highlight=False)
     return line if line else None
 
 
