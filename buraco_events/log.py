@@ -1,7 +1,11 @@
 """Log files: read, check, append to and repair game logs, and find them (the shell over `events`).
 
-A log is one game's JSON Lines file (EVENTS.md). Readers stream it line by line and name the
-first bad line. The chain helpers (`Chain`, `verify_chain`, `decode_lines`) do no I/O, so the
+A log is one game's JSON Lines file (EVENTS.md). Readers stream it line by line, keep at most
+`MAX_LINE` bytes of a line, and name the first bad line; `decode_line` is the one place bytes
+become an event, so whatever a hostile line makes the decoder raise is that line's `LogError`.
+Input with no event at all (empty, or a first line that is not a JSON object naming its `type`)
+is `NotALogError`: commands exit 2 for it, as for a missing file, and 1 for a log with problems.
+The chain helpers (`Chain`, `verify_chain`, `decode_lines`) do no I/O, so the
 audit can run them on lines from anywhere. The one writer of a log holds an exclusive `flock` and
 appends one `os.write` per line on an `O_APPEND` descriptor, so a crash leaves at most a torn last
 line, which `repair` truncates after a backup. Stored lines are never rewritten.
