@@ -5,27 +5,40 @@ into an `Audit`, so a file, an archive member or a test's list of lines is audit
 Only `audit_path` touches files, through `log.iter_logs` (this is a shell module).
 
 What is checked, line by line (EVENTS.md is the contract, RULES.md the game):
-- format: each line decodes as an event (`events.decode_event`); one problem per bad line.
+- format: each line decodes as an event (`log.decode_line`); one problem per bad line.
 - integrity: `seq` is 0, 1, 2... without gaps; `prev` is the SHA-256 of the previous line's exact
-  bytes (64 zeros on line 0); the head (SHA-256 of the last line) equals the expected one if given.
-  A log without any `prev` is *unsealed*: reported (kind `unsealed`, seq 0) but not a failure.
+  bytes (64 zeros on line 0); the head (SHA-256 of the last line) equals the expected one if given;
+  a log is sealed on every line or on none; nothing follows `game_ended` (one problem per line
+  after it). A log without any `prev` is *unsealed*: reported (kind `unsealed`, seq 0) but not a
+  failure.
 - deal: the engine's check of `hand_started` (the variant's deck, 11 cards per seat, two deads of
   11, the stock size of RULES 1, the upcard, the hand number and first seat); the `commitment`
-  against the salt revealed by that hand's `hand_ended` (reported at the `hand_started` seq).
+  against the salt revealed by that hand's `hand_ended`, and a commitment never revealed (its
+  `hand_ended` has no salt, or the next deal or the end of the game comes first), both reported
+  at the `hand_started` seq.
 - legality: every event goes through `engine.check` then `engine.apply`; the first illegal event
   (or undecodable line, or bad deal) stops the replay.
 - score: each `hand_ended.scores` claim and the `game_ended` totals and winner against the engine's
   recount (`engine.hand_scores`, kept in `GameState.hand_results`).
+- unfinished: a log is *complete* when its last line is `game_ended` (EVENTS.md); one that stops
+  earlier gets a problem of kind `unfinished` at its last seq, so it never passes as a whole game,
+  unless the audit is `partial` (a game in progress: then it passes as far as it goes, and the
+  report says `complete: false`).
 
 Seqs in problems: a line's own `seq` when it decodes, else the seq the line should have had.
-File-level problems use the seq of the line they concern: `unsealed` seq 0, a head mismatch or a
-missing final newline the last line's seq, an empty log seq 0.
+File-level problems use the seq of the line they concern: `unsealed` seq 0, a head mismatch, a
+missing final newline or `unfinished` the last line's seq, an empty log seq 0.
+
+Work is proportional to the input and memory bounded: a report keeps the first `PROBLEMS_KEPT`
+problems in seq order (and always the first of each kind), and counts them all in
+`problems_total`; a file whose first line is not an event stops at that line (`Audit.not_a_log`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
+import heapq
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,13 +48,32 @@ import msgspec
 
 from .archive import ArchiveError
 from .engine import GameState, IllegalMove, apply, check, hand_scores
-from .events import ZERO_HASH, AnyEvent, GameEnded, GameStarted, HandEnded, HandStarted
-from .log import LogError, RawLines, decode_lines, iter_logs
+from .events import (
+    ZERO_HASH,
+    AnyEvent,
+    GameEnded,
+    GameStarted,
+    HandEnded,
+    HandStarted,
+    event_type,
+)
+from .log import (
+    LogError,
+    NotALogError,
+    RawLines,
+    decode_line,
+    is_torn_write,
+    iter_logs,
+    line_decoder,
+)
 from .scoring import TeamScore
 
-ProblemKind = Literal["format", "integrity", "deal", "illegal", "score", "unsealed"]
+ProblemKind = Literal["format", "integrity", "deal", "illegal", "score", "unfinished", "unsealed"]
 #: kinds that make a log fail (an unsealed log can still pass)
-FAILING: frozenset[str] = frozenset({"format", "integrity", "deal", "illegal", "score"})
+FAILING: frozenset[str] = frozenset({"format", "integrity", "deal", "illegal", "score", "unfinished"})
+#: how many problems a report keeps (the first ones in seq order, plus the first of each kind);
+#: `problems_total` counts them all, so a hostile file cannot make a report of any size
+PROBLEMS_KEPT = 100
 
 
 class Problem(msgspec.Struct, frozen=True):
@@ -76,16 +108,24 @@ class HandReport(msgspec.Struct, frozen=True):
 
 
 class AuditReport(msgspec.Struct, frozen=True):
-    """The verdict on one log: the exact `--json` shape of `buraco audit`."""
+    """The verdict on one log: the exact `--json` shape of `buraco audit`.
+
+    `ok` is the verdict on the log as far as it goes; `complete` says whether that is the whole
+    game (the last line is `game_ended`): without `--partial`, an unfinished log is never ok.
+    `problems` holds the first `PROBLEMS_KEPT` problems in seq order (and the first of each
+    kind); `problems_total` counts every problem found.
+    """
 
     path: str
     game_id: str | None
     ok: bool
+    complete: bool
     sealed: bool
     head: str | None
     events: int
     hands: list[HandReport]
     problems: list[Problem]
+    problems_total: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,11 +141,14 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Audit:
-    """An audit's report plus what a human report needs to show the first finding."""
+    """An audit's report plus what a human report needs: the first finding, the number of seats,
+    the count of problems of each kind, and why the input is not a log at all (if it is not)."""
 
     report: AuditReport
     finding: Finding | None
     n_players: int
+    kind_counts: dict[str, int]
+    not_a_log: str | None = None
 
 
 class AuditInputError(ValueError):
@@ -131,38 +174,21 @@ def split_lines(data: bytes, name: str = "<log>") -> RawLines:
     return RawLines(name, lines, tail)
 
 
-def iter_decoded(lines: Iterable[bytes]) -> Iterator[tuple[bytes, AnyEvent | LogError]]:
+def iter_decoded(lines: Iterable[bytes], name: str = "<log>") -> Iterator[tuple[bytes, AnyEvent | LogError]]:
     """Yield every line with its event, or the error naming what is wrong, going on past bad lines.
 
-    Decoding is `log.decode_lines` (older schemas upcast by what line 1 declares); after a bad
-    line it restarts on the remaining lines behind line 1 again, whose decoding is skipped.
+    Decoding is `log.decode_line`, the one reader of every command (older schemas upcast by what
+    line 1 declares); an OSError of the source propagates (the path is unreadable, not the line).
     """
-    rest = iter(lines)
-    current = [b""]
-
-    def tap() -> Iterator[bytes]:
-        for line in rest:
-            current[0] = line
-            yield line
-
-    first: list[bytes] = []  # line 1 once decoded (it fixes the schema) is fed to every restart
-    while True:
-        skip = bool(first)
+    decode = line_decoder(b"")
+    for lineno, line in enumerate(lines, 1):
+        if lineno == 1:
+            decode = line_decoder(line)
         try:
-            for lineno, line, event in decode_lines(itertools.chain(first, tap())):
-                if skip:
-                    skip = False
-                    continue
-                if lineno == 1:
-                    first.append(line)
-                yield line, event
-            return
+            event: AnyEvent | LogError = decode_line(line, lineno, name, decode)
         except LogError as exc:
-            yield current[0], exc
-        except OSError:
-            raise  # the source failed, not the line: the caller reports an unreadable path
-        except Exception as exc:  # a log is untrusted input: no traceback, whatever the bytes
-            yield current[0], LogError("<log>", None, None, None, f"not an event: {exc!r}")
+            event = exc
+        yield line, event
 
 
 def deck_text(ev: HandStarted) -> str:
@@ -204,41 +230,103 @@ def _diff_words(claimed: Iterable[int], recount: Iterable[int]) -> str:
     return ", ".join(parts)
 
 
+class _Problems:
+    """The problems of one audit, in bounded memory: the `PROBLEMS_KEPT` lowest seqs (ties in the
+    order found), the first of each kind, and a count of every kind."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, int, Problem]] = []  # (-seq, -order): the kept one to drop first
+        self._first: dict[str, tuple[int, int, Problem]] = {}
+        self._order = 0
+        self.counts: Counter[str] = Counter()
+
+    def add(self, problem: Problem) -> None:
+        """Count a problem, and keep it if it is among the first ones."""
+        self._order += 1
+        self.counts[problem.kind] += 1
+        if not self.keeps(problem.seq, problem.kind):
+            return
+        key = (problem.seq, self._order)
+        first = self._first.get(problem.kind)
+        if first is None or key < first[:2]:
+            self._first[problem.kind] = (*key, problem)
+        entry = (-problem.seq, -self._order, problem)
+        if len(self._heap) < PROBLEMS_KEPT:
+            heapq.heappush(self._heap, entry)
+        elif entry > self._heap[0]:
+            heapq.heapreplace(self._heap, entry)
+
+    def keeps(self, seq: int, kind: str) -> bool:
+        """Return whether a problem found now at `seq` would be kept (else it is only counted)."""
+        heap = self._heap
+        return len(heap) < PROBLEMS_KEPT or seq < -heap[0][0] or kind not in self._first
+
+    def count(self, kind: str, n: int) -> None:
+        """Count `n` more problems of a kind that are not kept (beyond the first ones)."""
+        if n:
+            self.counts[kind] += n
+
+    @property
+    def total(self) -> int:
+        """Return how many problems were found."""
+        return sum(self.counts.values())
+
+    def kept(self) -> list[Problem]:
+        """Return the kept problems in seq order (ties in the order they were found)."""
+        entries = {(-e[0], -e[1]): e[2] for e in self._heap}
+        entries.update({(seq, order): p for seq, order, p in self._first.values()})
+        return [entries[key] for key in sorted(entries)]
+
+
 class _Auditor:
     """The fold of `audit_lines`: one instance per log, fed line by line."""
 
-    def __init__(self, path: str, expect_head: str | None):
+    def __init__(self, path: str, expect_head: str | None, partial: bool = False):
         self.path = path
         self.expect_head = expect_head
-        self.problems: list[Problem] = []
+        self.partial = partial
+        self.problems = _Problems()
+        self.fresh: list[Problem] = []  # the problems the current line added
         self.state = GameState()
         self.live = True  # the replay goes on until the first illegal event
         self.finding: Finding | None = None
         self.game_id: str | None = None
         self.last_seq = -1
-        self.prev_hash = ZERO_HASH
+        self.last_line: bytes | None = None  # hashed only when needed: a bad line's hash rarely is
         self.n_lines = 0
         self.n_decoded = 0
         self.with_prev = 0
-        self.without_prev: list[int] = []
-        self.deals: dict[int, HandStarted] = {}
-        self.claims: dict[int, HandEnded] = {}
+        self.without_prev: list[int] = []  # the first PROBLEMS_KEPT seqs; n_without_prev counts
+        self.n_without_prev = 0
+        self.ended: int | None = None  # seq of the first game_ended
+        self.complete = False  # the last line read is game_ended
+        self.not_a_log: str | None = None
+        self.pending: HandStarted | None = None  # a deal whose commitment awaits its salt
+        self.open_claim: HandEnded | None = None  # the claim of the hand the replay stopped in
         self.hands: list[HandReport] = []
 
-    def add(self, seq: int, kind: ProblemKind, message: str) -> None:
-        self.problems.append(Problem(seq, kind, message))
+    @property
+    def prev_hash(self) -> str:
+        """Return the SHA-256 of the last line read (64 zeros before line 1): the next `prev`."""
+        return ZERO_HASH if self.last_line is None else hashlib.sha256(self.last_line).hexdigest()
 
-    def note_finding(self, seq: int, line: bytes, ev: AnyEvent | None, before: GameState | None,
-                     start: int) -> None:
+    def add(self, seq: int, kind: ProblemKind, message: str) -> None:
+        problem = Problem(seq, kind, message)
+        self.problems.add(problem)
+        self.fresh.append(problem)
+
+    def note_finding(self, seq: int, line: bytes, ev: AnyEvent | None,
+                     before: GameState | None) -> None:
         """Keep the first failing problem this line added, with the table just before it."""
         if self.finding is not None or not self.live and before is None:
             return
-        for p in self.problems[start:]:
+        for p in self.fresh:
             if p.kind in FAILING and p.seq == seq:
                 state = before if before is not None else self.state.copy()
                 seat = getattr(ev, "player", None)
-                if seat is None and state.n_players:
-                    seat = state.to_play
+                if seat is None or seat >= state.n_players:
+                    # no such seat in this game (a forged event): show the seat to play
+                    seat = state.to_play if state.n_players else None
                 self.finding = Finding(p, line, ev, state, seat)
                 return
 
@@ -246,34 +334,50 @@ class _Auditor:
         index = self.n_lines
         self.n_lines += 1
         want_seq = self.last_seq + 1
-        start = len(self.problems)
+        self.fresh = []
         ev: AnyEvent | None = None
         if isinstance(decoded, LogError):
             seq = decoded.seq if decoded.seq is not None and decoded.field != "seq" else want_seq
-            self.add(seq, "format", f"line {index + 1}: {decoded.message}")
+            if self.finding is None or self.problems.keeps(seq, "format"):
+                self.add(seq, "format", f"line {index + 1}: {decoded.message}")
+            else:  # a run of bad lines (a hostile file): counted, not built
+                self.problems.count("format", 1)
+            if isinstance(decoded, NotALogError):
+                self.not_a_log = str(decoded)
         else:
             ev = decoded
             seq = ev.seq
             self.n_decoded += 1
             self._check_chain(ev, want_seq, index)
+        self.complete = isinstance(ev, GameEnded)
         self.last_seq = seq
-        self.prev_hash = hashlib.sha256(line).hexdigest()
+        self.last_line = line
+        after_end = self.ended is not None
+        if after_end:
+            # EVENTS.md: nothing may follow game_ended; the game is over, so nothing is replayed
+            self.add(seq, "integrity", f"{'an event' if ev is None else event_type(ev)} after"
+                     f" game_ended (seq {self.ended}): nothing may follow game_ended (was the log"
+                     " extended after the game?)")
+        elif isinstance(ev, GameEnded):
+            self.ended = seq
         before: GameState | None = None
         if self.live:
-            self.note_finding(seq, line, ev, None, start)  # format or chain: the table before it
+            self.note_finding(seq, line, ev, None)  # format or chain: the table before it
             if ev is None:
                 self.live = False  # a missing event leaves nothing sound to replay
-            else:
-                before = self._replay(ev, line, start)
-        if ev is not None:
+            elif not after_end:
+                before = self._replay(ev, line)
+        if ev is not None and not after_end:
             self._note_claims(ev)
-        self.note_finding(seq, line, ev, before, start)
+        self.note_finding(seq, line, ev, before)
 
     def _check_chain(self, ev: AnyEvent, want_seq: int, index: int) -> None:
         if ev.seq != want_seq:
             self.add(ev.seq, "integrity", _seq_words(ev.seq, want_seq))
         if ev.prev is None:
-            self.without_prev.append(ev.seq)
+            self.n_without_prev += 1
+            if len(self.without_prev) < PROBLEMS_KEPT:
+                self.without_prev.append(ev.seq)
         else:
             self.with_prev += 1
             if ev.prev != self.prev_hash:
@@ -286,7 +390,7 @@ class _Auditor:
         if index == 0 and isinstance(ev, GameStarted):
             self.game_id = ev.game_id
 
-    def _replay(self, ev: AnyEvent, line: bytes, start: int) -> GameState | None:
+    def _replay(self, ev: AnyEvent, line: bytes) -> GameState | None:
         """Check and apply one event; return a copy of the state before it if a claim is judged."""
         state = self.state
         if ev.seq != state.next_seq:
@@ -299,7 +403,7 @@ class _Auditor:
                 "deal" if isinstance(ev, HandStarted) and state.phase == "deal" else "illegal"
             )
             self.add(self.last_seq, kind, exc.reason)
-            self.note_finding(self.last_seq, line, ev, None, start)
+            self.note_finding(self.last_seq, line, ev, None)
             self.live = False
             return None
         judged = isinstance(ev, HandEnded | GameEnded)
@@ -332,40 +436,67 @@ class _Auditor:
             self.add(seq, "score", f"winner: claimed team {ev.winner}, recount team {state.winner}")
 
     def _note_claims(self, ev: AnyEvent) -> None:
-        """Remember deals and claims; check a commitment once its hand reveals the salt."""
+        """Check a commitment once its hand ends (EVENTS.md: the salt must be revealed); keep the
+        claim of the hand the replay stopped in. Only one deal waits for its salt at a time."""
         if isinstance(ev, HandStarted):
-            self.deals.setdefault(ev.hand, ev)
+            self._unrevealed(f"the next deal (seq {ev.seq}) came first")
+            if ev.commitment is not None:
+                self.pending = ev
         elif isinstance(ev, HandEnded):
-            self.claims.setdefault(ev.hand, ev)
-            deal = self.deals.get(ev.hand)
-            if deal is not None and deal.commitment is not None and ev.salt is not None:
-                if deal_commitment(ev.salt, deal) != deal.commitment:
-                    self.add(deal.seq, "deal",
-                             f"hand {ev.hand}: the deal does not match its commitment with the salt"
-                             f" of seq {ev.seq}: the cards were changed after the commitment")
+            if not self.live and ev.hand == self.state.hand_no and self.open_claim is None:
+                self.open_claim = ev
+            deal = self.pending
+            if deal is None or deal.hand != ev.hand:
+                return
+            self.pending = None
+            if ev.salt is None:
+                self.add(deal.seq, "deal", f"hand {ev.hand}: the deal's commitment is never revealed:"
+                         f" hand_ended (seq {ev.seq}) has no salt, so the deal cannot be checked")
+            elif deal_commitment(ev.salt, deal) != deal.commitment:
+                self.add(deal.seq, "deal",
+                         f"hand {ev.hand}: the deal does not match its commitment with the salt"
+                         f" of seq {ev.seq}: the cards were changed after the commitment")
+
+    def _unrevealed(self, why: str) -> None:
+        """Report the waiting deal's commitment as never revealed."""
+        deal, self.pending = self.pending, None
+        if deal is not None:
+            self.add(deal.seq, "deal", f"hand {deal.hand}: the deal's commitment is never revealed:"
+                     f" {why} without its hand_ended and salt")
 
     def finish(self, torn: bool) -> Audit:
         last = max(self.last_seq, 0)
-        head = self.prev_hash if self.n_lines else None
+        head = self.prev_hash if self.last_line is not None else None
+        complete = self.complete and not torn
         if not self.n_lines:
             self.add(0, "format", "empty log: no events")
+            self.not_a_log = f"{self.path}: empty file: not a log (a log holds at least its" \
+                             " game_started line)"
         elif torn:
             self.add(last, "format", f"line {self.n_lines}: torn last line (no final newline:"
                      " a write was cut short)")
         sealed = self.with_prev > 0
         if sealed:
             for seq in self.without_prev:
-                self.add(seq, "integrity", "prev missing in a sealed log")
+                self.add(seq, "integrity", "prev missing, but other lines have one: a log is"
+                         " sealed on every line or on none")
+            self.problems.count("integrity", self.n_without_prev - len(self.without_prev))
         elif self.n_decoded:
             self.add(0, "unsealed", "no line has a prev: the log is unsealed, so changes to it"
                      " cannot be detected (it is still replayed and checked)")
         if self.expect_head is not None and head != self.expect_head:
             self.add(last, "integrity", f"head {head} differs from the expected {self.expect_head}:"
                      " the log was changed, truncated or extended")
+        if complete:
+            self._unrevealed("the game ended")
+        elif self.n_lines and self.ended is None and self.not_a_log is None and not self.partial:
+            self.add(last, "unfinished", f"the log ends at seq {last} without game_ended: an"
+                     " unfinished game (cut short, or still being played: audit a game in"
+                     " progress with --partial)")
         hands = list(self.hands)
         state = self.state
         if state.phase in ("draw", "play", "dead", "hand_end") and len(state.hand_results) == state.hand_no:
-            claim = self.claims.get(state.hand_no)
+            claim = self.open_claim
             sheet = hand_scores(state)
             hands.append(HandReport(
                 hand=state.hand_no, reason=None, closed_by=state.closed_by,
@@ -373,22 +504,26 @@ class _Auditor:
                 claimed=list(claim.scores) if claim is not None else None,
                 detail=[team_line(s) for s in sheet],
             ))
-        problems = sorted(self.problems, key=lambda p: p.seq)
+        counts = self.problems.counts
         report = AuditReport(
             path=self.path, game_id=self.game_id,
-            ok=not any(p.kind in FAILING for p in problems), sealed=sealed, head=head,
-            events=self.n_lines, hands=hands, problems=problems,
+            ok=not any(counts[k] for k in FAILING), complete=complete, sealed=sealed, head=head,
+            events=self.n_lines, hands=hands, problems=self.problems.kept(),
+            problems_total=self.problems.total,
         )
-        return Audit(report, self.finding, state.n_players)
+        return Audit(report, self.finding, state.n_players, dict(counts), self.not_a_log)
 
 
-def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None = None) -> Audit:
+def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None = None,
+                partial: bool = False) -> Audit:
     """Audit one log given as its whole lines (bytes without `\\n`).
 
     A `log.RawLines` also brings its torn last line (`tail`), audited as a last line that lacks
-    its newline.
+    its newline. `partial` audits a game in progress: an unfinished log is then no problem (the
+    report still says `complete: false`). A first line that is not an event ends the audit
+    there: the input is not a log (`Audit.not_a_log`), and its other lines say nothing more.
     """
-    auditor = _Auditor(path, expect_head)
+    auditor = _Auditor(path, expect_head, partial)
     torn = False
 
     def with_tail() -> Iterator[bytes]:
@@ -399,31 +534,39 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
             torn = True
             yield tail
 
-    for line, decoded in iter_decoded(with_tail()):
+    for line, decoded in iter_decoded(with_tail(), path or "<log>"):
+        if torn and isinstance(decoded, NotALogError) and is_torn_write(line, 0):
+            # a first line cut short while written is a torn log (`log repair`), as log.py says
+            decoded = LogError(decoded.path, decoded.lineno, decoded.seq, decoded.field,
+                               decoded.message.removeprefix("not a log: "))
         auditor.feed(line, decoded)
+        if auditor.not_a_log is not None:
+            break
     return auditor.finish(torn)
 
 
-def audit_bytes(data: bytes, path: str = "", expect_head: str | None = None) -> Audit:
+def audit_bytes(data: bytes, path: str = "", expect_head: str | None = None,
+                partial: bool = False) -> Audit:
     """Audit one log given as the bytes of its file."""
-    return audit_lines(split_lines(data, path), path, expect_head)
+    return audit_lines(split_lines(data, path), path, expect_head, partial)
 
 
 # -- shell: files -----------------------------------------------------------------------------
 
 
-def audit_path(path: Path, expect_head: str | None = None) -> Iterator[Audit]:
+def audit_path(path: Path, expect_head: str | None = None, partial: bool = False) -> Iterator[Audit]:
     """Audit every log at a path: a log file, a folder of `*.jsonl` (recursive) or an archive.
 
-    Raises `AuditInputError` when the path is missing, unreadable or holds no log.
+    Raises `AuditInputError` when the path is missing, unreadable or holds no log. A file that is
+    not a log at all is still yielded, its `Audit.not_a_log` set (the caller says so, exit 2).
     """
     if not path.exists():
-        raise AuditInputError(f"{path}: no such file or folder")
+        raise AuditInputError(f"{path}: cannot read: no such file or folder")
     found = False
     try:
         for name, lines in iter_logs(path):
             found = True
-            yield audit_lines(lines, name, expect_head)
+            yield audit_lines(lines, name, expect_head, partial)
     except OSError as exc:
         raise AuditInputError(f"{exc.filename or path}: cannot read ({exc.strerror or exc})") from None
     except ArchiveError as exc:

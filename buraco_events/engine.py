@@ -51,12 +51,28 @@ PLAYING_PHASES = ("draw", "play", "dead")
 
 
 class IllegalMove(ValueError):
-    """An event the rules do not allow here; the state is left unchanged."""
+    """An event the rules do not allow here; the state is left unchanged.
 
-    def __init__(self, seq: int | None, player: int | None, phase: str, reason: str):
+    `reason` is the referee's: it may name hidden cards (the stock's top, a closed pile, the card
+    a play would leave in a hand). `public` says which rule was broken naming only cards every
+    seat sees: the table's face-up cards (melds, an open pile, a closed pile's top, the top of a
+    pile just taken, the one card taken from an open pile) and those the event itself lays face
+    up (a meld, a lay-off, a discard). What a seat is shown is `public` (`projections.seat_error`).
+    """
+
+    def __init__(self, seq: int | None, player: int | None, phase: str, reason: str,
+                 public: str | None = None):
         self.seq, self.player, self.phase, self.reason = seq, player, phase, reason
-        who = f"seat {player}, " if player is not None else ""
-        super().__init__(f"seq {seq}: {who}phase {phase}: {reason}")
+        self.public = reason if public is None else public
+        super().__init__(self._text(reason))
+
+    def _text(self, reason: str) -> str:
+        who = f"seat {self.player}, " if self.player is not None else ""
+        return f"seq {self.seq}: {who}phase {self.phase}: {reason}"
+
+    def public_text(self) -> str:
+        """Return the error as `str()` does, with the public reason."""
+        return self._text(self.public)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,8 +204,9 @@ def team_of(seat: int) -> int:
     return seat % 2
 
 
-def _fail(state: GameState, ev: Event, reason: str) -> IllegalMove:
-    return IllegalMove(ev.seq, getattr(ev, "player", None), state.phase, reason)
+def _fail(state: GameState, ev: Event, reason: str, public: str | None = None) -> IllegalMove:
+    """Return the error for `ev`; `public` when `reason` names a card some seat cannot see."""
+    return IllegalMove(ev.seq, getattr(ev, "player", None), state.phase, reason, public)
 
 
 def _need(hand: Counter[Card], cards: Iterable[Card]) -> dict[Card, int] | None:
@@ -292,7 +309,8 @@ def _check_hand_started(state: GameState, ev: HandStarted) -> None:
             parts.append("extra " + _fmt(sorted(extra.elements())))
         if short:
             parts.append("missing " + _fmt(sorted(short.elements())))
-        raise _fail(state, ev, f"the deal is not the {rules.deck_size}-card deck: " + "; ".join(parts))
+        raise _fail(state, ev, f"the deal is not the {rules.deck_size}-card deck: " + "; ".join(parts),
+                    f"the deal is not the {rules.deck_size}-card deck")
 
 
 @lru_cache(maxsize=8)
@@ -308,7 +326,8 @@ def _check_drew(state: GameState, ev: Drew) -> None:
     if not state.stock:
         raise _fail(state, ev, "the stock is empty")
     if ev.card != state.stock[-1]:
-        raise _fail(state, ev, f"drew {ev.card} but the stock's top card is {state.stock[-1]}")
+        raise _fail(state, ev, f"drew {ev.card} but the stock's top card is {state.stock[-1]}",
+                    "drew a card that is not the stock's top card")
 
 
 def _check_took_pile(state: GameState, ev: TookPile) -> None:
@@ -320,7 +339,10 @@ def _check_took_pile(state: GameState, ev: TookPile) -> None:
     if not state.pile:
         raise _fail(state, ev, "the discard pile is empty")
     if tuple(ev.cards) != tuple(state.pile):
-        raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}")
+        # a closed pile shows only its top: which cards differ is hidden
+        public = None if state.rules.pile == "open" else "took_pile cards differ from the pile"
+        raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}",
+                    public)
     if state.rules.pile == "open":
         if len(state.pile) == 1 and state.rules.no_single_card_return:
             trial = _trial_take(state, ev)
@@ -415,9 +437,11 @@ def _check_after_play(
     (last,) = _kept(state, player, need)
     if not state.can_take_dead(team):
         if not state.has_closing_canasta(team, meld()):
-            raise _fail(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {_canasta_need(state)} to close")
+            raise _fail(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {_canasta_need(state)} to close",
+                        f"this play leaves a single card, which could not be discarded: the team has no {_canasta_need(state)} to close")
         if state.rules.no_wild_last_discard and is_wild_card(last):
-            raise _fail(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard")
+            raise _fail(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard",
+                        "this play leaves a single card, a wild, which may not be the closing discard")
 
 
 def _check_top_still_usable(

@@ -204,10 +204,16 @@ def _field_of(message: str) -> str | None:
     return path.lstrip(".") or None
 
 
+def _seq_of(raw: Any) -> int | None:
+    """Return a raw line's `seq` when it is an int (to name the line in an error), else None."""
+    seq = raw.get("seq") if isinstance(raw, dict) else None
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+
+
 def _format_error(exc: Exception, raw: Any) -> EventFormatError:
     msg = str(exc)
     field = _field_of(msg)
-    seq = raw.get("seq") if isinstance(raw, dict) and isinstance(raw.get("seq"), int) else None
+    seq = _seq_of(raw)
     if isinstance(raw, dict) and "type" in raw and raw["type"] not in TAGS:
         return EventFormatError(
             f"unknown event type {raw['type']!r} (known: {', '.join(TAGS)})", "type", seq
@@ -240,7 +246,7 @@ def _normalize_cards(raw: dict[str, Any]) -> None:
             elif isinstance(value, str):
                 raw[name] = parse_card(value)
         except CardError as exc:
-            raise EventFormatError(f"field {name}: {exc}", name, raw.get("seq")) from None
+            raise EventFormatError(f"field {name}: {exc}", name, _seq_of(raw)) from None
 
 
 def decode_event(line: bytes | str) -> AnyEvent:
@@ -264,7 +270,9 @@ def decode_event(line: bytes | str) -> AnyEvent:
     if not isinstance(raw, dict):
         raise EventFormatError("an event must be a JSON object")
     if "type" not in raw:
-        raise EventFormatError("field type: missing (every event has a type)", "type", raw.get("seq"))
+        raise EventFormatError("field type: missing (every event has a type)", "type", _seq_of(raw))
+    if not isinstance(raw["type"], str):
+        raise EventFormatError("field type: not a string (it names the event)", "type", _seq_of(raw))
     _normalize_cards(raw)
     try:
         return msgspec.convert(raw, AnyEvent)

@@ -1,7 +1,11 @@
 """Log files: read, check, append to and repair game logs, and find them (the shell over `events`).
 
-A log is one game's JSON Lines file (EVENTS.md). Readers stream it line by line and name the
-first bad line. The chain helpers (`Chain`, `verify_chain`, `decode_lines`) do no I/O, so the
+A log is one game's JSON Lines file (EVENTS.md). Readers stream it line by line, keep at most
+`MAX_LINE` bytes of a line, and name the first bad line; `decode_line` is the one place bytes
+become an event, so whatever a hostile line makes the decoder raise is that line's `LogError`.
+Input with no event at all (empty, or a first line that is not a JSON object naming its `type`)
+is `NotALogError`: commands exit 2 for it, as for a missing file, and 1 for a log with problems.
+The chain helpers (`Chain`, `verify_chain`, `decode_lines`) do no I/O, so the
 audit can run them on lines from anywhere. The one writer of a log holds an exclusive `flock` and
 appends one `os.write` per line on an `O_APPEND` descriptor, so a crash leaves at most a torn last
 line, which `repair` truncates after a backup. Stored lines are never rewritten.
@@ -30,6 +34,7 @@ from .events import (
     HandEnded,
     decode_event,
     encode_event,
+    event_type,
     line_hash,
     seal_lines,
 )
@@ -41,6 +46,10 @@ FSYNC_POLICIES: tuple[FsyncPolicy, ...] = ("hand", "event", "none")
 
 _BOM = b"\xef\xbb\xbf"
 _strict_decoder = msgspec.json.Decoder(AnyEvent)
+#: the longest line a reader accepts, in bytes. A deal is under 1 KB and a `game_started` with
+#: its rules a few KB; a longer line is not an event, and holding it whole would let any file
+#: take any memory, so readers keep at most this much of a line (writers refuse longer ones).
+MAX_LINE = 1 << 20
 
 
 class LogError(Exception):
@@ -63,6 +72,10 @@ class LogError(Exception):
             if self.seq is not None:
                 where += f" (seq {self.seq})"
         return f"{where}: {self.message}"
+
+
+class NotALogError(LogError):
+    """Input that is not a log at all: empty, or its first line is not an event (exit code 2)."""
 
 
 class TornTailError(LogError):
@@ -111,11 +124,17 @@ class _FileLines(RawLines):
     def __iter__(self) -> Iterator[bytes]:
         self.tail = b""
         with open(self.path, "rb") as f:
-            for chunk in f:
+            while chunk := f.readline(MAX_LINE + 1):
                 if chunk[-1] == 10:
                     yield chunk[:-1]
+                elif len(chunk) <= MAX_LINE:
+                    self.tail = chunk  # the end of the file: a torn last line
                 else:
-                    self.tail = chunk
+                    # too long to be an event: `decode_lines` rejects it by its length; a reader
+                    # that goes on (the audit) skips the rest of it in bounded steps
+                    yield chunk
+                    while (rest := f.readline(1 << 16)) and rest[-1] != 10:
+                        pass
 
 
 def raw_lines(path: StrPath) -> RawLines:
@@ -143,7 +162,7 @@ def _schema_version(first_line: bytes) -> int:
     """Return the schema version a log's first line declares (the current one when absent)."""
     try:
         raw = msgspec.json.decode(first_line)
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except Exception:  # not JSON, not UTF-8, nested too deeply: decoding the line says which
         return SCHEMA_VERSION
     if isinstance(raw, dict) and raw.get("type") == "game_started":
         version = raw.get("schema_version")
@@ -163,12 +182,26 @@ def _decode_old(line: bytes, version: int) -> AnyEvent:
     return decode_event(msgspec.json.encode(upcast(raw, version)))
 
 
+_BLANK = "blank line (every line holds one event)"
+
+
+def _names_an_event(line: bytes) -> bool:
+    """Return whether a line is a JSON object with a string `type`: an event, maybe a bad one."""
+    try:
+        raw = msgspec.json.decode(line.removeprefix(_BOM))
+    except Exception:  # not JSON, not UTF-8, nested too deeply
+        return False
+    return isinstance(raw, dict) and isinstance(raw.get("type"), str)
+
+
 def _line_error(name: str, lineno: int, line: bytes, exc: EventFormatError) -> LogError:
-    """Return the error for a line that does not decode, refining what msgspec says."""
+    """Return the error for a line that does not decode, refining what msgspec says.
+
+    A first line that is not even a JSON object naming its `type` makes the input not a log at
+    all (`NotALogError`): every log starts with an event (EVENTS.md).
+    """
     message, field = str(exc), exc.field
-    if not line.strip():
-        message, field = "blank line (every line holds one event)", None
-    elif lineno == 1 and line.startswith(_BOM):
+    if lineno == 1 and line.startswith(_BOM):
         message, field = "starts with a byte order mark (a log is UTF-8 without BOM)", None
     else:
         try:
@@ -176,7 +209,39 @@ def _line_error(name: str, lineno: int, line: bytes, exc: EventFormatError) -> L
         except UnicodeDecodeError as bad:
             message = f"not UTF-8: byte 0x{line[bad.start]:02x} at column {bad.start + 1}"
             field = None
+    if lineno == 1 and not _names_an_event(line):
+        return NotALogError(name, lineno, exc.seq, field, f"not a log: {message}")
     return LogError(name, lineno, exc.seq, field, message)
+
+
+def decode_line(line: bytes, lineno: int, name: str = "<log>",
+                decode: Callable[[bytes], AnyEvent] = decode_event) -> AnyEvent:
+    """Return one stored line's event; raise `LogError` naming file, line, seq and field.
+
+    This is where every reader turns untrusted bytes into an event: whatever a line makes the
+    decoder raise (a nesting too deep, a value of the wrong type) becomes that line's `LogError`.
+    """
+    blank = not line or line.isspace()
+    if blank or len(line) > MAX_LINE:
+        error = NotALogError if lineno == 1 else LogError
+        what = "not a log: " if lineno == 1 else ""
+        why = _BLANK if blank else f"line longer than {MAX_LINE:,} bytes (no event is that long)"
+        raise error(name, lineno, None, None, what + why)
+    try:
+        return decode(line)
+    except EventFormatError as exc:
+        raise _line_error(name, lineno, line, exc) from None
+    except Exception as exc:  # a log is untrusted input: no traceback, whatever the bytes
+        why = "nested too deeply" if isinstance(exc, RecursionError) else type(exc).__name__
+        raise _line_error(name, lineno, line, EventFormatError(f"not an event ({why})")) from None
+
+
+def line_decoder(first_line: bytes) -> Callable[[bytes], AnyEvent]:
+    """Return the decoder of a log's lines: line 1 declares the schema (older ones are upcast)."""
+    version = _schema_version(first_line) if len(first_line) <= MAX_LINE else SCHEMA_VERSION
+    if version < SCHEMA_VERSION:
+        return functools.partial(_decode_old, version=version)
+    return decode_event
 
 
 def decode_lines(
@@ -186,32 +251,47 @@ def decode_lines(
     decode: Callable[[bytes], AnyEvent] = decode_event
     for lineno, line in enumerate(lines, 1):
         if lineno == 1:
-            version = _schema_version(line)
-            if version < SCHEMA_VERSION:
-                decode = functools.partial(_decode_old, version=version)
-        try:
-            event = decode(line)
-        except EventFormatError as exc:
-            raise _line_error(name, lineno, line, exc) from None
-        yield lineno, line, event
+            decode = line_decoder(line)
+        yield lineno, line, decode_line(line, lineno, name, decode)
 
 
-def _torn_error(lines: RawLines, lineno: int) -> TornTailError:
-    return TornTailError(
-        lines.name, lineno, None, None,
-        f"torn last line ({len(lines.tail)} bytes without a final newline: a write was cut "
-        "short); `buraco log repair` truncates it after a backup",
-    )
+def is_torn_write(tail: bytes, events: int) -> bool:
+    """Return whether a last line without its newline, after `events` whole lines, is a write
+    cut short (repairable) rather than input that is not a log: a first line must start an event."""
+    return bool(tail) and (events > 0 or tail.startswith(b"{"))
+
+
+def _end_error(lines: RawLines, events: int) -> LogError | None:
+    """Return what is wrong with the end of lines read whole (`events` of them), if anything.
+
+    A torn last line is a `TornTailError` (`repair` truncates it), unless it is all there is and
+    does not start an event: then, as for an empty file, the input is not a log.
+    """
+    if lines.torn and is_torn_write(lines.tail, events):
+        return TornTailError(
+            lines.name, events + 1, None, None,
+            f"torn last line ({len(lines.tail)} bytes without a final newline: a write was cut "
+            "short); `buraco log repair` truncates it after a backup",
+        )
+    if not events:
+        what = "not a log: no whole line" if lines.torn else "empty file: not a log"
+        return NotALogError(lines.name, None, None, None,
+                            f"{what} (a log holds at least its game_started line)")
+    return None
 
 
 def read_log(path: StrPath) -> Iterator[tuple[int, bytes, AnyEvent]]:
-    """Yield (line number from 1, line, event) of a log file, streaming; a torn tail is an error."""
+    """Yield (line number from 1, line, event) of a log file, streaming.
+
+    A torn tail raises `TornTailError` after the whole lines; an empty file `NotALogError`.
+    """
     lines = raw_lines(path)
     lineno = 0
     for lineno, line, event in decode_lines(lines, lines.name):
         yield lineno, line, event
-    if lines.torn:
-        raise _torn_error(lines, lineno + 1)
+    error = _end_error(lines, lineno)
+    if error is not None:
+        raise error
 
 
 # -- the hash chain ------------------------------------------------------------------------------
@@ -219,20 +299,27 @@ def read_log(path: StrPath) -> Iterator[tuple[int, bytes, AnyEvent]]:
 
 @dataclass(frozen=True, slots=True)
 class ChainStatus:
-    """What a check of a whole log found: its events, whether it is sealed, and its head."""
+    """What a check of a whole log found: its events, whether it is sealed, and its head.
+
+    `complete`: the last line is `game_ended` (EVENTS.md); otherwise the log is unfinished (a
+    live game, or one cut short).
+    """
 
     events: int
     sealed: bool
     head: str | None
+    complete: bool = False
 
 
 class Chain:
-    """Follows a log's lines in order, checking `seq` (0, 1, 2...) and the `prev` links; no I/O."""
+    """Follows a log's lines in order, checking `seq` (0, 1, 2...), the `prev` links and that
+    nothing follows `game_ended` (the EVENTS.md rules for readers); no I/O."""
 
     def __init__(self, name: str = "<log>") -> None:
         self.name = name
         self.events = 0
         self.sealed = False
+        self.complete = False
         self._last: bytes | None = None
 
     def _error(self, event: Event, field: str, message: str) -> LogError:
@@ -241,6 +328,10 @@ class Chain:
     def add(self, line: bytes, event: Event) -> None:
         """Check the next stored line and its decoded event; raise `LogError` if they break."""
         n = self.events
+        if self.complete:
+            raise LogError(self.name, n + 1, event.seq, "type",
+                           f"{event_type(event)} after game_ended (seq {n - 1}): nothing may follow"
+                           " game_ended (a remark on a finished game goes in its own file)")
         if event.seq != n:
             what = "a gap" if event.seq > n else "out of order"
             raise self._error(event, "seq", f"expected {n}, got {event.seq} ({what})")
@@ -263,6 +354,7 @@ class Chain:
                 )
         self._last = line
         self.events = n + 1
+        self.complete = isinstance(event, GameEnded)
 
     @property
     def head(self) -> str | None:
@@ -271,7 +363,7 @@ class Chain:
 
     def status(self) -> ChainStatus:
         """Return what the chain has seen so far."""
-        return ChainStatus(self.events, self.sealed, self.head)
+        return ChainStatus(self.events, self.sealed, self.head, self.complete)
 
 
 def verify_chain(lines: Iterable[bytes], name: str = "<log>") -> ChainStatus:
@@ -283,10 +375,12 @@ def verify_chain(lines: Iterable[bytes], name: str = "<log>") -> ChainStatus:
 
 
 def check_lines(lines: RawLines) -> ChainStatus:
-    """Check a log's lines as `verify_chain` does; a torn tail raises `TornTailError`."""
+    """Check a log's lines as `verify_chain` does; a torn tail raises `TornTailError`, and
+    input with no event at all (empty, or line 1 not an event) `NotALogError`."""
     status = verify_chain(lines, lines.name)
-    if lines.torn:
-        raise _torn_error(lines, status.events + 1)
+    error = _end_error(lines, status.events)
+    if error is not None:
+        raise error
     return status
 
 
@@ -296,30 +390,16 @@ def check_log(path: StrPath) -> ChainStatus:
 
 
 def head(path: StrPath) -> str:
-    """Return a log's head, the hex SHA-256 of its last line, reading only the end of the file."""
-    with open(path, "rb") as f:
-        end = f.seek(0, os.SEEK_END)
-        if end == 0:
-            raise LogError(path, None, None, None, "empty log: it has no head")
-        f.seek(end - 1)
-        if f.read(1) != b"\n":
-            raise TornTailError(
-                path, None, None, None,
-                "torn last line (no final newline); `buraco log repair` truncates it",
-            )
-        chunks: list[bytes] = []
-        pos = end - 1
-        while pos > 0:
-            step = min(1 << 16, pos)
-            pos -= step
-            f.seek(pos)
-            chunk = f.read(step)
-            cut = chunk.rfind(b"\n")
-            if cut >= 0:
-                chunks.append(chunk[cut + 1:])
-                break
-            chunks.append(chunk)
-        return line_hash(b"".join(reversed(chunks)))
+    """Return a log's head, the hex SHA-256 of its last line, once the whole log checks.
+
+    The head seals the log, so it is only given for a log that is one: every line decodes, seq
+    has no gaps, the chain holds, nothing follows `game_ended` and no line is torn (`check_log`,
+    streaming in bounded memory). Legality is the audit's question: an illegal log still has a
+    head, which a referee needs to name the disputed log.
+    """
+    status = check_log(path)
+    assert status.head is not None  # check_log refuses a log without lines
+    return status.head
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -327,6 +407,9 @@ def head(path: StrPath) -> str:
 
 def _check_line(line: bytes) -> None:
     """Refuse to store a line its own readers would reject (constraints hold only on decode)."""
+    if len(line) > MAX_LINE:
+        raise EventFormatError(
+            f"refusing to write an event of {len(line):,} bytes (readers take at most {MAX_LINE:,})")
     try:
         _strict_decoder.decode(line)
     except msgspec.ValidationError as exc:
@@ -361,6 +444,7 @@ class LogWriter:
         self.next_seq = status.events
         self.head = status.head
         self.sealed = status.sealed or status.events == 0
+        self.complete = status.complete  # a game_ended was the last line: nothing may follow
         self._fd = fd
         self._unsynced = False
         self._new_file = created
@@ -372,6 +456,11 @@ class LogWriter:
             raise LogError(self.path, None, None, None, "the log writer is closed")
         if self._failed:
             raise LogError(self.path, None, None, None, f"an earlier write failed: {self._failed}")
+        if self.complete:
+            raise LogError(
+                self.path, None, self.next_seq, None,
+                "the game is over (its last line is game_ended): nothing may follow game_ended",
+            )
         if expected_seq is not None and expected_seq != self.next_seq:
             raise ConflictError(
                 self.path, None, self.next_seq, "seq",
@@ -384,6 +473,7 @@ class LogWriter:
         self._write(line + b"\n")
         self.next_seq += 1
         self.head = line_hash(line)
+        self.complete = isinstance(event, GameEnded)
         self._unsynced = True
         if self.fsync == "event" or (
             self.fsync == "hand" and isinstance(event, HandEnded | GameEnded)
@@ -443,7 +533,11 @@ def open_log(path: StrPath, create: bool = True, fsync: FsyncPolicy = "hand") ->
         fd = os.open(p, flags)
     try:
         _lock(fd, p)
-        status = check_log(p)
+        lines = raw_lines(p)
+        status = verify_chain(lines, lines.name)
+        error = _end_error(lines, status.events)
+        if error is not None and (status.events or lines.torn):  # an empty file is a new log
+            raise error
     except BaseException:
         os.close(fd)
         raise
@@ -461,9 +555,12 @@ def write_log(path: StrPath, events: Iterable[Event], *, exist_ok: bool = False)
     existing file is never replaced: with `exist_ok` one holding exactly these bytes is accepted
     (a rerun of the same simulation), anything else raises `LogExistsError`.
     """
-    lines = seal_lines(list(events))
-    if not lines:
+    events = list(events)
+    if not events:
         raise ValueError("a log holds at least one event")
+    if any(isinstance(e, GameEnded) for e in events[:-1]):
+        raise ValueError("nothing may follow game_ended (EVENTS.md)")
+    lines = seal_lines(events)
     for line in lines:
         _check_line(line)
     data = b"\n".join(lines) + b"\n"
@@ -530,11 +627,16 @@ def repair(path: StrPath) -> RepairResult:
         lines = raw_lines(p)
         try:
             status = verify_chain(lines, lines.name)
+        except NotALogError:
+            raise
         except LogError as exc:
             raise CorruptLogError(
                 exc.path, exc.lineno, exc.seq, exc.field,
                 f"{exc.message}; only a torn last line is repaired: the file is left untouched",
             ) from None
+        error = _end_error(lines, status.events)
+        if isinstance(error, NotALogError):
+            raise error
         if not lines.torn:
             return RepairResult(str(p), status.events, 0, None)
         keep = os.fstat(fd).st_size - len(lines.tail)

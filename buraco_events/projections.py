@@ -362,6 +362,15 @@ def describe(event: Event, state_before: GameState, players: Sequence[str]) -> s
 # -- the timeline ----------------------------------------------------------------------------
 
 
+def seat_error(exc: IllegalMove, seat: int | None) -> str:
+    """Return an illegal event's error as `seat` may read it (None: the referee, all of it).
+
+    A seat's output never holds what the seat cannot see, errors included: a seat gets the
+    engine's public reason, which names only cards every seat sees (`IllegalMove.public`).
+    """
+    return str(exc) if seat is None else exc.public_text()
+
+
 class Timeline:
     """A game's states after every seq, folded once from its (checked) events; seeks at once.
 
@@ -472,6 +481,6 @@ class Timeline:
 
 __all__ = [
     "DeadView", "MeldHistory", "MeldStep", "MeldView", "PendingView", "PileView", "SNAPSHOT_EVERY",
-    "Timeline", "View", "describe", "meld_kind", "player_view", "team_label", "wild_change",
-    "wild_stands_for",
+    "Timeline", "View", "describe", "meld_kind", "player_view", "seat_error", "team_label",
+    "wild_change", "wild_stands_for",
 ]

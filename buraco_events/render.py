@@ -3,6 +3,10 @@
 Cards keep the notation of EVENTS.md; hearts and diamonds are red, spades and clubs plain, the
 joker is the text `JK` (TECH-NOTES: the joker emoji is double width). `render_text` turns any
 renderable into a string at a fixed width, with or without colour, for goldens and `--static`.
+
+Text from the log (the game id, the variant, players' names, an event told in words, an error)
+goes through `text.visible`, so control and bidi characters show as escapes and never repaint
+the screen; every piece is a `Text`, never markup, so brackets in names are shown as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from rich.text import Text
 from .cards import SUIT, Card
 from .engine import team_of
 from .projections import MeldHistory, MeldView, View, team_label
+from .text import visible
 
 #: style of each suit letter (spades and clubs plain)
 SUIT_STYLE: dict[str, str] = {"H": "red", "D": "red"}
@@ -39,8 +44,13 @@ def cards_text(cards: Iterable[Card]) -> Text:
 
 
 def seat_label(view: View, seat: int) -> str:
-    """Return a seat as `name (seat n)`."""
-    return f"{view.players[seat]} (seat {seat})"
+    """Return a seat as `name (seat n)`, the name made visible."""
+    return f"{visible(view.players[seat])} (seat {seat})"
+
+
+def team_text(view: View, team: int) -> str:
+    """Return a team as its players' names, made visible."""
+    return visible(team_label(view.players, team))
 
 
 def _count(n: int) -> str:
@@ -51,14 +61,15 @@ def _header(view: View, last: int | None) -> Text:
     who = "referee (all cards)" if view.seat is None else seat_label(view, view.seat)
     of = f" of {last}" if last is not None else ""
     hand = f"hand {view.hand}" if view.hand >= 0 else "no hand dealt"
-    line = Text(f"{view.variant} · game {view.game_id} · seq {view.seq}{of} · {hand} · view: {who}")
+    line = Text(f"{visible(view.variant)} · game {visible(view.game_id)} · seq {view.seq}{of} · {hand}"
+                f" · view: {who}")
     line.stylize("bold")
     return line
 
 
 def _status(view: View) -> Text:
     if view.phase in ("game_end", "over") and view.winner is not None:
-        return Text(f"game over: {team_label(view.players, view.winner)} won")
+        return Text(f"game over: {team_text(view, view.winner)} won")
     if view.phase in ("draw", "play", "dead"):
         return Text(f"to play: {seat_label(view, view.to_play)} · phase: {view.phase}")
     return Text(f"phase: {view.phase}")
@@ -84,7 +95,7 @@ def _history_text(history: MeldHistory, players: Sequence[str]) -> Text:
     parts = []
     for step in history.steps:
         what = "laid" if step.action == "laid" else "+" + " ".join(step.cards)
-        part = f"{what} by {players[step.player]} @{step.seq}"
+        part = f"{what} by {visible(players[step.player])} @{step.seq}"
         if step.canasta:
             part += f", {step.canasta} canasta"
         if step.wild:
@@ -98,7 +109,7 @@ def _melds(view: View, histories: Sequence[MeldHistory]) -> list[RenderableType]
     out: list[RenderableType] = []
     for team in (0, 1):
         mine: list[MeldView] = [m for m in view.melds if m.team == team]
-        out.append(Text(f"melds of team {team} ({team_label(view.players, team)}): {len(mine)}", style="bold"))
+        out.append(Text(f"melds of team {team} ({team_text(view, team)}): {len(mine)}", style="bold"))
         if not mine:
             continue
         # fixed column widths keep both teams' melds aligned ("ace-to-ace canasta" is the widest)
@@ -188,10 +199,10 @@ def render_view(
     """Return the table after an event: hands, melds by team, pile, stock, deads and scores."""
     parts: list[RenderableType] = [_header(view, last)]
     if event_text:
-        parts.append(Text("> " + event_text))
+        parts.append(Text("> " + visible(event_text)))
     parts.append(_status(view))
     if error:
-        parts.append(Text("error: " + error, style="bold red"))
+        parts.append(Text("error: " + visible(error), style="bold red"))
     if view.hand >= 0:
         parts += [Text(""), _hands(view), Text(""), *_melds(view, histories), Text(""), _table(view)]
     parts += [Text(""), _scores(view)]

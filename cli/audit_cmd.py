@@ -1,4 +1,10 @@
-"""`buraco audit PATH...`: the referee's verdict on game logs (format, chain, deal, legality, score)."""
+"""`buraco audit PATH...`: the referee's verdict on game logs (format, chain, deal, legality, score).
+
+Exit codes: 0 every log passes, 1 a problem in a log that was read, 2 a path that cannot be read
+(missing, unreadable, not a log) or a `--as` seat a game does not have. Log text (paths, game ids,
+messages quoting a line) is shown through `visible`; the JSON is exact. The table of problems
+shows the first `ROWS_SHOWN` and counts the rest, so a hostile file prints in bounded time.
+"""
 
 from __future__ import annotations
 
@@ -17,10 +23,13 @@ from buraco_events.archive import is_archive
 from buraco_events.audit import Audit, AuditInputError, HandReport, audit_path
 from buraco_events.projections import player_view
 from buraco_events.render import render_view
+from buraco_events.text import visible
 
-from .common import err, out
+from .common import OK, PROBLEMS, UNREADABLE, err, error, out
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
+#: problem rows the human report shows; the rest are counted by kind
+ROWS_SHOWN = 50
 
 #: what each kind of finding breaks, in words (the rule itself comes with the message)
 _BROKEN = {
@@ -29,6 +38,7 @@ _BROKEN = {
     "deal": "RULES 1 and EVENTS.md: a deal is exactly the variant's deck, and matches its commitment",
     "illegal": "RULES.md, as the engine checks it: this event may not come here",
     "score": "RULES 7-8: the claimed score differs from the recount of the events",
+    "unfinished": "EVENTS.md: a complete log ends with game_ended (--partial audits a game in progress)",
 }
 _ITEMS = ("meld_points", "canasta_bonus", "close_bonus", "hand_penalty", "dead_penalty")
 
@@ -43,12 +53,18 @@ def audit(
     seat: Annotated[int | None, typer.Option(
         "--as", metavar="SEAT", min=0, max=3,
         help="show the table from this seat (default: the seat that acted)")] = None,
+    partial: Annotated[bool, typer.Option(
+        "--partial",
+        help="audit a game in progress: a log without game_ended passes as far as it goes")] = False,
 ) -> None:
-    """Check game logs for format, hash chain, deals, legal play and scores; exit 1 on any problem."""
+    """Check game logs for format, hash chain, deals, legal play and scores; exit 1 on any problem.
+
+    A log that does not end with game_ended is unfinished, a problem unless --partial is given.
+    """
     if expect_head is not None:
         if not _HEX64.match(expect_head):
-            err().print(Text.assemble(("error: ", "bold red"), "--expect-head needs 64 hex digits"))
-            raise typer.Exit(2)
+            error("--expect-head needs 64 hex digits")
+            raise typer.Exit(UNREADABLE)
         expect_head = expect_head.lower()
     # one log file: one pretty object; folders, archives, several paths: one compact line per log
     pretty = len(paths) == 1 and paths[0].is_file() and not is_archive(paths[0])
@@ -57,7 +73,17 @@ def audit(
     damages: list[str] = []
     for path in paths:
         try:
-            for result in audit_path(path, expect_head):
+            for result in audit_path(path, expect_head, partial):
+                if result.not_a_log is not None:
+                    error(result.not_a_log)
+                    unreadable = True
+                    continue
+                if seat is not None and 0 < result.n_players <= seat:
+                    n = result.n_players
+                    error(f"{result.report.path}: --as {seat}: no seat {seat} in this {n}-player"
+                          f" game (seats 0..{n - 1})")
+                    unreadable = True
+                    continue
                 audited += 1
                 failed += not result.report.ok
                 if as_json:
@@ -65,7 +91,7 @@ def audit(
                 else:
                     _print_report(result, seat, expect_head, detail=pretty or not result.report.ok)
         except AuditInputError as exc:
-            err().print(Text.assemble(("error: ", "bold red"), str(exc)))
+            error(str(exc))
             unreadable = True
             unread += exc.unread  # the logs of a damaged archive from the damage on
             damages += [exc.damage] if exc.damage else []
@@ -74,7 +100,7 @@ def audit(
         if damages:
             tally += f", {unread} unreadable ({'; '.join(damages)})"
         err().print(tally, markup=False)
-    raise typer.Exit(2 if unreadable else 1 if failed else 0)
+    raise typer.Exit(UNREADABLE if unreadable else PROBLEMS if failed else OK)
 
 
 def _print_json(result: Audit, pretty: bool) -> None:
@@ -98,32 +124,52 @@ def _print_report(result: Audit, seat: int | None, expect_head: str | None, deta
         table = Table(title="problems", title_justify="left", show_edge=False)
         for col in ("seq", "kind", "message"):
             table.add_column(col)
-        for p in rep.problems:
-            table.add_row(str(p.seq), p.kind, Text(p.message))
+        for p in rep.problems[:ROWS_SHOWN]:
+            table.add_row(str(p.seq), p.kind, Text(visible(p.message)))
         console.print(table)
+        more = rep.problems_total - min(len(rep.problems), ROWS_SHOWN)
+        if more:
+            console.print(Text(f"… and {more:,} more problems ({_kinds(result)} in all;"
+                               f" --json lists the first {len(rep.problems)})"), soft_wrap=True)
     if result.finding is not None:
         _print_finding(result, seat)
     for hand in rep.hands:
         console.print(_score_sheet(hand))
     if not rep.ok:
-        console.print(Text("reproduce: ") + Text(_reproduce(result, seat, expect_head), style="bold"))
+        console.print(Text("reproduce: ") + Text(visible(_reproduce(result, seat, expect_head)), style="bold"))
+
+
+def _kinds(result: Audit) -> str:
+    """Return the count of problems of each kind, in words (`format 999,999, unfinished 1`)."""
+    return ", ".join(f"{kind} {n:,}" for kind, n in sorted(result.kind_counts.items()) if n)
 
 
 def _verdict(result: Audit) -> Text:
+    """Return the one-line verdict: PASS, PASS (partial...) of an unfinished game, or FAIL."""
     rep = result.report
     failing = [p for p in rep.problems if p.kind != "unsealed"]
+    n_failing = rep.problems_total - result.kind_counts.get("unsealed", 0)
     seal = f"sealed, head {rep.head[:12]}…" if rep.sealed and rep.head else "UNSEALED"
-    facts = [f"game {rep.game_id or '?'}", f"{rep.events} events", f"{len(rep.hands)} hands", seal]
+    facts = [f"game {visible(rep.game_id or '?')}", f"{rep.events} events", f"{len(rep.hands)} hands",
+             "complete" if rep.complete else "unfinished", seal]
     if failing:
         first = failing[0]
-        facts.append(f"{len(failing)} problem(s), first: {first.kind} at seq {first.seq}")
-    word = ("PASS", "bold green") if rep.ok else ("FAIL", "bold red")
-    return Text.assemble(word, " ", rep.path, "  (" + ", ".join(facts) + ")")
+        facts.append(f"{n_failing:,} problem(s), first: {first.kind} at seq {first.seq}")
+    if not rep.ok:
+        word = ("FAIL", "bold red")
+    elif rep.complete:
+        word = ("PASS", "bold green")
+    else:  # --partial: never a plain PASS of the whole game
+        done = sum(h.reason is not None for h in rep.hands)
+        word = (f"PASS (partial, {done} hand{'' if done == 1 else 's'} so far)", "bold yellow")
+    return Text.assemble(word, " ", visible(rep.path), "  (" + ", ".join(facts) + ")")
 
 
 def _acting_seat(result: Audit, seat: int | None) -> int | None:
+    """Return the seat whose view shows the finding: `--as` (checked against the game), else the
+    seat that acted."""
     finding = result.finding
-    if seat is not None and seat < result.n_players:
+    if seat is not None:
         return seat
     return finding.seat if finding is not None else None
 
@@ -137,13 +183,11 @@ def _print_finding(result: Audit, seat: int | None) -> None:
     who = f"seat {shown}" if shown is not None else "the referee"
     console.print(Text(f"first bad event: seq {p.seq} ({p.kind}); the table just before it, seen by {who}:",
                        style="bold"))
-    if seat is not None and seat >= result.n_players:
-        console.print(Text(f"  (no seat {seat} in a {result.n_players}-player game)"))
     if finding.state.n_players:
         console.print(render_view(player_view(finding.state, shown)))
-    raw = finding.line.decode("utf-8", errors="replace")
-    console.print(Text("  event: " + (raw if len(raw) <= 400 else raw[:400] + "…")))
-    console.print(Text("  rule broken: " + p.message, style="bold"))
+    raw = finding.line[:400].decode("utf-8", errors="replace")
+    console.print(Text("  event: " + visible(raw) + ("…" if len(finding.line) > 400 else "")))
+    console.print(Text("  rule broken: " + visible(p.message), style="bold"))
     console.print(Text("  (" + _BROKEN[p.kind] + ")"))
 
 

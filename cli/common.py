@@ -9,7 +9,13 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from buraco_events.archive import ArchiveError
+from buraco_events.log import LockedError, LogError, NotALogError
 from buraco_events.text import visible
+
+#: exit codes, the same for every command: all good, problems in input that was read, input that
+#: cannot be read (missing, unreadable, not a log)
+OK, PROBLEMS, UNREADABLE = 0, 1, 2
 
 _out: Console | None = None
 _err: Console | None = None
@@ -31,13 +37,44 @@ def err() -> Console:
     return _err
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print a one-line error to stderr and exit with `code` (no traceback)."""
-    err().print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
-    raise typer.Exit(code)
-
-
 def shown(text: object) -> str:
     """Return text from a log (or a database) ready for a Rich console: control and bidi
     characters written visibly, markup brackets escaped, so data never styles or moves the screen."""
     return escape(visible(str(text)))
+
+
+def error(message: str) -> None:
+    """Print a one-line error to stderr (the command goes on).
+
+    The message may quote log content (a path, a game id, a bad line): it is `shown`, so it
+    prints as one line that cannot style or move the screen.
+    """
+    err().print(f"[bold red]error:[/] {shown(message)}", markup=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: str, code: int = UNREADABLE) -> NoReturn:
+    """Print a one-line error to stderr and exit with `code` (no traceback)."""
+    error(message)
+    raise typer.Exit(code)
+
+
+def read_error_code(exc: BaseException) -> int:
+    """Return the exit code of an error met reading a log: 2 when the input cannot be read
+    (missing, unreadable, not a log), 1 for a problem in a log that was read."""
+    if isinstance(exc, ArchiveError):  # a log inside an archive (ARCHIVE.bza/NAME)
+        return exc.exit_code
+    if isinstance(exc, LogError):  # a log another writer holds cannot be used now either
+        return UNREADABLE if isinstance(exc, NotALogError | LockedError) else PROBLEMS
+    return UNREADABLE if isinstance(exc, OSError) else PROBLEMS
+
+
+def read_error_text(exc: BaseException) -> str:
+    """Return the one-line text of an error met reading a log (`PATH: cannot read: why` for I/O)."""
+    if isinstance(exc, OSError) and not isinstance(exc, LogError):
+        return f"{exc.filename or ''}: cannot read: {exc.strerror or exc}"
+    return str(exc)
+
+
+def fail_read(exc: BaseException) -> NoReturn:
+    """Exit on an error met reading a log, with its one line and its exit code (1 or 2)."""
+    fail(read_error_text(exc), read_error_code(exc))

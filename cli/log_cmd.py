@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
 from buraco_events.archive import ArchiveError
-from buraco_events.log import LogError, check_log, head, repair
+from buraco_events.log import LogError, check_log, repair
+from buraco_events.text import visible
 
-from .common import fail, out
+from .common import fail_read, out
 
 app = typer.Typer(
     help="Check a game log, print its head, or repair a torn last line.", no_args_is_help=True
@@ -19,37 +20,37 @@ LogFile = Annotated[Path, typer.Argument(help="a game log (JSON Lines)", show_de
 
 
 def say(text: str) -> None:
-    """Print a plain line to stdout (no markup, no wrapping)."""
+    """Print a line to stdout as it is (log content in it is escaped by the caller)."""
     out().print(text, markup=False, highlight=False, soft_wrap=True)
 
 
-def fail_on(exc: Exception) -> NoReturn:
-    """Exit with the one-line message of a log or file error (1: bad log, 2: unreadable file)."""
-    if isinstance(exc, ArchiveError):  # a log inside an archive (ARCHIVE.bza/NAME)
-        fail(str(exc), exc.exit_code)
-    if isinstance(exc, OSError):
-        fail(f"{exc.filename or ''}: {exc.strerror or exc}", 2)
-    fail(str(exc), 1)
+#: the exit on a read error, under the name other command groups import it by
+fail_on = fail_read
 
 
 @app.command("check")
 def check(file: LogFile) -> None:
-    """Check every line decodes, seq has no gaps, the hash chain holds and no line is torn."""
+    """Check every line decodes, seq has no gaps, the hash chain holds, nothing follows
+    game_ended and no line is torn; exit 1 on a problem, 2 if FILE cannot be read as a log."""
     try:
         status = check_log(file)
     except (LogError, ArchiveError, OSError) as exc:
-        fail_on(exc)
+        fail_read(exc)
     sealed = "sealed" if status.sealed else "unsealed (no prev fields: changes are not detectable)"
-    say(f"{file}: ok, {sealed}, {status.events} events, head {status.head or '-'}")
+    # EVENTS.md: a log without game_ended at its end is unfinished (a live game, or cut short)
+    done = "complete" if status.complete else "unfinished (no game_ended yet: a live game or cut short)"
+    say(f"{visible(str(file))}: ok, {sealed}, {done}, {status.events} events, head {status.head}")
 
 
 @app.command("head")
 def head_(file: LogFile) -> None:
-    """Print the log's head: the SHA-256 of its last line, which seals the whole log."""
+    """Print the log's head, the SHA-256 of its last line, which seals the whole log; the whole
+    log is checked first as `log check` does (exit 1 or 2, and no head, if it fails)."""
     try:
-        typer.echo(head(file))
+        status = check_log(file)
     except (LogError, ArchiveError, OSError) as exc:
-        fail_on(exc)
+        fail_read(exc)
+    typer.echo(status.head)
 
 
 @app.command("repair")
@@ -58,9 +59,9 @@ def repair_(file: LogFile) -> None:
     try:
         result = repair(file)
     except (LogError, ArchiveError, OSError) as exc:
-        fail_on(exc)
+        fail_read(exc)
     if result.repaired:
-        say(f"{file}: removed a torn last line ({result.removed} bytes), kept "
-                    f"{result.events} events; backup at {result.backup}")
+        say(f"{visible(str(file))}: removed a torn last line ({result.removed} bytes), kept "
+            f"{result.events} events; backup at {visible(str(result.backup))}")
     else:
-        say(f"{file}: nothing to repair ({result.events} events)")
+        say(f"{visible(str(file))}: nothing to repair ({result.events} events)")

@@ -55,8 +55,9 @@ from buraco_events.log import LogError, LogWriter, open_log, read_log
 from buraco_events.projections import describe, player_view
 from buraco_events.render import render_view
 from buraco_events.rules import UnknownVariant, canonical_variant, find_rules
+from buraco_events.text import visible
 
-from .common import fail, out
+from .common import PROBLEMS, UNREADABLE, fail, fail_read, out
 
 #: the `note.by` of the setup line
 NOTE_BY = "buraco play"
@@ -70,7 +71,12 @@ Say = Callable[[RenderableType], None]
 
 
 class SetupError(ValueError):
-    """A game that cannot be started or resumed; its str is one line."""
+    """A game that cannot be started or resumed; its str is one line, `code` its exit code
+    (2: bad options, or a log that is not a game of buraco play; 1: a problem in the log)."""
+
+    def __init__(self, message: str, code: int = UNREADABLE):
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +155,7 @@ class Session:
         state = self.state
         check(state, event)
         self.writer.append(event, expected_seq=state.next_seq)
-        text = describe(event, state, state.players)
+        text = visible(describe(event, state, state.players))  # names and notes come from the log
         if isinstance(event, Drew) and event.player == self.setup.human:
             text += f": {event.card}"
         apply(state, event)
@@ -235,10 +241,11 @@ class Session:
         return True
 
     def _reject(self, reason: str) -> None:
-        self.say(Text(reason, style="red"))
+        self.say(Text(visible(reason), style="red"))  # it may quote what was typed
 
     def _resume_hint(self) -> str:
-        return f"the log {self.path} holds everything played: buraco play --resume {self.path}"
+        path = visible(str(self.path))
+        return f"the log {path} holds everything played: buraco play --resume {path}"
 
     def _result(self) -> None:
         state = self.state
@@ -247,7 +254,8 @@ class Session:
         verdict = "you win" if winner == mine else "you lose"
         totals = " / ".join(map(str, state.totals))
         self.say(Text(f"{verdict}: totals {totals} (team {mine} is yours)", style="bold"))
-        self.say(Text(f"the log: {self.path} ({state.next_seq} events); check it with buraco audit {self.path}"))
+        path = visible(str(self.path))
+        self.say(Text(f"the log: {path} ({state.next_seq} events); check it with buraco audit {path}"))
 
 
 def new_session(
@@ -283,7 +291,7 @@ def new_session(
     )
     writer = open_log(path, fsync="event")
     session = Session(path, writer, GameState(), setup, bots_by_seat, say)
-    say(Text(f"new game {game_id}: {name}, {players} players, seed {seed}; you are seat {seat} (team {team_of(seat)}); log {path}", style="bold"))
+    say(Text(f"new game {game_id}: {name}, {players} players, seed {seed}; you are seat {seat} (team {team_of(seat)}); log {visible(str(path))}", style="bold"))
     session.record(start)
     session.record(setup.note())
     return session
@@ -299,7 +307,8 @@ def resume_session(path: Path, say: Say) -> Session:
             try:
                 check(state, event)
             except IllegalMove as exc:
-                raise SetupError(f"{path}: illegal event: {exc}") from None
+                # a player reads it: the public reason, naming no card a seat cannot see
+                raise SetupError(f"{path}: illegal event: {exc.public_text()}", PROBLEMS) from None
             apply(state, event)
             if event.seq == 1:
                 setup = Setup.from_note(event, state.n_players)
@@ -313,7 +322,7 @@ def resume_session(path: Path, say: Say) -> Session:
     except BaseException:
         writer.close()
         raise
-    say(Text(f"resumed game {state.game_id} at seq {state.next_seq - 1} (hand {state.hand_no}); you are seat {setup.human}", style="bold"))
+    say(Text(f"resumed game {visible(state.game_id)} at seq {state.next_seq - 1} (hand {state.hand_no}); you are seat {setup.human}", style="bold"))
     return session
 
 
@@ -322,7 +331,8 @@ def stdin_reader(state: GameState) -> str | None:
     out().print("> ", end="")
     line = sys.stdin.readline()
     if line and not sys.stdin.isatty():
-        out().print(line.rstrip("\n"), markup=False, highlight=False)  # a piped script reads as typed
+        # a piped script reads as typed (its control characters shown, never obeyed)
+        out().print(visible(line.rstrip("\n")), markup=False, highlight=False)
     return line if line else None
 
 
@@ -355,12 +365,14 @@ def play(
             session.run(stdin_reader)
         finally:
             session.close()
-    except (SetupError, LogError) as exc:
-        fail(str(exc))
+    except SetupError as exc:
+        fail(str(exc), exc.code)
+    except LogError as exc:
+        fail_read(exc)
     except OSError as exc:
         fail(f"{exc.filename or resume or log or 'buraco play'}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         # each event is one write: the log holds every event recorded before the interrupt
-        where = session.path if session is not None else "LOG"
+        where = visible(str(session.path)) if session is not None else "LOG"
         say_out(Text(f"\ninterrupted; the log holds everything played so far: buraco play --resume {where}"))
         raise typer.Exit(130) from None

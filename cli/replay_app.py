@@ -4,10 +4,18 @@ Keys: n / right and p / left step one event; home / end go to the first / last e
 jump to the next / previous hand's deal; t jumps to the next turn of the seat being viewed (of any
 seat in the referee's view); v cycles the view (referee, seat 0, seat 1...); m shows or hides
 each meld's history; up / down / page keys scroll; g opens a prompt taking a seq (`57`) or a hand (`h2`); escape closes it; q quits.
+
+The error of a log that stops early is shown at its last event, in the words of the seat being
+viewed (`error_for`), so switching the view never shows a seat the referee's reason. Text from the
+log reaches the screen through `render_view` (escaped); the status line is plain `Text`, never
+markup.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -15,6 +23,7 @@ from textual.widgets import Footer, Input, Static
 
 from buraco_events.projections import Timeline
 from buraco_events.render import render_view
+from buraco_events.text import visible
 
 
 class ReplayApp(App[None]):
@@ -48,13 +57,13 @@ class ReplayApp(App[None]):
 
     def __init__(
         self, timeline: Timeline, seq: int = 0, seat: int | None = None,
-        error: str | None = None, history: bool = False,
+        error_for: Callable[[int | None], str | None] | None = None, history: bool = False,
     ) -> None:
         super().__init__()
         self.timeline = timeline
         self.seq = seq
         self.seat = seat
-        self.error = error
+        self.error_for = error_for
         self.history = history
         self.message = ""
 
@@ -83,10 +92,11 @@ class ReplayApp(App[None]):
         """Redraw the status line and the table for the current seq and seat."""
         tl = self.timeline
         histories = tl.meld_histories(tl.hand_at(self.seq), self.seq) if self.history else ()
-        self.query_one("#status", Static).update(self.status_text)
+        error = self.error_for(self.seat) if self.error_for and self.seq == tl.last else None
+        self.query_one("#status", Static).update(Text(self.status_text))
         self.query_one("#table", Static).update(render_view(
             tl.view(self.seq, self.seat), tl.describe(self.seq), last=tl.last,
-            error=self.error if self.seq == tl.last else None, histories=histories,
+            error=error, histories=histories,
         ))
 
     def go(self, seq: int, message: str = "") -> None:
@@ -162,7 +172,7 @@ class ReplayApp(App[None]):
         self.action_close_goto()
         target = text[1:] if text.startswith("h") else text
         if not target.isdigit():
-            self.go(self.seq, f"not a seq or hand: {text!r}")
+            self.go(self.seq, f"not a seq or hand: {visible(text)!r}")
         elif text.startswith("h"):
             try:
                 self.go(self.timeline.hand_start(int(target)))

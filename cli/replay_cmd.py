@@ -4,12 +4,15 @@
 hand N's deal, the table right after its `hand_started`. `--as SEAT` (a seat index or a player's
 name) shows what that seat could see; the default is the referee's view of every card. A log that
 stops replaying (a line that does not decode, a broken chain, an illegal event) is shown up to its
-last good event, with the error on one line and exit code 1; a path that cannot be read exits 2.
+last good event, with the error on one line and exit code 1; a path that cannot be read, or a
+file that is not a log (empty, its first line not an event), exits 2. With `--as`, the error of an
+illegal event is the engine's public reason: it names no card that seat cannot see.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -18,11 +21,15 @@ import typer
 
 from buraco_events.archive import ArchiveError
 from buraco_events.events import Event
-from buraco_events.log import Chain, LogError, read_log
-from buraco_events.projections import Timeline
+from buraco_events.log import Chain, LogError, NotALogError, read_log
+from buraco_events.projections import Timeline, seat_error
 from buraco_events.render import render_view
+from buraco_events.text import visible
 
-from .common import err, fail, out
+from .common import PROBLEMS, err, fail, fail_read, out
+
+#: the error to show a seat (None: the referee), or None when the log replays to its end
+ErrorFor = Callable[[int | None], str | None]
 
 
 class Loaded(msgspec.Struct, frozen=True):
@@ -34,25 +41,36 @@ class Loaded(msgspec.Struct, frozen=True):
 
 
 def load(path: Path) -> Loaded:
-    """Read a log's events up to the first bad line (decode, seq or chain); OSError propagates."""
+    """Read a log's events up to the first bad line (decode, seq or chain).
+
+    OSError and `NotALogError` (input that is not a log at all) propagate.
+    """
     chain = Chain(str(path))
     events: list[Event] = []
     try:
         for _, line, event in read_log(path):
             chain.add(line, event)
             events.append(event)
+    except NotALogError:
+        raise
     except LogError as exc:
         return Loaded(events, chain.sealed, str(exc))
     return Loaded(events, chain.sealed, None)
 
 
-def timeline_error(path: Path, timeline: Timeline) -> str | None:
-    """Return the illegal event that stopped the replay, as one line naming file, line and seq."""
+def timeline_error(path: Path, timeline: Timeline, seat: int | None = None) -> str | None:
+    """Return the illegal event that stopped the replay, as one line naming file, line and seq,
+    in the words `seat` may read (None: the referee's, naming every card)."""
     exc = timeline.error
     if exc is None:
         return None
     line = f": line {exc.seq + 1}" if exc.seq is not None else ""
-    return f"{path}{line}: illegal event: {exc}"
+    return f"{path}{line}: illegal event: {seat_error(exc, seat)}"
+
+
+def error_for(path: Path, loaded: Loaded, timeline: Timeline) -> ErrorFor:
+    """Return the error each view shows: the first bad line's, else the illegal event's."""
+    return lambda seat: loaded.error or timeline_error(path, timeline, seat)
 
 
 def resolve_seat(text: str | None, players: tuple[str, ...]) -> int | None:
@@ -63,7 +81,7 @@ def resolve_seat(text: str | None, players: tuple[str, ...]) -> int | None:
         return players.index(text)
     if text.isdigit() and int(text) < len(players):
         return int(text)
-    fail(f"--as {text}: no such seat (seats 0..{len(players) - 1}: {', '.join(players)})", 2)
+    fail(f"--as {text}: no such seat (seats 0..{len(players) - 1}: {', '.join(players)})")
 
 
 def resolve_seq(timeline: Timeline, at: int | None, hand: int | None, broken: bool) -> int:
@@ -103,20 +121,20 @@ def replay(
         fail(f"{log}: is a folder; replay takes one log file", 2)
     try:
         loaded = load(log)
-    except OSError as exc:
-        fail(f"{log}: cannot read: {exc.strerror or exc}", 2)
-    except ArchiveError as exc:  # a log inside a damaged archive (ARCHIVE.bza/NAME)
-        fail(str(exc), exc.exit_code)
+    except (OSError, NotALogError, ArchiveError) as exc:  # ArchiveError: ARCHIVE.bza/NAME
+        fail_read(exc)
     timeline = Timeline(loaded.events)
-    error = loaded.error or timeline_error(log, timeline)
+    errors = error_for(log, loaded, timeline)
     if timeline.last < 0:
-        fail(error or f"{log}: empty log", 1)
+        # not even game_started replays: nothing to show a seat, and no seat to check --as by
+        fail(errors(None if as_seat is None else 0) or f"{log}: no event replays", PROBLEMS)
     seat = resolve_seat(as_seat, timeline.players)
+    error = errors(seat)
     seq = resolve_seq(timeline, at, hand, error is not None)
     if not as_json and not static and sys.stdout.isatty():
         from .replay_app import ReplayApp  # textual loads only for the interactive viewer
 
-        ReplayApp(timeline, seq=seq, seat=seat, error=error, history=history).run()
+        ReplayApp(timeline, seq=seq, seat=seat, error_for=errors, history=history).run()
     elif as_json:
         view = timeline.view(seq, seat)
         doc = msgspec.to_builtins(view) | {
@@ -130,6 +148,7 @@ def replay(
             timeline.view(seq, seat), timeline.describe(seq), last=timeline.last, histories=histories,
         ))
         if not loaded.sealed:
-            err().print(f"note: {log} is unsealed (no prev chain): replayed and checked, not sealed")
+            err().print(f"note: {visible(str(log))} is unsealed (no prev chain): replayed and"
+                        " checked, not sealed", markup=False)
     if error:
-        fail(error, 1)
+        fail(error, PROBLEMS)

@@ -219,20 +219,28 @@ def test_expect_head_mismatch_and_match(honest: list[bytes]) -> None:
     head = hashlib.sha256(honest[-1]).hexdigest()
     assert audit_lines(honest, expect_head=head).report.ok
     rep = audit_lines(honest[:-1], expect_head=head).report  # the last line dropped
-    assert [(p.kind, p.seq) for p in rep.problems] == [("integrity", len(honest) - 2)]
+    # the head no longer matches, and without its game_ended the log is unfinished (issue 13)
+    assert [(p.kind, p.seq) for p in rep.problems] == [
+        ("integrity", len(honest) - 2), ("unfinished", len(honest) - 2)]
 
 
 def test_torn_tail_and_empty_log() -> None:
-    rep = audit_bytes(b"", "e").report
-    assert not rep.ok and rep.head is None and rep.events == 0
+    empty = audit_bytes(b"", "e")
+    rep = empty.report
+    assert not rep.ok and rep.head is None and rep.events == 0 and not rep.complete
     assert [(p.seq, p.kind) for p in rep.problems] == [(0, "format")]
+    assert empty.not_a_log == "e: empty file: not a log (a log holds at least its game_started line)"
     first = encode_event(decode_event(
         b'{"type":"game_started","seq":0,"prev":"' + ZERO_HASH.encode()
         + b'","game_id":"t","variant":"stbl","players":["a","b"]}'))
-    rep = audit_bytes(first, "t").report  # no final newline
-    assert rep.events == 1 and [p.kind for p in rep.problems] == ["format"]
-    assert "torn" in rep.problems[0].message
-    assert audit_bytes(first + b"\n", "t").report.ok
+    torn = audit_bytes(first, "t")  # no final newline: a torn log, not "not a log"
+    assert torn.report.events == 1 and torn.not_a_log is None
+    assert [p.kind for p in torn.report.problems] == ["format", "unfinished"]
+    assert "torn" in torn.report.problems[0].message
+    # only game_started: well formed, but unfinished (issue 13: it passed before), unless partial
+    assert [p.kind for p in audit_bytes(first + b"\n", "t").report.problems] == ["unfinished"]
+    partial = audit_bytes(first + b"\n", "t", partial=True).report
+    assert partial.ok and not partial.complete and partial.problems == []
 
 
 # -- the command ----------------------------------------------------------------------------
@@ -263,8 +271,11 @@ def test_exit_codes(tmp_path: Path) -> None:
 
 
 def _check_shape(obj: dict) -> None:
-    assert list(obj) == ["path", "game_id", "ok", "sealed", "head", "events", "hands", "problems"]
+    assert list(obj) == ["path", "game_id", "ok", "complete", "sealed", "head", "events", "hands",
+                         "problems", "problems_total"]
     assert isinstance(obj["path"], str) and isinstance(obj["ok"], bool)
+    assert isinstance(obj["complete"], bool) and isinstance(obj["problems_total"], int)
+    assert len(obj["problems"]) <= obj["problems_total"]
     assert obj["game_id"] is None or isinstance(obj["game_id"], str)
     assert isinstance(obj["sealed"], bool) and isinstance(obj["events"], int)
     assert obj["head"] is None or (isinstance(obj["head"], str) and len(obj["head"]) == 64)
@@ -282,7 +293,8 @@ def _check_shape(obj: dict) -> None:
     for p in obj["problems"]:
         assert list(p) == ["seq", "kind", "message"]
         assert isinstance(p["seq"], int) and isinstance(p["message"], str)
-        assert p["kind"] in ("format", "integrity", "deal", "illegal", "score", "unsealed")
+        assert p["kind"] in ("format", "integrity", "deal", "illegal", "score", "unfinished",
+                             "unsealed")
     assert [p["seq"] for p in obj["problems"]] == sorted(p["seq"] for p in obj["problems"])
 
 
@@ -331,11 +343,29 @@ def test_unsealed_log_passes_but_says_so() -> None:
 
 @pytest.mark.parametrize("data", [
     b"", b"\n", b"\n\n\n", b"\x00\xff\xfe garbage \x80", b"x" * 2_000_000 + b"\n",
-    b"[" * 100_000 + b"\n", b"[1, 2]\n", b'{"type": "nope", "seq": 0}\n', b"\xef\xbb\xbf{}\n",
+    b"[" * 100_000 + b"\n", b"[1, 2]\n", b"\xef\xbb\xbf{}\n", b'{"type":[],"seq":0}\n',
+], ids=lambda d: repr(d[:20]))
+def test_input_that_is_not_a_log_exits_2_with_one_line(tmp_path: Path, data: bytes) -> None:
+    # issue 13: empty, or a first line that is not an event, is input that cannot be read as a
+    # log: exit 2 (it was 1), one line naming the file, no report
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(data)
+    for extra in ((), ("--json",)):
+        result = invoke(str(path), *extra)
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr.startswith(f"error: {path}") and "not a log" in result.stderr
+        assert result.stderr.count("\n") == 1
+    assert not audit_bytes(data, str(path)).report.ok
+
+
+@pytest.mark.parametrize("data", [
+    b'{"type": "nope", "seq": 0}\n',
     b'{"type":"melded","seq":0,"player":0,"meld":0,"cards":[[1]]}\n',
     b'{"type":"drew","seq":99999999999999999999999,"player":0,"card":"AS"}\n',
     b'{"type":"game_started","seq":0,"game_id":"g","variant":"nope","players":["a","b"]}\n'
     b'{"type":"hand_started","seq":1}\n{"type":"drew"',
+    b'{"type":"game_started","seq":0,"game_id":"g","variant":"stbl","players":["a","b"]}\n'
+    + b"[" * 100_000 + b'\n{"type":[],"seq":2}\n\x00\xff\n',
 ], ids=lambda d: repr(d[:20]))
 def test_malformed_input_is_reported_never_a_traceback(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "bad.jsonl"
@@ -402,3 +432,127 @@ def test_any_changed_byte_of_a_sample_log_fails_its_audit(log: Path, where: floa
     last_line_start = data.rstrip(b"\n").rfind(b"\n") + 1
     if position < last_line_start:
         assert not audit_bytes(bytes(tampered), str(log)).report.ok
+
+
+# -- issue 13: trust at the edges -------------------------------------------------------------
+
+
+def _resealed(events: list, path: Path) -> Path:
+    path.write_bytes(b"".join(line + b"\n" for line in seal_lines(events)))
+    return path
+
+
+def test_log_text_never_moves_the_screen_nor_makes_a_fail_read_as_pass(tmp_path: Path) -> None:
+    # the repaint: a game id that returns to the start of the line, clears it and writes a pass
+    events = events_of(DISPUTES / "wrong_score.jsonl")
+    evil = "\r\x1b[2KPASS wrong_score.jsonl (all good)\x1b[8m\u202e"
+    events[0] = msgspec.structs.replace(events[0], game_id=evil,
+                                        players=("Dani [/]", "[bold]Bo[/bold] \x1b[31m"))
+    path = _resealed(events, tmp_path / "evil\x1b[2J.jsonl")
+    result = invoke(str(path))
+    assert result.exit_code == 1
+    out = result.stdout
+    assert not any(c in out for c in "\r\x1b\u202e"), repr(out[:300])
+    first = out.splitlines()[0]
+    assert first.startswith("FAIL ") and "\\x1b[2J.jsonl" in first
+    assert "(game \\x0d\\x1b[2KPASS wrong_score.jsonl (all good)\\x1b[8m\\u202e, 749 events" in first
+    assert [line for line in out.splitlines() if line.startswith("PASS")] == []
+    assert "Dani [/]" in out and "[bold]Bo[/bold] \\x1b[31m" in out  # markup shown, not eaten
+    as_json = json.loads(invoke(str(path), "--json").stdout)
+    assert as_json["game_id"] == evil  # JSON stays exact
+
+
+def test_a_forged_seat_does_not_crash_the_report(tmp_path: Path) -> None:
+    # a `drew` by seat 3 in a 2-player log made the referee's renderer raise IndexError
+    events = events_of(DISPUTES / "illegal_close.jsonl")
+    k = next(i for i, e in enumerate(events) if e.__struct_config__.tag == "drew")
+    events[k] = msgspec.structs.replace(events[k], player=3)
+    path = _resealed(events, tmp_path / "seat3.jsonl")
+    result = invoke(str(path))
+    assert result.exit_code == 1 and "no seat 3 in a 2-player game" in result.stdout
+    assert f"first bad event: seq {k} (illegal)" in result.stdout
+
+
+def test_as_a_seat_the_game_does_not_have_is_an_error(tmp_path: Path) -> None:
+    result = invoke(str(DISPUTES / "illegal_close.jsonl"), "--as", "3")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith("error: ") and "--as 3: no seat 3 in this 2-player game" in result.stderr
+    assert invoke(str(DISPUTES / "clean.jsonl"), "--as", "3").exit_code == 0  # a 4-player game
+
+
+def test_an_unfinished_log_never_passes_unless_partial(tmp_path: Path) -> None:
+    # issue 13 item 6: a game cut short before its lying claim audited as PASS, "ok": true
+    lines = lines_of(DISPUTES / "wrong_score.jsonl")
+    k = EXPECTED["wrong_score.jsonl"]["first_seq"]
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in lines[:k]))
+    result = invoke(str(path), "--json")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 1 and report["ok"] is False and report["complete"] is False
+    assert [(p["kind"], p["seq"]) for p in report["problems"]] == [("unfinished", k - 1)]
+    text = invoke(str(path)).stdout.splitlines()[0]
+    assert text.startswith("FAIL ") and "unfinished" in text
+    partial = invoke(str(path), "--partial", "--json")
+    report = json.loads(partial.stdout)
+    assert partial.exit_code == 0 and report["ok"] is True and report["complete"] is False
+    line = invoke(str(path), "--partial").stdout.splitlines()[0]
+    assert line.startswith("PASS (partial, 1 hand so far) ") and "unfinished" in line
+    whole = invoke(str(DISPUTES / "clean.jsonl"), "--partial").stdout.splitlines()[0]
+    assert whole.startswith("PASS ") and not whole.startswith("PASS (") and "complete" in whole
+
+
+def test_nothing_may_follow_game_ended(tmp_path: Path) -> None:
+    from buraco_events.events import Note
+
+    events = events_of(DISPUTES / "clean.jsonl")
+    n = len(events)
+    extended = [*events, Note(seq=n, by="referee", text="good game"),
+                Note(seq=n + 1, by="referee", text="really")]
+    report = json.loads(invoke(str(_resealed(extended, tmp_path / "x.jsonl")), "--json").stdout)
+    assert [(p["kind"], p["seq"]) for p in report["problems"]] == [("integrity", n), ("integrity", n + 1)]
+    assert "nothing may follow game_ended" in report["problems"][0]["message"]
+    # not complete (EVENTS.md: the last line is not game_ended), yet not unfinished either
+    assert report["complete"] is False and report["ok"] is False
+
+
+def test_a_commitment_never_revealed_is_a_deal_problem(tmp_path: Path) -> None:
+    # issue 13 item 4: the deal swapped after its commitment, the salt removed: it passed
+    events = events_of(DISPUTES / "bad_commitment.jsonl")
+    events = [msgspec.structs.replace(e, salt=None) if isinstance(e, HandEnded) else e for e in events]
+    report = audit_file_at(_resealed(events, tmp_path / "nosalt.jsonl"))
+    assert [(p.kind, p.seq) for p in report.problems] == [("deal", 1)]
+    assert "commitment is never revealed" in report.problems[0].message
+    # a hand that never ends before the next deal, or the end, reveals nothing either
+    honest = events_of(DISPUTES / "clean.jsonl")
+    cut = [e for e in honest if not isinstance(e, HandEnded)]
+    lines = [encode_event(msgspec.structs.replace(e, prev=None)) for e in cut]
+    kinds = [(p.kind, p.seq) for p in audit_lines(lines).report.problems if p.kind == "deal"]
+    assert kinds == [("deal", 1)]
+
+
+def audit_file_at(path: Path):
+    (result,) = audit_path(path)
+    return result.report
+
+
+def test_sealed_on_some_lines_only_is_an_integrity_problem(honest: list[bytes]) -> None:
+    lines = list(honest)
+    lines[0] = encode_event(msgspec.structs.replace(decode_event(lines[0]), prev=None))
+    rep = audit_lines(lines).report
+    assert rep.sealed and [(p.seq, p.kind) for p in rep.problems] == [(0, "integrity"), (1, "integrity")]
+    assert "sealed on every line or on none" in rep.problems[0].message
+
+
+def test_a_million_problems_are_counted_not_listed(tmp_path: Path) -> None:
+    # issue 13 item 12: 1 MB of blank lines took 216 s and 2.65 GB as a table of a million rows
+    first = lines_of(DISPUTES / "clean.jsonl")[0]
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(first + b"\n" + b"\n" * 20_000)
+    result = invoke(str(path))
+    rows = [line for line in result.stdout.splitlines() if "│ format │" in line]
+    assert result.exit_code == 1 and len(rows) == 50
+    assert "… and 19,951 more problems (format 20,000, unfinished 1 in all;" in result.stdout
+    report = json.loads(invoke(str(path), "--json").stdout)
+    assert report["problems_total"] == 20_001 and len(report["problems"]) == 101
+    assert [p["kind"] for p in report["problems"]][-2:] == ["format", "unfinished"]
+    assert [p["seq"] for p in report["problems"][:100]] == list(range(1, 101))

@@ -16,13 +16,15 @@ from hypothesis import strategies as st
 from test_events import game_lines, make_game
 from typer.testing import CliRunner
 
-from buraco_events.events import ZERO_HASH, Drew, Note, decode_event, line_hash
+from buraco_events.events import ZERO_HASH, Drew, Note, decode_event, line_hash, seal_lines
 from buraco_events.log import (
+    MAX_LINE,
     ConflictError,
     CorruptLogError,
     LockedError,
     LogError,
     LogExistsError,
+    NotALogError,
     RawLines,
     TornTailError,
     check_lines,
@@ -30,6 +32,7 @@ from buraco_events.log import (
     head,
     iter_logs,
     open_log,
+    raw_lines,
     read_log,
     repair,
     verify_chain,
@@ -284,11 +287,16 @@ def test_chain_errors_name_the_line_seq_and_field() -> None:
         verify_chain(unsealed, "g.jsonl")
 
 
-def test_empty_log_is_valid_and_has_no_head(tmp_path: Path) -> None:
+def test_an_empty_file_is_not_a_log_but_a_writer_may_start_one(tmp_path: Path) -> None:
+    # issue 13: an empty file is not "ok, 0 events" and has no head; a writer starts a log in it
     path = write_lines(tmp_path / "e.jsonl", [])
-    assert check_log(path).events == 0 and check_log(path).head is None
-    with pytest.raises(LogError, match="empty log"):
-        head(path)
+    for reader in (check_log, head, lambda p: list(read_log(p))):
+        with pytest.raises(NotALogError, match="empty file: not a log"):
+            reader(path)
+    with open_log(path) as w:
+        assert w.next_seq == 0
+        w.append(make_game(3)[0])
+    assert check_log(path).events == 1
 
 
 SEALED = game_lines(10, turns=4)
@@ -357,7 +365,8 @@ def test_log_check_and_head_commands(tmp_path: Path) -> None:
     hex_head = write_log(path, make_game(15))
     result = runner.invoke(app, ["log", "check", str(path)])
     assert result.exit_code == 0
-    assert result.stdout == f"{path}: ok, sealed, {len(make_game(15))} events, head {hex_head}\n"
+    assert result.stdout == (
+        f"{path}: ok, sealed, complete, {len(make_game(15))} events, head {hex_head}\n")
     result = runner.invoke(app, ["log", "head", str(path)])
     assert (result.exit_code, result.stdout) == (0, hex_head + "\n")
 
@@ -387,3 +396,88 @@ def test_log_repair_command(tmp_path: Path) -> None:
     bad = write_lines(tmp_path / "bad.jsonl", lines)
     result = runner.invoke(app, ["log", "repair", str(bad)])
     assert result.exit_code == 1 and "the file is left untouched" in result.stderr
+
+
+def test_log_check_says_when_a_log_is_unfinished(tmp_path: Path) -> None:
+    # EVENTS.md: a log whose last line is not game_ended is unfinished, and tools say so
+    path = write_lines(tmp_path / "live.jsonl", game_lines(15)[:-1])
+    assert not check_log(path).complete and check_log(write_lines(
+        tmp_path / "done.jsonl", game_lines(15))).complete
+    result = runner.invoke(app, ["log", "check", str(path)])
+    assert result.exit_code == 0 and ", unfinished (no game_ended yet" in result.stdout
+
+
+# -- hostile input: every reader gives a LogError naming the line, in bounded memory ----------
+
+NOT_EVENTS = {
+    "nested": b"[" * 1000,
+    "type is a list": b'{"type":[],"seq":0}',
+    "no type": b'{"hello":"world"}',
+    "binary": b"\x00\xff\xfe\x80",
+    "long": b"x" * (MAX_LINE + 1),
+}
+
+
+@pytest.mark.parametrize("bad", NOT_EVENTS.values(), ids=NOT_EVENTS.keys())
+def test_a_bad_first_line_is_not_a_log_and_a_later_one_a_bad_line(tmp_path: Path, bad: bytes) -> None:
+    first = write_lines(tmp_path / "first.jsonl", [bad])
+    for reader in (check_log, head, lambda p: list(read_log(p))):
+        with pytest.raises(NotALogError, match=r"line 1( \(seq 0\))?: not a log: "):
+            reader(first)
+    lines = game_lines(18)
+    lines[4] = bad
+    later = write_lines(tmp_path / "later.jsonl", lines)
+    with pytest.raises(LogError, match=r"line 5\b") as caught:
+        check_log(later)
+    assert not isinstance(caught.value, NotALogError)
+    with pytest.raises(CorruptLogError, match="line 5"):
+        repair(later)
+
+
+def test_an_over_long_line_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"\n".join(game_lines(19)[:3]) + b"\n" + b"x" * (20 * MAX_LINE))
+    tracemalloc.start()
+    try:
+        with pytest.raises(LogError, match="line 4: line longer than 1,048,576 bytes"):
+            check_log(path)
+        lines = list(raw_lines(path))  # a reader that goes on past it keeps at most MAX_LINE + 1
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(lines) == 4 and len(lines[3]) == MAX_LINE + 1
+    assert peak < 4 * MAX_LINE
+
+
+def test_nothing_may_follow_game_ended(tmp_path: Path) -> None:
+    events = make_game(20)
+    path = write_lines(tmp_path / "g.jsonl", game_lines(20))
+    with open_log(path) as w:  # the writer refuses to extend a finished game
+        with pytest.raises(LogError, match="nothing may follow game_ended"):
+            w.append(Note(seq=0, by="referee", text="well played"))
+    with pytest.raises(ValueError, match="nothing may follow game_ended"):
+        write_log(tmp_path / "new.jsonl", [*events, Note(seq=0, by="r", text="x")])
+    extended = seal_lines([*events, Note(seq=0, by="referee", text="well played")])
+    path = write_lines(tmp_path / "extended.jsonl", extended)
+    with pytest.raises(LogError, match=rf"line {len(extended)} \(seq {len(events)}\): note after "
+                                       rf"game_ended \(seq {len(events) - 1}\): nothing may follow"):
+        check_log(path)
+
+
+def test_log_commands_on_input_that_is_not_a_log_or_breaks_exit_2_or_1(tmp_path: Path) -> None:
+    empty = write_lines(tmp_path / "empty.jsonl", [])
+    hello = write_lines(tmp_path / "hello.jsonl", [b'{"hello":"world"}'])
+    junk = tmp_path / "x.jsonl"
+    junk.write_bytes(b"x" * (3 * MAX_LINE))
+    lines = game_lines(21)
+    lines[6] = lines[6].replace(b'"seq":6', b'"seq":6,"at":"2026-01-01T00:00:00Z"')
+    broken = write_lines(tmp_path / "broken.jsonl", lines)
+    for command in ("check", "head", "repair"):
+        for path, code, words in ((empty, 2, "empty file: not a log"), (hello, 2, "not a log"),
+                                  (junk, 2, "not a log"), (broken, 1, "line 8 (seq 7): field prev")):
+            result = runner.invoke(app, ["log", command, str(path)])
+            assert (result.exit_code, result.stdout) == (code, ""), (command, path, result.output)
+            assert result.stderr.startswith(f"error: {path}") and words in result.stderr
+            assert len(result.stderr.splitlines()) == 1

@@ -250,8 +250,11 @@ def test_end_of_input_quits_and_resume_finishes_the_same_game(piloted, tmp_path)
                       input="".join(line + "\n" for line in pilot.script[:k]))
     assert first.exit_code == 0 and "end of input" in first.output
     assert _lines(log) == pilot.prompt_seqs[k]
-    (audit,) = audit_path(log)
-    assert audit.report.ok, audit.report.problems
+    # a game in progress: unfinished, so it passes only as a partial audit (issue 13)
+    (audit,) = audit_path(log, partial=True)
+    assert audit.report.ok and not audit.report.complete, audit.report.problems
+    (whole,) = audit_path(log)
+    assert [p.kind for p in whole.report.problems] == ["unfinished"]
     second = _play_cli("--resume", str(log), input="".join(line + "\n" for line in pilot.script[k:]))
     assert second.exit_code == 0, second.output
     assert "resumed game play-stbl-2p-s11" in second.output
@@ -361,3 +364,26 @@ def test_resume_refuses_other_logs_and_extra_options(tmp_path):
     assert result.exit_code == 2 and "drop --seed" in result.stderr
     result = _play_cli("--resume", str(tmp_path / "missing.jsonl"), input="")
     assert result.exit_code == 2 and "No such file" in result.stderr
+
+
+def test_resume_of_input_that_is_not_a_log_or_breaks_the_rules(piloted, tmp_path):
+    # issue 13: a 2 KB file of nested [ gave a RecursionError traceback on --resume
+    nested = tmp_path / "nested.jsonl"
+    nested.write_bytes(b"[" * 2000 + b"\n")
+    result = _play_cli("--resume", str(nested), input="")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"error: {nested}: line 1: not a log")
+    # a lying server's drew: the player reads the public reason, never the stock's top card
+    from buraco_events.events import Drew, seal_lines
+
+    events = [decode_event(line) for line in piloted["path"].read_bytes().splitlines()]
+    k = next(i for i, e in enumerate(events) if isinstance(e, Drew) and i > 10)
+    top = events[k].card
+    wrong = "JK" if top != "JK" else "AS"
+    events = [*events[:k], msgspec.structs.replace(events[k], card=wrong)]
+    forged = tmp_path / "forged.jsonl"
+    forged.write_bytes(b"".join(line + b"\n" for line in seal_lines(events)))
+    result = _play_cli("--resume", str(forged), input="")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "drew a card that is not the stock's top card" in result.stderr
+    assert f"top card is {top}" not in result.stderr

@@ -2,23 +2,45 @@
 
 from __future__ import annotations
 
+import functools
 import random
+import re
 import time
 from collections import Counter
 
 import msgspec
 import pytest
 from conftest import random_game
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from buraco_events.cards import sorted_cards
-from buraco_events.engine import GameState, iter_states, play, team_of
-from buraco_events.events import Discarded, Drew, HandEnded, LaidOff, Melded, TookPile
+from buraco_events.cards import ALL_CARDS, sorted_cards
+from buraco_events.engine import (
+    GameState,
+    IllegalMove,
+    _raw_plays,
+    check,
+    iter_states,
+    play,
+    team_of,
+)
+from buraco_events.events import (
+    Discarded,
+    Drew,
+    HandEnded,
+    HandStarted,
+    LaidOff,
+    Melded,
+    TookDead,
+    TookPile,
+)
 from buraco_events.melds import classify
 from buraco_events.projections import (
     PLAYING_PHASES,
     Timeline,
     describe,
     player_view,
+    seat_error,
     wild_change,
     wild_stands_for,
 )
@@ -283,3 +305,108 @@ def test_describe_reports_a_score_claim_that_differs(games):
     lie = msgspec.structs.replace(events[k], scores=(9999, -9999))
     text = describe(lie, tl.state(k - 1), tl.players)
     assert text.endswith("(the log claims 9999 / -9999)")
+
+
+# -- errors a seat reads name no card it cannot see (issue 13) ----------------------------------
+
+_CARD_NAME = re.compile(r"(?<![\w])(?:10|[2-9AJQK])[SHDC](?![\w])|(?<![\w])JK(?![\w])")
+
+
+def _face_up(state: GameState, ev) -> set[str]:
+    """Return the cards every seat sees before `ev`, and those `ev` itself lays face up."""
+    seen = {c for m in state.melds for c in m.cards}
+    if state.pile:
+        seen.update(state.pile if state.rules.pile == "open" else state.pile[-1:])
+    seen.update(c for c in (state.pending_top, state.single_taken) if c is not None)
+    if isinstance(ev, Melded | LaidOff) or isinstance(ev, TookPile) and state.rules.pile == "open":
+        seen.update(ev.cards)  # laid face up, or claimed from a face-up pile (describe tells it)
+    elif isinstance(ev, Discarded):
+        seen.add(ev.card)
+    elif isinstance(ev, HandStarted):
+        seen.update(ev.discard)  # the upcard
+    return seen
+
+
+def _forged(state: GameState, deal: HandStarted, rng: random.Random) -> list:
+    """Return events the player to move (or the table) might forge here, most of them illegal."""
+    seq, seat = state.next_seq, state.to_play
+    pick = lambda k: tuple(rng.sample(ALL_CARDS, k))  # noqa: E731
+    if state.phase == "deal":
+        cards = list(deal.hands[0])
+        cards[rng.randrange(11)] = rng.choice(ALL_CARDS)
+        return [msgspec.structs.replace(deal, seq=seq, hand=state.hand_no + 1,
+                                        hands=(tuple(cards), *deal.hands[1:]))]
+    if state.phase == "draw":
+        pile = list(state.pile)
+        if pile:
+            pile[rng.randrange(len(pile))] = rng.choice(ALL_CARDS)
+        return [*(Drew(seq=seq, player=seat, card=c) for c in pick(4)),
+                TookPile(seq=seq, player=seat, cards=tuple(pile)),
+                TookPile(seq=seq, player=seat, cards=tuple(state.pile))]
+    if state.phase == "play":
+        raw = list(_raw_plays(state, seat))
+        plays = [Melded(seq=seq, player=seat, meld=len(state.melds), cards=c) if kind == "meld"
+                 else LaidOff(seq=seq, player=seat, meld=m, cards=c) for kind, m, c in raw]
+        return [*rng.sample(plays, min(len(plays), 40)),
+                Melded(seq=seq, player=seat, meld=len(state.melds), cards=pick(3)),
+                *(Discarded(seq=seq, player=seat, card=c) for c in ALL_CARDS)]
+    if state.phase == "dead":
+        return [TookDead(seq=seq, player=seat, dead=d, cards=pick(11)) for d in (0, 1)]
+    return []
+
+
+@functools.cache
+def _game(key: tuple[str, int, int]) -> list:
+    return random_game(*key)
+
+
+def _check_forged(events: list, k: int, seed: int) -> tuple[int, int]:
+    """Check the errors of events forged after `events[:k]`; return (errors, referee leaks)."""
+    rng = random.Random(seed)
+    state = Timeline(events[:k]).final if k else GameState()
+    deal = next(e for e in events if isinstance(e, HandStarted))
+    errors = hidden = 0
+    for ev in _forged(state, deal, rng):
+        try:
+            check(state, ev)
+        except IllegalMove as exc:
+            visible = _face_up(state, ev)
+            for seat in range(state.n_players):
+                assert set(_CARD_NAME.findall(seat_error(exc, seat))) <= visible, (exc.reason, seat)
+            assert seat_error(exc, None) == str(exc)  # the referee reads the full reason
+            errors += 1
+            hidden += not set(_CARD_NAME.findall(exc.reason)) <= visible
+    return errors, hidden
+
+
+def test_an_error_shown_to_a_seat_names_no_card_it_cannot_see():
+    errors = hidden = 0
+    for key in GAMES:
+        events = _game(key)
+        for k in range(0, len(events), max(1, len(events) // 30)):
+            e, h = _check_forged(events, k, k)
+            errors, hidden = errors + e, hidden + h
+    # the referee's reasons did name hidden cards, so the seats' words above mean something
+    assert errors > 1000 and hidden > 50
+
+
+@settings(max_examples=30)
+@given(game=st.sampled_from(GAMES), where=st.floats(0, 1, exclude_max=True), seed=st.integers(0, 999))
+def test_an_error_shown_to_a_seat_names_no_card_it_cannot_see_anywhere(game, where, seed):
+    events = _game(game)
+    _check_forged(events, int(where * len(events)), seed)
+
+
+def test_the_referee_reads_the_hidden_card_a_seat_does_not():
+    # the reproduction of issue 13 item 5: "...the stock's top card is 3H" reached seat 1
+    events = _game(("stbl", 2, 1))
+    k = next(i for i, e in enumerate(events) if isinstance(e, Drew) and i > 10)
+    state = Timeline(events[:k]).final
+    wrong = next(c for c in ALL_CARDS if c != events[k].card)
+    with pytest.raises(IllegalMove) as caught:
+        check(state, msgspec.structs.replace(events[k], card=wrong))
+    assert f"the stock's top card is {events[k].card}" in seat_error(caught.value, None)
+    for seat in (0, 1):
+        text = seat_error(caught.value, seat)
+        assert text.endswith("drew a card that is not the stock's top card")
+        assert not _CARD_NAME.search(text)

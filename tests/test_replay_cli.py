@@ -189,11 +189,24 @@ def test_unreadable_paths_exit_2(tmp_path, log_path):
     assert run(log_path, "--at", 5, "--hand", 0, "--json").exit_code == 2
 
 
-def test_an_empty_or_garbage_file_exits_1(tmp_path):
+def test_an_empty_or_garbage_file_is_not_a_log_exit_2(tmp_path):
+    # issue 13: exit 2 for input that cannot be read as a log (it was 1 before)
     path = tmp_path / "junk.jsonl"
-    path.write_bytes(b"not json\n")
-    result = run(path, "--json")
-    assert result.exit_code == 1 and result.stdout == "" and "line 1" in result.stderr
+    for data, words in ((b"not json\n", "line 1: not a log: not JSON"), (b"", "empty file: not a log"),
+                        (b"[" * 1000 + b"\n", "line 1: not a log: not an event: JSON nested too deeply")):
+        path.write_bytes(data)
+        result = run(path, "--json")
+        assert (result.exit_code, result.stdout) == (2, ""), result.output
+        assert result.stderr.startswith(f"error: {path}: {words}") and result.stderr.count("\n") == 1
+
+
+def test_a_log_whose_first_event_is_illegal_exits_1(tmp_path):
+    path = tmp_path / "three.jsonl"
+    path.write_bytes(b'{"type":"game_started","seq":0,"game_id":"g","variant":"stbl",'
+                     b'"players":["a","b","c"]}\n')
+    result = run(path, "--json", "--as", "1")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert "Buraco is for 2 or 4 players" in result.stderr and result.stderr.count("\n") == 1
 
 
 # -- the interactive viewer, driven headlessly --------------------------------------------------
@@ -235,3 +248,73 @@ def test_the_viewer_steps_jumps_and_switches_view(game):
             await pilot.press("q")
 
     asyncio.run(drive())
+
+
+def test_a_seat_never_reads_a_hidden_card_in_the_error(tmp_path, game):
+    # issue 13 item 5: `replay --as 1 --json` put "...the stock's top card is 3H" in `error`
+    from buraco_events.cards import ALL_CARDS
+    from buraco_events.events import Drew
+
+    k = next(i for i, e in enumerate(game) if isinstance(e, Drew) and i > 10)
+    top = game[k].card
+    wrong = next(c for c in ALL_CARDS if c != top)
+    forged = [*game[:k], msgspec.structs.replace(game[k], card=wrong), *game[k + 1:]]
+    path = tmp_path / "forged.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in seal_lines(forged)))  # re-sealed: a liar
+    referee = run(path, "--json")
+    assert referee.exit_code == 1 and f"the stock's top card is {top}" in json.loads(referee.stdout)["error"]
+    for seat in ("0", "1"):
+        for args in (("--json",), ("--static",)):
+            result = run(path, "--as", seat, *args)
+            assert result.exit_code == 1
+            errors = [result.stderr]
+            if args == ("--json",):
+                errors.append(json.loads(result.stdout)["error"])
+            for error in errors:
+                assert error.rstrip().endswith("drew a card that is not the stock's top card")
+                assert top not in error and wrong not in error
+
+
+def test_the_viewer_shows_each_seat_its_own_words_for_the_error(tmp_path, game):
+    from buraco_events.events import Drew
+
+    k = next(i for i, e in enumerate(game) if isinstance(e, Drew) and i > 10)
+    forged = [*game[:k], msgspec.structs.replace(game[k], card="JK" if game[k].card != "JK" else "AS")]
+    tl = Timeline(forged)
+    from textual.widgets import Static
+
+    from buraco_events.render import render_text
+    from cli.replay_cmd import Loaded, error_for
+
+    errors = error_for(tmp_path / "f.jsonl", Loaded(tl.events, True, None), tl)
+
+    async def drive() -> None:
+        viewer = ReplayApp(tl, seq=tl.last, seat=None, error_for=errors)
+        async with viewer.run_test(size=(160, 60)) as pilot:
+            table = lambda: render_text(viewer.query_one("#table", Static).content)  # noqa: E731
+            assert f"top card is {game[k].card}" in table()
+            await pilot.press("v")  # seat 0's view
+            assert viewer.seat == 0 and "not the stock's top card" in table()
+            assert f"top card is {game[k].card}" not in table()
+
+    asyncio.run(drive())
+
+
+def test_log_text_is_escaped_in_every_human_output(tmp_path, game):
+    # issue 13 item 3: escapes and bidi overrides reached the terminal raw; markup was eaten
+    evil = ("g\x1b[2J\r\u202e", ("Dani [/]", "[bold]Bo\x1b[31m"))
+    events = [msgspec.structs.replace(game[0], game_id=evil[0], players=evil[1]), *game[1:40]]
+    path = tmp_path / "evil\x1b].jsonl"
+    write_log(path, events)
+    static = run(path, "--static", "--as", "0")
+    assert static.exit_code == 0
+    assert not any(c in static.output for c in "\x1b\r\u202e")
+    assert "game g\\x1b[2J\\x0d\\u202e" in static.stdout
+    assert "Dani [/] (seat 0)" in static.stdout and "[bold]Bo\\x1b[31m" in static.stdout
+    assert json.loads(run(path, "--json").stdout)["game_id"] == evil[0]  # JSON stays exact
+    from cli.main import app as buraco
+
+    missing = tmp_path / "evil\x1b]2.jsonl"
+    for args in (["log", "check", str(path)], ["replay", str(missing)], ["log", "head", str(missing)]):
+        result = runner.invoke(buraco, args)
+        assert not any(c in result.output for c in "\x1b\r\u202e") and "evil\\x1b]" in result.output

@@ -240,6 +240,12 @@ def build(out_dir: Path) -> dict[str, Expected]:
     verdict("wrong_score.jsonl", [("score", h1), ("score", end)]
             + ([("score", end)] if winner != ge.winner else []))
 
+    # unfinished: the same match cut short right before the lying hand_ended (the file truncated
+    # there, so the chain holds): what is left is honest, but it is not the whole game (EVENTS.md:
+    # a complete log ends with game_ended), so it never passes as one
+    files["unfinished.jsonl"] = lines_of(match)[:h1]
+    verdict("unfinished.jsonl", [("unfinished", h1 - 1)])
+
     # illegal_close: the server let a player go out by melding the last cards without a clean
     # canasta; its own scores follow (closing bonus included); re-sealed
     events, forged = first_seed(lambda s: play_disputed("stbl", 2, 100 + s, close_without_clean))
@@ -285,6 +291,14 @@ def build(out_dir: Path) -> dict[str, Expected]:
     events[1] = msgspec.structs.replace(deal, hands=(tuple(hand0), *deal.hands[1:]))
     files["bad_commitment.jsonl"] = lines_of(events)
     verdict("bad_commitment.jsonl", [("deal", 1)])
+
+    # unrevealed_commitment: the same swapped deal, but the server also left the salt out of that
+    # hand's hand_ended, so the commitment cannot be checked: EVENTS.md makes a commitment never
+    # revealed a deal problem of its own; re-sealed
+    end = next(i for i, e in enumerate(events) if isinstance(e, HandEnded) and e.hand == deal.hand)
+    events[end] = msgspec.structs.replace(events[end], salt=None)
+    files["unrevealed_commitment.jsonl"] = lines_of(events)
+    verdict("unrevealed_commitment.jsonl", [("deal", 1)])
 
     # bad_deal: a 4-player deal where one card of seat 2 became a third ace of spades; the deck is
     # wrong (the replay stops there) and the commitment no longer matches either; re-sealed
