@@ -317,7 +317,7 @@ def _face_up(state: GameState, ev) -> set[str]:
     seen = {c for m in state.melds for c in m.cards}
     if state.pile:
         seen.update(state.pile if state.rules.pile == "open" else state.pile[-1:])
-    seen.update(c for c in (state.pending_top, state.single_taken) if c is not None)
+    seen.update(c for c in (state.pending_top, state.top_due, state.single_taken) if c is not None)
     if isinstance(ev, Melded | LaidOff) or isinstance(ev, TookPile) and state.rules.pile == "open":
         seen.update(ev.cards)  # laid face up, or claimed from a face-up pile (describe tells it)
     elif isinstance(ev, Discarded):
