@@ -25,11 +25,13 @@ from .common import err, fail, out
 
 
 class Loaded(msgspec.Struct, frozen=True):
-    """A log read as far as it goes: its good events, whether it is sealed, the first error."""
+    """A log read as far as it goes: its good events, whether it is sealed, the first error,
+    and the head (SHA-256 of the last good line; None when no line was read)."""
 
     events: list[Event]
     sealed: bool
     error: str | None
+    head: str | None = None
 
 
 def load(path: Path) -> Loaded:
@@ -41,8 +43,27 @@ def load(path: Path) -> Loaded:
             chain.add(line, event)
             events.append(event)
     except LogError as exc:
-        return Loaded(events, chain.sealed, str(exc))
-    return Loaded(events, chain.sealed, None)
+        return Loaded(events, chain.sealed, str(exc), chain.head)
+    return Loaded(events, chain.sealed, None, chain.head)
+
+
+def open_replay(log: Path) -> tuple[Loaded, Timeline, str | None]:
+    """Read a log (a file or `ARCHIVE.bza/NAME`) and fold it: the loaded events, their timeline
+    and the error that stops the replay (None for a whole legal log).
+
+    Exits 2 when the path cannot be read, 1 when not one event replays.
+    """
+    if log.is_dir():
+        fail(f"{log}: is a folder; give one log file", 2)
+    try:
+        loaded = load(log)
+    except OSError as exc:
+        fail(f"{log}: cannot read: {exc.strerror or exc}", 2)
+    timeline = Timeline(loaded.events)
+    error = loaded.error or timeline_error(log, timeline)
+    if timeline.last < 0:
+        fail(error or f"{log}: empty log", 1)
+    return loaded, timeline, error
 
 
 def timeline_error(path: Path, timeline: Timeline) -> str | None:
@@ -98,16 +119,7 @@ def replay(
     history: Annotated[bool, typer.Option("--history", help="show each meld's history under it")] = False,
 ) -> None:
     """Show the table after any event of a game log (interactive on a terminal)."""
-    if log.is_dir():
-        fail(f"{log}: is a folder; replay takes one log file", 2)
-    try:
-        loaded = load(log)
-    except OSError as exc:
-        fail(f"{log}: cannot read: {exc.strerror or exc}", 2)
-    timeline = Timeline(loaded.events)
-    error = loaded.error or timeline_error(log, timeline)
-    if timeline.last < 0:
-        fail(error or f"{log}: empty log", 1)
+    loaded, timeline, error = open_replay(log)
     seat = resolve_seat(as_seat, timeline.players)
     seq = resolve_seq(timeline, at, hand, error is not None)
     if not as_json and not static and sys.stdout.isatty():
@@ -115,11 +127,7 @@ def replay(
 
         ReplayApp(timeline, seq=seq, seat=seat, error=error, history=history).run()
     elif as_json:
-        view = timeline.view(seq, seat)
-        doc = msgspec.to_builtins(view) | {
-            "event": timeline.describe(seq), "last_seq": timeline.last, "sealed": loaded.sealed,
-            "error": error,
-        }
+        doc = timeline.replay_object(seq, seat, sealed=loaded.sealed, error=error)
         sys.stdout.write(msgspec.json.encode(doc).decode() + "\n")
     else:
         histories = timeline.meld_histories(timeline.hand_at(seq), seq) if history else ()
