@@ -18,6 +18,7 @@ from buraco_events.audit import Audit, AuditInputError, HandReport, audit_path
 from buraco_events.projections import player_view
 from buraco_events.render import render_view
 
+from . import share_cmd
 from .common import err, out
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
@@ -43,6 +44,10 @@ def audit(
     seat: Annotated[int | None, typer.Option(
         "--as", metavar="SEAT", min=0, max=3,
         help="show the table from this seat (default: the seat that acted)")] = None,
+    html: Annotated[Path | None, typer.Option(
+        "--html", metavar="FILE.html",
+        help="also write the referee's report of one log as a page (buraco share)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="let --html replace an existing file")] = False,
 ) -> None:
     """Check game logs for format, hash chain, deals, legal play and scores; exit 1 on any problem."""
     if expect_head is not None:
@@ -50,6 +55,8 @@ def audit(
             err().print(Text.assemble(("error: ", "bold red"), "--expect-head needs 64 hex digits"))
             raise typer.Exit(2)
         expect_head = expect_head.lower()
+    if html is not None:
+        share_cmd.audit_page(html, paths, expect_head, force)
     # one log file: one pretty object; folders, archives, several paths: one compact line per log
     pretty = len(paths) == 1 and paths[0].is_file() and not is_archive(paths[0])
     unreadable = False
