@@ -135,6 +135,14 @@ def test_the_page_shows_the_head_the_game_and_the_check(tmp_path, four):
     assert check.exit_code == 0, check.stdout
 
 
+def test_a_page_can_be_made_again_byte_for_byte(tmp_path, four):
+    # how a reader checks that a page shows a log: make it again from the log and compare
+    log = write_sealed(tmp_path / "g.jsonl", four)
+    one = page_of(log, tmp_path / "one.html", "--as", 2, "--at", 50, "--spoiler-free")
+    assert one == page_of(log, tmp_path / "two.html", "--as", 2, "--at", 50, "--spoiler-free")
+    assert one != page_of(log, tmp_path / "three.html", "--as", 2, "--at", 51, "--spoiler-free")
+
+
 def test_opening_defaults_to_the_first_deal(tmp_path, four):
     log = write_sealed(tmp_path / "g.jsonl", four)
     assert page_data(page_of(log, tmp_path / "a.html"))["at"] == 1
