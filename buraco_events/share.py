@@ -246,7 +246,7 @@ def _verify(source: str, head: str | None, sealed: bool) -> str:
         "<h2>Check it</h2>",
         f"<p>Log <code>{_h(source)}</code>, head (SHA-256 of its last line):</p>",
         f"<p><code class=head id=head>{_h(head or 'none')}</code></p>",
-        "<p>Anyone with the log can prove this is the game it records:</p>",
+        "<p>Anyone with the log can check that it is this one, line by line:</p>",
         f"<pre id=verify-cmd>{_h(command)}</pre>",
     ]
     if not sealed:
@@ -288,6 +288,8 @@ def _report(report: Mapping[str, Any]) -> str:
 
 def _recount(report: Mapping[str, Any]) -> str:
     """Return each hand's RULES 7 recount beside the claim of its `hand_ended`."""
+    if not report["hands"]:
+        return ""
     out = ["<section id=recount><h2>Recount beside the claims (RULES 7)</h2><div class=sheets>"]
     for hand in report["hands"]:
         if hand["reason"] is None:

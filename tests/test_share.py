@@ -433,3 +433,14 @@ def test_audit_html_takes_one_log_and_keeps_files(tmp_path):
     assert result.exit_code == 2 and "exists" in result.stderr and out.read_text() == "mine"
     assert audit_html(DISPUTES / "clean.jsonl", "--html", out, "--force").exit_code == 0
     assert page_data(out.read_text())["audit"]["ok"] is True
+
+
+def test_audit_html_of_a_log_where_nothing_replays(tmp_path):
+    log = tmp_path / "garbage.jsonl"
+    log.write_bytes(b"not json\n")
+    out = tmp_path / "r.html"
+    result = audit_html(log, "--html", out)
+    assert result.exit_code == 1 and "report page written" in result.stderr
+    data = page_data(out.read_text())
+    assert data["steps"] == [] and data["audit"]["ok"] is False
+    assert "id=verdict>FAIL</span>" in out.read_text()

@@ -213,3 +213,15 @@ def test_the_audit_page_opens_at_the_first_bad_event(browser, tmp_path):
     check_shown(opened, steps[last])
     opened.page.screenshot(path=str(tmp_path / "audit.png"))
     opened.close()
+
+
+def test_a_report_page_with_nothing_to_replay(browser, tmp_path):
+    log = tmp_path / "garbage.jsonl"
+    log.write_bytes(b"not json\n")
+    out = tmp_path / "garbage.html"
+    assert runner.invoke(app, ["audit", str(log), "--html", str(out)]).exit_code == 1
+    opened = Opened(browser, out)
+    assert opened.text("#verdict") == "FAIL"
+    assert opened.text("#event") == "no event of this log replays"
+    assert not opened.page.is_visible("#controls") and not opened.page.is_visible("#table")
+    opened.close()

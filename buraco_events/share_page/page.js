@@ -389,7 +389,9 @@
   function start() {
     if (!steps.length) {
       document.getElementById("event").textContent = "no event of this log replays";
-      document.getElementById("controls").hidden = true;
+      ["controls", "table", "melds", "scores", "keys"].forEach(function (id) {
+        document.getElementById(id).hidden = true;
+      });
       return;
     }
     if (!spoilerFree) {
