@@ -16,6 +16,7 @@ the table sees (a draw does not name its card; a closed pile shows its top card 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 
@@ -451,6 +452,16 @@ class Timeline:
     def describe(self, seq: int) -> str:
         """Return the event at `seq` in words."""
         return describe(self.events[seq], self.state(seq - 1), self.players)
+
+    def replay_object(self, seq: int, seat: int | None, *, sealed: bool, error: str | None) -> dict[str, Any]:
+        """Return the table after `seq` seen by `seat` as JSON-ready builtins: the object of
+        `buraco replay --at SEQ --json [--as SEAT]`, and of each step of a `buraco share` page.
+
+        It is the view's fields plus `event` (in words), `last_seq`, `sealed` and `error` (the
+        reason the log stops replaying, or None): one builder, so the two can never differ.
+        """
+        view = msgspec.to_builtins(self.view(seq, seat))
+        return view | {"event": self.describe(seq), "last_seq": self.last, "sealed": sealed, "error": error}
 
     def hand_start(self, hand: int) -> int:
         """Return the seq of hand `hand`'s `hand_started`; raises IndexError if never dealt."""

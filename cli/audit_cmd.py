@@ -25,6 +25,7 @@ from buraco_events.projections import player_view
 from buraco_events.render import render_view
 from buraco_events.text import visible
 
+from . import share_cmd
 from .common import OK, PROBLEMS, UNREADABLE, err, error, out
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
@@ -33,12 +34,12 @@ ROWS_SHOWN = 50
 
 #: what each kind of finding breaks, in words (the rule itself comes with the message)
 _BROKEN = {
-    "format": "EVENTS.md: every line is one event of the contract",
-    "integrity": "EVENTS.md: seq counts 0, 1, 2... and prev is the SHA-256 of the previous line",
-    "deal": "RULES 1 and EVENTS.md: a deal is exactly the variant's deck, and matches its commitment",
-    "illegal": "RULES.md, as the engine checks it: this event may not come here",
-    "score": "RULES 7-8: the claimed score differs from the recount of the events",
-    "unfinished": "EVENTS.md: a complete log ends with game_ended (--partial audits a game in progress)",
+    "format": "log format (docs/log-format.md): every line is one event of the contract",
+    "integrity": "log format: seq counts 0, 1, 2... and prev is the SHA-256 of the previous line",
+    "deal": "rules §1 and log format: a deal is exactly the variant's deck, and matches its commitment",
+    "illegal": "the rules (docs/rules.md), as the engine checks them: this event may not come here",
+    "score": "rules §7-8: the claimed score differs from the recount of the events",
+    "unfinished": "log format: a complete log ends with game_ended (--partial audits a game in progress)",
 }
 _ITEMS = ("meld_points", "canasta_bonus", "close_bonus", "hand_penalty", "dead_penalty")
 
@@ -56,6 +57,10 @@ def audit(
     partial: Annotated[bool, typer.Option(
         "--partial",
         help="audit a game in progress: a log without game_ended passes as far as it goes")] = False,
+    html: Annotated[Path | None, typer.Option(
+        "--html", metavar="FILE.html",
+        help="also write the referee's report of one log as a page (buraco share)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="let --html replace an existing file")] = False,
 ) -> None:
     """Check game logs for format, hash chain, deals, legal play and scores; exit 1 on any problem.
 
@@ -66,6 +71,8 @@ def audit(
             error("--expect-head needs 64 hex digits")
             raise typer.Exit(UNREADABLE)
         expect_head = expect_head.lower()
+    if html is not None:
+        share_cmd.audit_page(html, paths, expect_head, force)
     # one log file: one pretty object; folders, archives, several paths: one compact line per log
     pretty = len(paths) == 1 and paths[0].is_file() and not is_archive(paths[0])
     unreadable = False

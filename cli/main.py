@@ -17,6 +17,7 @@ from . import (
     replay_cmd,
     rules_cmd,
     schema_cmd,
+    share_cmd,
     simulate_cmd,
 )
 
@@ -98,6 +99,7 @@ app.command("sql", help=analytics_cmd.sql_help())(analytics_cmd.sql)
 app.command("stats")(analytics_cmd.stats)
 app.command("export")(analytics_cmd.export)
 app.command("replay")(replay_cmd.replay)
+app.command("share")(share_cmd.share)
 app.add_typer(log_cmd.app, name="log")
 app.add_typer(archive_cmd.app, name="archive")
 app.command("schema")(schema_cmd.schema)

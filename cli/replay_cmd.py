@@ -33,11 +33,13 @@ ErrorFor = Callable[[int | None], str | None]
 
 
 class Loaded(msgspec.Struct, frozen=True):
-    """A log read as far as it goes: its good events, whether it is sealed, the first error."""
+    """A log read as far as it goes: its good events, whether it is sealed, the first error,
+    and the head (SHA-256 of the last good line; None when no line was read)."""
 
     events: list[Event]
     sealed: bool
     error: str | None
+    head: str | None = None
 
 
 def load(path: Path) -> Loaded:
@@ -54,8 +56,28 @@ def load(path: Path) -> Loaded:
     except NotALogError:
         raise
     except LogError as exc:
-        return Loaded(events, chain.sealed, str(exc))
-    return Loaded(events, chain.sealed, None)
+        return Loaded(events, chain.sealed, str(exc), chain.head)
+    return Loaded(events, chain.sealed, None, chain.head)
+
+
+def open_replay(log: Path, public: bool = False) -> tuple[Loaded, Timeline, ErrorFor]:
+    """Read a log (a file or `ARCHIVE.bza/NAME`) and fold it: the loaded events, their timeline
+    and the error each view shows (None for a whole legal log; see `error_for`).
+
+    Exits 2 when the path cannot be read, 1 when not one event replays (with the words any seat
+    may read when `public`: no seat is known yet to check what it may see).
+    """
+    if log.is_dir():
+        fail(f"{log}: is a folder; give one log file", 2)
+    try:
+        loaded = load(log)
+    except (OSError, NotALogError, ArchiveError) as exc:  # ArchiveError: ARCHIVE.bza/NAME
+        fail_read(exc)
+    timeline = Timeline(loaded.events)
+    errors = error_for(log, loaded, timeline)
+    if timeline.last < 0:
+        fail(errors(0 if public else None) or f"{log}: no event replays", PROBLEMS)
+    return loaded, timeline, errors
 
 
 def timeline_error(path: Path, timeline: Timeline, seat: int | None = None) -> str | None:
@@ -117,17 +139,7 @@ def replay(
     history: Annotated[bool, typer.Option("--history", help="show each meld's history under it")] = False,
 ) -> None:
     """Show the table after any event of a game log (interactive on a terminal)."""
-    if log.is_dir():
-        fail(f"{log}: is a folder; replay takes one log file", 2)
-    try:
-        loaded = load(log)
-    except (OSError, NotALogError, ArchiveError) as exc:  # ArchiveError: ARCHIVE.bza/NAME
-        fail_read(exc)
-    timeline = Timeline(loaded.events)
-    errors = error_for(log, loaded, timeline)
-    if timeline.last < 0:
-        # not even game_started replays: nothing to show a seat, and no seat to check --as by
-        fail(errors(None if as_seat is None else 0) or f"{log}: no event replays", PROBLEMS)
+    loaded, timeline, errors = open_replay(log, public=as_seat is not None)
     seat = resolve_seat(as_seat, timeline.players)
     error = errors(seat)
     seq = resolve_seq(timeline, at, hand, error is not None)
@@ -136,11 +148,7 @@ def replay(
 
         ReplayApp(timeline, seq=seq, seat=seat, error_for=errors, history=history).run()
     elif as_json:
-        view = timeline.view(seq, seat)
-        doc = msgspec.to_builtins(view) | {
-            "event": timeline.describe(seq), "last_seq": timeline.last, "sealed": loaded.sealed,
-            "error": error,
-        }
+        doc = timeline.replay_object(seq, seat, sealed=loaded.sealed, error=error)
         sys.stdout.write(msgspec.json.encode(doc).decode() + "\n")
     else:
         histories = timeline.meld_histories(timeline.hand_at(seq), seq) if history else ()

@@ -10,7 +10,7 @@ import buraco_events
 
 CORE = [
     "cards", "rules", "melds", "events", "scoring", "engine", "projections", "bots", "render",
-    "rows", "commands",
+    "rows", "commands", "share",
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
 

@@ -1,0 +1,423 @@
+// buraco share: draws the table of each step from the page's own data; fetches nothing.
+// Every text from the log goes through visible() and textContent: never parsed as markup.
+(function () {
+  "use strict";
+
+  var SVG = "http://www.w3.org/2000/svg";
+  var PLAYING = ["draw", "play", "dead"];
+  var KIND_LABEL = { dirty: "dirty canasta", clean: "clean canasta", royal: "royal canasta",
+    ace_to_ace: "ace-to-ace canasta" };
+
+  var data = JSON.parse(document.getElementById("buraco-replay").textContent);
+  var steps = decodeSteps(data.steps);
+  var last = steps.length - 1;
+  var spoilerFree = !!data.spoiler_free;
+  var seq = 0;
+
+  // The rule of `decoding` in the data: steps[0] whole, then lists of [path, value] changes.
+  function decodeSteps(stored) {
+    var out = [];
+    var cur = null;
+    for (var i = 0; i < stored.length; i++) {
+      if (i === 0) {
+        cur = stored[0];
+      } else {
+        cur = Object.assign({}, cur); // values are shared between steps, never changed in place
+        var copied = {};
+        for (var j = 0; j < stored[i].length; j++) {
+          var path = stored[i][j][0], value = stored[i][j][1], key = path[0];
+          if (path.length === 1) { cur[key] = value; continue; }
+          if (!copied[key]) { cur[key] = cur[key].slice(); copied[key] = true; }
+          cur[key][path[1]] = value;
+        }
+      }
+      out.push(cur);
+    }
+    return out;
+  }
+
+  // Control, bidi and other invisible characters written as escapes (text.visible in Python).
+  var INVISIBLE = /[\p{C}\p{Zl}\p{Zp}\p{Zs}]/gu;
+  function visible(text) {
+    return String(text).replace(INVISIBLE, function (c) {
+      if (c === " ") return c;
+      var code = c.codePointAt(0);
+      if (code < 0x100) return "\\x" + code.toString(16).padStart(2, "0");
+      if (code < 0x10000) return "\\u" + code.toString(16).padStart(4, "0");
+      return "\\U" + code.toString(16).padStart(8, "0");
+    });
+  }
+
+  // -- small DOM helpers ---------------------------------------------------------------------
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = visible(text);
+    return node;
+  }
+
+  function icon(id, cls) {
+    var svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("class", cls);
+    svg.setAttribute("aria-hidden", "true");
+    var use = document.createElementNS(SVG, "use");
+    use.setAttribute("href", "#suit-" + id);
+    svg.appendChild(use);
+    return svg;
+  }
+
+  var SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+
+  function card(c) {
+    var node = el("span", "card");
+    node.dataset.card = c;
+    if (c === "JK") {
+      node.classList.add("joker");
+      node.setAttribute("aria-label", "joker");
+      node.appendChild(el("span", "r", "JK"));
+      node.appendChild(icon("J", "big"));
+    } else {
+      var suit = c.slice(-1), rank = c.slice(0, -1);
+      if (suit === "H" || suit === "D") node.classList.add("red");
+      node.setAttribute("aria-label", rank + " of " + (SUIT_NAME[suit] || suit));
+      node.appendChild(el("span", "r", rank));
+      node.appendChild(icon(suit, "s"));
+      node.appendChild(icon(suit, "big"));
+    }
+    node.title = c;
+    return node;
+  }
+
+  function back(label) {
+    var node = el("span", "back");
+    if (label !== undefined) node.appendChild(el("span", "n", label));
+    return node;
+  }
+
+  function cardRow(cards, topIndex) {
+    var row = el("div", "cards");
+    cards.forEach(function (c, i) {
+      var node = card(c);
+      if (i === topIndex) node.classList.add("top");
+      row.appendChild(node);
+    });
+    return row;
+  }
+
+  function backRow(n) {
+    var row = el("div", "cards hidden-hand");
+    var shown = Math.min(n, 12); // a fan of backs, not a wall: the count says the rest
+    for (var i = 0; i < shown; i++) row.appendChild(back(i === shown - 1 ? String(n) : undefined));
+    return row;
+  }
+
+  function stack(n) {
+    // a face-down stack: one back carrying the count
+    var row = el("div", "cards");
+    row.appendChild(n ? back(String(n)) : el("span", "slot"));
+    return row;
+  }
+
+  function emptySlot() {
+    var row = el("div", "cards");
+    row.appendChild(el("span", "slot"));
+    return row;
+  }
+
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  function teamOf(s, n) { return n === 4 ? s % 2 : s; }
+  function teamLabel(players, team) {
+    return players.filter(function (_, s) { return teamOf(s, players.length) === team; }).join(" & ");
+  }
+  function seatName(v, s) { return v.players[s] + " (seat " + s + ")"; }
+
+  // -- the table ----------------------------------------------------------------------------
+
+  function positions(n) {
+    var base = data.seat === null || data.seat === undefined ? 0 : data.seat;
+    var pos = {};
+    if (n === 4) {
+      // clockwise from the viewer at the bottom
+      pos[base] = "bottom"; pos[(base + 1) % 4] = "left"; pos[(base + 2) % 4] = "top";
+      pos[(base + 3) % 4] = "right";
+    } else {
+      pos[base] = "bottom"; pos[(base + 1) % n] = "top";
+    }
+    return pos;
+  }
+
+  function seatBox(v, s, pos) {
+    var box = el("div", "seat pos-" + pos);
+    box.id = "seat-" + s;
+    var playing = PLAYING.indexOf(v.phase) >= 0;
+    if (playing && v.to_play === s) box.classList.add("turn");
+    var who = el("div", "who");
+    who.appendChild(el("span", "name", v.players[s]));
+    who.appendChild(el("span", "seatno", "seat " + s + " · team " + teamOf(s, v.players.length)));
+    var hand = v.hands[s];
+    var count = typeof hand === "number" ? hand : hand.length;
+    who.appendChild(el("span", "count", plural(count, "card")));
+    if (data.seat === s) who.appendChild(el("span", "badge", "you"));
+    if (playing && v.to_play === s) who.appendChild(el("span", "badge", "to play: " + v.phase));
+    box.appendChild(who);
+    box.appendChild(typeof hand === "number" ? backRow(hand) : cardRow(hand));
+    return box;
+  }
+
+  function zone(content, label, id) {
+    var z = el("div", "zone");
+    if (id) z.id = id;
+    z.appendChild(content);
+    z.appendChild(el("span", "label", label));
+    return z;
+  }
+
+  function center(v) {
+    var box = el("div");
+    box.id = "center";
+    box.appendChild(zone(stack(v.stock), "stock " + plural(v.stock, "card"), "stock"));
+    var pile = v.pile, kind = data.rules ? data.rules.pile : null;
+    var pileWords = (kind ? kind + " pile, " : "pile, ") + plural(pile.size, "card");
+    var pileRow;
+    if (!pile.size) {
+      pileRow = emptySlot();
+      pileWords = (kind ? kind + " pile" : "pile") + ": empty";
+    } else if (pile.cards) {
+      pileRow = cardRow(pile.cards, pile.cards.length - 1);
+    } else {
+      pileRow = el("div", "cards");
+      if (pile.size > 1) pileRow.appendChild(back(String(pile.size - 1)));
+      var top = card(pile.top);
+      top.classList.add("top");
+      pileRow.appendChild(top);
+      pileWords += ", only the top shows";
+    }
+    box.appendChild(zone(pileRow, pileWords, "pile"));
+    if (v.pending) {
+      var rest = v.pending.rest;
+      var row = cardRow([v.pending.top], 0);
+      if (typeof rest === "number") {
+        if (rest) row.appendChild(back(String(rest)));
+      } else {
+        rest.forEach(function (c) { row.appendChild(card(c)); });
+      }
+      box.appendChild(zone(row, "taken pile: the top " + v.pending.top + " must be played first",
+        "pending"));
+    }
+    v.deads.forEach(function (d, i) {
+      var words, content;
+      if (d.fate === "taken" && d.taken_by !== null) {
+        content = emptySlot();
+        words = "dead " + i + ": taken by " + seatName(v, d.taken_by) + (d.unused ? ", unused" : "");
+      } else if (d.fate === "stock") {
+        content = emptySlot();
+        words = "dead " + i + ": became the stock";
+      } else if (typeof d.cards === "number") {
+        content = stack(d.cards);
+        words = "dead " + i + ": " + plural(d.cards, "card") + ", untaken";
+      } else {
+        content = cardRow(d.cards);
+        words = "dead " + i + ": " + plural(d.cards.length, "card") + ", untaken";
+      }
+      box.appendChild(zone(content, words, "dead-" + i));
+    });
+    return box;
+  }
+
+  function drawTable(v) {
+    var table = document.getElementById("table");
+    table.textContent = "";
+    table.classList.toggle("two", v.players.length === 2);
+    if (v.hand < 0) {
+      table.appendChild(el("p", "", "no hand dealt yet"));
+      return;
+    }
+    var pos = positions(v.players.length);
+    v.players.forEach(function (_, s) { table.appendChild(seatBox(v, s, pos[s])); });
+    table.appendChild(center(v));
+  }
+
+  function drawMelds(v) {
+    var box = document.getElementById("melds");
+    box.textContent = "";
+    if (v.hand < 0) return;
+    [0, 1].forEach(function (team) {
+      var mine = v.melds.filter(function (m) { return m.team === team; });
+      var panel = el("div", "team");
+      panel.id = "melds-" + team;
+      panel.appendChild(el("h3", "", "team " + team + " (" + teamLabel(v.players, team) + "): " +
+        plural(mine.length, "meld")));
+      if (!mine.length) panel.appendChild(el("p", "none", "no melds yet"));
+      mine.forEach(function (m) {
+        var row = el("div", "meld");
+        row.id = "meld-" + m.id;
+        row.dataset.kind = m.kind;
+        var tag = el("span", "tag");
+        tag.appendChild(el("b", "", "#" + m.id));
+        tag.appendChild(document.createTextNode(" " + m.type + " " + (m.clean ? "clean" : "dirty") + " "));
+        if (m.kind !== "none") tag.appendChild(el("span", "kind kind-" + m.kind, KIND_LABEL[m.kind] || m.kind));
+        row.appendChild(tag);
+        row.appendChild(cardRow(m.cards));
+        panel.appendChild(row);
+      });
+      box.appendChild(panel);
+    });
+  }
+
+  function drawScores(v) {
+    var box = document.getElementById("scores");
+    box.textContent = "";
+    box.appendChild(el("h2", "", "Score sheet (RULES 7)"));
+    var table = el("table", "sheet");
+    table.id = "sheet";
+    var head = el("tr");
+    head.appendChild(el("th", "", v.hand >= 0 ? "hand " + v.hand : "scores"));
+    [0, 1].forEach(function (t) { head.appendChild(el("th", "", "team " + t)); });
+    table.appendChild(el("thead")).appendChild(head);
+    var body = table.appendChild(el("tbody"));
+    function row(label, values, cls) {
+      var tr = el("tr", cls || "");
+      tr.appendChild(el("td", "", label));
+      values.forEach(function (x) { tr.appendChild(el("td", "", x)); });
+      body.appendChild(tr);
+    }
+    var sheet = v.hand_scores;
+    function items(key) { return sheet.map(function (s) { return String(s[key]); }); }
+    if (sheet.length) {
+      row("meld cards", items("meld_points"));
+      row("canasta bonus", items("canasta_bonus"));
+      row("closing", items("close_bonus"));
+      row("dead", items("dead_penalty"));
+      row("cards held", v.hands_counted ? items("hand_penalty") : sheet.map(function () { return "hidden"; }));
+      row("hand total", items("total"), "total");
+    }
+    var during = PLAYING.indexOf(v.phase) >= 0 || v.phase === "hand_end";
+    row(during ? "before this hand" : "totals", v.totals.map(String));
+    row("running", v.scores.map(String), "running");
+    box.appendChild(table);
+    box.appendChild(el("p", "sub", "team 0: " + teamLabel(v.players, 0) + " · team 1: " +
+      teamLabel(v.players, 1)));
+  }
+
+  function statusWords(v) {
+    if ((v.phase === "game_end" || v.phase === "over") && v.winner !== null) {
+      return "game over: " + teamLabel(v.players, v.winner) + " won";
+    }
+    if (PLAYING.indexOf(v.phase) >= 0) return "to play: " + seatName(v, v.to_play) + " · phase: " + v.phase;
+    return "phase: " + v.phase;
+  }
+
+  // -- moving about -------------------------------------------------------------------------
+
+  var handStarts = [];
+  steps.forEach(function (v, i) {
+    if (i > 0 && v.hand >= 0 && v.hand !== steps[i - 1].hand) handStarts.push(i);
+  });
+
+  function currentHandIndex() {
+    var k = -1;
+    handStarts.forEach(function (s, i) { if (s <= seq) k = i; });
+    return k;
+  }
+
+  var seqBox = document.getElementById("seq");
+  var slider = document.getElementById("slider");
+
+  function render(message) {
+    var v = steps[seq];
+    document.getElementById("event").textContent = visible(v.event);
+    document.getElementById("status").textContent = visible(statusWords(v));
+    document.getElementById("message").textContent = message ? visible(message) : "";
+    var error = document.getElementById("error");
+    error.hidden = !(seq === last && v.error);
+    error.textContent = seq === last && v.error ? visible("the log stops here: " + v.error) : "";
+    seqBox.value = String(seq);
+    slider.value = String(seq);
+    var who = data.seat === null || data.seat === undefined
+      ? "referee (all cards)" : seatName(v, data.seat);
+    var hand = v.hand >= 0 ? "hand " + v.hand + (spoilerFree ? "" : " of " + handStarts.length)
+      : "no hand dealt";
+    document.getElementById("where").textContent = visible(hand + " · view: " + who);
+    document.getElementById("prev").disabled = seq === 0;
+    document.getElementById("next").disabled = seq === last;
+    drawTable(v);
+    drawMelds(v);
+    drawScores(v);
+    document.body.dataset.seq = String(seq);
+  }
+
+  function go(target, message) {
+    if (isNaN(target)) return render("not a seq");
+    var clamped = Math.max(0, Math.min(last, target));
+    if (clamped !== target && !message) {
+      message = target > last ? "the log ends at seq " + last : "seq starts at 0";
+    }
+    seq = clamped;
+    render(message);
+    try { history.replaceState(null, "", "#seq=" + seq); } catch (e) { /* a file: URL may refuse */ }
+  }
+
+  function handJump(delta) {
+    var cur = currentHandIndex();
+    var target = delta < 0 && cur >= 0 && handStarts[cur] < seq ? cur : cur + delta;
+    if (target >= 0 && target < handStarts.length) go(handStarts[target]);
+    else if (delta > 0) go(last, seq === last ? "no later hand" : "no later hand: the end of the log");
+    else go(0, seq === 0 ? "no earlier hand" : "");
+  }
+
+  function onKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    var t = e.target;
+    if (t === seqBox) {
+      if (e.key === "Enter") { go(parseInt(seqBox.value, 10)); seqBox.blur(); e.preventDefault(); }
+      else if (e.key === "Escape") { seqBox.value = String(seq); seqBox.blur(); }
+      return;
+    }
+    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA")) return;
+    var actions = {
+      ArrowRight: function () { go(seq + 1); }, n: function () { go(seq + 1); },
+      ArrowLeft: function () { go(seq - 1); }, p: function () { go(seq - 1); },
+      "]": function () { handJump(1); }, "[": function () { handJump(-1); },
+      Home: function () { go(0); }, End: function () { go(last); },
+      g: function () { seqBox.focus(); seqBox.select(); }
+    };
+    var act = actions[e.key];
+    if (act) { act(); e.preventDefault(); }
+  }
+
+  function start() {
+    if (!steps.length) {
+      document.getElementById("event").textContent = "no event of this log replays";
+      ["controls", "table", "melds", "scores", "keys"].forEach(function (id) {
+        document.getElementById(id).hidden = true;
+      });
+      return;
+    }
+    if (!spoilerFree) {
+      document.getElementById("of").textContent = "of " + last;
+      seqBox.max = String(last);
+      slider.max = String(last);
+      slider.hidden = false;
+      slider.addEventListener("input", function () { go(parseInt(slider.value, 10)); });
+    }
+    document.getElementById("prev").addEventListener("click", function () { go(seq - 1); });
+    document.getElementById("next").addEventListener("click", function () { go(seq + 1); });
+    document.getElementById("prev-hand").addEventListener("click", function () { handJump(-1); });
+    document.getElementById("next-hand").addEventListener("click", function () { handJump(1); });
+    seqBox.addEventListener("change", function () { go(parseInt(seqBox.value, 10)); });
+    document.addEventListener("keydown", onKey);
+    document.querySelectorAll("[data-seq]").forEach(function (a) {
+      a.addEventListener("click", function (e) {
+        e.preventDefault();
+        var target = parseInt(a.dataset.seq, 10);
+        go(target, target > last ? "seq " + target + " is past the last event that replays" : "");
+        document.getElementById("controls").scrollIntoView();
+      });
+    });
+    var fromLink = /(?:^#|&)seq=(\d+)/.exec(location.hash);
+    go(fromLink ? parseInt(fromLink[1], 10) : data.at);
+  }
+
+  start();
+})();
