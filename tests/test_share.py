@@ -436,9 +436,13 @@ def test_audit_html_takes_one_log_and_keeps_files(tmp_path):
 
 
 def test_audit_html_of_a_log_where_nothing_replays(tmp_path):
-    log = tmp_path / "garbage.jsonl"
-    log.write_bytes(b"not json\n")
     out = tmp_path / "r.html"
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_bytes(b"not json\n")
+    result = audit_html(garbage, "--html", out)  # not a log at all: unreadable input, no page
+    assert result.exit_code == 2 and not out.exists()
+    log = tmp_path / "no-start.jsonl"  # a log whose first event may not come first
+    log.write_bytes(b'{"type":"drew","seq":0,"player":0,"card":"AS"}\n')
     result = audit_html(log, "--html", out)
     assert result.exit_code == 1 and "report page written" in result.stderr
     data = page_data(out.read_text())
