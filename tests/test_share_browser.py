@@ -216,9 +216,9 @@ def test_the_audit_page_opens_at_the_first_bad_event(browser, tmp_path):
 
 
 def test_a_report_page_with_nothing_to_replay(browser, tmp_path):
-    log = tmp_path / "garbage.jsonl"
-    log.write_bytes(b"not json\n")
-    out = tmp_path / "garbage.html"
+    log = tmp_path / "no-start.jsonl"  # a log whose first event may not come first
+    log.write_bytes(b'{"type":"drew","seq":0,"player":0,"card":"AS"}\n')
+    out = tmp_path / "no-start.html"
     assert runner.invoke(app, ["audit", str(log), "--html", str(out)]).exit_code == 1
     opened = Opened(browser, out)
     assert opened.text("#verdict") == "FAIL"
