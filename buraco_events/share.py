@@ -290,7 +290,7 @@ def _recount(report: Mapping[str, Any]) -> str:
     """Return each hand's RULES 7 recount beside the claim of its `hand_ended`."""
     if not report["hands"]:
         return ""
-    out = ["<section id=recount><h2>Recount beside the claims (RULES 7)</h2><div class=sheets>"]
+    out = ["<section id=recount><h2>Recount beside the claims (rules §7)</h2><div class=sheets>"]
     for hand in report["hands"]:
         if hand["reason"] is None:
             how = "unfinished (running recount)"

@@ -268,7 +268,7 @@
   function drawScores(v) {
     var box = document.getElementById("scores");
     box.textContent = "";
-    box.appendChild(el("h2", "", "Score sheet (RULES 7)"));
+    box.appendChild(el("h2", "", "Score sheet (rules §7)"));
     var table = el("table", "sheet");
     table.id = "sheet";
     var head = el("tr");
