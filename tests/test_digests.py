@@ -1,0 +1,98 @@
+"""Golden digests of today's outputs: what behaviour-preserving work (refactors, speed) must keep.
+
+Frozen in `tests/golden/digests.json` (regenerate with UPDATE_GOLDEN=1 only after a deliberate
+change of behaviour, and say why in the commit):
+- `audit`: the audit report (JSON, as `buraco audit --json` prints it) of every sample, legacy
+  sample and disputed log;
+- `simulate`: the bytes of every log `simulate` writes for fixed seeds, on every preset with 2 and
+  4 players (greedy against random bots);
+- `index`: every table of the database `index` builds from those logs, row by row in a fixed
+  order.
+Each entry is a SHA-256, so a difference names the output that changed, not how.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import duckdb
+import msgspec
+import pytest
+
+from buraco_events.analytics import TABLES, index
+from buraco_events.audit import audit_path
+from buraco_events.rules import PRESETS
+from buraco_events.sim import simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden" / "digests.json"
+LOGS = sorted(
+    [*(ROOT / "data" / "samples").glob("*.jsonl"), *(ROOT / "data" / "disputes").glob("*.jsonl"),
+     *(ROOT / "tests" / "golden" / "legacy").glob("*.jsonl")]
+)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _audit_digests() -> dict[str, str]:
+    out = {}
+    for path in LOGS:
+        (result,) = audit_path(path)
+        out[str(path.relative_to(ROOT))] = _sha(msgspec.json.encode(result.report))
+    return out
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three games per preset and player count, fixed seeds, greedy against random."""
+    folder = tmp_path_factory.mktemp("sim")
+    for variant in PRESETS:
+        for players in (2, 4):
+            simulate(folder, 3, variant, players, 11, ["greedy", "random"], target=0)
+    return folder
+
+
+def _simulate_digests(folder: Path) -> dict[str, str]:
+    return {p.name: _sha(p.read_bytes()) for p in sorted(folder.glob("*.jsonl"))}
+
+
+def _index_digests(folder: Path, db: Path) -> dict[str, str]:
+    index([folder], db)
+    out = {}
+    with duckdb.connect(str(db), read_only=True) as con:
+        for table in TABLES:
+            # `source` is the file's path, which names this run's temporary folder
+            columns = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall() if r[0] != "source"]
+            order = ", ".join(f'"{c}" NULLS FIRST' for c in columns)
+            select = ", ".join(f'"{c}"' for c in columns)
+            rows = con.execute(f"SELECT {select} FROM {table} ORDER BY {order}").fetchall()
+            out[table] = _sha(json.dumps([columns, rows], default=str).encode())
+    return out
+
+
+def _check(section: str, got: dict[str, str]) -> None:
+    golden = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden[section] = got
+        GOLDEN.write_text(json.dumps(golden, indent=1, sort_keys=True) + "\n")
+    assert section in golden, f"no golden digests for {section}; run with UPDATE_GOLDEN=1"
+    want = golden[section]
+    changed = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
+    assert not changed, f"{section}: outputs differ from the golden digests: {changed[:10]}"
+
+
+def test_audit_reports_are_unchanged() -> None:
+    _check("audit", _audit_digests())
+
+
+def test_simulated_logs_are_unchanged(simulated: Path) -> None:
+    _check("simulate", _simulate_digests(simulated))
+
+
+def test_index_tables_are_unchanged(simulated: Path, tmp_path: Path) -> None:
+    _check("index", _index_digests(simulated, tmp_path / "d.duckdb"))
