@@ -42,8 +42,11 @@ def _sha(data: bytes) -> str:
 def _audit_digests() -> dict[str, str]:
     out = {}
     for path in LOGS:
+        name = str(path.relative_to(ROOT))
         (result,) = audit_path(path)
-        out[str(path.relative_to(ROOT))] = _sha(msgspec.json.encode(result.report))
+        # the report names the path it was given: the repository's own, wherever it is cloned
+        report = msgspec.structs.replace(result.report, path=name)
+        out[name] = _sha(msgspec.json.encode(report))
     return out
 
 
