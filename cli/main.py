@@ -7,6 +7,8 @@ from typing import Any
 import typer
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
+from buraco_events import __version__, build
+
 from . import (
     analytics_cmd,
     archive_cmd,
@@ -86,8 +88,18 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"buraco-events {__version__} ({build()} build)")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True,
+        help="print the version and which build runs (pure Python or compiled), then exit"),
+) -> None:
     """Buraco as an event log: simulate, replay, audit and query games."""
 
 

@@ -4,6 +4,7 @@ the tables and views from their definitions."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import duckdb
 from typer.main import get_command
@@ -62,3 +63,21 @@ def test_an_indexed_database_describes_its_tables_and_views(tmp_path, game_facto
             "SELECT table_name, comment FROM duckdb_tables() UNION ALL "
             "SELECT view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall())
     assert comments == dict(analytics.relations())
+
+
+def test_version_names_the_build():
+    from buraco_events import __version__, build
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout == f"buraco-events {__version__} ({build()} build)\n"
+    assert build() == "pure"  # this test suite runs the sources themselves
+
+
+def test_the_app_installs_under_the_project_name():
+    # issue 16: nothing called `cli` lands in site-packages; the console script is unchanged
+    import tomllib
+    project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    setup = project["tool"]["setuptools"]
+    assert all(p == "buraco_events" or p.startswith("buraco_events.") for p in setup["packages"])
+    assert setup["package-dir"] == {"buraco_events.cli": "cli"}
+    assert project["project"]["scripts"] == {"buraco": "buraco_events.cli.main:main"}
