@@ -312,6 +312,13 @@ def connect_query(
     work): the locks below stop files and the network, `check_query` stops the statements.
     """
     con = connect(db, read_only=True, config=_QUERY_CONFIG)
+    _lock(con, readable, db)
+    return con
+
+
+def _lock(con: duckdb.DuckDBPyConnection, readable: Iterable[str | os.PathLike[str]],
+          name: str | os.PathLike[str]) -> None:
+    """Let `con` read files under `readable` only, reach no network, and change no setting."""
     folders = ", ".join(f"'{_sql_string(Path(d).resolve())}{os.sep}'" for d in readable)
     try:
         # in this order: the folders cannot change once external access is off
@@ -320,7 +327,46 @@ def connect_query(
         con.execute("SET lock_configuration = true")
     except duckdb.Error as exc:
         con.close()
-        raise DatabaseUnavailable(f"cannot open {db} for queries: {_one_line(exc)}") from None
+        raise DatabaseUnavailable(f"cannot open {name} for queries: {_one_line(exc)}") from None
+
+
+def connect_parquet(
+    folder: str | os.PathLike[str], readable: Iterable[str | os.PathLike[str]] = ()
+) -> duckdb.DuckDBPyConnection:
+    """Open a folder written by `export_parquet` (or `buraco spark-index`) for queries only.
+
+    Each table is a view of the same name and column types over its Parquet files (the variant
+    partition read back from the folder names), and the analytics views stand on them: a query
+    gives the same result as over the DuckDB file. Locked like `connect_query`; the folder is
+    readable, and `readable` besides.
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise DatabaseUnavailable(f"no Parquet folder {root} (write one with `buraco export`)")
+    con = duckdb.connect(":memory:", config=_QUERY_CONFIG)
+    try:
+        for table, schema in SCHEMAS.items():
+            if not (root / table).is_dir():
+                raise DatabaseUnavailable(
+                    f"{root} is not a Parquet export: it has no {table}/ folder (`buraco export` "
+                    "writes games, hands, events, melds and team_hands)"
+                )
+            cols = ", ".join(f'CAST("{f.name}" AS {_DDL_TYPES[f.type]}) AS "{f.name}"' for f in schema)
+            if any((root / table).rglob("*.parquet")):
+                files = _sql_string(root.resolve() / table / "**" / "*.parquet")
+                source = f"read_parquet('{files}', hive_partitioning = true)"
+            else:  # a table with no rows is exported as no file at all
+                source = "(SELECT " + ", ".join(f'NULL AS "{f.name}"' for f in schema) + ") WHERE false"
+            con.execute(f"CREATE VIEW {table} AS SELECT {cols} FROM {source}")
+        for name, view in VIEWS.items():
+            con.execute(f"CREATE VIEW {name} AS {view.sql}")
+    except duckdb.Error as exc:
+        con.close()
+        raise DatabaseUnavailable(f"cannot read the Parquet folder {root}: {_one_line(exc)}") from None
+    except DatabaseUnavailable:
+        con.close()
+        raise
+    _lock(con, [root, *readable], root)
     return con
 
 
@@ -636,10 +682,14 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = 
     return Result(columns, rows)
 
 
-def query(db: str | os.PathLike[str], sql: str) -> Result:
-    """Run one read-only query on `db` (see `check_query`); it may read local files under the
-    working folder and the database's folder, nothing else (see `connect_query`)."""
-    con = connect_query(db, readable=(Path.cwd(), Path(db).parent))
+def query(db: str | os.PathLike[str], sql: str, parquet: str | os.PathLike[str] | None = None) -> Result:
+    """Run one read-only query on `db`, or on the Parquet folder `parquet` when given (see
+    `check_query`); it may read local files under the working folder and the database's (or the
+    Parquet) folder, nothing else (see `connect_query`)."""
+    con = (
+        connect_query(db, readable=(Path.cwd(), Path(db).parent)) if parquet is None
+        else connect_parquet(parquet, readable=(Path.cwd(),))
+    )
     try:
         check_query(con, sql)
         return run_query(con, sql)
@@ -652,14 +702,18 @@ def query(db: str | os.PathLike[str], sql: str) -> Result:
         con.close()
 
 
-def stats(db: str | os.PathLike[str], variant: str | None = None) -> dict[str, Result]:
+def stats(
+    db: str | os.PathLike[str], variant: str | None = None,
+    parquet: str | os.PathLike[str] | None = None,
+) -> dict[str, Result]:
     """Return every analytics view (optionally for one variant or its alias), read-only.
 
     The views are read from the database, which may come from anyone: they run on a query
-    connection that reads no file but the database itself.
+    connection that reads no file but the database itself (or, with `parquet`, the views are
+    this module's own over that folder's files).
     """
     name = variant_name(variant) if variant is not None else None
-    con = connect_query(db)
+    con = connect_query(db) if parquet is None else connect_parquet(parquet)
     try:
         return {view: view_rows(con, view, name) for view in STATS_VIEWS}
     finally:

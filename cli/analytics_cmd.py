@@ -21,6 +21,9 @@ from buraco_events.analytics import DEFAULT_DB, AnalyticsError, DatabaseUnavaila
 from .common import err, fail, out, shown
 
 DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB database file")]
+ParquetOption = Annotated[Path | None, typer.Option(
+    "--parquet", metavar="DIR",
+    help="read a Parquet folder written by `buraco export` or `buraco spark-index` instead of --db")]
 
 
 def _json_default(value: Any) -> Any:
@@ -107,7 +110,8 @@ def sql_help() -> str:
     return (
         "Run one read-only SQL query (a SELECT) on the database.\n\n"
         "Nothing is written, attached, installed or fetched from the network; files may be read "
-        "(read_csv, read_text, ...) under the working folder and the database's folder.\n\n"
+        "(read_csv, read_text, ...) under the working folder and the database's folder. With "
+        "--parquet DIR the same tables and views stand over the Parquet files of DIR.\n\n"
         f"Tables and views:\n{listing}"
     )
 
@@ -117,12 +121,13 @@ def sql(
     db: DbOption = Path(DEFAULT_DB),
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON array of objects")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="print CSV with a header row")] = False,
+    parquet: ParquetOption = None,
 ) -> None:
     """Run one read-only SQL query on the database (its help lists the tables and views)."""
     if as_json and as_csv:
         fail("choose one of --json and --csv")
     with _database_errors():
-        result = analytics.query(db, query)
+        result = analytics.query(db, query, parquet=parquet)
     if as_json:
         print(json.dumps(result.records(), default=_json_default, indent=1))
     elif as_csv:
@@ -143,6 +148,7 @@ def stats(
         Path | None, typer.Option(
             "--plot", help="also write a chart to this file (.png, .svg, .pdf, ...)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
+    parquet: ParquetOption = None,
 ) -> None:
     """Print canasta, penalty, closing and win rates, hand lengths and score quantiles."""
     if plot is not None:
@@ -151,7 +157,7 @@ def stats(
             fail(f"{plot}: a chart is written as one of "
                  f"{', '.join('.' + f for f in formats)}; got {plot.suffix or 'no extension'}")
     with _database_errors():
-        results = analytics.stats(db, variant)
+        results = analytics.stats(db, variant, parquet=parquet)
     if not any(r.rows for r in results.values()):
         fail("no indexed games" + (f" of variant {variant!r}" if variant else ""), 1)
     if plot is not None:

@@ -17,6 +17,7 @@ import pytest
 from conftest import random_game
 from typer.testing import CliRunner
 
+from buraco_events.analytics import TABLES, VIEWS
 from buraco_events.archive import pack
 from buraco_events.cards import ALL_CARDS
 from buraco_events.engine import GameState, play
@@ -627,3 +628,48 @@ def test_a_log_whose_file_name_is_not_utf8_is_rejected_alone(tmp_path: Path):
     assert result.exit_code == 1 and "Traceback" not in result.stderr
     assert "games.source" in result.stderr and "not valid UTF-8" in result.stderr
     assert db_counts(db)["games"] == 1
+
+
+# -- the same queries over Parquet (sql --parquet, stats --parquet) ------------------------------
+
+
+@pytest.fixture(scope="module")
+def exported(indexed: Path, tmp_path_factory) -> Path:
+    """The indexed database exported to a Parquet folder."""
+    folder = tmp_path_factory.mktemp("parquet") / "out"
+    result = cli("export", "--db", str(indexed), "--parquet", str(folder))
+    assert result.exit_code == 0, result.stderr
+    return folder
+
+
+@pytest.mark.parametrize("relation", [*TABLES, *VIEWS])
+def test_every_table_and_view_reads_the_same_over_parquet(indexed: Path, exported: Path, relation: str):
+    # the same name, columns and rows (in a fixed order) over the DuckDB file and the Parquet folder
+    sql = f"SELECT * FROM {relation} ORDER BY ALL"
+    over_db = json.loads(cli("sql", sql, "--db", str(indexed), "--json").stdout)
+    result = cli("sql", sql, "--parquet", str(exported), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == over_db
+    assert over_db  # every relation has rows in this archive
+
+
+def test_stats_over_parquet_equal_stats_over_the_database(indexed: Path, exported: Path):
+    over_db = cli("stats", "--db", str(indexed), "--json")
+    over_parquet = cli("stats", "--parquet", str(exported), "--json")
+    assert over_parquet.exit_code == 0, over_parquet.stderr
+    assert json.loads(over_parquet.stdout) == json.loads(over_db.stdout)
+
+
+def test_parquet_queries_are_read_only_too(exported: Path, tmp_path: Path):
+    target = tmp_path / "x.csv"
+    result = cli("sql", f"COPY (SELECT 1) TO '{target}'", "--parquet", str(exported))
+    assert result.exit_code == 1 and "only a read-only query" in result.stderr and not target.exists()
+    assert cli("sql", "SELECT 1; SELECT 2", "--parquet", str(exported)).exit_code == 1
+
+
+def test_a_folder_that_is_not_an_export_is_refused(tmp_path: Path):
+    result = cli("sql", "SELECT 1", "--parquet", str(tmp_path / "missing"))
+    assert result.exit_code == 2 and "no Parquet folder" in result.stderr
+    (tmp_path / "games").mkdir()
+    result = cli("stats", "--parquet", str(tmp_path))
+    assert result.exit_code == 2 and "has no hands/ folder" in result.stderr
