@@ -1234,16 +1234,6 @@ def deal(state: GameState, rng: random.Random, first: int | None = None) -> Hand
     )
 
 
-def count_cards(state: GameState) -> int:
-    """Return the number of cards in all zones (hands, stock, pile, deads, pending, melds)."""
-    return (
-        sum(sum(h.values()) for h in state.hands) + len(state.stock) + len(state.pile)
-        + sum(len(d) for d in state.deads if d is not None)
-        + (1 if state.pending_top is not None else 0) + len(state.pending_rest)
-        + sum(len(m.cards) for m in state.melds)
-    )
-
-
 def all_cards(state: GameState) -> Counter[Card]:
     """Return the multiset of every card on the table, for conservation checks."""
     total: Counter[Card] = Counter()
@@ -1264,7 +1254,7 @@ def all_cards(state: GameState) -> Counter[Card]:
 
 __all__ = [
     "Action", "action_event", "action_of", "legal_actions", "legal_choices", "table_event", "AnyEvent", "GameState", "IllegalMove", "Meld", "PHASES", "RANK", "advance", "all_cards",
-    "apply", "candidate_plays", "check", "count_cards", "deal", "end_of_game", "end_of_hand",
+    "apply", "candidate_plays", "check", "deal", "end_of_game", "end_of_hand",
     "hand_scores", "iter_states", "table_scores", "legal_dead_takes", "legal_discards", "legal_draws",
     "legal_events", "play", "replay", "team_of",
 ]

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from .cards import ALL_CARDS, RANK, CardError, parse_card
+from .cards import ALL_CARDS, CardError, parse_card
 from .rules import Rules
 
 SCHEMA_VERSION = 1
@@ -280,19 +280,9 @@ def decode_event(line: bytes | str) -> AnyEvent:
         raise _format_error(exc, raw) from None
 
 
-def is_card_ok(card: str) -> bool:
-    """Return whether a string is a canonical card."""
-    return card in RANK
-
-
 def event_type(event: Event) -> str:
     """Return the tag of an event."""
     return event.__struct_config__.tag  # type: ignore[return-value]
-
-
-def with_chain(event: Event, seq: int, prev: str | None) -> Event:
-    """Return the event with its `seq` and `prev` set."""
-    return msgspec.structs.replace(event, seq=seq, prev=prev)
 
 
 def seal_lines(events: list[Event]) -> list[bytes]:
