@@ -31,6 +31,9 @@ Hash = Annotated[
     str, Meta(min_length=64, max_length=64, description="lowercase hex SHA-256 (64 characters)")
 ]
 Score = Annotated[int, Meta(ge=-(2**31), le=2**31)]
+#: why a hand ended: a player closed (RULES 6), the stock ran out (RULES 5), or no progress for
+#: `stalemate_rounds` rounds (RULES 5); the engine's `GameState.end_reason` is the same type
+EndReason = Literal["closed", "stock_exhausted", "stalemate"]
 Small = Annotated[int, Meta(ge=0, le=2**31)]
 
 
@@ -121,7 +124,7 @@ class HandEnded(Event, tag="hand_ended", kw_only=True, frozen=True):
     """The hand is over; `scores` is the claim of whoever ran the game."""
 
     hand: Small
-    reason: Literal["closed", "stock_exhausted", "stalemate"]
+    reason: EndReason
     closed_by: Seat | None
     scores: tuple[Score, ...]
     salt: str | None = None

@@ -22,6 +22,24 @@ PileTopUse = Literal["next_play", "turn_end"]
 DeadOwner = Literal["first", "team"]
 Refill = Literal["one", "all"]
 
+#: how many play Buraco (RULES 1): two, each a team, or four in two fixed teams
+PLAYER_COUNTS: tuple[int, ...] = (2, 4)
+
+
+class PlayerCountError(ValueError):
+    """A number of players Buraco is not played by."""
+
+
+def check_players(n: int) -> None:
+    """Raise `PlayerCountError` unless `n` players may sit at a table (RULES 1: 2 or 4)."""
+    if n not in PLAYER_COUNTS:
+        raise PlayerCountError(f"Buraco is for 2 or 4 players, got {n}")
+
+
+def team_of(seat: int) -> int:
+    """Return the team of a seat (RULES 1: seats 0..3 clockwise, team = seat % 2)."""
+    return seat % 2
+
 
 class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The full rule set of one variant; goes into each game's first event."""

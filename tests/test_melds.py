@@ -117,9 +117,9 @@ def test_sets_on_and_off() -> None:
     # RULES 3.2: sets only where `sets` is on; suits free, at most one wild
     assert shape("5S 5H 5D", STBL) is None
     s = shape("5S 5H 5D", FECHADO)
-    assert s is not None and s.kind == "set" and s.rank == 5 and s.is_clean
+    assert s is not None and s.type == "set" and s.rank == 5 and s.is_clean
     s = shape("5S 5S JK", FECHADO)
-    assert s is not None and s.kind == "set" and s.wild == "JK"
+    assert s is not None and s.type == "set" and s.wild == "JK"
     assert shape("5S 5H JK 2C", FECHADO) is None
     assert shape("5S JK 2C", FECHADO) is None
 
