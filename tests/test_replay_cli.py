@@ -7,7 +7,7 @@ import json
 
 import msgspec
 import pytest
-from conftest import random_game
+from helpers import random_game
 from typer.testing import CliRunner
 
 from buraco_events.cards import sorted_cards
