@@ -7,13 +7,17 @@ asserted to leave the state exactly as it was.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import re
+import typing
 from typing import Any
 
 import pytest
-from helpers import DIRECT, Table, deal_event, direct_dead_table, sheet
+from helpers import DIRECT, Table, deal_event, direct_dead_table, random_game, sheet
 from msgspec.structs import replace
 
+from buraco_events import engine
 from buraco_events.cards import parse_cards
 from buraco_events.engine import (
     GameState,
@@ -781,3 +785,66 @@ def test_no_stalemate_where_the_variant_has_none() -> None:
     assert st.phase == "draw" and st.quiet_turns == 5
     t.reject("hand_ended", "this variant has no stalemate end (stalemate_rounds 0)",
              hand=0, reason="stalemate", closed_by=None, scores=(0, 0))
+
+
+# -- GameState.copy: every mutable field is copied -----------------------------------------------
+
+#: the container types a field may hold that `copy()` must not share
+_MUTABLE = (list, dict, set)
+
+
+def _mutable_fields() -> list[str]:
+    """Return the GameState fields typed as a list, dict, Counter or set (from the dataclass)."""
+    hints = typing.get_type_hints(GameState)
+    return [
+        f.name for f in dataclasses.fields(GameState)
+        if isinstance(typing.get_origin(hints[f.name]) or hints[f.name], type)
+        and issubclass(typing.get_origin(hints[f.name]) or hints[f.name], _MUTABLE)
+    ]
+
+
+def _probe(value: Any) -> None:
+    """Mutate a container in place (and each container inside a list)."""
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, _MUTABLE):
+                _probe(item)
+        value.append("probe")
+    elif isinstance(value, dict):
+        value["probe"] = 1
+    else:
+        value.add("probe")
+
+
+def _shared_fields(state: GameState) -> list[str]:
+    """Return the mutable fields (or their inner containers) that `state.copy()` shares with `state`."""
+    shared = []
+    for name in _mutable_fields():
+        before = copy.deepcopy(getattr(state, name))
+        _probe(getattr(state.copy(), name))
+        if getattr(state, name) != before:
+            shared.append(name)
+            setattr(state, name, before)
+    return shared
+
+
+def _mid_hand_state() -> GameState:
+    state = GameState()
+    for ev in random_game("stbl", 4, seed=3)[:60]:
+        play(state, ev)
+    assert state.phase in ("draw", "play") and state.melds  # a hand in progress, melds on the table
+    return state
+
+
+def test_copy_shares_no_mutable_field() -> None:
+    # `state == before` checks cannot see a shared list: a play on the copy would change both
+    fields = _mutable_fields()
+    assert {"hands", "stock", "pile", "deads", "melds", "totals", "hand_results"} <= set(fields)
+    state = _mid_hand_state()
+    assert _shared_fields(state) == []
+
+
+def test_a_field_left_out_of_copy_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the check above can fail: a copy() that forgets the pile shares it, and the probe says so
+    monkeypatch.setattr(engine, "_LIST_SLOTS", tuple(n for n in engine._LIST_SLOTS if n != "pile"))
+    assert _shared_fields(_mid_hand_state()) == ["pile"]
