@@ -325,9 +325,9 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
                 continue
             if held is None:
                 held = tuple(sorted(together.elements()))
-            for add in shape_layoffs(held, tuple(m.cards), shape, rules):
-                if not any(is_wild_card(c) for c in add):
-                    used.update(c for c in add if c in pile_cards)
+            for layoff in shape_layoffs(held, tuple(m.cards), shape, rules):
+                if not any(is_wild_card(c) for c in layoff):
+                    used.update(c for c in layoff if c in pile_cards)
     return len(used)
 
 

@@ -953,9 +953,13 @@ def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
 # -- legal moves -------------------------------------------------------------------------------
 
 
+#: a candidate play before its check: a new meld, or a lay-off onto meld id (the cards played)
+_Play = tuple[Literal["meld", "lay_off"], int | None, tuple[Card, ...]]
+
+
 def _top_plays(
     state: GameState, player: int, top: Card, held_top: int = 1
-) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
+) -> Iterator[_Play]:
     """Yield the plays that use the closed pile's top card with the cards held.
 
     `held_top` is how many copies of the top the hand lacks: 1 while the top waits apart
@@ -1019,7 +1023,7 @@ def _iter_plays(state: GameState, top_plays_only: bool = False) -> Iterator[Even
         yield ev
 
 
-def _raw_plays(state: GameState, player: int) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
+def _raw_plays(state: GameState, player: int) -> Iterator[_Play]:
     if state.pending_top is not None:
         yield from _top_plays(state, player, state.pending_top)
         return
@@ -1031,7 +1035,7 @@ def _raw_plays(state: GameState, player: int) -> Iterator[tuple[str, int | None,
 
 def _layoff_plays(
     state: GameState, hand: Counter[Card], team: int, top: Card | None
-) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
+) -> Iterator[_Play]:
     """Yield the team's candidate lay-offs from `hand` (with `top` in them, when given)."""
     held: tuple[Card, ...] | None = None
     for m in state.melds:
@@ -1040,9 +1044,9 @@ def _layoff_plays(
         if held is None:
             held = tuple(sorted(hand.elements()))
         # a meld's shape is `classify` of its cards: `candidate_layoffs` without classifying again
-        for add in shape_layoffs(held, m.shape.cards, m.shape, state.rules):
-            if top is None or top in add:
-                yield "add", m.id, add
+        for layoff in shape_layoffs(held, m.shape.cards, m.shape, state.rules):
+            if top is None or top in layoff:
+                yield "lay_off", m.id, layoff
 
 
 def legal_discards(state: GameState) -> list[Discarded]:
