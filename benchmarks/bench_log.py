@@ -40,6 +40,7 @@ from buraco_events.events import (
     seal_lines,
 )
 from buraco_events.log import FsyncPolicy, open_log, write_log
+from buraco_events.rules import team_of
 
 Row = dict[str, Any]
 
@@ -77,11 +78,11 @@ def synthetic_game(rng: random.Random, number: int, hands: int = 3) -> list[Even
             if roll < 0.25 and len(hand) > 4:
                 cards = sorted(rng.sample(hand, 3), key=sort_key)
                 events.append(Melded(seq=0, player=seat, meld=melds, cards=tuple(cards)))
-                team_melds[seat % 2].append(melds)
+                team_melds[team_of(seat)].append(melds)
                 melds += 1
-            elif roll < 0.45 and team_melds[seat % 2] and len(hand) > 2:
+            elif roll < 0.45 and team_melds[team_of(seat)] and len(hand) > 2:
                 cards = rng.sample(hand, rng.randint(1, 2))
-                meld = rng.choice(team_melds[seat % 2])
+                meld = rng.choice(team_melds[team_of(seat)])
                 events.append(LaidOff(seq=0, player=seat, meld=meld, cards=tuple(cards)))
             else:
                 cards = []

@@ -20,9 +20,18 @@ import msgspec
 from .cards import RANK, SUIT, SUITS, Card, card_value, is_wild_card
 from .engine import Action, GameState, apply, legal_choices, play, table_event
 from .events import Discarded, Event, GameStarted, LaidOff, Melded, TookPile
-from .melds import canasta_bonus, canasta_kind, candidate_melds, classify, shape_layoffs
-from .projections import MeldView, View, player_view
-from .rules import Rules, canonical_variant, find_rules
+from .melds import (
+    CANASTA_SIZE,
+    CanastaKind,
+    canasta_bonus,
+    canasta_kind,
+    candidate_melds,
+    classify,
+    is_closing_canasta,
+    shape_layoffs,
+)
+from .projections import MeldKind, MeldView, View, player_view
+from .rules import Rules, canonical_variant, find_rules, team_of
 
 #: a hand longer than this many turns is a bug in a bot or the engine, never a real game
 MAX_TURNS_PER_HAND = 2000
@@ -158,7 +167,7 @@ class _Context:
     def __init__(self, view: View, rules: Rules):
         seat = view.seat if view.seat is not None else view.to_play
         self.rules = rules
-        self.team = seat % 2
+        self.team = team_of(seat)
         own = view.hands[seat]
         self.hand: Counter[Card] = Counter(own if isinstance(own, tuple) else ())
         self.pending = view.pending
@@ -168,9 +177,8 @@ class _Context:
         self.melds: dict[int, MeldView] = {m.id: m for m in view.melds}
         self._anchors: dict[int, Card] = {}  # meld id -> its first natural card
         self.late = _is_late(view, rules)
-        need_clean = rules.close_needs_clean
         self.has_close_canasta = any(
-            m.team == self.team and len(m.cards) >= 7 and (m.clean or not need_clean)
+            m.team == self.team and is_closing_canasta(len(m.cards), m.clean, rules)
             for m in view.melds
         )
 
@@ -201,7 +209,7 @@ class _Context:
         score += _PER_LENGTH * len(shape.cards)
         score += _bonus(canasta_kind(shape, rules), rules) - old_bonus
         if wild is not None and not old_dirty:
-            if len(shape.cards) < 7 and left > 3 and not self.late:
+            if len(shape.cards) < CANASTA_SIZE and left > 3 and not self.late:
                 # a wild laid short of a canasta is gone for good: count it as a loss, not a gain
                 score -= _WILD_COST + self.value(wild)
             if old_clean_len and rules.close_needs_clean and not self.has_close_canasta:
@@ -285,8 +293,8 @@ def _neighbours(rank: int, d: int) -> tuple[int, ...]:
 _NEAR = {r: {d: _neighbours(r, d) for d in (1, 2)} for r in range(1, 14)}
 
 
-def _bonus(kind: str | None, rules: Rules) -> int:
-    return canasta_bonus(None if kind in (None, "none") else kind, rules)
+def _bonus(kind: CanastaKind | MeldKind | None, rules: Rules) -> int:
+    return 0 if kind is None or kind == "none" else canasta_bonus(kind, rules)
 
 
 def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
@@ -307,7 +315,7 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
     for cards in candidate_melds(together, rules):
         if not any(is_wild_card(c) for c in cards):
             used.update(c for c in cards if c in pile_cards)
-    team = seat % 2
+    team = team_of(seat)
     held: tuple[Card, ...] | None = None
     for m in view.melds:
         if m.team == team:
@@ -317,9 +325,9 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
                 continue
             if held is None:
                 held = tuple(sorted(together.elements()))
-            for add in shape_layoffs(held, tuple(m.cards), shape, rules):
-                if not any(is_wild_card(c) for c in add):
-                    used.update(c for c in add if c in pile_cards)
+            for layoff in shape_layoffs(held, tuple(m.cards), shape, rules):
+                if not any(is_wild_card(c) for c in layoff):
+                    used.update(c for c in layoff if c in pile_cards)
     return len(used)
 
 

@@ -28,8 +28,7 @@ ALL_CARDS: tuple[Card, ...] = tuple(r + s for s in SUITS for r in RANKS) + (JOKE
 RANK: dict[Card, int] = {r + s: i + 1 for s in SUITS for i, r in enumerate(RANKS)} | {JOKER: 0}
 #: suit letter of each canonical card (joker: "")
 SUIT: dict[Card, str] = {r + s: s for s in SUITS for r in RANKS} | {JOKER: ""}
-#: a stable small integer per card, for compact encodings and sorting
-CARD_CODE: dict[Card, int] = {c: i for i, c in enumerate(ALL_CARDS)}
+#: the card of each small integer code, for compact encodings (the archive's dictionary)
 CODE_CARD: tuple[Card, ...] = ALL_CARDS
 
 
@@ -54,11 +53,6 @@ def parse_card(text: str) -> Card:
         if suit and rank in RANKS:
             return rank + suit
     raise CardError(f"not a card: {text!r} (expected rank A 2-10 J Q K and suit S H D C, or JK)")
-
-
-def card_name(card: Card) -> str:
-    """Return the notation of a card (the canonical string itself)."""
-    return card
 
 
 def parse_cards(texts: Iterable[str] | str) -> tuple[Card, ...]:

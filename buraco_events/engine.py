@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -28,6 +28,7 @@ from .events import (
     AnyEvent,
     Discarded,
     Drew,
+    EndReason,
     Event,
     GameEnded,
     GameStarted,
@@ -41,13 +42,35 @@ from .events import (
     TookPile,
     event_type,
 )
-from .melds import MeldShape, canasta_kind, candidate_melds, classify, shape_layoffs
-from .rules import Rules, UnknownVariant, canonical_variant, find_rules
+from .melds import (
+    CANASTA_SIZE,
+    CanastaKind,
+    MeldShape,
+    canasta_kind,
+    candidate_melds,
+    classify,
+    is_closing_canasta,
+    shape_layoffs,
+)
+from .rules import (
+    PlayerCountError,
+    Rules,
+    UnknownVariant,
+    canonical_variant,
+    check_players,
+    find_rules,
+    team_of,
+)
 from .scoring import TeamScore, match_result, score_team
 
-PHASES = ("start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over")
+#: the state machine's phases (see above); mypy checks every assignment and `==` against them
+Phase = Literal["start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over"]
 #: the phases of a hand in progress
-PLAYING_PHASES = ("draw", "play", "dead")
+PLAYING_PHASES: tuple[Phase, ...] = ("draw", "play", "dead")
+#: what became of a dead that is gone: a player took it (RULES 4) or it refilled the stock (RULES 5)
+DeadFate = Literal["taken", "stock"]
+#: how a dead is being taken: right after a play emptied the hand, or after a discard (RULES 4)
+DeadMode = Literal["direct", "indirect"]
 
 
 class IllegalMove(ValueError):
@@ -60,7 +83,7 @@ class IllegalMove(ValueError):
     up (a meld, a lay-off, a discard). What a seat is shown is `public` (`projections.seat_error`).
     """
 
-    def __init__(self, seq: int | None, player: int | None, phase: str, reason: str,
+    def __init__(self, seq: int | None, player: int | None, phase: Phase, reason: str,
                  public: str | None = None):
         self.seq, self.player, self.phase, self.reason = seq, player, phase, reason
         self.public = reason if public is None else public
@@ -98,7 +121,7 @@ class Meld:
         return Meld(self.id, self.team, shape, self.laid_by, self.laid_seq, self.first_turn,
                     last_turn, canasta_seq)
 
-    def canasta(self, rules: Rules) -> str | None:
+    def canasta(self, rules: Rules) -> CanastaKind | None:
         """Return the canasta kind this meld scores, or None (RULES 3.5)."""
         return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)
 
@@ -111,7 +134,7 @@ class GameState:
     variant: str = ""
     game_id: str = ""
     players: tuple[str, ...] = ()
-    phase: str = "start"
+    phase: Phase = "start"
     next_seq: int = 0
     hand_no: int = -1
     first: int = 0
@@ -122,12 +145,12 @@ class GameState:
     stock: list[Card] = field(default_factory=list)  # top card last
     pile: list[Card] = field(default_factory=list)  # bottom first, top last
     deads: list[tuple[Card, ...] | None] = field(default_factory=list)  # None once gone
-    dead_fate: list[str | None] = field(default_factory=list)  # None / "taken" / "stock"
+    dead_fate: list[DeadFate | None] = field(default_factory=list)  # None while the dead waits
     dead_taker: list[int | None] = field(default_factory=list)  # seat that took each dead
     team_dead: list[int | None] = field(default_factory=list)
     team_dead_direct: list[bool] = field(default_factory=list)
     unused_seat: list[int | None] = field(default_factory=list)  # team -> taker yet to play
-    dead_mode: str = ""  # "direct" or "indirect" while phase == "dead"
+    dead_mode: DeadMode | None = None  # set while phase == "dead"
     pending_top: Card | None = None  # pile_top_use next_play: the top card the next play must hold
     pending_rest: list[Card] = field(default_factory=list)
     top_due: Card | None = None  # pile_top_use turn_end: the top card to meld before the turn ends
@@ -138,7 +161,7 @@ class GameState:
     last_turn: bool = False
     melds: list[Meld] = field(default_factory=list)
     closed_by: int | None = None
-    end_reason: str | None = None
+    end_reason: EndReason | None = None
     totals: list[int] = field(default_factory=lambda: [0, 0])
     hand_results: list[tuple[TeamScore, ...]] = field(default_factory=list)
     winner: int | None = None
@@ -175,9 +198,9 @@ class GameState:
         self.
         """
         melds = self.melds if extra is None else [*(m for m in self.melds if m.id != extra.id), extra]
-        need_clean = self.rules.close_needs_clean
+        rules = self.rules
         return any(
-            m.team == team and len(m.shape.cards) >= 7 and (m.shape.is_clean or not need_clean)
+            m.team == team and is_closing_canasta(len(m.shape.cards), m.shape.is_clean, rules)
             for m in melds
         )
 
@@ -197,11 +220,6 @@ def _shallow(state: GameState) -> GameState:
     for set_field, value in zip(_SETTERS, _GET_ALL(state), strict=True):
         set_field(new, value)
     return new
-
-
-def team_of(seat: int) -> int:
-    """Return the team of a seat: seat % 2 (with 2 players each seat is its own team)."""
-    return seat % 2
 
 
 def _fail(state: GameState, ev: Event, reason: str, public: str | None = None) -> IllegalMove:
@@ -243,15 +261,19 @@ def _check_note(state: GameState, ev: Note) -> None:
         raise _fail(state, ev, "the first event must be game_started")
 
 
-def _expect_phase(state: GameState, ev: Event, *phases: str) -> None:
+#: what each phase waits for, for the error of an event that comes at the wrong time
+_EXPECTED: dict[Phase, str] = {
+    "start": "game_started", "deal": "hand_started", "draw": "a draw (drew or took_pile)",
+    "play": "a meld, a lay-off or a discard", "dead": "took_dead",
+    "hand_end": "hand_ended", "game_end": "game_ended",
+}
+
+
+def _expect_phase(state: GameState, ev: Event, *phases: Phase) -> None:
     if state.phase not in phases:
         if state.phase == "over":
             raise _fail(state, ev, "the game is over")
-        want = {
-            "start": "game_started", "deal": "hand_started", "draw": "a draw (drew or took_pile)",
-            "play": "a meld, a lay-off or a discard", "dead": "took_dead",
-            "hand_end": "hand_ended", "game_end": "game_ended",
-        }[state.phase]
+        want = _EXPECTED[state.phase]
         raise _fail(state, ev, f"{event_type(ev)} is not allowed now; expected {want}")
 
 
@@ -268,8 +290,10 @@ def _check_game_started(state: GameState, ev: GameStarted) -> None:
     _expect_phase(state, ev, "start")
     if ev.seq != 0:
         raise _fail(state, ev, "game_started must be the first line")
-    if len(ev.players) not in (2, 4):
-        raise _fail(state, ev, f"players: Buraco is for 2 or 4 players, got {len(ev.players)}")
+    try:
+        check_players(len(ev.players))
+    except PlayerCountError as exc:
+        raise _fail(state, ev, f"players: {exc}") from None
     if ev.rules is None:
         try:
             canonical_variant(ev.variant)
@@ -479,8 +503,8 @@ def _check_melded(state: GameState, ev: Melded) -> None:
     if shape is None:
         raise _fail(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
     team = team_of(player)
-    if shape.kind == "set" and state.rules.one_set_per_rank:
-        if any(m.team == team and m.shape.kind == "set" and m.shape.rank == shape.rank for m in state.melds):
+    if shape.type == "set" and state.rules.one_set_per_rank:
+        if any(m.team == team and m.shape.type == "set" and m.shape.rank == shape.rank for m in state.melds):
             raise _fail(state, ev, "one set per rank: the team already has a set of that rank")
     _check_after_play(
         state, ev, player, need, lambda: Meld(len(state.melds), team, shape, player, ev.seq, state.turn, state.turn)
@@ -500,7 +524,7 @@ def _check_laid_off(state: GameState, ev: LaidOff) -> None:
     if old.team != team:
         raise _fail(state, ev, f"meld {ev.meld} belongs to the other team")
     shape = classify(old.cards + tuple(ev.cards), state.rules)
-    if shape is None or shape.kind != old.shape.kind:
+    if shape is None or shape.type != old.shape.type:
         raise _fail(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
     top = state.pending_top or state.top_due
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
@@ -664,7 +688,7 @@ def _apply_hand_started(state: GameState, ev: HandStarted) -> None:
     state.team_dead = [None, None]
     state.team_dead_direct = [False, False]
     state.unused_seat = [None, None]
-    state.dead_mode = ""
+    state.dead_mode = None
     state.pending_top = None
     state.pending_rest = []
     state.top_due = None
@@ -740,7 +764,7 @@ def _after_play(state: GameState, player: int, cards: Iterable[Card]) -> None:
 def _apply_melded(state: GameState, ev: Melded) -> None:
     shape = classify(ev.cards, state.rules)
     assert shape is not None
-    canasta_seq = ev.seq if len(shape.cards) >= 7 else None
+    canasta_seq = ev.seq if len(shape.cards) >= CANASTA_SIZE else None
     state.melds.append(
         Meld(ev.meld, team_of(ev.player), shape, ev.player, ev.seq, state.turn, state.turn, canasta_seq)
     )
@@ -752,7 +776,7 @@ def _apply_laid_off(state: GameState, ev: LaidOff) -> None:
     shape = classify(old.cards + tuple(ev.cards), state.rules)
     assert shape is not None
     canasta_seq = old.canasta_seq
-    if canasta_seq is None and len(shape.cards) >= 7:
+    if canasta_seq is None and len(shape.cards) >= CANASTA_SIZE:
         canasta_seq = ev.seq
     state.melds[ev.meld] = old.with_shape(shape, state.turn, canasta_seq)
     _after_play(state, ev.player, ev.cards)
@@ -801,7 +825,7 @@ def _apply_took_dead(state: GameState, ev: TookDead) -> None:
     else:
         state.unused_seat[team] = ev.player
         _end_turn(state)
-    state.dead_mode = ""
+    state.dead_mode = None
 
 
 def _apply_stock_refilled(state: GameState, ev: StockRefilled) -> None:
@@ -900,7 +924,7 @@ def table_scores(state: GameState) -> tuple[TeamScore, TeamScore]:
 
 def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
     rules = state.rules
-    by_team: tuple[list[tuple[tuple[Card, ...], str | None]], ...] = ([], [])
+    by_team: tuple[list[tuple[tuple[Card, ...], CanastaKind | None]], ...] = ([], [])
     for m in state.melds:
         by_team[m.team].append((m.shape.cards, m.canasta(rules)))
     out = []
@@ -929,9 +953,13 @@ def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
 # -- legal moves -------------------------------------------------------------------------------
 
 
+#: a candidate play before its check: a new meld, or a lay-off onto meld id (the cards played)
+_Play = tuple[Literal["meld", "lay_off"], int | None, tuple[Card, ...]]
+
+
 def _top_plays(
     state: GameState, player: int, top: Card, held_top: int = 1
-) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
+) -> Iterator[_Play]:
     """Yield the plays that use the closed pile's top card with the cards held.
 
     `held_top` is how many copies of the top the hand lacks: 1 while the top waits apart
@@ -995,7 +1023,7 @@ def _iter_plays(state: GameState, top_plays_only: bool = False) -> Iterator[Even
         yield ev
 
 
-def _raw_plays(state: GameState, player: int) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
+def _raw_plays(state: GameState, player: int) -> Iterator[_Play]:
     if state.pending_top is not None:
         yield from _top_plays(state, player, state.pending_top)
         return
@@ -1007,7 +1035,7 @@ def _raw_plays(state: GameState, player: int) -> Iterator[tuple[str, int | None,
 
 def _layoff_plays(
     state: GameState, hand: Counter[Card], team: int, top: Card | None
-) -> Iterator[tuple[str, int | None, tuple[Card, ...]]]:
+) -> Iterator[_Play]:
     """Yield the team's candidate lay-offs from `hand` (with `top` in them, when given)."""
     held: tuple[Card, ...] | None = None
     for m in state.melds:
@@ -1016,9 +1044,9 @@ def _layoff_plays(
         if held is None:
             held = tuple(sorted(hand.elements()))
         # a meld's shape is `classify` of its cards: `candidate_layoffs` without classifying again
-        for add in shape_layoffs(held, m.shape.cards, m.shape, state.rules):
-            if top is None or top in add:
-                yield "add", m.id, add
+        for layoff in shape_layoffs(held, m.shape.cards, m.shape, state.rules):
+            if top is None or top in layoff:
+                yield "lay_off", m.id, layoff
 
 
 def legal_discards(state: GameState) -> list[Discarded]:
@@ -1080,7 +1108,7 @@ def end_of_hand(state: GameState, salt: str | None = None) -> HandEnded:
     """Return the `hand_ended` event the engine would record now, with the recomputed scores."""
     scores = tuple(s.total for s in hand_scores(state))
     return HandEnded(
-        seq=state.next_seq, hand=state.hand_no, reason=state.end_reason or "stock_exhausted",  # type: ignore[arg-type]
+        seq=state.next_seq, hand=state.hand_no, reason=state.end_reason or "stock_exhausted",
         closed_by=state.closed_by, scores=scores, salt=salt,
     )
 
@@ -1234,16 +1262,6 @@ def deal(state: GameState, rng: random.Random, first: int | None = None) -> Hand
     )
 
 
-def count_cards(state: GameState) -> int:
-    """Return the number of cards in all zones (hands, stock, pile, deads, pending, melds)."""
-    return (
-        sum(sum(h.values()) for h in state.hands) + len(state.stock) + len(state.pile)
-        + sum(len(d) for d in state.deads if d is not None)
-        + (1 if state.pending_top is not None else 0) + len(state.pending_rest)
-        + sum(len(m.cards) for m in state.melds)
-    )
-
-
 def all_cards(state: GameState) -> Counter[Card]:
     """Return the multiset of every card on the table, for conservation checks."""
     total: Counter[Card] = Counter()
@@ -1263,8 +1281,9 @@ def all_cards(state: GameState) -> Counter[Card]:
 
 
 __all__ = [
-    "Action", "action_event", "action_of", "legal_actions", "legal_choices", "table_event", "AnyEvent", "GameState", "IllegalMove", "Meld", "PHASES", "RANK", "advance", "all_cards",
-    "apply", "candidate_plays", "check", "count_cards", "deal", "end_of_game", "end_of_hand",
+    "Action", "action_event", "action_of", "legal_actions", "legal_choices", "table_event", "AnyEvent", "GameState", "IllegalMove", "Meld", "RANK", "advance", "all_cards",
+    "apply", "candidate_plays", "check", "deal", "end_of_game", "end_of_hand",
     "hand_scores", "iter_states", "table_scores", "legal_dead_takes", "legal_discards", "legal_draws",
     "legal_events", "play", "replay", "team_of",
+    "DeadFate", "DeadMode", "PLAYING_PHASES", "Phase",
 ]

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from .cards import ALL_CARDS, RANK, CardError, parse_card
+from .cards import ALL_CARDS, CardError, parse_card
 from .rules import Rules
 
 SCHEMA_VERSION = 1
@@ -31,6 +31,9 @@ Hash = Annotated[
     str, Meta(min_length=64, max_length=64, description="lowercase hex SHA-256 (64 characters)")
 ]
 Score = Annotated[int, Meta(ge=-(2**31), le=2**31)]
+#: why a hand ended: a player closed (RULES 6), the stock ran out (RULES 5), or no progress for
+#: `stalemate_rounds` rounds (RULES 5); the engine's `GameState.end_reason` is the same type
+EndReason = Literal["closed", "stock_exhausted", "stalemate"]
 Small = Annotated[int, Meta(ge=0, le=2**31)]
 
 
@@ -121,7 +124,7 @@ class HandEnded(Event, tag="hand_ended", kw_only=True, frozen=True):
     """The hand is over; `scores` is the claim of whoever ran the game."""
 
     hand: Small
-    reason: Literal["closed", "stock_exhausted", "stalemate"]
+    reason: EndReason
     closed_by: Seat | None
     scores: tuple[Score, ...]
     salt: str | None = None
@@ -280,19 +283,9 @@ def decode_event(line: bytes | str) -> AnyEvent:
         raise _format_error(exc, raw) from None
 
 
-def is_card_ok(card: str) -> bool:
-    """Return whether a string is a canonical card."""
-    return card in RANK
-
-
 def event_type(event: Event) -> str:
     """Return the tag of an event."""
     return event.__struct_config__.tag  # type: ignore[return-value]
-
-
-def with_chain(event: Event, seq: int, prev: str | None) -> Event:
-    """Return the event with its `seq` and `prev` set."""
-    return msgspec.structs.replace(event, seq=seq, prev=prev)
 
 
 def seal_lines(events: list[Event]) -> list[bytes]:

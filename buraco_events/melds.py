@@ -12,21 +12,25 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, get_args
 
 from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUITS, Card, sort_key
 from .rules import Rules
 
-MeldKind = Literal["run", "set"]
+#: a meld's type: a run of one suit or a set of one rank (`kind` is kept for the canasta kind)
+MeldType = Literal["run", "set"]
+#: the canasta kinds of RULES 3.5, best first
 CanastaKind = Literal["ace_to_ace", "royal", "clean", "dirty"]
-CANASTA_KINDS: tuple[str, ...] = ("ace_to_ace", "royal", "clean", "dirty")
+CANASTA_KINDS: tuple[CanastaKind, ...] = get_args(CanastaKind)
+#: a meld of this many cards or more is a canasta (RULES 3.5)
+CANASTA_SIZE = 7
 
 
 @dataclass(frozen=True, slots=True)
 class MeldShape:
-    """A valid meld: its kind, canonical arrangement, and the card acting as wild (if any)."""
+    """A valid meld: its type (run or set), canonical arrangement, and the card acting as wild (if any)."""
 
-    kind: MeldKind
+    type: MeldType
     cards: tuple[Card, ...]
     wild: Card | None
     suit: str | None = None
@@ -167,11 +171,11 @@ def canasta_kind(shape: MeldShape, rules: Rules, one_turn: bool = True) -> Canas
     `royal_in_one_turn` the royal and ace-to-ace bonuses need it.
     """
     n = len(shape.cards)
-    if n < 7:
+    if n < CANASTA_SIZE:
         return None
     if shape.wild is not None:
         return "dirty"
-    if shape.kind == "run" and (one_turn or not rules.royal_in_one_turn):
+    if shape.type == "run" and (one_turn or not rules.royal_in_one_turn):
         if n == 14 and rules.ace_to_ace and rules.bonus_ace_to_ace:
             return "ace_to_ace"
         if n == 13 and rules.bonus_royal:
@@ -179,7 +183,16 @@ def canasta_kind(shape: MeldShape, rules: Rules, one_turn: bool = True) -> Canas
     return "clean"
 
 
-def canasta_bonus(kind: str | None, rules: Rules) -> int:
+def is_closing_canasta(size: int, clean: bool, rules: Rules) -> bool:
+    """Return whether a meld of `size` cards, clean or not, is a canasta its team may close with.
+
+    RULES 6: closing needs a canasta, a clean one where `close_needs_clean` is on. The engine's
+    check and the bots' judgement both ask here.
+    """
+    return size >= CANASTA_SIZE and (clean or not rules.close_needs_clean)
+
+
+def canasta_bonus(kind: CanastaKind | None, rules: Rules) -> int:
     """Return the bonus a canasta kind scores (RULES 3.5); 0 for no canasta."""
     if kind is None:
         return 0
@@ -189,9 +202,7 @@ def canasta_bonus(kind: str | None, rules: Rules) -> int:
         return rules.bonus_dirty
     if kind == "royal":
         return rules.bonus_royal
-    if kind == "ace_to_ace":
-        return rules.bonus_ace_to_ace
-    raise KeyError(kind)
+    return rules.bonus_ace_to_ace  # the last kind: mypy checks the ladder is exhaustive
 
 
 #: `cards.sort_key` as a table
@@ -278,7 +289,7 @@ def _suit_runs(
 def _may_fit(card: Card, shape: MeldShape) -> bool:
     """Return False when a single card surely cannot join the meld (a cheap filter)."""
     r = RANK[card]
-    if shape.kind == "set":
+    if shape.type == "set":
         return r == shape.rank or (r in (0, 2) and shape.wild is None)
     if "2" + (shape.suit or "") in shape.cards:
         return True  # a 2 of the suit may switch between natural and wild (RULES 3.3)
@@ -313,7 +324,7 @@ def shape_layoffs(
 ) -> tuple[tuple[Card, ...], ...]:
     """Return `candidate_layoffs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
     # only the cards of the run's suit or the set's rank, and the wilds, may join the meld
-    fits = _RUN_CARDS[shape.suit or ""] if shape.kind == "run" else _SET_CARDS[shape.rank or 0]
+    fits = _RUN_CARDS[shape.suit or ""] if shape.type == "run" else _SET_CARDS[shape.rank or 0]
     relevant = tuple(c for c in held if c in fits)
     if not relevant:
         return ()
@@ -335,7 +346,7 @@ def _layoffs(
     for c in held:
         if _may_fit(c, shape) and _classify_sorted(tuple(sorted((*meld, c))), rules) is not None:
             out.add((c,))
-    if shape.kind == "run":
+    if shape.type == "run":
         suit = shape.suit or ""
         wilds = _wild_kinds(hand) if shape.wild is None else []
         for step, start in ((1, shape.high + 1), (-1, shape.low - 1)):

@@ -16,16 +16,18 @@ the table sees (a draw does not name its card; a closed pile shows its top card 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from .cards import ALL_CARDS, RANKS, Card, sort_key
 from .engine import (
     PLAYING_PHASES,
+    DeadFate,
     GameState,
     IllegalMove,
     Meld,
+    Phase,
     apply,
     hand_scores,
     play,
@@ -47,11 +49,12 @@ from .events import (
     TookDead,
     TookPile,
 )
-from .melds import MeldShape
+from .melds import CanastaKind, MeldShape, MeldType
 from .rules import Rules
 from .scoring import TeamScore
 
-#: phases in which a hand is being played (hands are hidden from other seats)
+#: a meld's kind as shown and indexed: its canasta kind, or `none` below a canasta
+MeldKind = CanastaKind | Literal["none"]
 #: a snapshot of the state every this many events (seeking folds at most this many)
 SNAPSHOT_EVERY = 64
 
@@ -62,9 +65,9 @@ class MeldView(msgspec.Struct, frozen=True, kw_only=True):
     id: int
     team: int
     cards: tuple[Card, ...]
-    type: str
+    type: MeldType
     clean: bool
-    kind: str
+    kind: MeldKind
     laid_by: int
     laid_seq: int
     canasta_seq: int | None = None
@@ -85,7 +88,7 @@ class DeadView(msgspec.Struct, frozen=True, kw_only=True):
     """
 
     taken_by: int | None
-    fate: str | None
+    fate: DeadFate | None
     cards: tuple[Card, ...] | int
     unused: bool = False
 
@@ -111,7 +114,7 @@ class View(msgspec.Struct, frozen=True, kw_only=True):
     seat: int | None
     hand: int
     to_play: int
-    phase: str
+    phase: Phase
     hands: tuple[tuple[Card, ...] | int, ...]
     melds: tuple[MeldView, ...]
     pile: PileView
@@ -127,7 +130,7 @@ class View(msgspec.Struct, frozen=True, kw_only=True):
     top_due: Card | None = None
 
 
-def meld_kind(canasta: str | None) -> str:
+def meld_kind(canasta: CanastaKind | None) -> MeldKind:
     """Return the analytics kind of a meld: none, dirty, clean, royal or ace_to_ace."""
     return canasta or "none"
 
@@ -143,7 +146,7 @@ def _meld_view(m: Meld, rules: Rules) -> MeldView:
     if hit is not None and hit[0] is m and hit[1] is rules:
         return hit[2]
     view = MeldView(
-        id=m.id, team=m.team, cards=m.cards, type=m.shape.kind, clean=m.shape.is_clean,
+        id=m.id, team=m.team, cards=m.cards, type=m.shape.type, clean=m.shape.is_clean,
         kind=meld_kind(m.canasta(rules)), laid_by=m.laid_by, laid_seq=m.laid_seq,
         canasta_seq=m.canasta_seq,
     )
@@ -245,7 +248,7 @@ class MeldHistory(msgspec.Struct, frozen=True, kw_only=True):
 
 def wild_stands_for(shape: MeldShape) -> Card | None:
     """Return the card a run's wild stands in for (None: no wild, or a set's wild)."""
-    if shape.wild is None or shape.kind != "run" or shape.suit is None:
+    if shape.wild is None or shape.type != "run" or shape.suit is None:
         return None
     # the canonical arrangement runs low to high, one position per card (RULES 3.4)
     for i, card in enumerate(shape.cards):
@@ -340,7 +343,7 @@ def describe(event: Event, state_before: GameState, players: Sequence[str]) -> s
         meld = after.melds[event.meld]
         old = state_before.melds[event.meld].shape if isinstance(event, LaidOff) else None
         if isinstance(event, Melded):
-            text = f"{name} laid meld #{event.meld}, a {meld.shape.kind}: {_cards(meld.cards)}"
+            text = f"{name} laid meld #{event.meld}, a {meld.shape.type}: {_cards(meld.cards)}"
         else:
             text = f"{name} added {_cards(event.cards)} to meld #{event.meld}: {_cards(meld.cards)}"
         if meld.canasta_seq == event.seq:

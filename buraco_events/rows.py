@@ -105,7 +105,7 @@ def _hand_end_rows(out: Columns, game_id: str, state: GameState, ev: HandEnded,
     )
     for m in state.melds:
         out.add(
-            "melds", game_id=game_id, hand=ev.hand, meld=m.id, team=m.team, type=m.shape.kind,
+            "melds", game_id=game_id, hand=ev.hand, meld=m.id, team=m.team, type=m.shape.type,
             n_cards=len(m.cards), cards=list(m.cards), kind=meld_kind(m.canasta(rules)),
             clean=m.shape.is_clean, has_joker=any(is_joker(c) for c in m.cards),
             laid_by=m.laid_by, laid_seq=m.laid_seq, canasta_seq=m.canasta_seq,

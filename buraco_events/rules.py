@@ -5,6 +5,9 @@ Glossary (one word per concept across the code):
 - *canasta*: a meld of 7+ cards (burraco in Italy); kinds ace_to_ace, royal, clean, dirty.
 - *morto* / *dead*: one of the two 11-card extra hands; we say `dead` in code, as EVENTS.md does.
 - *wild*: a joker, or a 2 that does not stand in its own place.
+- *lay-off*: cards added to one of the team's melds: `laid_off` in logs (the contract), `lay_off` /
+  `layoff` in code; `add` is only the word a player types and the `Action` kind that hints show.
+- *type* of a meld: run or set; *kind*: its canasta kind (`melds.MeldType`, `melds.CanastaKind`).
 - *pile*: the discard pile; *stock*: the face-down draw pile.
 - *closing*: going out, which ends the hand (RULES 6).
 """
@@ -21,6 +24,24 @@ UnusedDead = Literal["penalty", "count"]
 PileTopUse = Literal["next_play", "turn_end"]
 DeadOwner = Literal["first", "team"]
 Refill = Literal["one", "all"]
+
+#: how many play Buraco (RULES 1): two, each a team, or four in two fixed teams
+PLAYER_COUNTS: tuple[int, ...] = (2, 4)
+
+
+class PlayerCountError(ValueError):
+    """A number of players Buraco is not played by."""
+
+
+def check_players(n: int) -> None:
+    """Raise `PlayerCountError` unless `n` players may sit at a table (RULES 1: 2 or 4)."""
+    if n not in PLAYER_COUNTS:
+        raise PlayerCountError(f"Buraco is for 2 or 4 players, got {n}")
+
+
+def team_of(seat: int) -> int:
+    """Return the team of a seat (RULES 1: seats 0..3 clockwise, team = seat % 2)."""
+    return seat % 2
 
 
 class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -8,7 +8,7 @@ from functools import lru_cache
 import msgspec
 
 from .cards import ALL_CARDS, Card, card_value
-from .melds import canasta_bonus
+from .melds import CanastaKind, canasta_bonus
 from .rules import Rules
 
 
@@ -41,7 +41,7 @@ def cards_value(cards: Iterable[Card], rules: Rules) -> int:
 def score_team(
     rules: Rules,
     team: int,
-    melds: Iterable[tuple[Sequence[Card], str | None]],
+    melds: Iterable[tuple[Sequence[Card], CanastaKind | None]],
     hand_cards: Iterable[Card],
     unused_dead_cards: Sequence[Card],
     closed: bool,

@@ -14,7 +14,7 @@ import duckdb
 import msgspec
 import pyarrow.dataset as ds
 import pytest
-from conftest import random_game
+from helpers import random_game
 from typer.testing import CliRunner
 
 from buraco_events.analytics import TABLES, VIEWS

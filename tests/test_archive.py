@@ -11,9 +11,9 @@ from pathlib import Path
 import msgspec
 import pytest
 import zstandard
+from helpers import game_lines, make_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_events import game_lines, make_game
 from typer.testing import CliRunner
 
 from buraco_events import archive
@@ -235,7 +235,7 @@ def test_archive_pack_and_unpack_commands(tmp_path: Path) -> None:
 def test_one_archived_log_reads_by_its_archive_path(tmp_path: Path) -> None:
     # `ARCHIVE.bza/NAME` names one log inside an archive: read_log gives the very same events and
     # lines as the file that was packed, and `buraco replay` shows it like a file
-    from conftest import random_game
+    from helpers import random_game
 
     from buraco_events.log import read_log
 

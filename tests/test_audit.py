@@ -52,7 +52,7 @@ def audit_file(name: str, expect_head: str | None = None):
 @pytest.fixture(scope="module")
 def honest() -> list[bytes]:
     """The sealed lines of a legal 2-player game (conftest's random player)."""
-    from conftest import random_game
+    from helpers import random_game
 
     return seal_lines(random_game("stbl", 2, 5))
 

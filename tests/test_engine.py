@@ -7,148 +7,34 @@ asserted to leave the state exactly as it was.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import re
-from collections import Counter
-from collections.abc import Sequence
+import typing
 from typing import Any
 
 import pytest
+from helpers import DIRECT, Table, deal_event, direct_dead_table, random_game, sheet
 from msgspec.structs import replace
 
-from buraco_events.cards import make_deck, parse_cards
+from buraco_events import engine
+from buraco_events.cards import parse_cards
 from buraco_events.engine import (
     GameState,
     IllegalMove,
-    all_cards,
     hand_scores,
     legal_events,
     play,
 )
 from buraco_events.events import (
-    Discarded,
     Drew,
-    Event,
-    GameEnded,
     GameStarted,
     HandEnded,
-    HandStarted,
-    LaidOff,
-    Melded,
     StockRefilled,
     TookDead,
     TookPile,
 )
-from buraco_events.rules import Rules, find_rules
-from buraco_events.scoring import TeamScore
-
-KINDS: dict[str, type[Event]] = {
-    "drew": Drew, "took_pile": TookPile, "melded": Melded, "laid_off": LaidOff,
-    "discarded": Discarded, "took_dead": TookDead, "stock_refilled": StockRefilled,
-    "hand_ended": HandEnded, "game_ended": GameEnded, "hand_started": HandStarted,
-}
-NO_PLAYER = ("stock_refilled", "hand_ended", "game_ended", "hand_started")
-
-
-def deal_event(
-    rules: Rules, hands: Sequence[str], *, deads: Sequence[str] = ("", ""), stock: str = "",
-    stock_bottom: str = "", discard: str = "", first: int = 0, hand: int = 0, seq: int = 1,
-) -> HandStarted:
-    """Build a `hand_started` from literal cards; hands, deads and the stock are filled in deck order.
-
-    `stock` lists the top cards (top first), `stock_bottom` the last cards of the stock.
-    """
-    parts = [list(parse_cards(h)) for h in hands]
-    dead_parts = [list(parse_cards(d)) for d in deads]
-    top, bottom, up = parse_cards(stock), parse_cards(stock_bottom), parse_cards(discard)
-    left = Counter(make_deck(rules.jokers))
-    for group in [*parts, *dead_parts, top, bottom, up]:
-        left.subtract(group)
-    assert not -left, f"more copies than the deck holds: {sorted((-left).elements())}"
-    filler = [c for c in dict.fromkeys(make_deck(rules.jokers)) for _ in range(left[c])]
-    for group in [*parts, *dead_parts]:
-        while len(group) < 11:
-            group.append(filler.pop(0))
-    if rules.upcard and not up:
-        up = (filler.pop(0),)
-    n_fill = rules.stock_size(len(hands)) - len(top) - len(bottom)
-    full_stock = (*top, *filler[:n_fill], *bottom)
-    assert len(filler) == n_fill
-    return HandStarted(
-        seq=seq, hand=hand, first=first, hands=tuple(tuple(h) for h in parts),
-        deads=tuple(tuple(d) for d in dead_parts), stock=full_stock, discard=tuple(up),
-    )
-
-
-class Table:
-    """One game driven event by event from a literal first deal, with rejection checks."""
-
-    def __init__(self, variant: str, hands: Sequence[str], **deal: Any) -> None:
-        overrides = deal.pop("overrides", {})
-        self.rules = find_rules(variant, **overrides)
-        self.state = GameState()
-        self.events: list[Event] = []
-        self.do_event(GameStarted(
-            seq=0, game_id="scenario", variant=variant,
-            players=tuple(f"p{i}" for i in range(len(hands))), rules=self.rules,
-        ))
-        self.do_event(deal_event(self.rules, hands, **deal))
-
-    def make(self, kind: str, **fields: Any) -> Event:
-        """Return the event `kind` at the next seq, filling the obvious fields from the state."""
-        st = self.state
-        fields.setdefault("seq", st.next_seq)
-        if kind not in NO_PLAYER:
-            fields.setdefault("player", st.to_play)
-        for key in ("cards", "card"):
-            if isinstance(fields.get(key), str):
-                parsed = parse_cards(fields[key])
-                fields[key] = parsed[0] if key == "card" else parsed
-        if kind == "drew" and "card" not in fields:
-            fields["card"] = st.stock[-1]
-        elif kind == "took_pile":
-            fields.setdefault("cards", tuple(st.pile))
-        elif kind == "melded":
-            fields.setdefault("meld", len(st.melds))
-        elif kind == "took_dead":
-            fields.setdefault("dead", 0)
-            fields.setdefault("cards", st.deads[fields["dead"]])
-        return KINDS[kind](**fields)
-
-    def do_event(self, ev: Event) -> Event:
-        """Play an event that must be legal."""
-        play(self.state, ev)
-        self.events.append(ev)
-        assert all_cards(self.state) == Counter(make_deck(self.rules.jokers)) or self.state.phase == "deal"
-        return ev
-
-    def do(self, kind: str, **fields: Any) -> Event:
-        """Build and play a legal event."""
-        return self.do_event(self.make(kind, **fields))
-
-    def reject(self, kind: str, why: str, **fields: Any) -> IllegalMove:
-        """Assert the event is illegal for `why` (a substring) and leaves the state unchanged."""
-        ev = self.make(kind, **fields)
-        before = self.state.copy()
-        with pytest.raises(IllegalMove, match=re.escape(why)) as info:
-            play(self.state, ev)
-        assert self.state == before
-        return info.value
-
-    def pass_turn(self) -> None:
-        """Draw the stock's top card and discard it."""
-        drew = self.do("drew")
-        self.do("discarded", card=drew.card)  # type: ignore[attr-defined]
-
-    def hand(self, seat: int) -> Counter[str]:
-        """Return a seat's hand."""
-        return self.state.hands[seat]
-
-
-def sheet(score: TeamScore) -> tuple[int, int, int, int, int, int]:
-    """Return a score sheet's items: melds, canasta bonus, close, hand, dead, total."""
-    return (score.meld_points, score.canasta_bonus, score.close_bonus, score.hand_penalty,
-            score.dead_penalty, score.total)
-
+from buraco_events.rules import find_rules
 
 # -- turn order and phases (RULES 2) -------------------------------------------------------------
 
@@ -353,24 +239,6 @@ def test_open_pile_of_two_may_return() -> None:
 
 
 # -- deads (RULES 4) -----------------------------------------------------------------------------
-
-DIRECT = {
-    "hands": ["3S 4S 5S 6S 3H 4H 5H 6H 3D 4D 5D", "KC KC QC QC JC JC 10C 10C 9C 2C JK"],
-    "stock": "6D",
-    "deads": ["7S 8S 9S 7H 8H 9H 7D 8D 9D 10D JD", ""],
-}
-
-
-def direct_dead_table(variant: str = "stbl", **deal: Any) -> Table:
-    """Seat 0 draws 6D and melds its 12 cards as three runs: the hand empties by a play."""
-    spec = DIRECT | deal
-    t = Table(variant, **spec)
-    t.do("drew")
-    t.do("melded", cards="3S 4S 5S 6S")
-    t.do("melded", cards="3H 4H 5H 6H")
-    t.do("melded", cards="3D 4D 5D 6D")
-    return t
-
 
 def test_direct_dead_then_close() -> None:
     # RULES 4 direct: the player takes a dead at once and goes on playing the same turn
@@ -917,3 +785,66 @@ def test_no_stalemate_where_the_variant_has_none() -> None:
     assert st.phase == "draw" and st.quiet_turns == 5
     t.reject("hand_ended", "this variant has no stalemate end (stalemate_rounds 0)",
              hand=0, reason="stalemate", closed_by=None, scores=(0, 0))
+
+
+# -- GameState.copy: every mutable field is copied -----------------------------------------------
+
+#: the container types a field may hold that `copy()` must not share
+_MUTABLE = (list, dict, set)
+
+
+def _mutable_fields() -> list[str]:
+    """Return the GameState fields typed as a list, dict, Counter or set (from the dataclass)."""
+    hints = typing.get_type_hints(GameState)
+    return [
+        f.name for f in dataclasses.fields(GameState)
+        if isinstance(typing.get_origin(hints[f.name]) or hints[f.name], type)
+        and issubclass(typing.get_origin(hints[f.name]) or hints[f.name], _MUTABLE)
+    ]
+
+
+def _probe(value: Any) -> None:
+    """Mutate a container in place (and each container inside a list)."""
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, _MUTABLE):
+                _probe(item)
+        value.append("probe")
+    elif isinstance(value, dict):
+        value["probe"] = 1
+    else:
+        value.add("probe")
+
+
+def _shared_fields(state: GameState) -> list[str]:
+    """Return the mutable fields (or their inner containers) that `state.copy()` shares with `state`."""
+    shared = []
+    for name in _mutable_fields():
+        before = copy.deepcopy(getattr(state, name))
+        _probe(getattr(state.copy(), name))
+        if getattr(state, name) != before:
+            shared.append(name)
+            setattr(state, name, before)
+    return shared
+
+
+def _mid_hand_state() -> GameState:
+    state = GameState()
+    for ev in random_game("stbl", 4, seed=3)[:60]:
+        play(state, ev)
+    assert state.phase in ("draw", "play") and state.melds  # a hand in progress, melds on the table
+    return state
+
+
+def test_copy_shares_no_mutable_field() -> None:
+    # `state == before` checks cannot see a shared list: a play on the copy would change both
+    fields = _mutable_fields()
+    assert {"hands", "stock", "pile", "deads", "melds", "totals", "hand_results"} <= set(fields)
+    state = _mid_hand_state()
+    assert _shared_fields(state) == []
+
+
+def test_a_field_left_out_of_copy_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the check above can fail: a copy() that forgets the pile shares it, and the probe says so
+    monkeypatch.setattr(engine, "_LIST_SLOTS", tuple(n for n in engine._LIST_SLOTS if n != "pile"))
+    assert _shared_fields(_mid_hand_state()) == ["pile"]

@@ -6,14 +6,13 @@ test data of the log, archive and schema tests too.
 
 from __future__ import annotations
 
-import random
-
 import msgspec
 import pytest
+from helpers import game_lines, make_game
 from hypothesis import given
 from hypothesis import strategies as st
 
-from buraco_events.cards import ALL_CARDS, make_deck, sort_key
+from buraco_events.cards import ALL_CARDS, make_deck
 from buraco_events.events import (
     EVENT_TYPES,
     ZERO_HASH,
@@ -35,71 +34,8 @@ from buraco_events.events import (
     decode_msgpack,
     encode_event,
     encode_msgpack,
-    seal_lines,
 )
 from buraco_events.log import LogError, decode_lines
-
-PLAYERS = ("ana", "bruno", "caio", "dora")
-
-
-def make_game(seed: int = 0, hands: int = 1, turns: int = 12) -> list[Event]:
-    """Return a synthetic 4-player game: real deals, then draws, melds, lay-offs and discards.
-
-    The moves are random, not legal; seq and prev are placeholders until the game is sealed.
-    """
-    rng = random.Random(seed)
-    events: list[Event] = [
-        GameStarted(seq=0, game_id=f"g-{seed:04d}", variant="stbl", players=PLAYERS)
-    ]
-    for h in range(hands):
-        deck = list(make_deck(4))
-        rng.shuffle(deck)
-        held = [deck[i * 11:(i + 1) * 11] for i in range(4)]  # 11/11/11/11, 2 deads of 11
-        stock, melds = deck[66:], 0
-        pile: list[str] = []
-        events.append(HandStarted(
-            seq=0, hand=h, first=0, hands=tuple(map(tuple, held)),
-            deads=(tuple(deck[44:55]), tuple(deck[55:66])), stock=tuple(stock), discard=(),
-        ))
-        for turn in range(turns):
-            seat = turn % 4
-            hand = held[seat]
-            if pile and turn % 7 == 6:
-                events.append(TookPile(seq=0, player=seat, cards=tuple(pile)))
-                hand += pile
-                pile = []
-            else:
-                card = stock.pop(0)
-                events.append(Drew(seq=0, player=seat, card=card))
-                hand.append(card)
-            if turn % 3 == 1:
-                cards = sorted(rng.sample(hand, 3), key=sort_key)
-                events.append(Melded(seq=0, player=seat, meld=melds, cards=tuple(cards)))
-                melds += 1
-            elif turn % 3 == 2 and melds:
-                cards = rng.sample(hand, 1)
-                events.append(LaidOff(seq=0, player=seat, meld=melds - 1, cards=tuple(cards)))
-            else:
-                cards = []
-            for card in cards:
-                hand.remove(card)
-            if turn == 5:
-                events.append(Note(seq=0, by="referee", text="ok, play on ♥"))
-            card = rng.choice(hand)
-            hand.remove(card)
-            pile.append(card)
-            events.append(Discarded(seq=0, player=seat, card=card))
-        events.append(HandEnded(
-            seq=0, hand=h, reason="closed", closed_by=1, scores=(120, -35), salt="s" * 8
-        ))
-    events.append(GameEnded(seq=0, totals=(120 * hands, -35 * hands), winner=0))
-    return events
-
-
-def game_lines(seed: int = 0, hands: int = 1, turns: int = 12) -> list[bytes]:
-    """Return the sealed JSON lines of `make_game`."""
-    return seal_lines(make_game(seed, hands, turns))
-
 
 # -- round trips ---------------------------------------------------------------------------------
 

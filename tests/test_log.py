@@ -11,9 +11,9 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from helpers import game_lines, make_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_events import game_lines, make_game
 from typer.testing import CliRunner
 
 from buraco_events.events import ZERO_HASH, Drew, Note, decode_event, line_hash, seal_lines

@@ -8,12 +8,14 @@ import pytest
 
 from buraco_events.cards import parse_cards
 from buraco_events.melds import (
+    CANASTA_SIZE,
     MeldShape,
     canasta_bonus,
     canasta_kind,
     candidate_layoffs,
     candidate_melds,
     classify,
+    is_closing_canasta,
     is_meld,
 )
 from buraco_events.rules import find_rules
@@ -117,9 +119,9 @@ def test_sets_on_and_off() -> None:
     # RULES 3.2: sets only where `sets` is on; suits free, at most one wild
     assert shape("5S 5H 5D", STBL) is None
     s = shape("5S 5H 5D", FECHADO)
-    assert s is not None and s.kind == "set" and s.rank == 5 and s.is_clean
+    assert s is not None and s.type == "set" and s.rank == 5 and s.is_clean
     s = shape("5S 5S JK", FECHADO)
-    assert s is not None and s.kind == "set" and s.wild == "JK"
+    assert s is not None and s.type == "set" and s.wild == "JK"
     assert shape("5S 5H JK 2C", FECHADO) is None
     assert shape("5S JK 2C", FECHADO) is None
 
@@ -311,3 +313,21 @@ def test_every_candidate_is_legal(rules) -> None:
     base = parse_cards("6S 7S 8S")
     for add in candidate_layoffs(h, base, rules):
         assert is_meld(base + add, rules), add
+
+
+@pytest.mark.parametrize(
+    ("size", "clean", "needs_clean", "closes"),
+    [
+        (6, True, True, False),  # below a canasta: never
+        (7, True, True, True),
+        (7, False, True, False),  # close_needs_clean: a dirty canasta is not enough
+        (7, False, False, True),
+        (6, False, False, False),
+        (13, True, True, True),
+    ],
+)
+def test_closing_canasta(size: int, clean: bool, needs_clean: bool, closes: bool) -> None:
+    # RULES 6: closing needs a canasta (7+ cards, RULES 3.5), a clean one where close_needs_clean
+    rules = find_rules("stbl", close_needs_clean=needs_clean)
+    assert CANASTA_SIZE == 7
+    assert is_closing_canasta(size, clean, rules) is closes

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from conftest import random_game
+from helpers import random_game
 from rich.text import Text
 from typer.testing import CliRunner
 

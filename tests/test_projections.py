@@ -10,7 +10,7 @@ from collections import Counter
 
 import msgspec
 import pytest
-from conftest import random_game
+from helpers import random_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

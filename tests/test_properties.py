@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from conftest import random_game
+from helpers import random_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

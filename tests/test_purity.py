@@ -1,7 +1,9 @@
-"""The functional core does no I/O: importing it loads neither duckdb nor typer (STYLE.md)."""
+"""The functional core does no I/O (STYLE.md): importing it loads neither the shell's libraries
+(duckdb, typer, ...) nor the package's own shell modules (log, archive, audit, analytics, sim)."""
 
 from __future__ import annotations
 
+import json
 import pkgutil
 import subprocess
 import sys
@@ -10,19 +12,35 @@ import buraco_events
 
 CORE = [
     "cards", "rules", "melds", "events", "scoring", "engine", "projections", "bots", "render",
-    "rows", "commands", "share",
+    "rows", "commands", "share", "table",
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
+#: the package's modules that read and write files, index or simulate: the core never needs them
+SHELL_MODULES = [f"buraco_events.{m}" for m in ("log", "archive", "audit", "analytics", "sim")]
 
 
-def test_core_modules_do_not_load_the_shell():
+def _loaded_by_core() -> dict[str, list[str]]:
+    """Import the core modules one by one in a fresh interpreter; return what each newly loaded."""
     present = {m.name for m in pkgutil.iter_modules(buraco_events.__path__)}
     core = [m for m in CORE if m in present]
-    assert {"cards", "rules", "melds", "events", "engine"} <= set(core)
+    assert {"cards", "rules", "melds", "events", "engine", "projections", "bots", "render",
+            "scoring"} <= set(core)
+    watched = SHELL_ONLY + SHELL_MODULES
     code = (
-        "import sys\n"
-        + "".join(f"import buraco_events.{m}\n" for m in core)
-        + f"print(sorted(m for m in {SHELL_ONLY!r} if m in sys.modules))"
+        "import importlib, json, sys\n"
+        f"watched, out = {watched!r}, {{}}\n"
+        f"for m in {core!r}:\n"
+        "    importlib.import_module('buraco_events.' + m)\n"
+        "    out[m] = [w for w in watched if w in sys.modules and w not in sum(out.values(), [])]\n"
+        "print(json.dumps(out))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]", f"core imported shell modules: {out.stdout}"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded: dict[str, list[str]] = json.loads(run.stdout)
+    return loaded
+
+
+def test_core_modules_load_neither_the_shell_libraries_nor_the_shell_modules() -> None:
+    loaded = _loaded_by_core()
+    offenders = {m: found for m, found in loaded.items() if found}
+    assert offenders == {}, f"core modules imported the shell: {offenders}"
+

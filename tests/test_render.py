@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import random_game
+from helpers import random_game
 
 from buraco_events.cards import RANK
 from buraco_events.events import LaidOff, Melded, TookPile

@@ -7,7 +7,7 @@ import json
 
 import msgspec
 import pytest
-from conftest import random_game
+from helpers import random_game
 from typer.testing import CliRunner
 
 from buraco_events.cards import sorted_cards
@@ -67,7 +67,7 @@ def test_json_at_a_seq(log_path, game):
     assert [m["id"] for m in doc["melds"]] == [m.id for m in state.melds]
     for m, meld in zip(doc["melds"], state.melds, strict=True):
         assert m["team"] == meld.team and m["cards"] == list(meld.cards)
-        assert m["kind"] == (meld.canasta(state.rules) or "none") and m["type"] == meld.shape.kind
+        assert m["kind"] == (meld.canasta(state.rules) or "none") and m["type"] == meld.shape.type
     assert doc["pile"] == {"size": 0, "top": None, "cards": []}  # just taken
     assert doc["pending"]["top"] == game[seq].cards[-1]
     assert doc["stock"] == len(state.stock)

@@ -9,14 +9,18 @@ import pytest
 
 from buraco_events.rules import (
     ALIASES,
+    PLAYER_COUNTS,
     PRESETS,
+    PlayerCountError,
     Rules,
     UnknownVariant,
     canonical_variant,
+    check_players,
     explain,
     find_rules,
     presets_markdown,
     rules_dict,
+    team_of,
 )
 
 NAMES = ("stbl", "stcl", "stbl-pl", "aberto", "aberto-sujo", "fechado", "fechado-sujo", "burraco")
@@ -192,3 +196,19 @@ def test_docs_preset_table_is_the_code(doc: str) -> None:
     table = text.split("<!-- presets:begin -->\n", 1)[1].split("<!-- presets:end -->", 1)[0]
     assert table == presets_markdown()
     assert _cli("rules", "--markdown").stdout == table
+
+
+@pytest.mark.parametrize("n", range(7))
+def test_only_two_or_four_players_sit_at_a_table(n: int) -> None:
+    # RULES 1: two players, each a team, or four in two fixed teams
+    if n in (2, 4):
+        check_players(n)
+    else:
+        with pytest.raises(PlayerCountError, match=f"^Buraco is for 2 or 4 players, got {n}$"):
+            check_players(n)
+    assert PLAYER_COUNTS == (2, 4)
+
+
+def test_partners_sit_opposite() -> None:
+    # RULES 1: seats 0..3 clockwise; seats 0 and 2 are team 0, seats 1 and 3 team 1
+    assert [team_of(seat) for seat in range(4)] == [0, 1, 0, 1]

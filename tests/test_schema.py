@@ -7,7 +7,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from test_events import make_game
+from helpers import make_game
 from typer.testing import CliRunner
 
 from buraco_events.events import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from test_engine import Table, direct_dead_table, sheet
+from helpers import Table, direct_dead_table, sheet
 
 from buraco_events.engine import hand_scores
 from buraco_events.rules import PRESETS, find_rules

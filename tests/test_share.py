@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from conftest import random_game
+from helpers import random_game
 from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from conftest import random_game
+from helpers import random_game
 from typer.testing import CliRunner
 
 from buraco_events.events import seal_lines

@@ -144,7 +144,7 @@ def close_without_clean(state: GameState) -> Event | None:
     if state.phase != "play" or state.pending_top is not None:
         return None
     seat = state.to_play
-    team = seat % 2
+    team = team_of(seat)
     if state.can_take_dead(team) or state.has_closing_canasta(team):
         return None
     hand = state.hands[seat]
