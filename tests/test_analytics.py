@@ -27,7 +27,6 @@ from buraco_events.projections import meld_kind
 from cli.main import app
 
 GAMES = [("stbl", 2, 1), ("stbl", 4, 2), ("burraco", 2, 3), ("aberto", 4, 4), ("fechado", 2, 5)]
-TABLES = ("games", "hands", "events", "melds", "team_hands")
 
 runner = CliRunner()
 
