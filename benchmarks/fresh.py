@@ -51,6 +51,9 @@ def _mp_context() -> Any:
 
 
 def _child(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[str, Any]:
+    # a child inherits the fork-server start method; its own pools (simulate's workers) get the
+    # platform's default, as in a normal `buraco` process
+    multiprocessing.set_start_method(None, force=True)
     return build(), fn(*args)
 
 
