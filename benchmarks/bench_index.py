@@ -1,8 +1,8 @@
 """Analytics figures: index throughput, database size and stats query times on simulated games.
 
 Run `python benchmarks/bench_index.py [--quick]` for a table; `measure(quick)` returns the rows.
-Games come from `sim.simulate` with the greedy bot (quick: 100 games of stbl and burraco; full:
-10,000 stbl games, about four minutes of simulation on 2 idle cores). Every timed step is one
+Games come from `sim.simulate` with the greedy bot (quick: 60 games of stbl and burraco; full:
+4,000 stbl games, about two minutes of simulation on 2 idle cores). Every timed step is one
 fresh process over the same fresh files, timed in CPU seconds of all its threads (DuckDB's
 included), with cold caches: the index, and its baselines, the checked replay alone (decode,
 chain check, engine `play`, no database: what index does before touching DuckDB) and DuckDB's
@@ -26,7 +26,7 @@ GOAL_INDEX_VS_REPLAY = 0.8  # index / checked replay, one core, issue 14
 
 #: (variant, players, games in quick mode, games in full mode); the full run keeps to stbl (one
 #: hand a game) to fit in minutes, and because greedy burraco 2p game 243 of seed 7 never ends
-MIX = (("stbl", 4, 75, 8000), ("stbl", 2, 0, 2000), ("burraco", 2, 25, 0))
+MIX = (("stbl", 4, 45, 3200), ("stbl", 2, 0, 800), ("burraco", 2, 15, 0))
 
 
 def _simulate(folder: Path, quick: bool) -> int:
