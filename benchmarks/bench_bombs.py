@@ -155,7 +155,7 @@ def measure(quick: bool = False) -> list[Row]:
                 result = _run(mode, path, env)
                 rows.append({
                     "name": f"{mode}: {label}, {size / 1024:,.0f} KB, {result['outcome']} in "
-                            f"{result['seconds']:.1f} s",
+                            f"{result['seconds']:.1f} s CPU",
                     "value": result["peak"] - base, "unit": "MiB more", "baseline": what,
                     "baseline_value": limit / MiB,
                 })
