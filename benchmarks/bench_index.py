@@ -1,36 +1,38 @@
 """Analytics figures: index throughput, database size and stats query times on simulated games.
 
 Run `python benchmarks/bench_index.py [--quick]` for a table; `measure(quick)` returns the rows.
-Games come from `sim.simulate` with the greedy bot (quick: 200 games of stbl and burraco; full:
-10,000 stbl games, about four minutes of simulation on 2 idle cores). Baselines are measured in the same run on the same files:
-the validated replay alone (decode, chain check, engine `play`, no database) and DuckDB's own
-`read_ndjson` of the logs (no checks at all).
+Games come from `sim.simulate` with the greedy bot (quick: 60 games of stbl and burraco; full:
+4,000 stbl games, about two minutes of simulation on 2 idle cores). Every timed step is one
+fresh process over the same fresh files, timed in CPU seconds of all its threads (DuckDB's
+included), with cold caches: the index, and its baselines, the checked replay alone (decode,
+chain check, engine `play`, no database: what index does before touching DuckDB) and DuckDB's
+own `read_ndjson` of the logs (no checks at all); then each stats query on a database opened
+afresh, and the Parquet export. The issue 14 goal is an index at >= 0.8x of the checked replay.
 """
 
 from __future__ import annotations
 
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-import duckdb
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from buraco_events import analytics
-from buraco_events.engine import GameState, play
-from buraco_events.log import Chain, decode_lines, iter_logs
-from buraco_events.sim import simulate
+from fresh import CPU, cpu_of, fresh, fresh_cpu, row  # noqa: E402
 
 Row = dict[str, Any]
+GOAL_INDEX_VS_REPLAY = 0.8  # index / checked replay, one core, issue 14
 
 #: (variant, players, games in quick mode, games in full mode); the full run keeps to stbl (one
 #: hand a game) to fit in minutes, and because greedy burraco 2p game 243 of seed 7 never ends
-MIX = (("stbl", 4, 150, 8000), ("stbl", 2, 0, 2000), ("burraco", 2, 50, 0))
+MIX = (("stbl", 4, 45, 3200), ("stbl", 2, 0, 800), ("burraco", 2, 15, 0))
 
 
 def _simulate(folder: Path, quick: bool) -> int:
     """Write the benchmark's games into `folder`; return the number of games."""
+    from buraco_events.sim import simulate
+
     total = 0
     for variant, players, small, big in MIX:
         games = small if quick else big
@@ -41,27 +43,76 @@ def _simulate(folder: Path, quick: bool) -> int:
     return total
 
 
-def _replay_all(folder: Path) -> int:
-    """Decode, chain-check and replay every log (what index does before touching DuckDB)."""
-    events = 0
-    for name, lines in iter_logs(folder):
-        chain, state = Chain(name), GameState()
-        for _, line, ev in decode_lines(lines, name):
-            chain.add(line, ev)
-            play(state, ev)
-            events += 1
-    return events
+def cpu_index(logs: str, db: str) -> tuple[float, int, int]:
+    """In a fresh process: CPU seconds of `buraco index` of the logs into a new database."""
+    from buraco_events import analytics
+
+    reports = []
+    cpu = cpu_of(lambda: reports.append(analytics.index([logs], db)))
+    report = reports[0]
+    assert report.ok, report
+    return cpu, report.events, report.added
 
 
-def _timed(fn: Any, *args: Any) -> tuple[float, Any]:
-    start = time.perf_counter()
-    result = fn(*args)
-    return time.perf_counter() - start, result
+def cpu_replay(logs: str) -> tuple[float, int]:
+    """In a fresh process: CPU seconds of decoding, chain-checking and replaying every log."""
+    from buraco_events.engine import GameState, play
+    from buraco_events.log import Chain, decode_lines, iter_logs
+
+    counted = [0]
+
+    def replay() -> None:
+        for name, lines in iter_logs(logs):
+            chain, state = Chain(name), GameState()
+            for _, line, ev in decode_lines(lines, name):
+                chain.add(line, ev)
+                play(state, ev)
+                counted[0] += 1
+
+    return cpu_of(replay), counted[0]
+
+
+def cpu_read_ndjson(logs: str) -> tuple[float, int]:
+    """In a fresh process: CPU seconds of DuckDB reading every log into an in-memory table."""
+    import duckdb
+
+    glob = str(Path(logs) / "**" / "*.jsonl")
+    with duckdb.connect() as con:
+        cpu = cpu_of(lambda: con.execute(
+            f"CREATE TABLE raw AS SELECT * FROM read_ndjson('{glob}', union_by_name = true)"))
+        rows = con.execute("SELECT count(*) FROM raw").fetchall()[0][0]
+    return cpu, int(rows)
+
+
+def cpu_queries(db: str) -> dict[str, float]:
+    """In a fresh process: CPU seconds of a full scan and of each stats view, each on a database
+    opened afresh (cold DuckDB buffers)."""
+    from buraco_events import analytics
+
+    queries: list[tuple[str, Any]] = [
+        ("scan", lambda con: analytics.run_query(con, "SELECT count(*), sum(n_cards) FROM events"))
+    ] + [(view, lambda con, v=view: analytics.view_rows(con, v)) for view in analytics.STATS_VIEWS]
+    cpu = {}
+    for name, query in queries:
+        con = analytics.connect(db, read_only=True)
+        try:
+            cpu[name] = cpu_of(lambda q=query, c=con: q(c))
+        finally:
+            con.close()
+    return cpu
+
+
+def cpu_export(db: str, out: str) -> float:
+    """In a fresh process: CPU seconds of the zstd Parquet export of the database."""
+    from buraco_events import analytics
+
+    return cpu_of(lambda: analytics.export_parquet(db, out))
 
 
 def measure(quick: bool) -> list[Row]:
     """Return the analytics figures (see the module docstring)."""
     rows: list[Row] = []
+    rate = f"events/s ({CPU})"
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         logs = base / "logs"
@@ -69,46 +120,35 @@ def measure(quick: bool) -> list[Row]:
         log_bytes = sum(f.stat().st_size for f in logs.rglob("*.jsonl"))
         db = base / "bench.duckdb"
 
-        t_index, report = _timed(analytics.index, [logs], db)
-        events = report.events
-        assert report.ok and report.added == n_games, report
-        t_replay, replayed = _timed(_replay_all, logs)
-        assert replayed == events
-        glob = str(logs / "**" / "*.jsonl")
-        with duckdb.connect() as con:
-            t_json, _ = _timed(con.execute, "CREATE TABLE raw AS SELECT * FROM read_ndjson("
-                               f"'{glob}', union_by_name = true)")
-            assert con.execute("SELECT count(*) FROM raw").fetchall()[0][0] == events
+        t_index, events, added = fresh(cpu_index, str(logs), str(db))
+        assert added == n_games, (added, n_games)
+        t_replay, replayed = fresh(cpu_replay, str(logs))
+        t_json, read = fresh(cpu_read_ndjson, str(logs))
+        assert replayed == events == read, (replayed, events, read)
 
+        index_rate, replay_rate = events / t_index, events / t_replay
         size = f"{n_games:,} games, {events:,} events"
-        rows.append({"name": f"index throughput ({size})", "value": events / t_index,
-                     "unit": "events/s", "baseline": "validated replay alone (no database)",
-                     "baseline_value": events / t_replay})
-        rows.append({"name": "index throughput", "value": events / t_index, "unit": "events/s",
-                     "baseline": "DuckDB read_ndjson of the same files (unchecked)",
-                     "baseline_value": events / t_json})
-        rows.append({"name": "database size", "value": db.stat().st_size / events,
-                     "unit": "bytes/event", "baseline": "the JSON Lines logs",
-                     "baseline_value": log_bytes / events})
+        rows.append(row(f"index throughput ({size})", index_rate, rate,
+                        "checked replay alone (no database)", replay_rate))
+        rows.append(row("index throughput", index_rate, rate,
+                        "DuckDB read_ndjson of the same files (unchecked)", events / t_json))
+        rows.append(row("index / checked replay, one core", index_rate / replay_rate, "ratio",
+                        "goal", GOAL_INDEX_VS_REPLAY))
+        rows.append(row("database size", db.stat().st_size / events, "bytes/event",
+                        "the JSON Lines logs", log_bytes / events))
 
-        con = analytics.connect(db, read_only=True)
-        try:
-            t_scan, _ = _timed(analytics.run_query, con, "SELECT count(*), sum(n_cards) FROM events")
-            for view in analytics.STATS_VIEWS:
-                t_view, _ = _timed(analytics.view_rows, con, view)
-                rows.append({"name": f"stats query {view}", "value": t_view * 1000, "unit": "ms",
-                             "baseline": "full scan of events", "baseline_value": t_scan * 1000})
-        finally:
-            con.close()
+        cpu = fresh(cpu_queries, str(db))
+        for view, seconds in cpu.items():
+            if view != "scan":
+                rows.append(row(f"stats query {view}", seconds * 1000, f"ms ({CPU})",
+                                "full scan of events", cpu["scan"] * 1000))
 
         out = base / "parquet"
-        t_export, _ = _timed(analytics.export_parquet, db, out)
+        t_export = fresh_cpu(cpu_export, str(db), str(out))
         pq_bytes = sum(f.stat().st_size for f in out.rglob("*.parquet"))
-        rows.append({"name": "parquet export size (zstd, all tables)", "value": pq_bytes / events,
-                     "unit": "bytes/event", "baseline": "database file",
-                     "baseline_value": db.stat().st_size / events})
-        rows.append({"name": "parquet export", "value": events / t_export, "unit": "events/s",
-                     "baseline": "", "baseline_value": None})
+        rows.append(row("parquet export size (zstd, all tables)", pq_bytes / events,
+                        "bytes/event", "database file", db.stat().st_size / events))
+        rows.append(row("parquet export", events / t_export, rate))
     return rows
 
 

@@ -3,7 +3,10 @@
 Run `python benchmarks/bench_log.py [--quick]` for a table; `measure(quick)` returns the rows.
 The games are synthetic but shaped like real ones (4 players, a 108-card deal, then about 80
 small events per hand: draws, discards, melds, lay-offs, a taken pile now and then); their
-moves are random rather than legal, which if anything makes them harder to compress.
+moves are random rather than legal, which if anything makes them harder to compress. Every
+timed step is one fresh process (the median of 3 in the full run) that reads or rebuilds its input
+untimed and reports CPU seconds, except the appends with fsync: an fsync waits for the disk, not
+the CPU, so those two rows are wall time (in a fresh process too).
 """
 
 from __future__ import annotations
@@ -13,16 +16,19 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import zstandard
 
-from buraco_events import archive
-from buraco_events.cards import make_deck, sort_key
-from buraco_events.events import (
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fresh import CPU, WALL, cpu_of, fresh, fresh_cpu, row  # noqa: E402
+
+from buraco_events import archive  # noqa: E402
+from buraco_events.cards import make_deck, sort_key  # noqa: E402
+from buraco_events.events import (  # noqa: E402
     AnyEvent,
     Discarded,
     Drew,
@@ -39,8 +45,8 @@ from buraco_events.events import (
     encode_msgpack,
     seal_lines,
 )
-from buraco_events.log import FsyncPolicy, open_log, write_log
-from buraco_events.rules import team_of
+from buraco_events.log import FsyncPolicy, open_log, write_log  # noqa: E402
+from buraco_events.rules import team_of  # noqa: E402
 
 Row = dict[str, Any]
 
@@ -104,88 +110,118 @@ def synthetic_game(rng: random.Random, number: int, hands: int = 3) -> list[Even
     return events
 
 
-def _rate(n: int, run: Callable[[], object], repeat: int) -> float:
-    """Return items per second of the best of `repeat` runs."""
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - t)
-    return n / best
+N_GAMES = {True: 40, False: 400}  # quick, full
+SEED = 2026
 
 
-def _row(name: str, value: float, unit: str, baseline: str | None = None,
-         baseline_value: float | None = None) -> Row:
-    return {"name": name, "value": value, "unit": unit, "baseline": baseline,
-            "baseline_value": baseline_value}
+def _games(quick: bool) -> list[list[Event]]:
+    rng = random.Random(SEED)
+    return [synthetic_game(rng, i) for i in range(N_GAMES[quick])]
 
 
-def _append_rate(games: list[list[Event]], folder: Path, fsync: FsyncPolicy) -> float:
-    t = time.perf_counter()
-    n = 0
-    for i, game in enumerate(games):
-        with open_log(folder / f"{fsync}-{i}.jsonl", fsync=fsync) as w:
-            for event in game:
-                w.append(event)
-        n += len(game)
-    return n / (time.perf_counter() - t)
+def _lines(path: str) -> list[bytes]:
+    return Path(path).read_bytes().splitlines()
+
+
+def cpu_decode(kind: str, path: str) -> float:
+    """In a fresh process: CPU seconds of decoding every line of `path` one way."""
+    lines = _lines(path)
+    if kind == "typed":
+        typed = msgspec.json.Decoder(AnyEvent)
+        return cpu_of(lambda: [typed.decode(x) for x in lines])
+    if kind == "untyped":
+        untyped = msgspec.json.Decoder()
+        return cpu_of(lambda: [untyped.decode(x) for x in lines])
+    if kind == "stdlib":
+        return cpu_of(lambda: [json.loads(x) for x in lines])
+    decoder = msgspec.json.Decoder(AnyEvent)
+    packed = [encode_msgpack(decoder.decode(x)) for x in lines]
+    return cpu_of(lambda: [decode_msgpack(b) for b in packed])
+
+
+def append_times(quick: bool, folder: str) -> dict[str, tuple[float, float, int]]:
+    """In a fresh process: (wall, CPU, events) of appending games with each fsync policy."""
+    few = _games(quick)[: 10 if quick else 40]
+    out: dict[str, tuple[float, float, int]] = {}
+    policies: tuple[FsyncPolicy, ...] = ("hand", "event", "none")
+    for fsync in policies:
+        games = few[:3] if fsync == "event" else few
+        wall, cpu = time.perf_counter(), time.process_time()
+        for i, game in enumerate(games):
+            with open_log(Path(folder) / f"{fsync}-{i}.jsonl", fsync=fsync) as w:
+                for event in game:
+                    w.append(event)
+        out[fsync] = (time.perf_counter() - wall, time.process_time() - cpu,
+                      sum(map(len, games)))
+    return out
+
+
+def cpu_pack(logs: str, bza: str) -> tuple[float, float]:
+    """In a fresh process: CPU seconds of packing the logs, and the archive's bytes per event."""
+    result = []
+    cpu = cpu_of(lambda: result.append(archive.pack(logs, bza)))
+    return cpu, result[0].bytes_per_event
+
+
+def cpu_unpack(bza: str, out: str) -> float:
+    """In a fresh process: CPU seconds of unpacking the archive into a new folder."""
+    return cpu_of(lambda: archive.unpack(bza, out))
 
 
 def measure(quick: bool) -> list[Row]:
     """Return the figures: decode and append rates, and bytes per event in each form."""
-    rng = random.Random(2026)
-    games = [synthetic_game(rng, i) for i in range(40 if quick else 400)]
+    games = _games(quick)
     sealed = [seal_lines(g) for g in games]
     lines = [line for g in sealed for line in g]
     n = len(lines)
-    repeat = 2 if quick else 5
+    runs = 1 if quick else 3
+    rate = f"events/s ({CPU})"
     typed = msgspec.json.Decoder(AnyEvent)
-    untyped = msgspec.json.Decoder()
-    events = [typed.decode(line) for line in lines]
-    packed = [encode_msgpack(e) for e in events]
-
-    typed_rate = _rate(n, lambda: [typed.decode(line) for line in lines], repeat)
-    rows = [
-        _row("decode JSON Lines, typed (msgspec)", typed_rate, "events/s",
-             "stdlib json.loads", _rate(n, lambda: [json.loads(x) for x in lines], repeat)),
-        _row("decode JSON Lines, typed (msgspec)", typed_rate, "events/s",
-             "msgspec untyped decode", _rate(n, lambda: [untyped.decode(x) for x in lines], repeat)),
-        _row("decode msgpack, typed", _rate(n, lambda: [decode_msgpack(b) for b in packed], repeat),
-             "events/s", "decode JSON Lines, typed", typed_rate),
-    ]
+    packed = [encode_msgpack(typed.decode(line)) for line in lines]
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        few = games[: 10 if quick else 40]
-        per_hand = _append_rate(few, folder, "hand")
-        per_event = _append_rate(few[:3], folder, "event")
-        rows.append(_row("append, fsync per hand", per_hand, "events/s",
-                         "fsync per event", per_event))
-        rows.append(_row("append, no fsync", _append_rate(few, folder, "none"), "events/s",
-                         "fsync per hand", per_hand))
+        path = folder / "lines.jsonl"
+        path.write_bytes(b"".join(x + b"\n" for x in lines))
+        cpu = {kind: fresh_cpu(cpu_decode, kind, str(path), runs=runs)
+               for kind in ("typed", "stdlib", "untyped", "msgpack")}
+        typed_rate = n / cpu["typed"]
+        rows = [
+            row("decode JSON Lines, typed (msgspec)", typed_rate, rate,
+                "stdlib json.loads", n / cpu["stdlib"]),
+            row("decode JSON Lines, typed (msgspec)", typed_rate, rate,
+                "msgspec untyped decode", n / cpu["untyped"]),
+            row("decode msgpack, typed", n / cpu["msgpack"], rate,
+                "decode JSON Lines, typed", typed_rate),
+        ]
+
+        appends = folder / "appends"
+        appends.mkdir()
+        times = fresh(append_times, quick, str(appends))
+        per_hand = times["hand"][2] / times["hand"][0]
+        rows.append(row("append, fsync per hand", per_hand, f"events/s ({WALL})",
+                        "fsync per event", times["event"][2] / times["event"][0]))
+        rows.append(row("append, no fsync", times["none"][2] / times["none"][1], rate))
 
         logs = folder / "logs"
         logs.mkdir()
         for i, game in enumerate(games):
             write_log(logs / f"{i:06d}.jsonl", game)
-        t = time.perf_counter()
-        result = archive.pack(logs, folder / "games.bza")
-        pack_s = time.perf_counter() - t
-        t = time.perf_counter()
-        archive.unpack(folder / "games.bza", folder / "out")
-        unpack_s = time.perf_counter() - t
+        bza = folder / "games.bza"
+        pack_s, bytes_per_event = fresh(cpu_pack, str(logs), str(bza))
+        unpack_s = fresh(cpu_unpack, str(bza), str(folder / "out"))
 
     jsonl = sum(map(len, lines)) + n
     msgpack_bytes = sum(map(len, packed))
     joined = b"".join(line + b"\n" for line in lines)
     zstd19 = len(zstandard.ZstdCompressor(level=19).compress(joined))
     rows += [
-        _row("bytes/event, JSON Lines", jsonl / n, "B/event"),
-        _row("bytes/event, msgpack", msgpack_bytes / n, "B/event", "JSON Lines", jsonl / n),
-        _row("bytes/event, archive (.bza)", result.bytes_per_event, "B/event",
-             "zstd -19 of JSON Lines", zstd19 / n),
-        _row("archive pack", n / pack_s, "events/s"),
-        _row("archive unpack", n / unpack_s, "events/s"),
+        row("bytes/event, JSON Lines", jsonl / n, "B/event"),
+        row("bytes/event, msgpack", msgpack_bytes / n, "B/event", "JSON Lines", jsonl / n),
+        row("bytes/event, archive (.bza)", bytes_per_event, "B/event",
+            "zstd -19 of JSON Lines", zstd19 / n),
+        row("archive pack", n / pack_s, rate),
+        row("archive unpack", n / unpack_s, rate),
     ]
     return rows
 

@@ -3,7 +3,10 @@
 Run `python benchmarks/bench_sim.py [--quick] [--profile]` for a table (`--profile` adds the
 cProfile hot spots of greedy play); `measure(quick)` returns the rows. The per-core figures play
 single hands (target 0) of every preset with 2 and 4 players through `sim.simulate` with one
-worker, logs written, so they are what `buraco simulate` delivers.
+worker, logs written, so they are what `buraco simulate` delivers; each is one fresh process (cold
+caches) timed in CPU seconds, the greedy one beside issue 14's goal of >= 300 hands/s per core.
+The scaling on 2 workers is the one wall-time figure (scaling is about waiting less), each worker
+count in its own fresh process; the profile's shares are of CPU time in a fresh process too.
 """
 
 from __future__ import annotations
@@ -17,12 +20,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from buraco_events.bots import bot_by_name, run_game
-from buraco_events.rules import PRESETS
-from buraco_events.sim import simulate
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fresh import CPU, WALL, fresh, row  # noqa: E402
+
+from buraco_events.bots import bot_by_name, run_game  # noqa: E402
+from buraco_events.rules import PRESETS  # noqa: E402
+from buraco_events.sim import simulate  # noqa: E402
 
 Row = dict[str, Any]
-GOAL_GREEDY = 200.0  # hands/s per core asked for in the simulation brief
+GOAL_GREEDY = 300.0  # hands/s per core, issue 14 (the simulation brief asked for 200)
 
 #: functions whose cumulative share of greedy play the profile reports
 _HOT = (
@@ -39,38 +46,28 @@ _HOT = (
 )
 
 
-def _row(name: str, value: float, unit: str, baseline: str | None = None,
-         baseline_value: float | None = None) -> Row:
-    return {"name": name, "value": value, "unit": unit, "baseline": baseline,
-            "baseline_value": baseline_value}
-
-
-def _rate(bots: str, games: int, out: Path) -> float:
-    """Return hands per CPU second of one worker over single hands of every preset, 2 and 4 players.
-
-    CPU time (not wall time) makes it a per-core figure even on a busy machine.
-    """
+def cpu_selfplay(bots: str, games: int, out: str) -> tuple[float, int]:
+    """In a fresh process: CPU seconds and hands of one worker playing single hands of every
+    preset with 2 and 4 players (CPU time makes it a per-core figure on a busy machine)."""
     hands = 0
     start = time.process_time()
     for variant in PRESETS:
         for players in (2, 4):
-            hands += simulate(out / bots, games, variant, players, 0, [bots], target=0).hands
-    return hands / (time.process_time() - start)
+            hands += simulate(Path(out) / variant / str(players), games, variant, players, 0,
+                              [bots], target=0).hands
+    return time.process_time() - start, hands
 
 
-def _scaling(games: int, out: Path) -> tuple[float, float]:
-    """Return greedy hands/s with 1 and with 2 workers on the same fechado 4-player run."""
-    rates = []
-    for workers in (1, 2):
-        s = simulate(out / f"w{workers}", games, "fechado", 4, 1, ["greedy"], workers, target=0)
-        rates.append(s.hands / s.elapsed)
-    return rates[0], rates[1]
+def wall_rate(workers: int, games: int, out: str) -> float:
+    """In a fresh process: greedy hands per wall second of a fechado 4-player run on `workers`."""
+    s = simulate(out, games, "fechado", 4, 1, ["greedy"], workers, target=0)
+    return s.hands / s.elapsed
 
 
 def profile_greedy(games: int) -> tuple[pstats.Stats, float]:
     """Return the cProfile stats of greedy single hands on every preset and their total time."""
-    prof = cProfile.Profile()
-    start = time.perf_counter()
+    prof = cProfile.Profile(time.process_time)
+    start = time.process_time()
     prof.enable()
     for variant in PRESETS:
         for players in (2, 4):
@@ -78,7 +75,7 @@ def profile_greedy(games: int) -> tuple[pstats.Stats, float]:
                 bots = [bot_by_name("greedy") for _ in range(players)]
                 run_game(variant, players, seed, bots, "profile", target=0)
     prof.disable()
-    return pstats.Stats(prof, stream=io.StringIO()), time.perf_counter() - start
+    return pstats.Stats(prof, stream=io.StringIO()), time.process_time() - start
 
 
 def _cumulative(stats: pstats.Stats, file: str, func: str) -> float:
@@ -90,23 +87,30 @@ def _cumulative(stats: pstats.Stats, file: str, func: str) -> float:
     return total
 
 
+def profile_shares(games: int) -> dict[str, float]:
+    """In a fresh process: the share of CPU time (%) of each hot function of greedy play."""
+    stats, total = profile_greedy(games)
+    return {label: 100 * _cumulative(stats, file, func) / total for label, file, func in _HOT}
+
+
 def measure(quick: bool) -> list[Row]:
     """Return the simulation figures (quick: one game per preset and player count)."""
     games = 1 if quick else 6
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        greedy = _rate("greedy", games, out)
-        rand = _rate("random", games, out)
-        one, two = _scaling(8 if quick else 60, out)
+        t_greedy, h_greedy = fresh(cpu_selfplay, "greedy", games, str(out / "greedy"))
+        t_random, h_random = fresh(cpu_selfplay, "random", games, str(out / "random"))
+        scaling = 8 if quick else 60
+        one = fresh(wall_rate, 1, scaling, str(out / "w1"))
+        two = fresh(wall_rate, 2, scaling, str(out / "w2"))
+        shares = fresh(profile_shares, 1 if quick else 3)
+    greedy, rand = h_greedy / t_greedy, h_random / t_random
     rows = [
-        _row("greedy bots, per core", greedy, "hands/s", "goal", GOAL_GREEDY),
-        _row("random bots, per core", rand, "hands/s", "greedy bots", greedy),
-        _row("greedy bots, 2 workers (wall)", two, "hands/s", "1 worker (wall)", one),
+        row("greedy self-play, per core", greedy, f"hands/s ({CPU})", "goal", GOAL_GREEDY),
+        row("random self-play, per core", rand, f"hands/s ({CPU})", "greedy self-play", greedy),
+        row("greedy self-play, 2 workers", two, f"hands/s ({WALL})", "1 worker", one),
     ]
-    stats, total = profile_greedy(1 if quick else 3)
-    for label, file, func in _HOT:
-        share = 100 * _cumulative(stats, file, func) / total
-        rows.append(_row(f"profile: {label}", share, "% time"))
+    rows += [row(f"profile: {label}", share, f"% ({CPU})") for label, share in shares.items()]
     return rows
 
 

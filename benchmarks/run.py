@@ -4,6 +4,9 @@ Usage: python benchmarks/run.py [--quick] [--json] [--only NAME]
 
 Each `benchmarks/bench_*.py` module exposes `measure(quick: bool) -> list[dict]` with rows
 {"name", "value", "unit", "baseline", "baseline_value"}; the ratio printed is value / baseline.
+Every timed figure is measured in a fresh process on fresh logs with cold caches, in CPU time
+unless its unit says wall (see `fresh.py`). The title names the build of buraco_events that ran:
+as `buraco_events.build()` says: `pure` or `compiled` (the engine modules built by mypyc).
 """
 
 from __future__ import annotations
@@ -38,6 +41,11 @@ def main() -> int:
     args = parser.parse_args()
     sys.path.insert(0, str(HERE.parent))
     sys.path.insert(0, str(HERE))
+    from fresh import build
+
+    import buraco_events
+
+    print(f"build: {build()} ({Path(buraco_events.__file__).parent})", file=sys.stderr)
     rows: list[dict] = []
     failed = []
     for path in sorted(HERE.glob("bench_*.py")):
@@ -60,14 +68,16 @@ def main() -> int:
         "python": platform.python_version(),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "quick": args.quick,
+        "build": build(),
+        "timing": "CPU time (wall where the unit says so), fresh process per figure",
     }
     if args.json:
         print(json.dumps({"meta": meta, "rows": rows, "failed": failed}, indent=2))
     else:
         from report import print_table
 
-        print_table(rows, f"buraco-events benchmarks ({meta['date']}, {meta['machine']}, "
-                    f"Python {meta['python']}{', quick' if args.quick else ''})")
+        print_table(rows, f"buraco-events benchmarks ({meta['build']} build, {meta['date']}, "
+                    f"{meta['machine']}, Python {meta['python']}{', quick' if args.quick else ''})")
         for f in failed:
             print(f"FAILED {f}", file=sys.stderr)
     return 1 if failed else 0
