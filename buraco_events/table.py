@@ -426,6 +426,8 @@ class Table:
         """
         state, to_move = self.state, self.to_move
         if to_move != seat:
+            if state.phase == "over":
+                raise WrongSeat(state.next_seq, seat, state.phase, "the game is over")
             waits = "the table records the next event" if to_move is None else f"it is seat {to_move}'s turn"
             raise WrongSeat(state.next_seq, seat, state.phase, f"{waits}, not seat {seat}'s")
         events = [self.append(action_event(state, action))]
