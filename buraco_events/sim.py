@@ -1,10 +1,9 @@
 """Simulation: many seeded bot games, one sealed log per game, and a summary of the results.
 
 The shell around `bots.run_game` (a `table.Table` of bots): it derives each game's id and seed
-from the run's seed, writes
-`DIR/<game_id>.jsonl` with `log.write_log`, and spreads batches of games over a process pool. A
-game depends only on its id and seed, never on the worker that plays it or on the clock, so the
-same arguments give the same bytes with any number of workers.
+from the run's seed, writes `DIR/<game_id>.jsonl` with `log.write_log`, and spreads batches of
+games over a process pool. A game depends only on its id and seed, never on the worker that plays
+it or on the clock, so the same arguments give the same bytes with any number of workers.
 """
 
 from __future__ import annotations
