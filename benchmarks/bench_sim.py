@@ -33,7 +33,7 @@ GOAL_GREEDY = 300.0  # hands/s per core, issue 14 (the simulation brief asked fo
 
 #: functions whose cumulative share of greedy play the profile reports
 _HOT = (
-    ("engine.legal_choices", "engine.py", "legal_choices"),
+    ("table.legal_choices", "table.py", "legal_choices"),
     ("engine.candidate_plays", "engine.py", "candidate_plays"),
     ("engine._check_took_pile", "engine.py", "_check_took_pile"),
     ("melds.shape_layoffs", "melds.py", "shape_layoffs"),

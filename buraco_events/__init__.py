@@ -1,8 +1,30 @@
 """buraco-events: Buraco as an event log.
 
-The pure core (cards, melds, rules, events, engine, projections, scoring, bots, render) does no
-I/O; `log` and `archive` are the shell that touches files and DuckDB.
+The pure core (cards, melds, rules, events, engine, projections, scoring, table, bots, render) does
+no I/O; `log` and `archive` are the shell that touches files and DuckDB.
+
+For programs that run games (a game server, a club's scoring app), the public API is exported here
+and described in `docs/api.md`: a `Table` to start or resume, the legal `Action`s of the seat to
+move, a seat's `View`, `act` to apply an action and get the events appended, and the `Bot` protocol.
 """
+
+from .engine import GameState, IllegalMove
+from .events import Event
+from .projections import View, player_view
+from .rules import Rules, find_rules
+from .table import (
+    Action,
+    Bot,
+    BotError,
+    EndlessGame,
+    PositionSeeds,
+    RngPolicy,
+    SeedStreams,
+    SharedStream,
+    Table,
+    WrongSeat,
+    start_event,
+)
 
 __version__ = "0.1.0"
 
@@ -14,3 +36,10 @@ def build() -> str:
     from . import engine
 
     return "compiled" if engine.__file__.endswith(tuple(EXTENSION_SUFFIXES)) else "pure"
+
+
+__all__ = [
+    "Action", "Bot", "BotError", "EndlessGame", "Event", "build", "GameState", "IllegalMove", "PositionSeeds",
+    "RngPolicy", "Rules", "SeedStreams", "SharedStream", "Table", "View", "WrongSeat", "find_rules",
+    "player_view", "start_event",
+]

@@ -1,25 +1,23 @@
 """Bots and the pure game loop: players that see only their own view and choose a legal action.
 
-A bot gets `projections.player_view(state, seat, scores=False)`, the list of `engine.Action`s the engine offers,
-the rules and an injected `random.Random`; it returns one of the actions. Bots never decide what is
-legal (the engine does); they only rank the choices, using `melds.classify` and friends to judge
-them. `play_game` runs a whole game: the table deals from a seeded rng (`engine.table_event`), each
-bot answers for its seat, and every event is checked (`engine.check`) before it is recorded: the
-engine checks the moves it offers, and `run_game` checks the rest (`engine.play`).
+A bot (the protocol `table.Bot`) gets `projections.player_view(state, seat, scores=False)`, the
+list of `table.Action`s the engine offers, the rules and an injected `random.Random`; it returns one
+of the actions. Bots never decide what is legal (the engine does); they only rank the choices,
+using `melds.classify` and friends to judge them. `play_game` runs a whole game on a `table.Table`
+with bots in every seat and `simulate`'s rng scheme (`table.SeedStreams`).
 """
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Protocol
-
-import msgspec
+from typing import Any
 
 from .cards import RANK, SUIT, SUITS, Card, card_value, is_wild_card
-from .engine import Action, GameState, apply, legal_choices, play, table_event
-from .events import Discarded, Event, GameStarted, LaidOff, Melded, TookPile
+from .engine import GameState
+from .events import Event
 from .melds import (
     CANASTA_SIZE,
     CanastaKind,
@@ -30,27 +28,14 @@ from .melds import (
     is_closing_canasta,
     shape_layoffs,
 )
-from .projections import MeldKind, MeldView, View, player_view
-from .rules import Rules, canonical_variant, find_rules, team_of
+from .projections import MeldKind, MeldView, View
+from .rules import Rules, team_of
+from .table import Action, Bot, EndlessGame, SeedStreams, Table
 
-#: a hand longer than this many turns is a bug in a bot or the engine, never a real game
-MAX_TURNS_PER_HAND = 2000
-#: a match longer than this many hands is stopped (bots that keep scoring below zero)
-MAX_HANDS_PER_GAME = 200
-
-
-class Bot(Protocol):
-    """A player: picks one of the legal actions from what its seat may see."""
-
-    name: str
-
-    def choose(self, view: View, actions: list[Action], rules: Rules, rng: random.Random) -> Action:
-        """Return one of `actions`."""
-        ...
-
-
-class EndlessGame(RuntimeError):
-    """A hand or a match ran past the safety bound (a bug: real games end far sooner)."""
+# `Bot` (the protocol every player here follows) and `EndlessGame` are the table's: re-exported
+__all__ = [
+    "BOT_NAMES", "Bot", "EndlessGame", "GreedyBot", "RandomBot", "bot_by_name", "bot_spec", "play_game", "run_game",
+]
 
 
 class RandomBot:
@@ -335,19 +320,54 @@ _BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "gre
 BOT_NAMES: tuple[str, ...] = tuple(_BOTS)
 
 
+def bot_spec(name: str) -> str:
+    """Return a bot name as given on a command line, normalised: a built-in name in lower case,
+    a `module:Class` spec as written (module and class names are case-sensitive)."""
+    name = name.strip()
+    return name if ":" in name else name.lower()
+
+
 def bot_by_name(name: str) -> Bot:
-    """Return a new bot by name ('random' or 'greedy'); raises ValueError naming the valid ones."""
-    cls = _BOTS.get(name.strip().lower())
+    """Return a new bot: a built-in by name ('random', 'greedy') or a user's `module:Class`.
+
+    A `module:Class` spec imports `module`, instantiates `Class` with no arguments and checks it
+    follows the bot protocol (`docs/api.md`): a string `name` and a callable `choose`. Raises
+    ValueError with one line naming what is wrong.
+    """
+    spec = bot_spec(name)
+    if ":" in spec:
+        return _user_bot(spec)
+    cls = _BOTS.get(spec)
     if cls is None:
-        raise ValueError(f"unknown bot {name!r}; valid bots: {', '.join(BOT_NAMES)}")
+        raise ValueError(f"unknown bot {name!r}; valid bots: {', '.join(BOT_NAMES)}, or module:Class")
     return cls()
 
 
+def _user_bot(spec: str) -> Bot:
+    """Return an instance of the bot class a `module:Class` spec names (see `bot_by_name`)."""
+    module_name, _, class_name = spec.partition(":")
+    if not module_name or not class_name:
+        raise ValueError(f"bot {spec!r}: write module:Class, e.g. mybots:CautiousBot")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"bot {spec!r}: cannot import module {module_name!r} ({exc})") from None
+    except Exception as exc:  # the user's module failed while loading: say so in one line
+        raise ValueError(f"bot {spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise ValueError(f"bot {spec!r}: module {module_name!r} has no class {class_name!r}")
+    try:
+        bot = cls()
+    except Exception as exc:
+        raise ValueError(f"bot {spec!r}: {class_name}() failed: {type(exc).__name__}: {exc}") from None
+    if not isinstance(getattr(bot, "name", None), str) or not callable(getattr(bot, "choose", None)):
+        raise ValueError(f"bot {spec!r}: not a bot: it needs a string `name` and a method "
+                         "`choose(view, actions, rules, rng)` (see docs/api.md)")
+    return bot
+
+
 # -- the game loop ---------------------------------------------------------------------------
-
-
-#: the event kinds `engine.legal_choices` offers only once they passed `engine.check`
-_CHECKED_WHEN_OFFERED = (Melded, LaidOff, Discarded, TookPile)
 
 
 def run_game(
@@ -364,46 +384,11 @@ def run_game(
         raise ValueError(f"Buraco is for 2 or 4 players, got {players}")
     if len(bots) != players:
         raise ValueError(f"one bot per seat: {players} seats, {len(bots)} bots")
-    name = canonical_variant(variant)
-    rules = find_rules(name, **(overrides or {}))
-    if target is not None:
-        rules = msgspec.structs.replace(rules, target=target)
-    start = GameStarted(
-        seq=0, game_id=game_id, variant=name,
-        players=tuple(f"{b.name}-{s}" for s, b in enumerate(bots)), rules=rules, target=rules.target,
-    )
-    state = GameState()
-    play(state, start)
-    events: list[Event] = [start]
-    # string seeds hash with SHA-512: stable across runs and processes; deals do not depend on bots
-    deal_rng = random.Random(f"deal/{seed}")
-    bot_rng = random.Random(f"bots/{seed}")
-    while state.phase != "over":
-        ev = table_event(state, deal_rng)
-        if ev is None:
-            if state.turn > MAX_TURNS_PER_HAND:
-                raise EndlessGame(f"{game_id} (seed {seed}): hand {state.hand_no} passed {MAX_TURNS_PER_HAND} turns")
-            seat = state.to_play
-            choices = legal_choices(state)
-            actions = [action for action, _ in choices]
-            if len(actions) == 1:
-                action = actions[0]  # a forced move: no view to build, no choice to ask for
-            else:
-                action = bots[seat].choose(player_view(state, seat, scores=False), actions, state.rules, bot_rng)
-                if action not in actions:
-                    raise ValueError(f"{game_id}: bot {bots[seat].name} at seat {seat} chose an action not offered: {action}")
-            # the offered event equals `action_event(state, action)`; the engine checked it on this
-            # very state unless it is a draw or a dead take, so only those are checked again
-            ev = choices[actions.index(action)][1]
-            if isinstance(ev, _CHECKED_WHEN_OFFERED):
-                apply(state, ev)
-                events.append(ev)
-                continue
-        elif state.phase == "deal" and state.hand_no + 1 >= MAX_HANDS_PER_GAME:
-            raise EndlessGame(f"{game_id} (seed {seed}): no team reached {rules.target} in {MAX_HANDS_PER_GAME} hands")
-        play(state, ev)
-        events.append(ev)
-    return events, state
+    events: list[Event] = []
+    names = [f"{b.name}-{s}" for s, b in enumerate(bots)]
+    table = Table.start(variant, names, game_id=game_id, seats=bots, rng=SeedStreams(seed),
+                        target=target, overrides=overrides, record=events.append)
+    return events, table.run()
 
 
 def play_game(
@@ -418,6 +403,7 @@ def play_game(
     """Play one game deterministically from `seed` and return its (unsealed) events.
 
     `bots` has one bot per seat; `target` (0 = a single hand) and `overrides` change the preset's
-    rules. Raises `EndlessGame` past the safety bounds, which real play never reaches.
+    rules; chance follows `table.SeedStreams(seed)`. Raises `table.EndlessGame` past the safety
+    bounds, which real play never reaches.
     """
     return run_game(variant, players, seed, bots, game_id, target, overrides)[0]

@@ -1,4 +1,4 @@
-"""Typed commands of `buraco play`: one line of input into an engine `Action` (pure: no I/O).
+"""Typed commands of `buraco play`: one line of input into a `table.Action` (pure: no I/O).
 
 The parser only reads the words; whether the move is legal is the engine's call (`engine.check`),
 so `add 99 5H` parses fine and the engine then says there is no meld 99. Cards are read leniently
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import CardError, parse_cards
-from .engine import Action
+from .table import Action
 
 #: each accepted word (and short form) -> the command it names
 WORDS: dict[str, str] = {

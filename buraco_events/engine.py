@@ -4,7 +4,9 @@ Everything that affects the state machine lives in this file. `check(state, even
 `IllegalMove` naming the seq, the player, the phase and the rule broken; `apply(state, event)`
 trusts its input and mutates the state in place; `play = check + apply`; `advance` is the pure
 form that returns a new state. A rejected event leaves the state unchanged, because `check` never
-writes. The engine draws no random numbers: chance is the deal event (see `deal`).
+writes. The engine draws no random numbers: chance is the deal event (see `deal`), built from
+the rng it is given. Who plays, where chance comes from and the players' `Action`s live in the
+driver, `table.py`; this file keeps the rules only.
 
 Phases: start -> deal -> (draw -> play -> [dead] -> ...)* -> hand_end -> deal ... -> game_end -> over.
 `dead` waits for the `took_dead` of a player whose hand just emptied (RULES 4).
@@ -601,6 +603,10 @@ def _must_refill(state: GameState) -> bool:
     )
 
 
+#: public for the table (`table.table_event`), which refills the stock before anyone draws
+must_refill = _must_refill
+
+
 def _stock_exhausted(state: GameState) -> bool:
     return (
         state.phase == "draw" and not state.stock and state.rules.stock_end == "refill"
@@ -1135,110 +1141,6 @@ def legal_events(state: GameState) -> list[Event]:
     return []
 
 
-# -- actions: legal moves without hidden information ------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """A player's choice, free of hidden information (a draw does not name the card).
-
-    Kinds: `draw`, `pile`, `meld` (cards), `add` (meld, cards), `discard` (cards = one card),
-    `dead` (dead).
-    """
-
-    kind: str
-    cards: tuple[Card, ...] = ()
-    meld: int | None = None
-    dead: int | None = None
-
-
-def action_of(ev: Event) -> Action:
-    """Return the action a player's event records."""
-    cls = type(ev)
-    if cls is Discarded:  # the commonest offer: one shared (immutable) action per card
-        action = _DISCARDS.get(ev.card)  # type: ignore[attr-defined]
-        if action is None:
-            action = _DISCARDS[ev.card] = Action("discard", (ev.card,))  # type: ignore[attr-defined]
-        return action
-    if cls is Drew:
-        return _DRAW
-    if isinstance(ev, Drew):
-        return Action("draw")
-    if isinstance(ev, TookPile):
-        return Action("pile")
-    if isinstance(ev, Melded):
-        return Action("meld", tuple(ev.cards))
-    if isinstance(ev, LaidOff):
-        return Action("add", tuple(ev.cards), ev.meld)
-    if isinstance(ev, Discarded):
-        return Action("discard", (ev.card,))
-    if isinstance(ev, TookDead):
-        return Action("dead", dead=ev.dead)
-    raise ValueError(f"{event_type(ev)} is not a player's action")
-
-
-_DRAW = Action("draw")
-_DISCARDS: dict[Card, Action] = {}
-
-
-def legal_actions(state: GameState) -> list[Action]:
-    """Return the choices of the player to move (draw, play and dead phases)."""
-    return [action for action, _ in legal_choices(state)]
-
-
-def legal_choices(state: GameState) -> list[tuple[Action, Event]]:
-    """Return the choices of the player to move, each with the event `action_event` gives for it.
-
-    The melds, lay-offs, discards and pile takes among them have passed `check` on this state
-    (see `legal_events`); draws and dead takes have not.
-    """
-    if state.phase not in ("draw", "play", "dead"):
-        return []
-    if _must_refill(state):
-        return []  # the table refills the stock or ends the hand: see `table_event`
-    return [(action_of(ev), ev) for ev in legal_events(state)]
-
-
-def action_event(state: GameState, action: Action) -> Event:
-    """Return the event recording `action` by the player to move (not yet checked)."""
-    seq, player = state.next_seq, state.to_play
-    kind = action.kind
-    if kind == "draw":
-        if not state.stock:
-            raise IllegalMove(seq, player, state.phase, "the stock is empty")
-        return Drew(seq=seq, player=player, card=state.stock[-1])
-    if kind == "pile":
-        return TookPile(seq=seq, player=player, cards=tuple(state.pile))
-    if kind == "meld":
-        return Melded(seq=seq, player=player, meld=len(state.melds), cards=action.cards)
-    if kind == "add":
-        return LaidOff(seq=seq, player=player, meld=action.meld or 0, cards=action.cards)
-    if kind == "discard":
-        return Discarded(seq=seq, player=player, card=action.cards[0])
-    if kind == "dead":
-        dead = state.deads[action.dead or 0]
-        return TookDead(seq=seq, player=player, dead=action.dead or 0, cards=dead or ())
-    raise ValueError(f"unknown action kind {kind!r}")
-
-
-def table_event(state: GameState, rng: random.Random) -> Event | None:
-    """Return the event the table (not a player) records next, or None when a player must act.
-
-    Deals with the injected `rng`; refills the stock from the lowest untaken dead; ends hands and
-    the match with the engine's own scores.
-    """
-    phase = state.phase
-    if phase == "deal":
-        return deal(state, rng)
-    if _must_refill(state):
-        return legal_draws(state)[0]
-    if phase == "hand_end":
-        return end_of_hand(state)
-    if phase == "game_end":
-        return end_of_game(state)
-    return None
-
-
 # -- chance ------------------------------------------------------------------------------------
 
 
@@ -1281,9 +1183,9 @@ def all_cards(state: GameState) -> Counter[Card]:
 
 
 __all__ = [
-    "Action", "action_event", "action_of", "legal_actions", "legal_choices", "table_event", "AnyEvent", "GameState", "IllegalMove", "Meld", "RANK", "advance", "all_cards",
+    "AnyEvent", "GameState", "IllegalMove", "Meld", "RANK", "advance", "all_cards",
     "apply", "candidate_plays", "check", "deal", "end_of_game", "end_of_hand",
     "hand_scores", "iter_states", "table_scores", "legal_dead_takes", "legal_discards", "legal_draws",
-    "legal_events", "play", "replay", "team_of",
+    "legal_events", "must_refill", "play", "replay", "team_of",
     "DeadFate", "DeadMode", "PLAYING_PHASES", "Phase",
 ]

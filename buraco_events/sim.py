@@ -1,9 +1,9 @@
 """Simulation: many seeded bot games, one sealed log per game, and a summary of the results.
 
-The shell around `bots.run_game`: it derives each game's id and seed from the run's seed, writes
-`DIR/<game_id>.jsonl` with `log.write_log`, and spreads batches of games over a process pool. A
-game depends only on its id and seed, never on the worker that plays it or on the clock, so the
-same arguments give the same bytes with any number of workers.
+The shell around `bots.run_game` (a `table.Table` of bots): it derives each game's id and seed
+from the run's seed, writes `DIR/<game_id>.jsonl` with `log.write_log`, and spreads batches of
+games over a process pool. A game depends only on its id and seed, never on the worker that plays
+it or on the clock, so the same arguments give the same bytes with any number of workers.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgspec
 
-from .bots import bot_by_name, run_game
+from .bots import bot_by_name, bot_spec, run_game
 from .engine import team_of
 from .events import HandEnded
 from .log import write_log
@@ -90,7 +90,7 @@ def seat_bots(names: Sequence[str], players: int) -> tuple[str, ...]:
     Accepts 1 name (every seat), 2 names (one per team) or one name per seat; raises ValueError
     naming an unknown bot or a bad count.
     """
-    names = tuple(n.strip().lower() for n in names)
+    names = tuple(bot_spec(n) for n in names)
     if not names or len(names) not in (1, 2, players):
         raise ValueError(f"give 1, 2 or {players} bot names for {players} players, got {len(names)}")
     for n in names:

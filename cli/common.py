@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterable
 from typing import NoReturn
 
 import typer
@@ -78,3 +80,13 @@ def read_error_text(exc: BaseException) -> str:
 def fail_read(exc: BaseException) -> NoReturn:
     """Exit on an error met reading a log, with its one line and its exit code (1 or 2)."""
     fail(read_error_text(exc), read_error_code(exc))
+
+
+def import_bots_from_cwd(names: Iterable[str]) -> None:
+    """Let `--bots module:Class` import a module from the working folder, as `python -m` would.
+
+    The console script's own folder, not the working one, heads `sys.path`; worker processes
+    inherit the path, so a user's bot imports in every one.
+    """
+    if any(":" in name for name in names) and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())

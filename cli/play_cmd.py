@@ -7,10 +7,10 @@ gets a one-line reason and a new prompt, and nothing is written for it. There is
 
 Resuming: the line after `game_started` is a `note` by "buraco play" holding the setup as JSON,
 `{"human": 0, "bots": ["greedy"], "seed": 7}` (`bots` names the bot of each other seat, in seat
-order). Chance depends only on that seed and the position in the game: hand N is dealt from
-`random.Random(f"{seed}:{N}")` and a bot deciding at seq S gets `random.Random(f"{seed}:bot:{S}")`,
-so `--resume` continues exactly as an uninterrupted session with the same input would. Logs carry
-no `at` times, so the same seed and input give the same bytes.
+order). The game runs on a `table.Table` whose chance is `table.PositionSeeds(seed)`: it depends
+only on that seed and the position in the game, so `--resume` continues exactly as an uninterrupted
+session with the same input would. Logs carry no `at` times, so the same seed and input give the
+same bytes. This module keeps the terminal only: prompts, narration and the log file.
 
 Choices made here: a dead is taken automatically (the lowest one left) the moment the human's hand
 empties, and the session says so; a game's id is `play-<variant>-<n>p-s<seed>`, and its default
@@ -20,7 +20,6 @@ log `./buraco-<game_id>.jsonl` is never appended to by a new game (resume it ins
 from __future__ import annotations
 
 import json
-import random
 import secrets
 import sys
 from collections.abc import Callable
@@ -32,7 +31,7 @@ import typer
 from rich.console import RenderableType
 from rich.text import Text
 
-from buraco_events.bots import Bot, bot_by_name
+from buraco_events.bots import Bot, bot_by_name, bot_spec
 from buraco_events.commands import (
     HELP,
     CommandError,
@@ -40,24 +39,16 @@ from buraco_events.commands import (
     options_text,
     parse_command,
 )
-from buraco_events.engine import (
-    GameState,
-    IllegalMove,
-    action_event,
-    apply,
-    check,
-    legal_actions,
-    table_event,
-    team_of,
-)
-from buraco_events.events import Drew, Event, GameStarted, HandEnded, Note
+from buraco_events.engine import GameState, IllegalMove, team_of
+from buraco_events.events import Drew, Event, HandEnded, Note
 from buraco_events.log import LogError, LogWriter, open_log, read_log
 from buraco_events.projections import describe, player_view
 from buraco_events.render import render_view
-from buraco_events.rules import UnknownVariant, canonical_variant, find_rules
+from buraco_events.rules import UnknownVariant, canonical_variant
+from buraco_events.table import BotError, PositionSeeds, Table, legal_actions, start_event
 from buraco_events.text import visible
 
-from .common import PROBLEMS, UNREADABLE, fail, fail_read, out
+from .common import PROBLEMS, UNREADABLE, fail, fail_read, import_bots_from_cwd, out
 
 #: the `note.by` of the setup line
 NOTE_BY = "buraco play"
@@ -112,16 +103,6 @@ class Setup:
         return {s: bot_by_name(name) for s, name in zip(seats, self.bots, strict=True)}
 
 
-def deal_rng(seed: int, hand: int) -> random.Random:
-    """Return the rng that deals hand `hand` (string seeds hash stably across processes)."""
-    return random.Random(f"{seed}:{hand}")
-
-
-def bot_rng(seed: int, seq: int) -> random.Random:
-    """Return the rng of the bot deciding the event at `seq`."""
-    return random.Random(f"{seed}:bot:{seq}")
-
-
 def play_game_id(variant: str, players: int, seed: int) -> str:
     """Return the id of the game a seed starts (the default log is `buraco-<id>.jsonl`)."""
     return f"play-{variant}-{players}p-s{seed}"
@@ -133,47 +114,45 @@ def say_out(renderable: RenderableType) -> None:
 
 
 class Session:
-    """A game in progress: the live state, its log writer, the bots, and what the human sees."""
+    """A game in progress: its table, its log writer, and what the human sees."""
 
-    def __init__(
-        self, path: Path, writer: LogWriter, state: GameState, setup: Setup, bots: dict[int, Bot], say: Say
-    ) -> None:
+    def __init__(self, path: Path, writer: LogWriter, table: Table, setup: Setup, say: Say) -> None:
         self.path = path
         self.writer = writer
-        self.state = state
+        self.table = table
         self.setup = setup
-        self.bots = bots
         self.say = say
         self._shown = -1  # next_seq when the table was last shown to the human
+        table.record = self._record
+
+    @property
+    def state(self) -> GameState:
+        """Return the live state of the game (read it, never change it)."""
+        return self.table.state
 
     def close(self) -> None:
         """Sync and close the log."""
         self.writer.close()
 
-    def record(self, event: Event) -> None:
-        """Check an event, append it to the log, then apply and narrate it (in that order)."""
-        state = self.state
-        check(state, event)
+    def _record(self, event: Event) -> None:
+        """Append an event the engine checked to the log, then narrate it (the table applies it next)."""
+        state = self.table.state
         self.writer.append(event, expected_seq=state.next_seq)
         text = visible(describe(event, state, state.players))  # names and notes come from the log
         if isinstance(event, Drew) and event.player == self.setup.human:
             text += f": {event.card}"
-        apply(state, event)
         self.say(Text(text))
 
     def run(self, read: Reader) -> bool:
         """Play until the match is over (True) or the human quits or input ends (False)."""
-        state, human = self.state, self.setup.human
-        while state.phase != "over":
-            event = table_event(state, deal_rng(self.setup.seed, state.hand_no + 1))
+        table = self.table
+        while not table.over:
+            event = table.step()  # the table's events and the bots' moves
             if event is not None:
-                self.record(event)
                 if isinstance(event, HandEnded):
                     self.show()  # the hands laid open and the RULES 7 score sheet
                 continue
-            if state.to_play != human:
-                self._bot_move()
-            elif state.phase == "dead":
+            if table.state.phase == "dead":
                 self._take_dead()
             elif not self._prompt(read):
                 return False
@@ -185,24 +164,10 @@ class Session:
         self.say(render_view(player_view(self.state, self.setup.human)))
         self._shown = self.state.next_seq
 
-    def _bot_move(self) -> None:
-        state = self.state
-        seat = state.to_play
-        actions = legal_actions(state)
-        if len(actions) == 1:
-            action = actions[0]
-        else:
-            bot = self.bots[seat]
-            rng = bot_rng(self.setup.seed, state.next_seq)
-            action = bot.choose(player_view(state, seat, scores=False), actions, state.rules, rng)
-            if action not in actions:
-                raise RuntimeError(f"bot {bot.name} at seat {seat} chose an action not offered: {action}")
-        self.record(action_event(state, action))
-
     def _take_dead(self) -> None:
-        action = legal_actions(self.state)[0]  # RULES 4: the deads are face down, any will do
+        action = self.table.legal_actions()[0]  # RULES 4: the deads are face down, any will do
         self.say(Text("your hand is empty: a dead is taken for you", style="bold"))
-        self.record(action_event(self.state, action))
+        self.table.act(self.setup.human, action, advance=False)
 
     def _prompt(self, read: Reader) -> bool:
         """Show the table if it changed, read one line and act on it; False when the human stops."""
@@ -235,7 +200,7 @@ class Session:
             self.say(Text("a dead is taken for you as soon as your hand empties"))
         elif command.action is not None:
             try:
-                self.record(action_event(state, command.action))
+                self.table.act(self.setup.human, command.action, advance=False)
             except IllegalMove as exc:
                 self._reject(exc.reason)
         return True
@@ -270,7 +235,8 @@ def new_session(
         raise SetupError(f"--players: Buraco is for 2 or 4 players, got {players}")
     if not 0 <= seat < players:
         raise SetupError(f"--seat: seats are 0..{players - 1}, got {seat}")
-    names = [b.strip().lower() for b in bots]
+    import_bots_from_cwd(bots)
+    names = [bot_spec(b) for b in bots]
     if len(names) == 1:
         names *= players - 1
     if len(names) != players - 1:
@@ -284,16 +250,14 @@ def new_session(
     path = log if log is not None else Path(f"buraco-{game_id}.jsonl")
     if path.exists():
         raise SetupError(f"{path} exists: continue it with buraco play --resume {path}, or choose another --log or --seed")
-    rules = find_rules(name)
-    start = GameStarted(
-        seq=0, game_id=game_id, variant=name, rules=rules, target=rules.target,
-        players=tuple(HUMAN if s == seat else f"{bots_by_seat[s].name}-{s}" for s in range(players)),
+    start = start_event(
+        name, [HUMAN if s == seat else f"{bots_by_seat[s].name}-{s}" for s in range(players)], game_id
     )
     writer = open_log(path, fsync="event")
-    session = Session(path, writer, GameState(), setup, bots_by_seat, say)
+    session = Session(path, writer, Table(bots_by_seat, PositionSeeds(seed)), setup, say)
     say(Text(f"new game {game_id}: {name}, {players} players, seed {seed}; you are seat {seat} (team {team_of(seat)}); log {visible(str(path))}", style="bold"))
-    session.record(start)
-    session.record(setup.note())
+    session.table.append(start)
+    session.table.append(setup.note())
     return session
 
 
@@ -301,24 +265,25 @@ def resume_session(path: Path, say: Say) -> Session:
     """Reopen a game's log, replay it through the engine (checked) and return its session."""
     writer = open_log(path, create=False, fsync="event")
     try:
-        state = GameState()
+        table = Table()  # seats and chance come from the setup note at seq 1
+        state = table.state
         setup: Setup | None = None
         for _, _, event in read_log(path):
             try:
-                check(state, event)
+                table.append(event)
             except IllegalMove as exc:
                 # a player reads it: the public reason, naming no card a seat cannot see
                 raise SetupError(f"{path}: illegal event: {exc.public_text()}", PROBLEMS) from None
-            apply(state, event)
             if event.seq == 1:
                 setup = Setup.from_note(event, state.n_players)
         if setup is None:
             raise SetupError(f"{path}: no setup note at seq 1: this log was not started by buraco play")
         try:
-            bots_by_seat = setup.bot_seats(state.n_players)
+            table.seats = setup.bot_seats(state.n_players)
         except ValueError as exc:
             raise SetupError(f"{path}: the setup note at seq 1: {exc}") from None
-        session = Session(path, writer, state, setup, bots_by_seat, say)
+        table.rng = PositionSeeds(setup.seed)
+        session = Session(path, writer, table, setup, say)
     except BaseException:
         writer.close()
         raise
@@ -340,7 +305,7 @@ def play(
     variant: Annotated[str | None, typer.Option("--variant", help="preset name or alias (default: stbl)", show_default=False)] = None,
     players: Annotated[int | None, typer.Option("--players", help="2 or 4 (default: 2)", show_default=False)] = None,
     seat: Annotated[int | None, typer.Option("--seat", help="your seat (default: 0)", show_default=False)] = None,
-    bots: Annotated[str | None, typer.Option("--bots", help="bot name for the other seats, or one per other seat, comma-separated (default: greedy)", show_default=False)] = None,
+    bots: Annotated[str | None, typer.Option("--bots", help="bot name (or module:Class, docs/api.md) for the other seats, or one per other seat, comma-separated (default: greedy)", show_default=False)] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="deal seed: same seed and moves, same log (default: random, printed)", show_default=False)] = None,
     log: Annotated[Path | None, typer.Option("--log", help="log file (default: ./buraco-<game_id>.jsonl)", show_default=False)] = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="continue the game of this log", show_default=False)] = None,
@@ -367,6 +332,8 @@ def play(
             session.close()
     except SetupError as exc:
         fail(str(exc), exc.code)
+    except BotError as exc:
+        fail(f"--bots: {exc}")
     except LogError as exc:
         fail_read(exc)
     except OSError as exc:

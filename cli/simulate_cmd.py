@@ -11,12 +11,12 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from buraco_events.bots import EndlessGame
 from buraco_events.rules import UnknownVariant, canonical_variant
 from buraco_events.sim import Summary, seat_bots
 from buraco_events.sim import simulate as run_simulation
+from buraco_events.table import BotError, EndlessGame
 
-from .common import err, fail, out
+from .common import err, fail, import_bots_from_cwd, out
 
 
 def simulate(
@@ -26,7 +26,8 @@ def simulate(
     players: Annotated[int, typer.Option("--players", help="2 or 4")] = 2,
     seed: Annotated[int, typer.Option("--seed", help="run seed: same seed, same logs")] = 0,
     bots: Annotated[str, typer.Option(
-        "--bots", help="bot names by seat, round-robin: 'greedy,random' = team 0 greedy, team 1 random"
+        "--bots", help="bot names by seat, round-robin: 'greedy,random' = team 0 greedy, team 1 random; "
+        "a bot of your own is module:Class (docs/api.md)"
     )] = "greedy",
     workers: Annotated[int, typer.Option("--workers", help="worker processes")] = 1,
     target: Annotated[int | None, typer.Option(
@@ -43,6 +44,7 @@ def simulate(
         fail(f"--players: Buraco is for 2 or 4 players, got {players}")
     if games < 0 or workers < 1 or (target is not None and target < 0):
         fail("--games and --target must be >= 0, --workers >= 1")
+    import_bots_from_cwd(bots.split(","))
     try:
         seat_bots(bots.split(","), players)
     except ValueError as exc:
@@ -69,6 +71,8 @@ def simulate(
         fail(f"--out: {exc}")
     except EndlessGame as exc:
         fail(f"a game did not end (a bot bug; the logs before it are written): {exc}", 1)
+    except BotError as exc:
+        fail(f"--bots: {exc}")
     if as_json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
         return

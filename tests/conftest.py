@@ -17,36 +17,39 @@ os.environ.setdefault("NO_COLOR", "1")
 os.environ.pop("FORCE_COLOR", None)
 os.environ.pop("PY_COLORS", None)
 
-from buraco_events.engine import (  # noqa: E402
-    GameState,
-    action_event,
-    legal_actions,
-    play,
-    table_event,
-)
 from buraco_events.events import Event, GameStarted  # noqa: E402
+from buraco_events.projections import View  # noqa: E402
+from buraco_events.rules import Rules  # noqa: E402
+from buraco_events.table import Action, SharedStream, Table  # noqa: E402
+
+
+class _RandomPlayer:
+    """Uniformly random legal actions, a meld or a lay-off preferred 4 times in 5 when any."""
+
+    name = "p"
+
+    def choose(self, view: View, actions: list[Action], rules: Rules, rng: random.Random) -> Action:
+        """Return a random action (a meld or lay-off with probability 0.8 when any is offered)."""
+        plays = [a for a in actions if a.kind in ("meld", "add")]
+        return rng.choice(plays) if plays and rng.random() < 0.8 else rng.choice(actions)
 
 
 def random_game(variant: str = "stbl", n_players: int = 2, seed: int = 0, target: int | None = None,
                 max_events: int = 20000) -> list[Event]:
-    """Play a whole game with uniformly random legal actions (plays preferred) and return its events."""
-    rng = random.Random(seed)
-    state = GameState()
-    ev: Event = GameStarted(
+    """Play a whole game with uniformly random legal actions (plays preferred) and return its events.
+
+    One rng deals and chooses (`table.SharedStream`), and forced moves draw from it too.
+    """
+    start = GameStarted(
         seq=0, game_id=f"test-{variant}-{n_players}p-{seed}", variant=variant,
         players=tuple(f"p{i}" for i in range(n_players)), target=target,
     )
-    events = [ev]
-    play(state, ev)
-    while state.phase != "over" and len(events) < max_events:
-        ev = table_event(state, rng)
-        if ev is None:
-            actions = legal_actions(state)
-            plays = [a for a in actions if a.kind in ("meld", "add")]
-            pick = rng.choice(plays) if plays and rng.random() < 0.8 else rng.choice(actions)
-            ev = action_event(state, pick)
-        play(state, ev)
-        events.append(ev)
+    events: list[Event] = []
+    player = _RandomPlayer()
+    table = Table([player] * n_players, SharedStream(random.Random(seed)), events.append, ask_forced=True)
+    table.append(start)
+    while not table.over and len(events) < max_events:
+        table.step()
     return events
 
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from buraco_events import bots as bots_module
 from buraco_events import engine
+from buraco_events import table as table_module
 from buraco_events.bots import (
     Bot,
     EndlessGame,
@@ -20,7 +20,7 @@ from buraco_events.bots import (
     run_game,
 )
 from buraco_events.cards import is_wild_card, make_deck
-from buraco_events.engine import Action, GameState, legal_actions
+from buraco_events.engine import GameState
 from buraco_events.events import (
     Discarded,
     Drew,
@@ -34,6 +34,7 @@ from buraco_events.events import (
 )
 from buraco_events.projections import View, player_view
 from buraco_events.rules import PRESETS, Rules, find_rules
+from buraco_events.table import Action, legal_actions
 
 VARIANTS = list(PRESETS)
 PAIRS = (("greedy", "greedy"), ("random", "random"), ("greedy", "random"), ("random", "greedy"))
@@ -144,7 +145,7 @@ def test_action_not_offered_is_refused() -> None:
 
 def test_endless_hand_stops_with_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the turn bound the loop stops with EndlessGame naming the game and the seed."""
-    monkeypatch.setattr(bots_module, "MAX_TURNS_PER_HAND", 3)
+    monkeypatch.setattr(table_module, "MAX_TURNS_PER_HAND", 3)
     with pytest.raises(EndlessGame, match=r"g9 \(seed 9\): hand 0 passed 3 turns"):
         play_game("stbl", 2, 9, _seat_bots(("greedy",), 2), "g9", target=0)
 
@@ -236,7 +237,7 @@ def test_greedy_lays_the_longest_clean_run_and_keeps_the_joker() -> None:
     _do(state, Drew(seq=2, player=0, card="QC"))
     first = _greedy(state)
     assert first == Action("meld", tuple(sorted(["3H", "4H", "5H", "6H", "7H"])))
-    _do(state, engine.action_event(state, first))
+    _do(state, table_module.action_event(state, first))
     # 8S 9S JK would lay the joker for a 3-card meld: the bot discards instead
     second = _greedy(state)
     assert second.kind == "discard" and not is_wild_card(second.cards[0])
@@ -263,14 +264,14 @@ def test_greedy_empties_its_hand_for_the_dead_then_closes() -> None:
     _do(state, Drew(seq=2, player=0, card="AH"))
     meld = _greedy(state)
     assert meld.kind == "meld" and len(meld.cards) == 12
-    _do(state, engine.action_event(state, meld))
+    _do(state, table_module.action_event(state, meld))
     assert state.phase == "dead"
     take = _greedy(state)
     assert take.kind == "dead"
-    _do(state, engine.action_event(state, take))
+    _do(state, table_module.action_event(state, take))
     close = _greedy(state)
     assert close.kind == "meld" and len(close.cards) == 11
-    _do(state, engine.action_event(state, close))
+    _do(state, table_module.action_event(state, close))
     assert state.phase == "hand_end" and state.closed_by == 0
 
 

@@ -33,19 +33,13 @@ from buraco_events.commands import (
     options_text,
     parse_command,
 )
-from buraco_events.engine import (
-    Action,
-    GameState,
-    legal_actions,
-    play,
-    replay,
-    table_event,
-)
+from buraco_events.engine import GameState, play, replay
 from buraco_events.events import Note, decode_event
 from buraco_events.log import write_log
 from buraco_events.melds import classify
 from buraco_events.projections import player_view
 from buraco_events.render import render_text
+from buraco_events.table import Action, legal_actions, table_event
 from cli.main import app
 from cli.play_cmd import Setup, new_session, resume_session
 
@@ -321,7 +315,7 @@ def test_four_players_partner_bot_and_pilot(tmp_path):
     again = resume_session(path, lambda r: None)
     try:
         assert again.setup == Setup(2, ("greedy", "random", "greedy"), 5)
-        assert {s: b.name for s, b in again.bots.items()} == {0: "greedy", 1: "random", 3: "greedy"}
+        assert {s: b.name for s, b in again.table.seats.items()} == {0: "greedy", 1: "random", 3: "greedy"}
     finally:
         again.close()
 

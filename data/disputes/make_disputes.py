@@ -30,13 +30,9 @@ from buraco_events.cards import ALL_CARDS
 from buraco_events.engine import (
     GameState,
     IllegalMove,
-    action_event,
     apply,
     candidate_plays,
     check,
-    legal_actions,
-    play,
-    table_event,
     team_of,
 )
 from buraco_events.events import (
@@ -54,9 +50,9 @@ from buraco_events.events import (
     seal_lines,
 )
 from buraco_events.melds import candidate_melds
-from buraco_events.projections import player_view
 from buraco_events.rules import find_rules
 from buraco_events.scoring import match_result
+from buraco_events.table import SharedStream, Table, table_event
 
 HERE = Path(__file__).resolve().parent
 PLAYERS = ("ana", "bruno", "carla", "davi")
@@ -77,14 +73,15 @@ def play_disputed(variant: str, n: int, seed: int, cheat: Cheat | None = None,
         seq=0, game_id=f"club-{variant}-{n}p-{seed:03d}", variant=variant, players=PLAYERS[:n],
         rules=rules, target=target if target is not None else rules.target,
     )
-    state = GameState()
-    play(state, start)
-    events: list[Event] = [start]
+    events: list[Event] = []
     rng = random.Random(f"disputes/{variant}/{n}/{seed}")
-    bots = [GreedyBot() for _ in range(n)]
+    # one rng deals, salts, asks the bots and stamps the times (greedy bots draw nothing from it)
+    table = Table([GreedyBot() for _ in range(n)], SharedStream(rng), events.append)
+    table.append(start)
+    state = table.state
     salts: dict[int, str] = {}
     forged_seq: int | None = None
-    while state.phase != "over" and len(events) < 5000:
+    while not table.over and len(events) < 5000:
         ev = table_event(state, rng)
         if isinstance(ev, HandStarted):
             salt = f"{rng.getrandbits(128):032x}"
@@ -95,15 +92,13 @@ def play_disputed(variant: str, n: int, seed: int, cheat: Cheat | None = None,
         elif ev is None:
             forged = cheat(state) if cheat is not None and forged_seq is None else None
             if forged is not None:
-                apply(state, forged)  # the lying server records it unchecked
+                apply(state, forged)  # the lying server records it unchecked, behind the table's back
                 events.append(forged)
                 forged_seq = forged.seq
                 continue
-            seat = state.to_play
-            actions = legal_actions(state)
-            ev = action_event(state, bots[seat].choose(player_view(state, seat), actions, state.rules, rng))
-        play(state, ev)
-        events.append(ev)
+            table.step()  # the bot of the seat to move
+            continue
+        table.append(ev)
     return stamp(events, rng), forged_seq
 
 

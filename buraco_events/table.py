@@ -1,0 +1,521 @@
+"""The table: the one driver of a game, over the engine's rules (as h11's Connection over its state).
+
+Everything that runs a game goes through a `Table`: `sim.simulate` and `bots.run_game`, `buraco
+play`, the tests' random games, and a game server or a club's scoring app (`docs/api.md`). The
+engine knows the rules and nothing of who plays; the table knows who sits where and where chance
+comes from, and does no I/O itself:
+
+- seats: a seat holding a `Bot` is answered by the table itself (the bot sees only its seat's
+  view); a seat without one is a human or a remote player, whose action comes in by `act`;
+- a `record` callback gets each event once the engine has checked it and before the table applies
+  it, so a log writer appends it first (write-ahead) and a failed write leaves the state alone;
+- an explicit `RngPolicy` says which `random.Random` deals each hand and which one a bot deciding
+  at a given seq gets. Three schemes exist and each reproduces its logs' bytes: `SeedStreams`
+  (`buraco simulate`), `PositionSeeds` (`buraco play`, resumable) and `SharedStream` (one rng for
+  everything: the tests' random games and the disputed logs' generator).
+
+The player's side of the engine lives here too: an `Action` is a choice free of hidden information
+(a draw does not name the card), `legal_choices` offers them with the events that record them,
+`action_event` turns one into its event, and `table_event` is what the table (not a player)
+records next. The deal itself stays in the engine (`engine.deal`): it is the rules' chance event,
+built from whatever rng it is given; choosing that rng is this module's business.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import msgspec
+
+from .cards import Card
+from .engine import (
+    PLAYING_PHASES,
+    GameState,
+    IllegalMove,
+    apply,
+    check,
+    deal,
+    end_of_game,
+    end_of_hand,
+    legal_draws,
+    legal_events,
+    must_refill,
+)
+from .events import (
+    Discarded,
+    Drew,
+    Event,
+    GameStarted,
+    LaidOff,
+    Melded,
+    TookDead,
+    TookPile,
+    event_type,
+)
+from .projections import View, player_view
+from .rules import Rules, canonical_variant, find_rules
+
+#: a hand longer than this many turns is a bug in a bot or the engine, never a real game
+MAX_TURNS_PER_HAND = 2000
+#: a match longer than this many hands is stopped (bots that keep scoring below zero)
+MAX_HANDS_PER_GAME = 200
+
+
+# -- actions: legal moves without hidden information ------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A player's choice, free of hidden information (a draw does not name the card).
+
+    Kinds: `draw`, `pile`, `meld` (cards), `add` (meld, cards), `discard` (cards = one card),
+    `dead` (dead).
+    """
+
+    kind: str
+    cards: tuple[Card, ...] = ()
+    meld: int | None = None
+    dead: int | None = None
+
+
+_DRAW = Action("draw")
+_DISCARDS: dict[Card, Action] = {}
+
+
+def action_of(ev: Event) -> Action:
+    """Return the action a player's event records."""
+    cls = type(ev)
+    if cls is Discarded:  # the commonest offer: one shared (immutable) action per card
+        action = _DISCARDS.get(ev.card)  # type: ignore[attr-defined]
+        if action is None:
+            action = _DISCARDS[ev.card] = Action("discard", (ev.card,))  # type: ignore[attr-defined]
+        return action
+    if cls is Drew:
+        return _DRAW
+    if isinstance(ev, Drew):
+        return Action("draw")
+    if isinstance(ev, TookPile):
+        return Action("pile")
+    if isinstance(ev, Melded):
+        return Action("meld", tuple(ev.cards))
+    if isinstance(ev, LaidOff):
+        return Action("add", tuple(ev.cards), ev.meld)
+    if isinstance(ev, Discarded):
+        return Action("discard", (ev.card,))
+    if isinstance(ev, TookDead):
+        return Action("dead", dead=ev.dead)
+    raise ValueError(f"{event_type(ev)} is not a player's action")
+
+
+def legal_actions(state: GameState) -> list[Action]:
+    """Return the choices of the player to move (draw, play and dead phases)."""
+    return [action for action, _ in legal_choices(state)]
+
+
+def legal_choices(state: GameState) -> list[tuple[Action, Event]]:
+    """Return the choices of the player to move, each with the event `action_event` gives for it.
+
+    The melds, lay-offs, discards and pile takes among them have passed `check` on this state
+    (see `engine.legal_events`); draws and dead takes have not.
+    """
+    if state.phase not in PLAYING_PHASES:
+        return []
+    if must_refill(state):
+        return []  # the table refills the stock or ends the hand: see `table_event`
+    return [(action_of(ev), ev) for ev in legal_events(state)]
+
+
+def action_event(state: GameState, action: Action) -> Event:
+    """Return the event recording `action` by the player to move (not yet checked)."""
+    seq, player = state.next_seq, state.to_play
+    kind = action.kind
+    if kind == "draw":
+        if not state.stock:
+            raise IllegalMove(seq, player, state.phase, "the stock is empty")
+        return Drew(seq=seq, player=player, card=state.stock[-1])
+    if kind == "pile":
+        return TookPile(seq=seq, player=player, cards=tuple(state.pile))
+    if kind == "meld":
+        return Melded(seq=seq, player=player, meld=len(state.melds), cards=action.cards)
+    if kind == "add":
+        return LaidOff(seq=seq, player=player, meld=action.meld or 0, cards=action.cards)
+    if kind == "discard":
+        return Discarded(seq=seq, player=player, card=action.cards[0])
+    if kind == "dead":
+        index = action.dead or 0
+        if not 0 <= index < len(state.deads):
+            raise IllegalMove(seq, player, state.phase, f"there is no dead {index}: the deads are 0 and 1")
+        dead = state.deads[index]
+        return TookDead(seq=seq, player=player, dead=index, cards=dead or ())
+    raise ValueError(f"unknown action kind {kind!r}")
+
+
+def table_event(state: GameState, rng: random.Random | None = None) -> Event | None:
+    """Return the event the table (not a player) records next, or None when a player must act.
+
+    Deals with the injected `rng` (needed in the deal phase only); refills the stock from the
+    lowest untaken dead; ends hands and the match with the engine's own scores.
+    """
+    phase = state.phase
+    if phase == "deal":
+        if rng is None:
+            raise ValueError("the deal needs an rng")
+        return deal(state, rng)
+    if must_refill(state):
+        return legal_draws(state)[0]
+    if phase == "hand_end":
+        return end_of_hand(state)
+    if phase == "game_end":
+        return end_of_game(state)
+    return None
+
+
+# -- seats and chance --------------------------------------------------------------------------
+
+
+class Bot(Protocol):
+    """A player the table asks: picks one of the legal actions from what its seat may see.
+
+    The bot protocol of `docs/api.md`: a `name`, and `choose(view, actions, rules, rng)` returning
+    one of `actions`. `view` is `projections.player_view(state, seat, scores=False)`; `rng` is the
+    table's (`RngPolicy.seat_rng`), so a bot that draws only from it plays reproducibly.
+    """
+
+    name: str
+
+    def choose(self, view: View, actions: list[Action], rules: Rules, rng: random.Random) -> Action:
+        """Return one of `actions`."""
+        ...
+
+
+class RngPolicy(Protocol):
+    """Where chance comes from: the rng that deals each hand and the one a deciding bot gets.
+
+    The engine draws no random numbers; a policy is the table's only source of them, so the same
+    policy (and the same seats) give the same events. A policy whose rngs depend only on the
+    position in the game (`PositionSeeds`) also continues a resumed game exactly.
+    """
+
+    #: what the game's seed was, for error messages (None when the policy has none)
+    seed: int | None
+
+    def deal_rng(self, hand: int) -> random.Random:
+        """Return the rng that deals hand `hand` (0-based)."""
+        ...
+
+    def seat_rng(self, seq: int) -> random.Random:
+        """Return the rng of the bot deciding the event at `seq`."""
+        ...
+
+
+class SeedStreams:
+    """`buraco simulate`'s scheme: one stream for every deal, another for every bot decision.
+
+    Deals come from `Random(f"deal/{seed}")` and bots draw from `Random(f"bots/{seed}")` in play
+    order (string seeds hash with SHA-512: stable across runs and processes), so the deals do not
+    depend on the bots. A stream's position depends on what came before: a resumed game deals on
+    legally, but not as the uninterrupted game would have.
+    """
+
+    def __init__(self, seed: int):
+        self.seed: int | None = seed
+        self._deals = random.Random(f"deal/{seed}")
+        self._bots = random.Random(f"bots/{seed}")
+
+    def deal_rng(self, hand: int) -> random.Random:
+        """Return the deal stream (the hand number is not used)."""
+        return self._deals
+
+    def seat_rng(self, seq: int) -> random.Random:
+        """Return the bot stream (the seq is not used)."""
+        return self._bots
+
+
+class PositionSeeds:
+    """`buraco play`'s scheme: chance depends only on the seed and the position in the game.
+
+    Hand N is dealt from `Random(f"{seed}:{N}")` and the bot deciding at seq S gets
+    `Random(f"{seed}:bot:{S}")`, so a game resumed from its log continues exactly as the
+    uninterrupted one would with the same input.
+    """
+
+    def __init__(self, seed: int):
+        self.seed: int | None = seed
+
+    def deal_rng(self, hand: int) -> random.Random:
+        """Return a fresh rng for hand `hand`."""
+        return random.Random(f"{self.seed}:{hand}")
+
+    def seat_rng(self, seq: int) -> random.Random:
+        """Return a fresh rng for the decision at `seq`."""
+        return random.Random(f"{self.seed}:bot:{seq}")
+
+
+class SharedStream:
+    """One rng for everything, deals and decisions in play order (the tests' random games)."""
+
+    def __init__(self, rng: random.Random, seed: int | None = None):
+        self.rng, self.seed = rng, seed
+
+    def deal_rng(self, hand: int) -> random.Random:
+        """Return the shared rng."""
+        return self.rng
+
+    def seat_rng(self, seq: int) -> random.Random:
+        """Return the shared rng."""
+        return self.rng
+
+
+class EndlessGame(RuntimeError):
+    """A hand or a match ran past the safety bound (a bug: real games end far sooner)."""
+
+
+class WrongSeat(IllegalMove):
+    """An action by a seat that is not the one to move; the table is left unchanged."""
+
+
+class BotError(ValueError):
+    """A bot failed, or answered with an action the engine did not offer."""
+
+
+#: gets each event after the engine checked it and before the table applies it
+Recorder = Callable[[Event], None]
+
+#: the event kinds `legal_choices` offers only once they passed `engine.check`
+_CHECKED_WHEN_OFFERED = (Melded, LaidOff, Discarded, TookPile)
+
+
+def start_event(
+    variant: str, players: Sequence[str], game_id: str, target: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> GameStarted:
+    """Return the `game_started` of a new game, with the full rules written into it.
+
+    `variant` is a preset name or alias, `target` (0 = a single hand) and `overrides` change the
+    preset's rules. Raises ValueError (`rules.UnknownVariant`) for an unknown variant or a player
+    count other than 2 or 4.
+    """
+    if len(players) not in (2, 4):
+        raise ValueError(f"Buraco is for 2 or 4 players, got {len(players)}")
+    name = canonical_variant(variant)
+    rules = find_rules(name, **(overrides or {}))
+    if target is not None:
+        rules = msgspec.structs.replace(rules, target=target)
+    return GameStarted(
+        seq=0, game_id=game_id, variant=name, players=tuple(players), rules=rules, target=rules.target,
+    )
+
+
+class Table:
+    """A game being played: the live state, who sits where, where chance comes from.
+
+    `step` records the next event the table or a bot seat owes (None when a seat without a bot must
+    act, or the game is over); `advance` steps as far as it can; `act` applies the action of the
+    seat to move and advances. Every event is checked by the engine before `record` sees it and
+    before it is applied: an illegal one raises `IllegalMove` and changes nothing.
+
+    `seats`, `rng` and `record` are plain attributes: a resumed game may set them once its setup
+    is known. `state` is the live state: read it, never change it.
+    """
+
+    def __init__(
+        self,
+        seats: Mapping[int, Bot] | Sequence[Bot | None] = (),
+        rng: RngPolicy | None = None,
+        record: Recorder | None = None,
+        *,
+        ask_forced: bool = False,
+    ) -> None:
+        self.seats: dict[int, Bot] = _seat_map(seats)
+        self.rng = rng
+        self.record = record
+        #: ask a bot even when one action is legal (by default a forced move is made for it,
+        #: with no view built and no rng drawn)
+        self.ask_forced = ask_forced
+        self.state = GameState()
+
+    # -- starting and resuming -------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        variant: str,
+        players: Sequence[str],
+        *,
+        game_id: str,
+        seats: Mapping[int, Bot] | Sequence[Bot | None] = (),
+        rng: RngPolicy | int | None = None,
+        target: int | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        record: Recorder | None = None,
+        ask_forced: bool = False,
+    ) -> Table:
+        """Return a new table that has recorded its `game_started` (see `start_event`).
+
+        `players` are the names in seat order; `seats` the bots (a list with None for the other
+        seats, or a seat -> bot mapping); `rng` a policy, or an int seed for `PositionSeeds`.
+        """
+        if isinstance(rng, int):
+            rng = PositionSeeds(rng)
+        table = cls(seats, rng, record, ask_forced=ask_forced)
+        table.append(start_event(variant, players, game_id, target, overrides))
+        return table
+
+    @classmethod
+    def resume(
+        cls,
+        events: Iterable[Event],
+        *,
+        seats: Mapping[int, Bot] | Sequence[Bot | None] = (),
+        rng: RngPolicy | int | None = None,
+        record: Recorder | None = None,
+        ask_forced: bool = False,
+    ) -> Table:
+        """Return a table that replayed `events` (checked, not passed to `record`).
+
+        Raises `IllegalMove` at the first event the rules refuse. With a position-keyed policy
+        (`PositionSeeds`, or an int seed) the game continues as it would have uninterrupted.
+        """
+        if isinstance(rng, int):
+            rng = PositionSeeds(rng)
+        table = cls(seats, rng, None, ask_forced=ask_forced)
+        for event in events:
+            table.append(event)
+        table.record = record
+        return table
+
+    # -- what a program asks -----------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """Return whether the match is over."""
+        return self.state.phase == "over"
+
+    @property
+    def to_move(self) -> int | None:
+        """Return the seat whose action the table waits for, or None when the table records next."""
+        state = self.state
+        if state.phase not in PLAYING_PHASES or must_refill(state):
+            return None
+        return state.to_play
+
+    def legal_actions(self) -> list[Action]:
+        """Return the legal actions of the seat to move (empty when none is to move)."""
+        return legal_actions(self.state)
+
+    def view(self, seat: int | None) -> View:
+        """Return what `seat` may see now (`projections.player_view`; None: everything)."""
+        return player_view(self.state, seat)
+
+    # -- what a program does -----------------------------------------------------------------
+
+    def append(self, event: Event) -> Event:
+        """Check `event`, record it, apply it and return it (a note, or an event from elsewhere)."""
+        check(self.state, event)
+        return self._commit(event)
+
+    def act(self, seat: int, action: Action, *, advance: bool = True) -> list[Event]:
+        """Apply the action of `seat` and return the events appended (with `advance`, also the
+        table's and the bot seats' that follow, up to the next seat without a bot).
+
+        Raises `WrongSeat` when `seat` is not the one to move and `IllegalMove` (naming the rule)
+        when the engine refuses the action; either way the table is left unchanged.
+        """
+        state, to_move = self.state, self.to_move
+        if to_move != seat:
+            if state.phase == "over":
+                raise WrongSeat(state.next_seq, seat, state.phase, "the game is over")
+            waits = "the table records the next event" if to_move is None else f"it is seat {to_move}'s turn"
+            raise WrongSeat(state.next_seq, seat, state.phase, f"{waits}, not seat {seat}'s")
+        events = [self.append(action_event(state, action))]
+        if advance:
+            events += self.advance()
+        return events
+
+    def step(self) -> Event | None:
+        """Record the next event the table or a bot seat owes; None when a seat without a bot
+        must act or the game is over. Raises `EndlessGame` past the safety bounds."""
+        state = self.state
+        if state.phase == "over":
+            return None
+        if state.phase == "deal":
+            if state.hand_no + 1 >= MAX_HANDS_PER_GAME:
+                raise EndlessGame(f"{self._name()}: no team reached {state.rules.target} in {MAX_HANDS_PER_GAME} hands")
+            return self.append(deal(state, self._policy().deal_rng(state.hand_no + 1)))
+        event = table_event(state)
+        if event is not None:
+            return self.append(event)
+        seat = state.to_play
+        bot = self.seats.get(seat)
+        if bot is None:
+            return None
+        if state.turn > MAX_TURNS_PER_HAND:
+            raise EndlessGame(f"{self._name()}: hand {state.hand_no} passed {MAX_TURNS_PER_HAND} turns")
+        choices = legal_choices(state)
+        actions = [action for action, _ in choices]
+        if len(actions) == 1 and not self.ask_forced:
+            action = actions[0]  # a forced move: no view to build, no choice to ask for
+        else:
+            rng = self._policy().seat_rng(state.next_seq)
+            view = player_view(state, seat, scores=False)
+            try:
+                action = bot.choose(view, actions, state.rules, rng)
+            except Exception as exc:  # a user's bot (docs/api.md) failed: name it, in one line
+                raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} failed: {type(exc).__name__}: {exc}") from exc
+            if action not in actions:
+                raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} chose an action not offered: {action}")
+        # the offered event equals `action_event(state, action)`; the engine checked it on this
+        # very state unless it is a draw or a dead take, so only those are checked again
+        event = choices[actions.index(action)][1]
+        if isinstance(event, _CHECKED_WHEN_OFFERED):
+            return self._commit(event)
+        return self.append(event)
+
+    def advance(self) -> list[Event]:
+        """Step until a seat without a bot must act or the game is over; return the events."""
+        events = []
+        while (event := self.step()) is not None:
+            events.append(event)
+        return events
+
+    def run(self) -> GameState:
+        """Play to the end with bots in every seat and return the final state."""
+        self.advance()
+        if not self.over:
+            raise ValueError(f"seat {self.state.to_play} has no bot: give it one, or drive it with `act`")
+        return self.state
+
+    # -- inside ----------------------------------------------------------------------------
+
+    def _commit(self, event: Event) -> Event:
+        """Record a checked event, then apply it (write-ahead: a failed record applies nothing)."""
+        if self.record is not None:
+            self.record(event)
+        apply(self.state, event)
+        return event
+
+    def _policy(self) -> RngPolicy:
+        if self.rng is None:
+            raise ValueError("this table has no rng policy: give one to deal and to ask bots")
+        return self.rng
+
+    def _name(self) -> str:
+        seed = self.rng.seed if self.rng is not None else None
+        return self.state.game_id if seed is None else f"{self.state.game_id} (seed {seed})"
+
+
+def _seat_map(seats: Mapping[int, Bot] | Sequence[Bot | None]) -> dict[int, Bot]:
+    """Return the seat -> bot mapping of a list (None = no bot) or of a mapping."""
+    if isinstance(seats, Mapping):
+        return dict(seats)
+    return {seat: bot for seat, bot in enumerate(seats) if bot is not None}
+
+
+__all__ = [
+    "MAX_HANDS_PER_GAME", "MAX_TURNS_PER_HAND", "Action", "Bot", "BotError", "EndlessGame",
+    "PositionSeeds", "Recorder", "RngPolicy", "SeedStreams", "SharedStream", "Table", "WrongSeat",
+    "action_event", "action_of", "legal_actions", "legal_choices", "start_event", "table_event",
+]
