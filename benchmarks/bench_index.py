@@ -20,8 +20,8 @@ import duckdb
 from buraco_events import analytics
 from buraco_events.engine import GameState, play
 from buraco_events.log import Chain, decode_lines
-from buraco_events.sources import iter_logs
 from buraco_events.sim import simulate
+from buraco_events.sources import iter_logs
 
 Row = dict[str, Any]
 

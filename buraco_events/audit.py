@@ -511,8 +511,8 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
 
     # the one reader decodes (older schemas upcast) and goes on past bad lines; the chain is the
     # audit's own check, which words each integrity problem and keeps going after it
-    tail = lines.tail if isinstance(lines, RawLines) else b""
-    reader = EventReader(RawLines(path or "<log>", lines, tail), on_error, tail=True, chain=False)
+    raw = lines if isinstance(lines, RawLines) else RawLines(path, lines)
+    reader = EventReader(raw, on_error, tail=True, chain=False, name=path or "<log>")
     for _, line, event in reader:
         auditor.feed(line, event)
     return auditor.finish(torn)

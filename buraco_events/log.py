@@ -257,17 +257,19 @@ def torn_error(name: str, lineno: int, tail: bytes) -> TornTailError:
     )
 
 
-def _end_error(lines: RawLines, events: int) -> LogError | None:
+def _end_error(lines: RawLines, events: int, name: str | None = None) -> LogError | None:
     """Return what is wrong with the end of lines read whole (`events` of them), if anything.
 
     A torn last line is a `TornTailError` (`repair` truncates it), unless it is all there is and
-    does not start an event: then, as for an empty file, the input is not a log.
+    does not start an event: then, as for an empty file, the input is not a log. Errors name
+    the log `name`, else `lines.name`.
     """
+    name = lines.name if name is None else name
     if lines.torn and is_torn_write(lines.tail, events):
-        return torn_error(lines.name, events + 1, lines.tail)
+        return torn_error(name, events + 1, lines.tail)
     if not events:
         what = "not a log: no whole line" if lines.torn else "empty file: not a log"
-        return NotALogError(lines.name, None, None, None,
+        return NotALogError(name, None, None, None,
                             f"{what} (a log holds at least its game_started line)")
     return None
 
@@ -397,21 +399,22 @@ class EventReader:
     reading (`NotALogError`: the input is not a log). With `tail`, a torn last line is also read
     as a line, before its torn-line error (the audit judges what it says). `line` is the line
     being read, for a policy that wants its bytes. With `chain` False the chain is not checked
-    (the audit words its own integrity findings).
+    (the audit words its own integrity findings). Errors name the log `name`, else `lines.name`.
     """
 
     def __init__(self, lines: RawLines, on_error: ErrorPolicy = strict, *,
-                 tail: bool = False, chain: bool = True) -> None:
+                 tail: bool = False, chain: bool = True, name: str | None = None) -> None:
         self.lines = lines
+        self.name = lines.name if name is None else name
         self.on_error = on_error
         self.tail = tail
-        self.chain = Chain(lines.name)
+        self.chain = Chain(self.name)
         self.check_chain = chain
         self.line = b""
         self._whole = 0
 
     def __iter__(self) -> Iterator[tuple[int, bytes, AnyEvent]]:
-        name, chain = self.lines.name, self.chain
+        name, chain = self.name, self.chain
         decode: Callable[[bytes], AnyEvent] = decode_event
         for lineno, line in enumerate(self._lines(), 1):
             self.line = line
@@ -438,7 +441,7 @@ class EventReader:
                 self.on_error(exc)
                 chain.skip(line, event)
             yield lineno, line, event
-        error = _end_error(self.lines, self._whole)
+        error = _end_error(self.lines, self._whole, name)
         if error is not None:
             self.on_error(error)
 
