@@ -28,9 +28,10 @@ import duckdb
 import pyarrow as pa
 
 from .events import Event
-from .log import Chain, ChainStatus, LogError, RawLines, TornTailError, decode_lines, iter_logs
+from .log import ChainStatus, EventReader, LogError, RawLines
 from .melds import CANASTA_KINDS
 from .rows import COLUMNS, Columns, game_rows, variant_name
+from .sources import iter_logs
 from .text import visible
 
 DEFAULT_DB = "buraco.duckdb"
@@ -408,17 +409,9 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 def _decode_log(lines: RawLines) -> tuple[list[Event], ChainStatus]:
     """Decode a log's lines, checking seq and the hash chain; raises `LogError` at a bad line."""
-    chain = Chain(lines.name)
-    events: list[Event] = []
-    for _, line, event in decode_lines(lines, lines.name):
-        chain.add(line, event)
-        events.append(event)
-    if lines.torn:
-        raise TornTailError(lines.name, chain.events + 1, None, None,
-                            "torn last line (no final newline); `buraco log repair` truncates it")
-    if not events:
-        raise LogError(lines.name, None, None, None, "empty log")
-    return events, chain.status()
+    reader = EventReader(lines)
+    events: list[Event] = [event for _, _, event in reader]
+    return events, reader.status()
 
 
 #: the value range of each integer column type (`SCHEMAS`); a log may hold any int (a `target`

@@ -2,7 +2,7 @@
 
 The checking is pure: `audit_lines` folds the raw lines of one log (bytes, without their `\\n`)
 into an `Audit`, so a file, an archive member or a test's list of lines is audited the same way.
-Only `audit_path` touches files, through `log.iter_logs` (this is a shell module).
+Only `audit_path` touches files, through `sources.iter_logs` (this is a shell module).
 
 What is checked, line by line (EVENTS.md is the contract, RULES.md the game):
 - format: each line decodes as an event (`log.decode_line`); one problem per bad line.
@@ -57,16 +57,9 @@ from .events import (
     HandStarted,
     event_type,
 )
-from .log import (
-    LogError,
-    NotALogError,
-    RawLines,
-    decode_line,
-    is_torn_write,
-    iter_logs,
-    line_decoder,
-)
+from .log import EventReader, LogError, NotALogError, RawLines, TornTailError
 from .scoring import TeamScore
+from .sources import iter_logs
 
 ProblemKind = Literal["format", "integrity", "deal", "illegal", "score", "unfinished", "unsealed"]
 #: kinds that make a log fail (an unsealed log can still pass)
@@ -172,23 +165,6 @@ def split_lines(data: bytes, name: str = "<log>") -> RawLines:
     lines = data.split(b"\n")
     tail = lines.pop()  # b"" when the data ends with a newline
     return RawLines(name, lines, tail)
-
-
-def iter_decoded(lines: Iterable[bytes], name: str = "<log>") -> Iterator[tuple[bytes, AnyEvent | LogError]]:
-    """Yield every line with its event, or the error naming what is wrong, going on past bad lines.
-
-    Decoding is `log.decode_line`, the one reader of every command (older schemas upcast by what
-    line 1 declares); an OSError of the source propagates (the path is unreadable, not the line).
-    """
-    decode = line_decoder(b"")
-    for lineno, line in enumerate(lines, 1):
-        if lineno == 1:
-            decode = line_decoder(line)
-        try:
-            event: AnyEvent | LogError = decode_line(line, lineno, name, decode)
-        except LogError as exc:
-            event = exc
-        yield line, event
 
 
 def deck_text(ev: HandStarted) -> str:
@@ -464,17 +440,16 @@ class _Auditor:
             self.add(deal.seq, "deal", f"hand {deal.hand}: the deal's commitment is never revealed:"
                      f" {why} without its hand_ended and salt")
 
-    def finish(self, torn: bool) -> Audit:
+    def finish(self, torn: TornTailError | None) -> Audit:
         last = max(self.last_seq, 0)
         head = self.prev_hash if self.last_line is not None else None
-        complete = self.complete and not torn
+        complete = self.complete and torn is None
         if not self.n_lines:
             self.add(0, "format", "empty log: no events")
             self.not_a_log = f"{self.path}: empty file: not a log (a log holds at least its" \
                              " game_started line)"
-        elif torn:
-            self.add(last, "format", f"line {self.n_lines}: torn last line (no final newline:"
-                     " a write was cut short)")
+        elif torn is not None:
+            self.add(last, "format", f"line {torn.lineno}: {torn.message}")
         sealed = self.with_prev > 0
         if sealed:
             for seq in self.without_prev:
@@ -524,24 +499,22 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
     there: the input is not a log (`Audit.not_a_log`), and its other lines say nothing more.
     """
     auditor = _Auditor(path, expect_head, partial)
-    torn = False
+    torn: TornTailError | None = None
 
-    def with_tail() -> Iterator[bytes]:
+    def on_error(error: LogError) -> None:
+        """Audit a line that does not decode; keep a torn end for `finish` (which words the end)."""
         nonlocal torn
-        yield from lines
-        tail = lines.tail if isinstance(lines, RawLines) else b""
-        if tail:
-            torn = True
-            yield tail
+        if isinstance(error, TornTailError):
+            torn = error
+        elif error.lineno is not None:  # else: no line at all, which `finish` reports
+            auditor.feed(reader.line, error)
 
-    for line, decoded in iter_decoded(with_tail(), path or "<log>"):
-        if torn and isinstance(decoded, NotALogError) and is_torn_write(line, 0):
-            # a first line cut short while written is a torn log (`log repair`), as log.py says
-            decoded = LogError(decoded.path, decoded.lineno, decoded.seq, decoded.field,
-                               decoded.message.removeprefix("not a log: "))
-        auditor.feed(line, decoded)
-        if auditor.not_a_log is not None:
-            break
+    # the one reader decodes (older schemas upcast) and goes on past bad lines; the chain is the
+    # audit's own check, which words each integrity problem and keeps going after it
+    raw = lines if isinstance(lines, RawLines) else RawLines(path, lines)
+    reader = EventReader(raw, on_error, tail=True, chain=False, name=path or "<log>")
+    for _, line, event in reader:
+        auditor.feed(line, event)
     return auditor.finish(torn)
 
 

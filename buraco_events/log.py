@@ -138,24 +138,11 @@ class _FileLines(RawLines):
 
 
 def raw_lines(path: StrPath) -> RawLines:
-    """Return the lines of a log, streamed on iteration; check `.torn` after reading.
+    """Return the lines of a log file, streamed on iteration; check `.torn` after reading.
 
-    `path` is a log file, or one log inside an archive written as `ARCHIVE.bza/NAME` (the names
-    `iter_logs` gives): replay, resume and the other one-log commands read archived games too.
+    Files only: `sources.open_source` also opens one log inside an archive (`ARCHIVE.bza/NAME`).
     """
-    p = Path(path)
-    if not p.exists():
-        from . import archive  # archive builds on this module
-
-        for parent in p.parents:
-            if parent.is_file() and archive.is_archive(parent):
-                member = p.relative_to(parent).as_posix()
-                for name, lines in archive.iter_archive(parent):
-                    if name == member:
-                        whole = list(lines)
-                        return RawLines(str(p), whole, lines.tail)
-                raise FileNotFoundError(2, f"no log {member!r} in the archive", str(parent))
-    return _FileLines(p)
+    return _FileLines(Path(path))
 
 
 def _schema_version(first_line: bytes) -> int:
@@ -261,37 +248,30 @@ def is_torn_write(tail: bytes, events: int) -> bool:
     return bool(tail) and (events > 0 or tail.startswith(b"{"))
 
 
-def _end_error(lines: RawLines, events: int) -> LogError | None:
+def torn_error(name: str, lineno: int, tail: bytes) -> TornTailError:
+    """Return the one error every reader gives for a torn last line (line `lineno`, bytes `tail`)."""
+    return TornTailError(
+        name, lineno, None, None,
+        f"torn last line ({len(tail)} bytes without a final newline: a write was cut short); "
+        "`buraco log repair` truncates it after a backup",
+    )
+
+
+def _end_error(lines: RawLines, events: int, name: str | None = None) -> LogError | None:
     """Return what is wrong with the end of lines read whole (`events` of them), if anything.
 
     A torn last line is a `TornTailError` (`repair` truncates it), unless it is all there is and
-    does not start an event: then, as for an empty file, the input is not a log.
+    does not start an event: then, as for an empty file, the input is not a log. Errors name
+    the log `name`, else `lines.name`.
     """
+    name = lines.name if name is None else name
     if lines.torn and is_torn_write(lines.tail, events):
-        return TornTailError(
-            lines.name, events + 1, None, None,
-            f"torn last line ({len(lines.tail)} bytes without a final newline: a write was cut "
-            "short); `buraco log repair` truncates it after a backup",
-        )
+        return torn_error(name, events + 1, lines.tail)
     if not events:
         what = "not a log: no whole line" if lines.torn else "empty file: not a log"
-        return NotALogError(lines.name, None, None, None,
+        return NotALogError(name, None, None, None,
                             f"{what} (a log holds at least its game_started line)")
     return None
-
-
-def read_log(path: StrPath) -> Iterator[tuple[int, bytes, AnyEvent]]:
-    """Yield (line number from 1, line, event) of a log file, streaming.
-
-    A torn tail raises `TornTailError` after the whole lines; an empty file `NotALogError`.
-    """
-    lines = raw_lines(path)
-    lineno = 0
-    for lineno, line, event in decode_lines(lines, lines.name):
-        yield lineno, line, event
-    error = _end_error(lines, lineno)
-    if error is not None:
-        raise error
 
 
 # -- the hash chain ------------------------------------------------------------------------------
@@ -313,14 +293,21 @@ class ChainStatus:
 
 class Chain:
     """Follows a log's lines in order, checking `seq` (0, 1, 2...), the `prev` links and that
-    nothing follows `game_ended` (the EVENTS.md rules for readers); no I/O."""
+    nothing follows `game_ended` (the EVENTS.md rules for readers); no I/O.
+
+    The one chain check of every reader (`EventReader`). A line that breaks it is not taken in;
+    a reader that goes on past it (`Collect`) calls `skip`, so the next line is checked against
+    the line as stored, and its seq against the seq that line gave.
+    """
 
     def __init__(self, name: str = "<log>") -> None:
         self.name = name
-        self.events = 0
+        self.events = 0  # lines taken in, good or skipped
         self.sealed = False
         self.complete = False
         self._last: bytes | None = None
+        self._next_seq = 0
+        self._ended: int | None = None  # the seq of game_ended, once read
 
     def _error(self, event: Event, field: str, message: str) -> LogError:
         return LogError(self.name, self.events + 1, event.seq, field, f"field {field}: {message}")
@@ -328,13 +315,13 @@ class Chain:
     def add(self, line: bytes, event: Event) -> None:
         """Check the next stored line and its decoded event; raise `LogError` if they break."""
         n = self.events
-        if self.complete:
+        if self._ended is not None:
             raise LogError(self.name, n + 1, event.seq, "type",
-                           f"{event_type(event)} after game_ended (seq {n - 1}): nothing may follow"
-                           " game_ended (a remark on a finished game goes in its own file)")
-        if event.seq != n:
-            what = "a gap" if event.seq > n else "out of order"
-            raise self._error(event, "seq", f"expected {n}, got {event.seq} ({what})")
+                           f"{event_type(event)} after game_ended (seq {self._ended}): nothing may"
+                           " follow game_ended (a remark on a finished game goes in its own file)")
+        if event.seq != self._next_seq:
+            what = "a gap" if event.seq > self._next_seq else "out of order"
+            raise self._error(event, "seq", f"expected {self._next_seq}, got {event.seq} ({what})")
         if n == 0:
             self.sealed = event.prev is not None
         if event.prev is None:
@@ -352,9 +339,20 @@ class Chain:
                     event, "prev",
                     f"does not match ({what}): expected {expected[:16]}..., got {event.prev[:16]}...",
                 )
+        self.skip(line, event)
+
+    def skip(self, line: bytes, event: Event | None = None) -> None:
+        """Take in a line without checking it (it broke the chain, or `event` None: it did not
+        decode), so that reading can go on from it."""
+        if self.events == 0 and event is not None:
+            self.sealed = event.prev is not None
         self._last = line
-        self.events = n + 1
+        self.events += 1
+        self._next_seq = self._next_seq + 1 if event is None else event.seq + 1
         self.complete = isinstance(event, GameEnded)
+        if self.complete and self._ended is None:
+            assert event is not None  # complete means a game_ended event
+            self._ended = event.seq
 
     @property
     def head(self) -> str | None:
@@ -364,6 +362,110 @@ class Chain:
     def status(self) -> ChainStatus:
         """Return what the chain has seen so far."""
         return ChainStatus(self.events, self.sealed, self.head, self.complete)
+
+
+# -- the one reader ------------------------------------------------------------------------------
+
+#: what a reader does with each problem it meets (a bad line, a broken chain, a torn end):
+#: `strict` raises it, a `Collect` keeps it and lets the reading go on
+ErrorPolicy = Callable[[LogError], None]
+
+
+def strict(error: LogError) -> None:
+    """Raise the problem: reading stops at the first one (log check, replay, index, resume)."""
+    raise error
+
+
+class Collect:
+    """An error policy that keeps every problem, in the order met, and lets reading go on."""
+
+    def __init__(self) -> None:
+        self.errors: list[LogError] = []
+
+    def __call__(self, error: LogError) -> None:
+        """Keep the problem."""
+        self.errors.append(error)
+
+
+class EventReader:
+    """The one reader of a log's lines, for every command (like python-chess's `read_game` with
+    its `handle_error`): each line is decoded by `decode_line` (older schemas upcast) and checked
+    by `Chain`; then the end: a torn last line, or no event at all. Every problem goes to
+    `on_error`, which raises it (`strict`) or keeps it and lets the reading go on (`Collect`).
+
+    Iterating yields (line number from 1, line, event) for each line that decodes, in order; with
+    a policy that goes on, an event that broke the chain is yielded too (the chain resumes from
+    it, see `Chain.skip`), a line that does not decode is not. Line 1 not being an event ends the
+    reading (`NotALogError`: the input is not a log). With `tail`, a torn last line is also read
+    as a line, before its torn-line error (the audit judges what it says). `line` is the line
+    being read, for a policy that wants its bytes. With `chain` False the chain is not checked
+    (the audit words its own integrity findings). Errors name the log `name`, else `lines.name`.
+    """
+
+    def __init__(self, lines: RawLines, on_error: ErrorPolicy = strict, *,
+                 tail: bool = False, chain: bool = True, name: str | None = None) -> None:
+        self.lines = lines
+        self.name = lines.name if name is None else name
+        self.on_error = on_error
+        self.tail = tail
+        self.chain = Chain(self.name)
+        self.check_chain = chain
+        self.line = b""
+        self._whole = 0
+
+    def __iter__(self) -> Iterator[tuple[int, bytes, AnyEvent]]:
+        name, chain = self.name, self.chain
+        decode: Callable[[bytes], AnyEvent] = decode_event
+        for lineno, line in enumerate(self._lines(), 1):
+            self.line = line
+            if lineno == 1:
+                decode = line_decoder(line)
+            try:
+                event = decode_line(line, lineno, name, decode)
+            except LogError as exc:
+                if isinstance(exc, NotALogError) and lineno > self._whole and is_torn_write(line, 0):
+                    # a first line cut short while written is a torn log, not "not a log"
+                    exc = LogError(exc.path, exc.lineno, exc.seq, exc.field,
+                                   exc.message.removeprefix("not a log: "))
+                self.on_error(exc)
+                chain.skip(line)
+                if isinstance(exc, NotALogError):
+                    return
+                continue
+            try:
+                if self.check_chain:
+                    chain.add(line, event)
+                else:
+                    chain.skip(line, event)
+            except LogError as exc:
+                self.on_error(exc)
+                chain.skip(line, event)
+            yield lineno, line, event
+        error = _end_error(self.lines, self._whole, name)
+        if error is not None:
+            self.on_error(error)
+
+    def _lines(self) -> Iterator[bytes]:
+        """Yield the whole lines, then (with `tail`) a torn last line; count the whole ones."""
+        self._whole = 0
+        for line in self.lines:
+            self._whole += 1
+            yield line
+        if self.tail and self.lines.torn:
+            yield self.lines.tail
+
+    def status(self) -> ChainStatus:
+        """Return what the reading has seen so far: lines, sealed, head, complete."""
+        return self.chain.status()
+
+
+def read_log(path: StrPath) -> Iterator[tuple[int, bytes, AnyEvent]]:
+    """Yield (line number from 1, line, event) of a log file, streaming, checking the chain.
+
+    The first problem raises: a bad line or broken chain `LogError`, a torn tail `TornTailError`
+    after the whole lines, an empty file `NotALogError`.
+    """
+    return iter(EventReader(raw_lines(path)))
 
 
 def verify_chain(lines: Iterable[bytes], name: str = "<log>") -> ChainStatus:
@@ -377,11 +479,10 @@ def verify_chain(lines: Iterable[bytes], name: str = "<log>") -> ChainStatus:
 def check_lines(lines: RawLines) -> ChainStatus:
     """Check a log's lines as `verify_chain` does; a torn tail raises `TornTailError`, and
     input with no event at all (empty, or line 1 not an event) `NotALogError`."""
-    status = verify_chain(lines, lines.name)
-    error = _end_error(lines, status.events)
-    if error is not None:
-        raise error
-    return status
+    reader = EventReader(lines)
+    for _ in reader:
+        pass
+    return reader.status()
 
 
 def check_log(path: StrPath) -> ChainStatus:
@@ -656,19 +757,3 @@ def repair(path: StrPath) -> RepairResult:
 def log_files(folder: StrPath) -> list[Path]:
     """Return every `*.jsonl` file under a folder, recursively, sorted."""
     return sorted(f for f in Path(folder).rglob("*.jsonl") if f.is_file())
-
-
-def iter_logs(path: StrPath) -> Iterator[tuple[str, RawLines]]:
-    """Yield (name, lines) for a log file, each `*.jsonl` under a folder, or an archive's logs."""
-    from . import archive  # archive builds on this module
-
-    p = Path(path)
-    if p.is_dir():
-        for f in log_files(p):
-            yield str(f), raw_lines(f)
-    elif archive.is_archive(p):
-        for name, lines in archive.iter_archive(p):
-            lines.name = f"{p}/{name}"
-            yield lines.name, lines
-    else:
-        yield str(p), raw_lines(p)

@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from buraco_events.archive import ArchiveError
-from buraco_events.log import LogError, check_log, repair
+from buraco_events.log import LogError, check_lines, repair
+from buraco_events.sources import open_source
 from buraco_events.text import visible
 
 from .common import fail_read, out
@@ -33,7 +34,7 @@ def check(file: LogFile) -> None:
     """Check every line decodes, seq has no gaps, the hash chain holds, nothing follows
     game_ended and no line is torn; exit 1 on a problem, 2 if FILE cannot be read as a log."""
     try:
-        status = check_log(file)
+        status = check_lines(open_source(file))  # a file, or ARCHIVE.bza/NAME
     except (LogError, ArchiveError, OSError) as exc:
         fail_read(exc)
     sealed = "sealed" if status.sealed else "unsealed (no prev fields: changes are not detectable)"
@@ -47,7 +48,7 @@ def head_(file: LogFile) -> None:
     """Print the log's head, the SHA-256 of its last line, which seals the whole log; the whole
     log is checked first as `log check` does (exit 1 or 2, and no head, if it fails)."""
     try:
-        status = check_log(file)
+        status = check_lines(open_source(file))  # a file, or ARCHIVE.bza/NAME
     except (LogError, ArchiveError, OSError) as exc:
         fail_read(exc)
     typer.echo(status.head)

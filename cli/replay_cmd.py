@@ -21,9 +21,10 @@ import typer
 
 from buraco_events.archive import ArchiveError
 from buraco_events.events import Event
-from buraco_events.log import Chain, LogError, NotALogError, read_log
+from buraco_events.log import EventReader, LogError, NotALogError
 from buraco_events.projections import Timeline, seat_error
 from buraco_events.render import render_view
+from buraco_events.sources import open_source
 from buraco_events.text import visible
 
 from .common import PROBLEMS, err, fail, fail_read, out
@@ -47,17 +48,17 @@ def load(path: Path) -> Loaded:
 
     OSError and `NotALogError` (input that is not a log at all) propagate.
     """
-    chain = Chain(str(path))
+    reader = EventReader(open_source(path))
     events: list[Event] = []
+    error: str | None = None
     try:
-        for _, line, event in read_log(path):
-            chain.add(line, event)
-            events.append(event)
+        events.extend(event for _, _, event in reader)
     except NotALogError:
         raise
     except LogError as exc:
-        return Loaded(events, chain.sealed, str(exc), chain.head)
-    return Loaded(events, chain.sealed, None, chain.head)
+        error = str(exc)
+    status = reader.status()
+    return Loaded(events, status.sealed, error, status.head)
 
 
 def open_replay(log: Path, public: bool = False) -> tuple[Loaded, Timeline, ErrorFor]:

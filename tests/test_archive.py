@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from buraco_events import archive
 from buraco_events.archive import ArchiveError, iter_archive, pack, unpack
 from buraco_events.events import decode_event, line_hash
-from buraco_events.log import check_lines, iter_logs, write_log
+from buraco_events.log import check_lines, write_log
+from buraco_events.sources import iter_logs
 from cli.main import app
 
 
@@ -237,7 +238,7 @@ def test_one_archived_log_reads_by_its_archive_path(tmp_path: Path) -> None:
     # lines as the file that was packed, and `buraco replay` shows it like a file
     from helpers import random_game
 
-    from buraco_events.log import read_log
+    from buraco_events.sources import read_log
 
     src = tmp_path / "src"
     (src / "deep").mkdir(parents=True)

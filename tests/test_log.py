@@ -30,7 +30,6 @@ from buraco_events.log import (
     check_lines,
     check_log,
     head,
-    iter_logs,
     open_log,
     raw_lines,
     read_log,
@@ -38,6 +37,7 @@ from buraco_events.log import (
     verify_chain,
     write_log,
 )
+from buraco_events.sources import iter_logs
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,0 +1,72 @@
+"""Log sources: the one way every command names and opens the logs a path holds (a shell module).
+
+A path is a log file, a folder (its `*.jsonl`, recursively, sorted: `log.log_files`), an archive
+(`.bza`, its logs in stored order) or one log inside an archive, written `ARCHIVE.bza/NAME`. Each
+log comes as a `log.RawLines` whose `name` is what commands print (`FOLDER/x.jsonl`,
+`ARCHIVE.bza/NAME`), read with `log.EventReader`. Files are read through `log.raw_lines` and
+archives through `archive.iter_archive`, bounded as they are; this module only names and opens.
+It imports both, so that neither imports the other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from .archive import is_archive, iter_archive
+from .events import AnyEvent
+from .log import EventReader, RawLines, StrPath, log_files, raw_lines
+
+
+def _archive_member(path: Path) -> tuple[Path, str] | None:
+    """Return (archive, member name) for a path `ARCHIVE.bza/NAME` that is no file, else None."""
+    if path.exists():
+        return None
+    for parent in path.parents:
+        if parent.is_file() and is_archive(parent):
+            return parent, path.relative_to(parent).as_posix()
+    return None
+
+
+def open_source(path: StrPath) -> RawLines:
+    """Return the lines of one log: a file, or `ARCHIVE.bza/NAME` (read whole from the archive).
+
+    A member the archive does not hold raises `FileNotFoundError`; a damaged archive
+    `archive.ArchiveError`.
+    """
+    p = Path(path)
+    found = _archive_member(p)
+    if found is None:
+        return raw_lines(p)
+    archive, member = found
+    for name, lines in iter_archive(archive):
+        if name == member:
+            return RawLines(str(p), list(lines), lines.tail)
+    raise FileNotFoundError(2, f"no log {member!r} in the archive", str(archive))
+
+
+def iter_logs(path: StrPath) -> Iterator[tuple[str, RawLines]]:
+    """Yield (name, lines) for each log a path holds, named as commands print them.
+
+    A folder gives each `*.jsonl` under it (recursive, sorted), an archive each of its logs
+    (named `ARCHIVE.bza/NAME`, one in memory at a time), anything else the one log it names
+    (`open_source`). An unreadable path raises `OSError`, a damaged archive `ArchiveError` after
+    the logs before the damage.
+    """
+    p = Path(path)
+    if p.is_dir():
+        for f in log_files(p):
+            yield str(f), raw_lines(f)
+    elif is_archive(p):
+        for name, lines in iter_archive(p):
+            lines.name = f"{p}/{name}"
+            yield lines.name, lines
+    else:
+        lines = open_source(p)
+        yield lines.name, lines
+
+
+def read_log(path: StrPath) -> Iterator[tuple[int, bytes, AnyEvent]]:
+    """Yield (line number from 1, line, event) of one log (a file or `ARCHIVE.bza/NAME`),
+    checking it as `log.EventReader` does and raising the first problem."""
+    return iter(EventReader(open_source(path)))
