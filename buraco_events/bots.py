@@ -29,7 +29,7 @@ from .melds import (
     shape_layoffs,
 )
 from .projections import MeldKind, MeldView, View
-from .rules import Rules, team_of
+from .rules import Rules, check_players, team_of
 from .table import Action, Bot, EndlessGame, SeedStreams, Table
 
 # `Bot` (the protocol every player here follows) and `EndlessGame` are the table's: re-exported
@@ -380,8 +380,7 @@ def run_game(
     overrides: dict[str, Any] | None = None,
 ) -> tuple[list[Event], GameState]:
     """Play one game and return its events and the final state (see `play_game`)."""
-    if players not in (2, 4):
-        raise ValueError(f"Buraco is for 2 or 4 players, got {players}")
+    check_players(players)
     if len(bots) != players:
         raise ValueError(f"one bot per seat: {players} seats, {len(bots)} bots")
     events: list[Event] = []

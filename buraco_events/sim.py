@@ -23,7 +23,7 @@ from .engine import team_of
 from .events import HandEnded
 from .log import write_log
 from .melds import CANASTA_KINDS
-from .rules import canonical_variant
+from .rules import canonical_variant, check_players
 
 #: progress callback: (games done, hands done) so far
 Progress = Callable[[int, int], None]
@@ -150,8 +150,7 @@ def simulate(
     arguments) is kept; one with other content is never replaced (`log.LogExistsError`). Raises ValueError for a bad variant, bot names, player count or counts.
     """
     name = canonical_variant(variant)
-    if players not in (2, 4):
-        raise ValueError(f"Buraco is for 2 or 4 players, got {players}")
+    check_players(players)
     if games < 0 or workers < 1:
         raise ValueError("games must be >= 0 and workers >= 1")
     seats = seat_bots(bots, players)

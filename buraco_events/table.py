@@ -56,7 +56,7 @@ from .events import (
     event_type,
 )
 from .projections import View, player_view
-from .rules import Rules, canonical_variant, find_rules
+from .rules import Rules, canonical_variant, check_players, find_rules
 
 #: a hand longer than this many turns is a bug in a bot or the engine, never a real game
 MAX_TURNS_PER_HAND = 2000
@@ -298,8 +298,7 @@ def start_event(
     preset's rules. Raises ValueError (`rules.UnknownVariant`) for an unknown variant or a player
     count other than 2 or 4.
     """
-    if len(players) not in (2, 4):
-        raise ValueError(f"Buraco is for 2 or 4 players, got {len(players)}")
+    check_players(len(players))
     name = canonical_variant(variant)
     rules = find_rules(name, **(overrides or {}))
     if target is not None:
