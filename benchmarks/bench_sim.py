@@ -42,7 +42,8 @@ _HOT = (
     ("projections.player_view", "projections.py", "player_view"),
     ("engine.table_scores", "engine.py", "table_scores"),
     ("bots.GreedyBot.choose", "bots.py", "choose"),
-    ("engine.play (check+apply)", "engine.py", "play"),
+    ("engine.check", "engine.py", "check"),
+    ("engine.apply", "engine.py", "apply"),
 )
 
 
