@@ -49,7 +49,6 @@ import msgspec
 from .archive import ArchiveError
 from .engine import GameState, IllegalMove, apply, check, hand_scores
 from .events import (
-    ZERO_HASH,
     AnyEvent,
     GameEnded,
     GameStarted,
@@ -57,7 +56,7 @@ from .events import (
     HandStarted,
     event_type,
 )
-from .log import EventReader, LogError, NotALogError, RawLines, TornTailError
+from .log import Chain, EventReader, LogError, NotALogError, RawLines, TornTailError
 from .scoring import TeamScore
 from .sources import iter_logs
 
@@ -268,13 +267,15 @@ class _Auditor:
         self.finding: Finding | None = None
         self.game_id: str | None = None
         self.last_seq = -1
-        self.last_line: bytes | None = None  # hashed only when needed: a bad line's hash rarely is
+        self.last_line: bytes | None = None
+        # the chain check every reader shares (seq, prev, nothing after game_ended); the audit
+        # words what it finds and judges sealing over the whole log (see `finish`)
+        self.chain = Chain(path)
         self.n_lines = 0
         self.n_decoded = 0
         self.with_prev = 0
         self.without_prev: list[int] = []  # the first PROBLEMS_KEPT seqs; n_without_prev counts
         self.n_without_prev = 0
-        self.ended: int | None = None  # seq of the first game_ended
         self.complete = False  # the last line read is game_ended
         self.not_a_log: str | None = None
         self.pending: HandStarted | None = None  # a deal whose commitment awaits its salt
@@ -282,9 +283,9 @@ class _Auditor:
         self.hands: list[HandReport] = []
 
     @property
-    def prev_hash(self) -> str:
-        """Return the SHA-256 of the last line read (64 zeros before line 1): the next `prev`."""
-        return ZERO_HASH if self.last_line is None else hashlib.sha256(self.last_line).hexdigest()
+    def ended(self) -> int | None:
+        """Return the seq of the first game_ended read (None before it)."""
+        return self.chain.ended
 
     def add(self, seq: int, kind: ProblemKind, message: str) -> None:
         problem = Problem(seq, kind, message)
@@ -324,18 +325,17 @@ class _Auditor:
             ev = decoded
             seq = ev.seq
             self.n_decoded += 1
-            self._check_chain(ev, want_seq, index)
+            self._check_chain(ev, index)
         self.complete = isinstance(ev, GameEnded)
         self.last_seq = seq
         self.last_line = line
         after_end = self.ended is not None
+        self.chain.skip(line, ev, seq)  # taken in as stored: the next line links to it
         if after_end:
             # EVENTS.md: nothing may follow game_ended; the game is over, so nothing is replayed
             self.add(seq, "integrity", f"{'an event' if ev is None else event_type(ev)} after"
                      f" game_ended (seq {self.ended}): nothing may follow game_ended (was the log"
                      " extended after the game?)")
-        elif isinstance(ev, GameEnded):
-            self.ended = seq
         before: GameState | None = None
         if self.live:
             self.note_finding(seq, line, ev, None)  # format or chain: the table before it
@@ -347,16 +347,17 @@ class _Auditor:
             self._note_claims(ev)
         self.note_finding(seq, line, ev, before)
 
-    def _check_chain(self, ev: AnyEvent, want_seq: int, index: int) -> None:
-        if ev.seq != want_seq:
-            self.add(ev.seq, "integrity", _seq_words(ev.seq, want_seq))
+    def _check_chain(self, ev: AnyEvent, index: int) -> None:
+        link = self.chain.link(ev)
+        if link.seq is not None:
+            self.add(ev.seq, "integrity", _seq_words(ev.seq, link.seq))
         if ev.prev is None:
             self.n_without_prev += 1
             if len(self.without_prev) < PROBLEMS_KEPT:
                 self.without_prev.append(ev.seq)
         else:
             self.with_prev += 1
-            if ev.prev != self.prev_hash:
+            if link.prev is not None:
                 if index == 0:
                     self.add(ev.seq, "integrity", "prev of line 1 must be 64 zeros")
                 else:
@@ -442,7 +443,7 @@ class _Auditor:
 
     def finish(self, torn: TornTailError | None) -> Audit:
         last = max(self.last_seq, 0)
-        head = self.prev_hash if self.last_line is not None else None
+        head = self.chain.head
         complete = self.complete and torn is None
         if not self.n_lines:
             self.add(0, "format", "empty log: no events")

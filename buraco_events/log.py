@@ -20,7 +20,7 @@ import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import msgspec
 
@@ -277,6 +277,15 @@ def _end_error(lines: RawLines, events: int, name: str | None = None) -> LogErro
 # -- the hash chain ------------------------------------------------------------------------------
 
 
+class Link(NamedTuple):
+    """How one decoded line stands in its log's chain (`Chain.link`); each field is None when
+    that part holds."""
+
+    seq: int | None  # the seq the line should have had, when it has another
+    prev: str | None  # the prev it should have carried, when it carries another
+    after_end: int | None  # the seq of game_ended, when the line comes after it
+
+
 @dataclass(frozen=True, slots=True)
 class ChainStatus:
     """What a check of a whole log found: its events, whether it is sealed, and its head.
@@ -312,16 +321,37 @@ class Chain:
     def _error(self, event: Event, field: str, message: str) -> LogError:
         return LogError(self.name, self.events + 1, event.seq, field, f"field {field}: {message}")
 
+    def expected_prev(self) -> str:
+        """Return the `prev` the next line must carry: the SHA-256 of the line before it as
+        stored, or 64 zeros on line 1."""
+        return ZERO_HASH if self._last is None else line_hash(self._last)
+
+    @property
+    def ended(self) -> int | None:
+        """Return the seq of the log's game_ended, once taken in (None before)."""
+        return self._ended
+
+    def link(self, event: Event) -> Link:
+        """Return how the next line, decoded as `event`, stands in the chain (nothing is taken
+        in: `add` or `skip` does that). A line without `prev` is not judged here: whether a log
+        is sealed is the reader's policy (line 1 decides in `add`, the whole log in the audit)."""
+        prev = None
+        if event.prev is not None:
+            expected = self.expected_prev()
+            prev = None if event.prev == expected else expected
+        return Link(None if event.seq == self._next_seq else self._next_seq, prev, self._ended)
+
     def add(self, line: bytes, event: Event) -> None:
         """Check the next stored line and its decoded event; raise `LogError` if they break."""
         n = self.events
-        if self._ended is not None:
+        link = self.link(event)
+        if link.after_end is not None:
             raise LogError(self.name, n + 1, event.seq, "type",
-                           f"{event_type(event)} after game_ended (seq {self._ended}): nothing may"
-                           " follow game_ended (a remark on a finished game goes in its own file)")
-        if event.seq != self._next_seq:
-            what = "a gap" if event.seq > self._next_seq else "out of order"
-            raise self._error(event, "seq", f"expected {self._next_seq}, got {event.seq} ({what})")
+                           f"{event_type(event)} after game_ended (seq {link.after_end}): nothing"
+                           " may follow game_ended (a remark on a finished game goes in its own file)")
+        if link.seq is not None:
+            what = "a gap" if event.seq > link.seq else "out of order"
+            raise self._error(event, "seq", f"expected {link.seq}, got {event.seq} ({what})")
         if n == 0:
             self.sealed = event.prev is not None
         if event.prev is None:
@@ -331,24 +361,24 @@ class Chain:
             raise self._error(
                 event, "prev", "present, but line 1 has none (a log is sealed on every line or none)"
             )
-        else:
-            expected = ZERO_HASH if self._last is None else line_hash(self._last)
-            if event.prev != expected:
-                what = "line 1 links to 64 zeros" if n == 0 else f"line {n} was changed or removed"
-                raise self._error(
-                    event, "prev",
-                    f"does not match ({what}): expected {expected[:16]}..., got {event.prev[:16]}...",
-                )
+        elif link.prev is not None:
+            what = "line 1 links to 64 zeros" if n == 0 else f"line {n} was changed or removed"
+            raise self._error(
+                event, "prev",
+                f"does not match ({what}): expected {link.prev[:16]}..., got {event.prev[:16]}...",
+            )
         self.skip(line, event)
 
-    def skip(self, line: bytes, event: Event | None = None) -> None:
+    def skip(self, line: bytes, event: Event | None = None, seq: int | None = None) -> None:
         """Take in a line without checking it (it broke the chain, or `event` None: it did not
-        decode), so that reading can go on from it."""
+        decode, and `seq` is the seq it gave, if any), so that reading can go on from it."""
         if self.events == 0 and event is not None:
             self.sealed = event.prev is not None
         self._last = line
         self.events += 1
-        self._next_seq = self._next_seq + 1 if event is None else event.seq + 1
+        if event is not None:
+            seq = event.seq
+        self._next_seq = (self._next_seq if seq is None else seq) + 1
         self.complete = isinstance(event, GameEnded)
         if self.complete and self._ended is None:
             assert event is not None  # complete means a game_ended event
@@ -357,7 +387,7 @@ class Chain:
     @property
     def head(self) -> str | None:
         """Return the hex SHA-256 of the last line added (None before any)."""
-        return None if self._last is None else line_hash(self._last)
+        return None if self._last is None else self.expected_prev()
 
     def status(self) -> ChainStatus:
         """Return what the chain has seen so far."""
