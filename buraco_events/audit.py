@@ -47,6 +47,8 @@ from typing import Literal
 import msgspec
 
 from .archive import ArchiveError
+from .commit import deal_commitment
+from .commit import deck_text as deck_text  # moved to the core; still importable from here
 from .engine import GameState, IllegalMove, apply, check, hand_scores
 from .events import (
     ZERO_HASH,
@@ -189,21 +191,6 @@ def iter_decoded(lines: Iterable[bytes], name: str = "<log>") -> Iterator[tuple[
         except LogError as exc:
             event = exc
         yield line, event
-
-
-def deck_text(ev: HandStarted) -> str:
-    """Return the deal's cards joined by `,` in the commitment order of EVENTS.md."""
-    cards = [c for h in ev.hands for c in h]
-    for d in ev.deads:
-        cards.extend(d)
-    cards.extend(ev.stock)
-    cards.extend(ev.discard)
-    return ",".join(cards)
-
-
-def deal_commitment(salt: str, ev: HandStarted) -> str:
-    """Return the commitment a deal should carry: hex SHA-256 of `salt + "|" + deck`."""
-    return hashlib.sha256(f"{salt}|{deck_text(ev)}".encode()).hexdigest()
 
 
 def team_line(score: TeamScore) -> TeamLine:
