@@ -373,8 +373,9 @@ def new_session(
     table = Table(bots_by_seat, PositionSeeds(seed), salts=keyed_salts(key))
     session = Session(path, writer, table, setup, say, symbols=symbols, pace=pace, sleep=sleep)
     match = f", a match to {start.target}" if start.target else ", one hand"
+    who = "" if name == DEFAULT_NAME else f"{visible(name)}, "
     say(Text(f"new game {game_id}: {variant_name}, {players} players{match}, seed {seed}; you are "
-             f"{visible(name)}, seat {seat} (team {team_of(seat)}); log {visible(str(path))}", style="bold"))
+             f"{who}seat {seat} (team {team_of(seat)}); log {visible(str(path))}", style="bold"))
     session.table.append(start)
     session.table.append(setup.note())
     return session
