@@ -246,7 +246,7 @@ def test_play_seats_a_users_bot_and_resumes_it(user_bots: Path) -> None:
     result = runner.invoke(app, ["play", "--seed", "4", "--log", "p.jsonl", "--bots", "h16_userbots:FirstBot"],
                            input="draw\nquit\n")
     assert result.exit_code == 0, result.output
-    assert "first-1" in (user_bots / "p.jsonl").read_text()
+    assert 'h16_userbots:FirstBot' in (user_bots / "p.jsonl").read_text()  # the setup note names it
     session = resume_session(user_bots / "p.jsonl", lambda r: None)
     try:
         assert session.table.seats[1].name == "first"
