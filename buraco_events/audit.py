@@ -36,7 +36,6 @@ problems in seq order (and always the first of each kind), and counts them all i
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -47,6 +46,8 @@ from typing import Literal
 import msgspec
 
 from .archive import ArchiveError
+from .commit import deal_commitment
+from .commit import deck_text as deck_text  # moved to the core; still importable from here
 from .engine import GameState, IllegalMove, apply, check, hand_scores
 from .events import (
     AnyEvent,
@@ -166,19 +167,6 @@ def split_lines(data: bytes, name: str = "<log>") -> RawLines:
     return RawLines(name, lines, tail)
 
 
-def deck_text(ev: HandStarted) -> str:
-    """Return the deal's cards joined by `,` in the commitment order of EVENTS.md."""
-    cards = [c for h in ev.hands for c in h]
-    for d in ev.deads:
-        cards.extend(d)
-    cards.extend(ev.stock)
-    cards.extend(ev.discard)
-    return ",".join(cards)
-
-
-def deal_commitment(salt: str, ev: HandStarted) -> str:
-    """Return the commitment a deal should carry: hex SHA-256 of `salt + "|" + deck`."""
-    return hashlib.sha256(f"{salt}|{deck_text(ev)}".encode()).hexdigest()
 
 
 def team_line(score: TeamScore) -> TeamLine:

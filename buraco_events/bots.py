@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .cards import RANK, SUIT, SUITS, Card, card_value, is_wild_card
+from .commit import seeded_salts
 from .engine import GameState
 from .events import Event
 from .melds import (
@@ -378,15 +379,18 @@ def run_game(
     game_id: str,
     target: int | None = None,
     overrides: dict[str, Any] | None = None,
+    commit: bool = False,
 ) -> tuple[list[Event], GameState]:
-    """Play one game and return its events and the final state (see `play_game`)."""
+    """Play one game and return its events and the final state (see `play_game`); with
+    `commit`, every deal carries a commitment whose salt comes from the seed (`seeded_salts`)."""
     check_players(players)
     if len(bots) != players:
         raise ValueError(f"one bot per seat: {players} seats, {len(bots)} bots")
     events: list[Event] = []
     names = [f"{b.name}-{s}" for s, b in enumerate(bots)]
     table = Table.start(variant, names, game_id=game_id, seats=bots, rng=SeedStreams(seed),
-                        target=target, overrides=overrides, record=events.append)
+                        target=target, overrides=overrides, record=events.append,
+                        salts=seeded_salts(seed) if commit else None)
     return events, table.run()
 
 

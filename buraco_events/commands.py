@@ -15,7 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cards import CardError, parse_cards
+from .cards import CardError, parse_cards, sorted_cards
+from .engine import IllegalMove
+from .melds import classify
+from .rules import Rules
 from .table import Action
 
 #: each accepted word (and short form) -> the command it names
@@ -128,16 +131,69 @@ def options_text(actions: Sequence[Action]) -> str:
     return text + ("; hint lists them" if "meld" in kinds or "add" in kinds else "")
 
 
-def hint_text(actions: Sequence[Action]) -> str:
-    """Return every legal action as the command that plays it, discards on one line."""
-    lines = [action_command(a) for a in actions if a.kind != "discard"]
+#: the most lines `hint` prints: a screen, not a list to scroll
+HINT_LINES = 10
+
+
+def arranged(action: Action, rules: Rules) -> Action:
+    """Return `action` with its cards in reading order: a meld in its canonical arrangement
+    (`melds.classify`: a run in rank order, the wild where it stands), other cards by suit and rank."""
+    if action.kind == "meld":
+        shape = classify(action.cards, rules)
+        if shape is not None:
+            return Action("meld", shape.cards)
+    if action.kind == "add":
+        return Action("add", tuple(sorted_cards(action.cards)), meld=action.meld)
+    return action
+
+
+def hint_text(
+    actions: Sequence[Action], rules: Rules | None = None, best: Action | None = None,
+    limit: int = HINT_LINES,
+) -> str:
+    """Return the legal actions as the commands that play them: `best` first (marked), the plays
+    in reading order (`arranged`, with `rules`), discards on one line, at most `limit` lines."""
+    def line(a: Action) -> str:
+        return action_command(arranged(a, rules) if rules is not None else a)
+
+    lines = [line(best) + "   (the bot's choice)"] if best is not None else []
+    plays = [a for a in actions if a.kind != "discard" and a != best]
     discards = [a.cards[0] for a in actions if a.kind == "discard"]
+    if not lines and not plays and not discards:
+        return "no move of yours now"
+    room = limit - len(lines) - (1 if discards else 0)
+    if len(plays) > room:
+        room -= 1  # the last line counts what is left out
+        lines += [line(a) for a in plays[:room]]
+        lines.append(f"… and {len(plays) - room} more plays (any legal meld or add is accepted)")
+    else:
+        lines += [line(a) for a in plays]
     if discards:
         lines.append("discard " + " | ".join(discards))
-    return "\n".join(lines) if lines else "no move of yours now"
+    return "\n".join(lines)
+
+
+#: what a player is told when an action comes in the wrong phase (the engine's phase, the action)
+_WRONG_PHASE: dict[tuple[str, str], str] = {
+    ("draw", "meld"): "draw first: take the stock's top card (`draw`) or the whole pile (`pile`)",
+    ("draw", "add"): "draw first: take the stock's top card (`draw`) or the whole pile (`pile`)",
+    ("draw", "discard"): "draw first: take the stock's top card (`draw`) or the whole pile (`pile`)",
+    ("play", "draw"): "you have drawn this turn: meld, add to a meld, then discard (`discard CARD`)",
+    ("play", "pile"): "you have drawn this turn: meld, add to a meld, then discard (`discard CARD`)",
+}
+
+
+def refusal_text(exc: IllegalMove, action: Action) -> str:
+    """Return why the engine refused a player's `action`, in the player's words: a move out of
+    its phase names what the phase asks for; any other refusal is the engine's public reason
+    (the rule in words, naming no card the player cannot see)."""
+    told = _WRONG_PHASE.get((exc.phase, action.kind))
+    if told is not None:  # the engine checks the phase before anything else (`engine.check`)
+        return told
+    return f"cannot {action.kind}: {exc.public}"
 
 
 __all__ = [
-    "HELP", "WORDS", "Command", "CommandError", "action_command", "hint_text", "options_text",
-    "parse_command",
+    "HELP", "HINT_LINES", "WORDS", "Command", "CommandError", "action_command", "arranged",
+    "hint_text", "options_text", "parse_command", "refusal_text",
 ]

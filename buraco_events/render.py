@@ -26,6 +26,8 @@ from .text import visible
 
 #: style of each suit letter (spades and clubs plain)
 SUIT_STYLE: dict[str, str] = {"H": "red", "D": "red"}
+#: each suit letter as its symbol (the joker stays `JK`: the emoji is double width)
+SUIT_SYMBOL: dict[str, str] = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 #: how a meld's canasta kind reads
 CANASTA_LABEL: dict[str, str] = {
     "none": "", "dirty": "dirty canasta", "clean": "clean canasta",
@@ -33,14 +35,20 @@ CANASTA_LABEL: dict[str, str] = {
 }
 
 
-def card_text(card: Card) -> Text:
-    """Return a card in its notation, red for hearts and diamonds."""
-    return Text(card, style=SUIT_STYLE.get(SUIT.get(card, ""), ""))
+def card_name(card: Card, symbols: bool = False) -> str:
+    """Return a card in its notation, or with its suit as a symbol (`10♥`) when `symbols`."""
+    suit = SUIT.get(card, "")
+    return card[: -len(suit)] + SUIT_SYMBOL[suit] if symbols and suit else card
 
 
-def cards_text(cards: Iterable[Card]) -> Text:
+def card_text(card: Card, symbols: bool = False) -> Text:
+    """Return a card in its notation (suit symbols when `symbols`), red for hearts and diamonds."""
+    return Text(card_name(card, symbols), style=SUIT_STYLE.get(SUIT.get(card, ""), ""))
+
+
+def cards_text(cards: Iterable[Card], symbols: bool = False) -> Text:
     """Return cards separated by spaces, each coloured by suit."""
-    return Text(" ").join(card_text(c) for c in cards)
+    return Text(" ").join(card_text(c, symbols) for c in cards)
 
 
 def seat_label(view: View, seat: int) -> str:
@@ -161,6 +169,11 @@ def _table(view: View) -> Table:
     return grid
 
 
+def render_scores(view: View) -> Table:
+    """Return the RULES 7 score sheet of the view's hand, the totals before it and the running ones."""
+    return _scores(view)
+
+
 def _scores(view: View) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     hand = f"hand {view.hand}" if view.hand >= 0 else "scores"
@@ -207,6 +220,51 @@ def render_view(
         parts += [Text(""), _hands(view), Text(""), *_melds(view, histories), Text(""), _table(view)]
     parts += [Text(""), _scores(view)]
     return Group(*parts)
+
+
+def render_compact(
+    view: View, *, new: Iterable[Card] = (), melds: Iterable[int] = (), symbols: bool = False
+) -> Text:
+    """Return the few lines a player needs between moves: the seat's hand grouped by suit (cards in
+    `new` marked `[..]`, one mark per copy), the pile, stock and deads, and the melds in `melds`."""
+    if view.seat is None:
+        raise ValueError("the compact screen is a seat's")
+    hand = view.hands[view.seat]
+    assert not isinstance(hand, int)  # a seat always sees its own hand
+    marks = list(new)
+    groups: list[Text] = []
+    for suit in (*SUIT_SYMBOL, ""):
+        cards = [c for c in hand if SUIT.get(c, "") == suit]
+        if not cards:
+            continue
+        parts = []
+        for card in cards:
+            text = card_text(card, symbols)
+            if card in marks:
+                marks.remove(card)
+                text = Text.assemble("[", text, "]")
+                text.stylize("bold")
+            parts.append(text)
+        groups.append(Text(" ").join(parts))
+    lines = [Text.assemble(f"your hand ({_count(len(hand))}): ", Text("  ").join(groups))]
+    pile = view.pile
+    top = Text.assemble("top ", card_text(pile.top, symbols)) if pile.top is not None else Text("empty")
+    size = f" ({_count(pile.size)})" if pile.size else ""
+    deads = sum(1 for d in view.deads if d.fate is None)
+    lines.append(Text.assemble("pile: ", top, f"{size} · stock {view.stock} · deads left {deads}"))
+    if view.pending is not None:
+        lines.append(Text.assemble("the pile's top ", card_text(view.pending.top, symbols), " must be played first"))
+    if view.top_due is not None:
+        lines.append(Text.assemble("the pile's top ", card_text(view.top_due, symbols), " must be melded this turn"))
+    by_id = {m.id: m for m in view.melds}
+    for meld_id in sorted(set(melds)):
+        m = by_id.get(meld_id)
+        if m is None:
+            continue
+        kind = CANASTA_LABEL.get(m.kind, m.kind) or f"{m.type} {'clean' if m.clean else 'dirty'}"
+        whose = "yours" if view.seat is not None and m.team == team_of(view.seat) else "theirs"
+        lines.append(Text.assemble(f"meld #{m.id} ({whose}, {kind}): ", cards_text(m.cards, symbols)))
+    return Text("\n").join(lines)
 
 
 def render_text(renderable: RenderableType, width: int = 100, color: bool = False) -> str:

@@ -100,14 +100,14 @@ def seat_bots(names: Sequence[str], players: int) -> tuple[str, ...]:
 
 def _play_batch(
     out_dir: str, variant: str, players: int, seed: int, seats: tuple[str, ...],
-    target: int | None, indices: Sequence[int],
+    target: int | None, indices: Sequence[int], commit: bool = False,
 ) -> _Tally:
     """Play and write games `indices` of a run; return their tally (runs in a worker)."""
     tally = _Tally()
     bots = [bot_by_name(n) for n in seats]
     for i in indices:
         gid = game_id(variant, players, seed, i)
-        events, state = run_game(variant, players, game_seed(seed, i), bots, gid, target)
+        events, state = run_game(variant, players, game_seed(seed, i), bots, gid, target, commit=commit)
         write_log(Path(out_dir) / f"{gid}.jsonl", events, exist_ok=True)
         tally.games += 1
         tally.events += len(events)
@@ -142,11 +142,13 @@ def simulate(
     workers: int = 1,
     target: int | None = None,
     progress: Progress | None = None,
+    commit: bool = False,
 ) -> Summary:
     """Play `games` seeded bot games, write `out_dir/<game_id>.jsonl` for each, and summarise.
 
     `bots` are bot names assigned to seats by `seat_bots`; `target` overrides the preset's (0 = a
-    single hand). A log already in the folder with the same bytes (a rerun with the same
+    single hand); `commit` commits every deal with a salt derived from the game's seed
+    (`commit.seeded_salts`: the same arguments still give the same bytes). A log already in the folder with the same bytes (a rerun with the same
     arguments) is kept; one with other content is never replaced (`log.LogExistsError`). Raises ValueError for a bad variant, bot names, player count or counts.
     """
     name = canonical_variant(variant)
@@ -167,11 +169,11 @@ def simulate(
     args = (str(out), name, players, seed, seats, target)
     if workers == 1 or games <= 1:
         for batch in _batches(games, 1):
-            done(_play_batch(*args, batch))
+            done(_play_batch(*args, batch, commit))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             pending: set[Future[_Tally]] = {
-                pool.submit(_play_batch, *args, batch) for batch in _batches(games, workers)
+                pool.submit(_play_batch, *args, batch, commit) for batch in _batches(games, workers)
             }
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)

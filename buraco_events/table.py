@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import msgspec
 
 from .cards import Card
+from .commit import SaltSource, deal_commitment
 from .engine import (
     PLAYING_PHASES,
     GameState,
@@ -49,6 +50,7 @@ from .events import (
     Drew,
     Event,
     GameStarted,
+    HandEnded,
     LaidOff,
     Melded,
     TookDead,
@@ -316,8 +318,10 @@ class Table:
     seat to move and advances. Every event is checked by the engine before `record` sees it and
     before it is applied: an illegal one raises `IllegalMove` and changes nothing.
 
-    `seats`, `rng` and `record` are plain attributes: a resumed game may set them once its setup
-    is known. `state` is the live state: read it, never change it.
+    `salts` commits every deal (docs/log-format.md): the table's `hand_started` carries the
+    commitment of the salt `salts(hand)` and its `hand_ended` reveals that salt (`commit.py`
+    has the sources). `seats`, `rng`, `salts` and `record` are plain attributes: a resumed game
+    may set them once its setup is known. `state` is the live state: read it, never change it.
     """
 
     def __init__(
@@ -327,10 +331,13 @@ class Table:
         record: Recorder | None = None,
         *,
         ask_forced: bool = False,
+        salts: SaltSource | None = None,
     ) -> None:
         self.seats: dict[int, Bot] = _seat_map(seats)
         self.rng = rng
         self.record = record
+        #: the salt of each hand's deal commitment (None: deals are not committed)
+        self.salts = salts
         #: ask a bot even when one action is legal (by default a forced move is made for it,
         #: with no view built and no rng drawn)
         self.ask_forced = ask_forced
@@ -351,15 +358,17 @@ class Table:
         overrides: Mapping[str, Any] | None = None,
         record: Recorder | None = None,
         ask_forced: bool = False,
+        salts: SaltSource | None = None,
     ) -> Table:
         """Return a new table that has recorded its `game_started` (see `start_event`).
 
         `players` are the names in seat order; `seats` the bots (a list with None for the other
-        seats, or a seat -> bot mapping); `rng` a policy, or an int seed for `PositionSeeds`.
+        seats, or a seat -> bot mapping); `rng` a policy, or an int seed for `PositionSeeds`;
+        `salts` commits each deal (see the class).
         """
         if isinstance(rng, int):
             rng = PositionSeeds(rng)
-        table = cls(seats, rng, record, ask_forced=ask_forced)
+        table = cls(seats, rng, record, ask_forced=ask_forced, salts=salts)
         table.append(start_event(variant, players, game_id, target, overrides))
         return table
 
@@ -372,6 +381,7 @@ class Table:
         rng: RngPolicy | int | None = None,
         record: Recorder | None = None,
         ask_forced: bool = False,
+        salts: SaltSource | None = None,
     ) -> Table:
         """Return a table that replayed `events` (checked, not passed to `record`).
 
@@ -380,7 +390,7 @@ class Table:
         """
         if isinstance(rng, int):
             rng = PositionSeeds(rng)
-        table = cls(seats, rng, None, ask_forced=ask_forced)
+        table = cls(seats, rng, None, ask_forced=ask_forced, salts=salts)
         for event in events:
             table.append(event)
         table.record = record
@@ -443,9 +453,16 @@ class Table:
         if state.phase == "deal":
             if state.hand_no + 1 >= MAX_HANDS_PER_GAME:
                 raise EndlessGame(f"{self._name()}: no team reached {state.rules.target} in {MAX_HANDS_PER_GAME} hands")
-            return self.append(deal(state, self._policy().deal_rng(state.hand_no + 1)))
+            hand = deal(state, self._policy().deal_rng(state.hand_no + 1))
+            if self.salts is not None:
+                salt = self.salts(hand.hand)
+                hand = msgspec.structs.replace(hand, commitment=deal_commitment(salt, hand))
+            return self.append(hand)
         event = table_event(state)
         if event is not None:
+            if isinstance(event, HandEnded) and self.salts is not None:
+                # the hand ends (closed, or the stock ran out): reveal its deal's salt
+                event = msgspec.structs.replace(event, salt=self.salts(state.hand_no))
             return self.append(event)
         seat = state.to_play
         bot = self.seats.get(seat)

@@ -34,6 +34,10 @@ def simulate(
         "--target", help="match target (0 = one hand); default: the preset's"
     )] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
+    commit: Annotated[bool, typer.Option(
+        "--commit", help="commit every deal (its hand_ended reveals the salt; buraco audit checks it); "
+        "the salts come from the seed, so the bytes stay reproducible"
+    )] = False,
 ) -> None:
     """Play bot games, write one sealed log per game into --out, and print a summary."""
     try:
@@ -65,7 +69,8 @@ def simulate(
     try:
         with progress:
             summary = run_simulation(
-                out_dir, games, variant, players, seed, bots.split(","), workers, target, on_progress
+                out_dir, games, variant, players, seed, bots.split(","), workers, target, on_progress,
+                commit,
             )
     except OSError as exc:
         fail(f"--out: {exc}")

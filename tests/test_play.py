@@ -34,11 +34,11 @@ from buraco_events.commands import (
     parse_command,
 )
 from buraco_events.engine import GameState, play, replay
-from buraco_events.events import Note, decode_event
+from buraco_events.events import HandEnded, HandStarted, Note, decode_event
 from buraco_events.log import write_log
 from buraco_events.melds import classify
 from buraco_events.projections import player_view
-from buraco_events.render import render_text
+from buraco_events.render import render_compact, render_text
 from buraco_events.table import Action, legal_actions, table_event
 from cli.main import app
 from cli.play_cmd import Setup, new_session, resume_session
@@ -150,14 +150,14 @@ class Pilot:
             if phase == "draw":
                 self.queues[phase] = [
                     ("frobnicate", "unknown command"), ("meld zz 3H 4H", "not a card: 'zz'"),
-                    (f"discard {held[0]}", "discarded is not allowed now; expected a draw"),
+                    (f"discard {held[0]}", "draw first: take the stock's top card (`draw`) or the whole pile (`pile`)"),
                 ]
             else:
                 junk = next(c for c in itertools.combinations(held, 3) if classify(c, state.rules) is None)
                 self.queues[phase] = [
                     (f"meld {' '.join(junk)}", "is not a legal run"),
                     (f"add 99 {held[0]}", "there is no meld 99"),
-                    ("draw", "drew is not allowed now"),
+                    ("draw", "you have drawn this turn: meld, add to a meld, then discard"),
                 ]
         queue = self.queues[phase]
         if not queue:
@@ -200,27 +200,42 @@ def test_piloted_game_is_logged_whole_and_audits_clean(piloted):
     events = [decode_event(line) for line in path.read_bytes().splitlines()]
     assert replay(events).totals == state.totals
     assert events[1] == Note(seq=1, prev=events[1].prev, by="buraco play",
-                             text='{"human": 1, "bots": ["greedy"], "seed": 11}')
-    assert events[0].players == ("greedy-0", "human")
+                             text='{"human": 1, "bots": ["greedy"], "seed": 11, "commit": true}')
+    assert events[0].players == ("Ana", "you")
     (audit,) = audit_path(path)
     assert audit.report.ok and audit.report.sealed, audit.report.problems
     # the deal of hand 0 comes from the (seed, hand) rng alone
     first = GameState()
     for ev in events[:2]:
         play(first, ev)
-    assert table_event(first, random.Random(f"{SEED}:0")) == msgspec.structs.replace(events[2], prev=None)
+    assert table_event(first, random.Random(f"{SEED}:0")) == msgspec.structs.replace(
+        events[2], prev=None, commitment=None)
 
 
 def test_piloted_game_shows_moves_sheet_and_result(piloted):
     text = "\n".join(piloted["said"])
-    assert "greedy-0 drew from the stock" in text  # the bot's moves are narrated
-    assert "human drew from the stock" in text
+    assert "Ana drew from the stock" in text  # the bot's moves are narrated
+    assert "you drew from the stock" in text
     assert "hand total" in text and "canasta bonus" in text and "cards held" in text
     assert "you win" in text or "you lose" in text
     assert "your hand is empty: a dead is taken for you" in text
-    assert "human took dead" in text  # seed 11: the human's dead is auto-taken
-    assert "human took the pile" in text  # ... and it took a closed pile, playing its top first
+    assert "you took dead" in text  # seed 11: the human's dead is auto-taken
+    assert "you took the pile" in text  # ... and it took a closed pile, playing its top first
     assert f"check it with buraco audit {piloted['path']}" in text
+
+
+def _game(path: Path) -> list:
+    """Return a log's events without what a secret salt changes (the commitments, the salts and
+    so the chain): two sessions with the same seed and input play the same game."""
+    events = []
+    for line in path.read_bytes().splitlines():
+        ev = decode_event(line)
+        if isinstance(ev, HandStarted):
+            ev = msgspec.structs.replace(ev, commitment=None)
+        elif isinstance(ev, HandEnded):
+            ev = msgspec.structs.replace(ev, salt=None)
+        events.append(msgspec.structs.replace(ev, prev=None))
+    return events
 
 
 def _play_cli(*args: str, input: str):
@@ -232,7 +247,7 @@ def test_cli_with_the_same_script_writes_the_same_log(piloted, tmp_path):
     result = _play_cli("--seed", str(SEED), "--seat", "1", "--log", str(log),
                        input="\n".join(piloted["pilot"].script) + "\n")
     assert result.exit_code == 0, result.output
-    assert log.read_bytes() == piloted["path"].read_bytes()
+    assert _game(log) == _game(piloted["path"])
     assert "unknown command 'frobnicate'" in result.output
     assert "> " in result.output
 
@@ -252,7 +267,9 @@ def test_end_of_input_quits_and_resume_finishes_the_same_game(piloted, tmp_path)
     second = _play_cli("--resume", str(log), input="".join(line + "\n" for line in pilot.script[k:]))
     assert second.exit_code == 0, second.output
     assert "resumed game play-stbl-2p-s11" in second.output
-    assert log.read_bytes() == piloted["path"].read_bytes()
+    assert _game(log) == _game(piloted["path"])
+    (audit,) = audit_path(log)
+    assert audit.report.ok, audit.report.problems  # the resumed game revealed the committed salt
 
 
 def test_resume_after_sigkill_finishes_the_same_game(piloted, tmp_path):
@@ -283,9 +300,9 @@ def test_resume_after_sigkill_finishes_the_same_game(piloted, tmp_path):
     assert proc.returncode == -signal.SIGKILL
     result = _play_cli("--resume", str(log), input="".join(line + "\n" for line in pilot.script[k:]))
     assert result.exit_code == 0, result.output
-    assert log.read_bytes() == piloted["path"].read_bytes()
+    assert _game(log) == _game(piloted["path"])
     (audit,) = audit_path(log)
-    assert audit.report.ok
+    assert audit.report.ok, audit.report.problems
 
 
 def test_resume_a_finished_game_shows_the_result(piloted, tmp_path):
@@ -308,13 +325,13 @@ def test_four_players_partner_bot_and_pilot(tmp_path):
     finally:
         session.close()
     events = [decode_event(line) for line in path.read_bytes().splitlines()]
-    assert events[0].players == ("greedy-0", "random-1", "human", "greedy-3")
+    assert events[0].players == ("Ana", "Bruno", "you", "Davi")
     (audit,) = audit_path(path)
     assert audit.report.ok, audit.report.problems
     # resuming a finished 4-player game reads the setup back
     again = resume_session(path, lambda r: None)
     try:
-        assert again.setup == Setup(2, ("greedy", "random", "greedy"), 5)
+        assert again.setup == Setup(2, ("greedy", "random", "greedy"), 5, commit=True)
         assert {s: b.name for s, b in again.table.seats.items()} == {0: "greedy", 1: "random", 3: "greedy"}
     finally:
         again.close()
@@ -381,3 +398,149 @@ def test_resume_of_input_that_is_not_a_log_or_breaks_the_rules(piloted, tmp_path
     assert result.exit_code == 1 and result.stderr.count("\n") == 1
     assert "drew a card that is not the stock's top card" in result.stderr
     assert f"top card is {top}" not in result.stderr
+
+
+# -- issue 18: a card table --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def match(tmp_path_factory):
+    """A whole match of fechado to 1000 points against a greedy bot (seed 1: two hands), with
+    the auto-pilot at seat 0, named, bots paced by a fake clock."""
+    path = tmp_path_factory.mktemp("match") / "match.jsonl"
+    said: list[str] = []
+    naps: list[float] = []
+    session = new_session("fechado", 2, 0, ["greedy"], 1, path, lambda r: said.append(_text(r)),
+                          name="Zoe", target=1000, pace=0.5, sleep=naps.append)
+    pilot = Pilot(path, 0, said)
+    try:
+        assert session.run(pilot)
+    finally:
+        session.close()
+    return {"path": path, "said": said, "pilot": pilot, "state": session.state, "naps": naps}
+
+
+def test_a_match_goes_hand_after_hand_to_the_target(match):
+    state, text = match["state"], "\n".join(match["said"])
+    assert len(state.hand_results) == 2 and max(state.totals) >= 1000
+    events = [decode_event(line) for line in match["path"].read_bytes().splitlines()]
+    assert events[0].players == ("Zoe", "Bruno") and events[0].target == 1000
+    # the score sheet and the match's standing after each hand, then the result
+    assert text.count("match to 1000: team 0") == 2 and text.count("hand total") == 2
+    assert "after 2 hand(s)" in text and ("you win" in text or "you lose" in text)
+    assert "Zoe drew from the stock" in text and "Bruno drew from the stock" in text
+
+
+def test_every_deal_is_committed_before_play_and_audit_proves_it(match):
+    said, path = match["said"], match["path"]
+    events = [decode_event(line) for line in path.read_bytes().splitlines()]
+    deals = [e for e in events if isinstance(e, HandStarted)]
+    ends = [e for e in events if isinstance(e, HandEnded)]
+    assert len(deals) == len(ends) == 2
+    for deal, end in zip(deals, ends, strict=True):
+        # shown before the hand's first move, the salt at its end
+        shown = next(i for i, line in enumerate(said) if f"deal commitment {deal.commitment}" in line)
+        first_move = next(i for i, line in enumerate(said) if line.startswith(f"seq {deal.seq + 1}:"))
+        revealed = next(i for i, line in enumerate(said) if f"the deal's salt: {end.salt}" in line)
+        assert shown < first_move < revealed
+        assert f"buraco audit --partial {path}" in said[revealed]
+    (audit,) = audit_path(path)
+    assert audit.report.ok and audit.report.complete, audit.report.problems
+    # the salts are secret: not in the log before their hand ends, kept beside it (owner only)
+    assert all(end.salt.encode() not in path.read_bytes().split(b'"hand_ended"')[0] for end in ends)
+    assert os.stat(f"{path}.key").st_mode & 0o077 == 0
+    # a deal changed afterwards no longer opens with its salt
+    lines = path.read_bytes().splitlines()
+    k = next(i for i, e in enumerate(events) if isinstance(e, HandStarted))
+    deal = events[k]
+    swapped = msgspec.structs.replace(deal, stock=(*deal.stock[:-2], deal.stock[-1], deal.stock[-2]))
+    forged = path.with_name("forged.jsonl")
+    forged.write_bytes(b"\n".join([*lines[:k], msgspec.json.encode(swapped), *lines[k + 1:]]) + b"\n")
+    (audit,) = audit_path(forged)
+    assert any("does not match its commitment" in p.message for p in audit.report.problems)
+
+
+def test_the_match_resumes_in_its_second_hand_and_ends_the_same(match, tmp_path):
+    pilot, log = match["pilot"], tmp_path / "m.jsonl"
+    events = [decode_event(line) for line in match["path"].read_bytes().splitlines()]
+    second = next(e.seq for e in events if isinstance(e, HandStarted) and e.hand == 1)
+    k = next(i for i, seq in enumerate(pilot.prompt_seqs) if seq > second + 10)
+    args = ("--variant", "fechado", "--target", "1000", "--seed", "1", "--name", "Zoe", "--log", str(log))
+    first = _play_cli(*args, input="".join(line + "\n" for line in pilot.script[:k]))
+    assert first.exit_code == 0 and "end of input" in first.output, first.output
+    rest = _play_cli("--resume", str(log), "--pace", "0", input="".join(line + "\n" for line in pilot.script[k:]))
+    assert rest.exit_code == 0, rest.output
+    assert "resumed game play-fechado-2p-s1" in rest.output and "(hand 1); you are Zoe" in rest.output
+    assert _game(log) == _game(match["path"])
+    (audit,) = audit_path(log)
+    assert audit.report.ok and audit.report.complete, audit.report.problems
+    assert "after 2 hand(s)" in rest.output
+
+
+def test_pace_pauses_before_each_bot_move_only(match):
+    events = [decode_event(line) for line in match["path"].read_bytes().splitlines()]
+    bot_moves = [e for e in events if getattr(e, "player", None) == 1]
+    assert match["naps"] == [0.5] * len(bot_moves) and bot_moves
+
+
+def test_the_compact_screen_marks_new_cards_and_changed_melds(match):
+    said = match["said"]
+    screens = [s for s in said if s.startswith("your hand (")]
+    assert screens and all(len(s.splitlines()) <= 12 for s in screens)  # never the whole table
+    assert not any("melds of team" in s for s in said)  # the full table only on `show`
+    drew = next(i for i, s in enumerate(said) if s.startswith("seq ") and "Zoe drew from the stock" in s)
+    card = said[drew].rsplit(": ", 1)[1]
+    screen = next(s for s in said[drew:] if s.startswith("your hand ("))
+    assert f"[{card}]" in screen and "pile: " in screen and " · stock " in screen
+    assert any("(theirs, " in s or "(yours, " in s for s in screens)
+
+
+def test_render_compact_groups_suits_with_symbols():
+    view = player_view(_dealt_state(), 0)
+    letters = render_compact(view, new=(view.hands[0][0],)).plain
+    symbols = render_compact(view, symbols=True).plain
+    first = view.hands[0][0]
+    assert f"[{first}]" in letters and "♥" not in letters
+    assert any(s in symbols for s in "♠♥♦♣") and "H " not in symbols.splitlines()[0].replace("JK", "")
+
+
+def _dealt_state() -> GameState:
+    state = GameState()
+    for ev in random_game("stbl", 2, 1)[:3]:
+        play(state, ev)
+    return state
+
+
+def test_hint_reads_in_run_order_best_first_at_most_a_screen():
+    rules = _dealt_state().rules
+    actions = [Action("meld", ("10D", "8D", "9D")), *[Action("meld", ("3H", "4H", f"{r}H")) for r in "56789"],
+               *[Action("add", ("KS", "QS"), meld=m) for m in range(8)], Action("discard", ("KD",))]
+    lines = hint_text(actions, rules, best=actions[0]).splitlines()
+    assert lines[0] == "meld 8D 9D 10D   (the bot's choice)"
+    assert "add 0 QS KS" in lines
+    assert len(lines) == 10 and lines[-1] == "discard KD" and lines[-2].startswith("… and 6 more plays")
+    assert "meld 10D 8D 9D" not in lines
+
+
+def test_refusals_name_the_rule_in_a_players_words(tmp_path):
+    log = tmp_path / "r.jsonl"
+    result = _play_cli("--seed", "11", "--seat", "1", "--log", str(log),
+                       input="meld 3H 4H 5H\ndiscard KD\nhint\ndraw\npile\nadd 99 8D\nquit\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert out.count("draw first: take the stock's top card (`draw`) or the whole pile (`pile`)") == 2
+    assert "you have drawn this turn: meld, add to a meld, then discard (`discard CARD`)" in out
+    assert "cannot add: " in out and "there is no meld 99" in out
+    assert "discarded is not allowed" not in out and "expected a draw" not in out
+    hint = out.split("> hint\n", 1)[1].split("\n> ", 1)[0].splitlines()
+    assert hint[0] in ("draw   (the bot's choice)", "pile   (the bot's choice)")
+
+
+def test_bad_name_and_pace_fail_on_one_line(tmp_path):
+    log = tmp_path / "n.jsonl"
+    for args, reason in ((["--name", ""], "--name: give 1 to 40"), (["--name", "a\x1b[2J"], "--name: give 1 to 40"),
+                         (["--pace", "-1"], "--pace: give 0 or more seconds")):
+        result = _play_cli(*args, "--seed", "1", "--log", str(log), input="")
+        assert result.exit_code == 2 and reason in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1 and "\x1b" not in result.stderr
+        assert not log.exists()

@@ -22,6 +22,7 @@ from buraco_events import (
 )
 from buraco_events.bots import GreedyBot, RandomBot, bot_by_name
 from buraco_events.commands import action_command
+from buraco_events.commit import keyed_salts
 from buraco_events.engine import GameState, deal, replay
 from buraco_events.events import Event, decode_event, seal_lines
 from buraco_events.sim import game_id, game_seed, simulate
@@ -66,9 +67,10 @@ def test_table_writes_the_events_a_play_session_logs(tmp_path: Path) -> None:
         session.close()
     logged = [msgspec.structs.replace(decode_event(line), prev=None) for line in path.read_bytes().splitlines()]
     events: list[Event] = []
-    table = Table.start("stbl", ["human", "random-1"], game_id="play-stbl-2p-s5", seats=[None, RandomBot()],
-                        rng=PositionSeeds(5), record=events.append)
-    table.append(Setup(0, ("random",), 5).note())
+    key = bytes.fromhex(path.with_name(path.name + ".key").read_text())  # the session's secret salts
+    table = Table.start("stbl", ["you", "Bruno"], game_id="play-stbl-2p-s5", seats=[None, RandomBot()],
+                        rng=PositionSeeds(5), record=events.append, salts=keyed_salts(key))
+    table.append(Setup(0, ("random",), 5, commit=True).note())
     _first(table)
     assert logged == events
 
@@ -244,7 +246,7 @@ def test_play_seats_a_users_bot_and_resumes_it(user_bots: Path) -> None:
     result = runner.invoke(app, ["play", "--seed", "4", "--log", "p.jsonl", "--bots", "h16_userbots:FirstBot"],
                            input="draw\nquit\n")
     assert result.exit_code == 0, result.output
-    assert "first-1" in (user_bots / "p.jsonl").read_text()
+    assert 'h16_userbots:FirstBot' in (user_bots / "p.jsonl").read_text()  # the setup note names it
     session = resume_session(user_bots / "p.jsonl", lambda r: None)
     try:
         assert session.table.seats[1].name == "first"
