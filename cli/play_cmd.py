@@ -272,7 +272,7 @@ class Session:
             self.say(Text(options_text(legal_actions(state)), style="bold"))
         line = read(state)
         if line is None:
-            self.say(Text(f"end of input: the game stops here; {self._resume_hint()}"))
+            self.say(Text(f"end of input: the game stops here; {self.resume_hint()}"))
             return False
         try:
             command = parse_command(line)
@@ -283,7 +283,7 @@ class Session:
             return True
         word = command.word
         if word == "quit":
-            self.say(Text(f"you quit; {self._resume_hint()}"))
+            self.say(Text(f"you quit; {self.resume_hint()}"))
             return False
         if word == "help":
             self.say(Text(HELP))
@@ -313,7 +313,8 @@ class Session:
     def _reject(self, reason: str) -> None:
         self.say(Text(visible(reason), style="red"))  # it may quote what was typed
 
-    def _resume_hint(self) -> str:
+    def resume_hint(self) -> str:
+        """Return how to continue this game later."""
         path = visible(str(self.path))
         return f"the log {path} holds everything played: buraco play --resume {path}"
 
@@ -461,6 +462,7 @@ def play(
     name: Annotated[str | None, typer.Option("--name", help=f"your name in the log and on screen (default: {DEFAULT_NAME})", show_default=False)] = None,
     target: Annotated[int | None, typer.Option("--target", help="match target (0 = one hand; default: the preset's)", show_default=False)] = None,
     pace: Annotated[float, typer.Option("--pace", metavar="SECONDS", help="pause before each bot move is shown")] = 0.0,
+    line: Annotated[bool, typer.Option("--line", help="line mode even on a terminal (no full-screen app)")] = False,
 ) -> None:
     """Play Buraco against bots; every action is written to a sealed log as it happens."""
     if resume is not None:
@@ -475,16 +477,33 @@ def play(
     # suit symbols where the terminal shows them; letters in pipes and on other encodings
     symbols = console.is_terminal and (console.encoding or "").lower().replace("-", "") == "utf8"
     session: Session | None = None
-    try:
+
+    def make_session(say: Say) -> Session:
+        nonlocal session
         if resume is not None:
-            session = resume_session(resume, say_out, symbols=symbols, pace=pace)
+            session = resume_session(resume, say, symbols=symbols, pace=pace)
         else:
             session = new_session(
                 "stbl" if variant is None else variant, 2 if players is None else players,
                 0 if seat is None else seat, ("greedy" if bots is None else bots).split(","),
-                secrets.randbelow(1_000_000) if seed is None else seed, log, say_out,
+                secrets.randbelow(1_000_000) if seed is None else seed, log, say,
                 name=DEFAULT_NAME if name is None else name, target=target, symbols=symbols, pace=pace,
             )
+        return session
+
+    try:
+        if not line and sys.stdin.isatty() and sys.stdout.isatty():
+            from .play_app import PlayApp  # textual loads only for the full-screen app
+
+            app = PlayApp(make_session)
+            app.run()
+            if app.error is not None:
+                raise app.error
+            if not app.finished and session is not None:
+                say_out(Text(f"the game stops here; {session.resume_hint()}"))
+            return
+        make_session(say_out)
+        assert session is not None
         try:
             session.run(stdin_reader)
         finally:

@@ -544,3 +544,50 @@ def test_bad_name_and_pace_fail_on_one_line(tmp_path):
         assert result.exit_code == 2 and reason in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and "\x1b" not in result.stderr
         assert not log.exists()
+
+
+# -- the full-screen app (textual), driven headlessly ---------------------------------------------
+
+
+def test_play_app_plays_typed_moves_into_the_log_and_stops_for_resume(tmp_path: Path):
+    import asyncio
+
+    from textual.widgets import RichLog
+
+    from cli.play_app import PlayApp
+
+    log = tmp_path / "app.jsonl"
+
+    def make(say):
+        return new_session("stbl", 2, 0, ["greedy"], 5, log, say, name="ana")
+
+    async def scenario() -> tuple[PlayApp, list[str]]:
+        app = PlayApp(make)
+        async with app.run_test() as pilot:
+            for _ in range(50):  # the worker deals and the bots move first
+                await pilot.pause(0.05)
+                if log.exists() and b'"hand_started"' in log.read_bytes():
+                    break
+            for text in ("hint", "draw"):
+                for key in text:
+                    await pilot.press(key)
+                await pilot.press("enter")
+                await pilot.pause(0.2)
+            shown = [str(line.text) for line in app.query_one("#table", RichLog).lines]
+            await pilot.press("ctrl+q")
+            await pilot.pause(0.2)
+        return app, shown
+
+    app, shown = asyncio.run(scenario())
+    assert app.error is None and not app.finished
+    screen = "\n".join(shown)
+    assert "> hint" in screen and "> draw" in screen  # the typed lines, echoed
+    assert "deal commitment" in screen  # the session's own narration, as in line mode
+    events = [decode_event(line) for line in log.read_bytes().splitlines()]
+    assert any(type(e).__name__ == "Drew" and e.player == 0 for e in events)  # the typed draw was played
+    # the log is whole: it audits as a game in progress, and play --resume continues it
+    (result,) = audit_path(log, partial=True)
+    assert result.report.ok and not result.report.complete
+    session = resume_session(log, lambda r: None)
+    assert session.state.next_seq == len(events)
+    session.close()
