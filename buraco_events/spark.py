@@ -236,12 +236,12 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
                 replace: bool = False, spark: Any = None) -> SparkReport:
     """Index the logs of `inputs` into Parquet tables under `out` with Spark; see the module
     docstring. Raises `SparkUnavailable`, `OutputExists` or `FileNotFoundError` (an input)."""
+    spark = spark or session(master)  # first: it says what to install when pyspark is missing
     from pyspark import StorageLevel
     from pyspark.sql import Window
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    spark = spark or session(master)
     fs, out_path = _hadoop_path(spark, out)
     if fs.exists(out_path):
         if not replace:

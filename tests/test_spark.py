@@ -1,6 +1,6 @@
 """`buraco spark-index` in Spark's local mode equals `buraco index` on the same logs.
 
-Run with `python3 -m pytest -m spark` (needs `pip install -e '.[spark]'` and Java 17). The logs
+The Spark test runs with `python3 -m pytest -m spark` (needs `pip install -e '.[spark]'` and Java 17). The logs
 are simulated games of two variants, in a folder and in an archive, with a file that is not a
 log, the same game offered twice (skipped) and another head of a game (a conflict).
 """
@@ -21,7 +21,6 @@ from buraco_events.archive import pack
 from buraco_events.sim import simulate
 from cli.main import app
 
-pytestmark = pytest.mark.spark
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
 
@@ -47,6 +46,7 @@ def spark_env(monkeypatch: pytest.MonkeyPatch):
         active.stop()
 
 
+@pytest.mark.spark
 def test_spark_index_equals_index(spark_env, tmp_path: Path):
     logs = tmp_path / "logs"
     simulate(logs / "stbl", 6, "stbl", 4, 3, ["greedy", "random"], target=0)
@@ -73,7 +73,7 @@ def test_spark_index_equals_index(spark_env, tmp_path: Path):
     # every table holds the same number of rows as the database, and the same stats follow
     with connect_parquet(out) as pcon:
         spark_counts = {t: pcon.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
-        variants = {r[0] for r in pcon.execute("SELECT DISTINCT variant FROM events").fetchall()}
+        variants = {r[0] for r in pcon.execute("SELECT DISTINCT variant FROM games").fetchall()}
     from buraco_events.analytics import connect
 
     with connect(db, read_only=True) as con:
