@@ -748,7 +748,9 @@ def index(
     try:
         con.begin()
         ensure_schema(con)
-        run = _Indexer(con, replace, batch_events)
+        # with workers, small batches: this process inserts while the workers replay the next
+        # chunks, rather than all at the end (the rows and their order are the same)
+        run = _Indexer(con, replace, batch_events if workers <= 1 else batch_events // 8)
         for done in ordered_map(_check_work, _work(paths, chunk_logs), workers):
             if isinstance(done, Rejected):  # a path, not a log: no game to count
                 run.report.rejected.append(done)

@@ -28,12 +28,17 @@ def default_workers() -> int:
     return os.cpu_count() or 1
 
 
-def _context() -> Any:
+def _context(fn: Callable[..., Any]) -> Any:
     # never fork: the parent may hold a DuckDB connection and its threads, which a forked child
-    # would inherit half-copied; a fork server starts clean children cheaply
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("forkserver")
-    return multiprocessing.get_context("spawn")
+    # would inherit half-copied; a fork server starts clean children cheaply, and it imports the
+    # module of `fn` once (pyarrow, the engine: about a second) instead of each worker doing it
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    module = getattr(getattr(fn, "func", fn), "__module__", None)  # a partial's function
+    if module and module != "__main__":
+        context.set_forkserver_preload([module])
+    return context
 
 
 def ordered_map(fn: Callable[[T], R], chunks: Iterable[T], workers: int) -> Iterator[R]:
@@ -57,7 +62,7 @@ def ordered_map(fn: Callable[[T], R], chunks: Iterable[T], workers: int) -> Iter
     except StopIteration:
         yield fn(first)  # one chunk: not worth a pool
         return
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context())
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(fn))
     pending: deque[Future[R]] = deque([pool.submit(fn, first), pool.submit(fn, second)])
     try:
         while True:
