@@ -247,15 +247,21 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
         if not replace:
             raise OutputExists(f"{out} exists; --replace to overwrite it (nothing was done)")
     files = _files(spark, inputs)
+    keep = None
     checked = files.mapInArrow(check_batches, from_arrow_schema(_CHECKED)).persist(
         StorageLevel.MEMORY_AND_DISK)
     try:
-        ok = checked.where(F.col("kind").isNull())
-        first = Window.partitionBy("game_id").orderBy("input", "file", "member")
-        ranked = (ok.withColumn("rank", F.row_number().over(first))
+        # duplicates are decided on the logs' names and heads alone (a small shuffle), then
+        # the rows of the logs kept are picked once and kept for the five writes
+        order = ["input", "file", "member"]
+        first = Window.partitionBy("game_id").orderBy(*order)
+        ranked = (checked.where(F.col("kind").isNull())
+                  .select(*order, "source", "game_id", "head")
+                  .withColumn("rank", F.row_number().over(first))
                   .withColumn("first_head", F.first("head").over(first))
                   .withColumn("first_source", F.first("source").over(first)))
-        keep = ranked.where(F.col("rank") == 1)
+        keep = checked.join(ranked.where(F.col("rank") == 1).select(*order), order,
+                            "left_semi").persist(StorageLevel.MEMORY_AND_DISK)
         conflicts = [
             (r["source"], None, "conflict", str(Conflict(
                 r["game_id"], r["source"], r["first_head"], r["head"], r["first_source"]
@@ -282,4 +288,6 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
          .write.mode("error").option("compression", "zstd").parquet(f"{out.rstrip('/')}/rejects"))
     finally:
         checked.unpersist()
+        if keep is not None:
+            keep.unpersist()
     return SparkReport(counts, rejects)
