@@ -62,6 +62,9 @@ def ordered_map(fn: Callable[[T], R], chunks: Iterable[T], workers: int) -> Iter
     except StopIteration:
         yield fn(first)  # one chunk: not worth a pool
         return
+    except Exception:
+        yield fn(first)  # the work before the failure first, as in one process
+        raise
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(fn))
     pending: deque[Future[R]] = deque([pool.submit(fn, first), pool.submit(fn, second)])
     try:

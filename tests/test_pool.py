@@ -101,3 +101,15 @@ def test_ordered_map_keeps_order_and_raises_after_the_work_before():
         for chunk in ordered_map(sum, chunked(source(), 2), workers=2):
             got.append(chunk)
     assert got == [-1, -5, -9, -13, -8]  # every chunk before the failure, in order
+
+
+def test_ordered_map_gives_the_one_chunk_before_a_failure():
+    def source():
+        yield -1
+        raise OSError("damaged")
+
+    got: list[int] = []
+    with pytest.raises(OSError, match="damaged"):
+        for chunk in ordered_map(sum, chunked(source(), 2), workers=2):
+            got.append(chunk)
+    assert got == [-1]
