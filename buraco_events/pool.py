@@ -28,17 +28,14 @@ def default_workers() -> int:
     return os.cpu_count() or 1
 
 
-def _context(fn: Callable[..., Any]) -> Any:
-    # never fork: the parent may hold a DuckDB connection and its threads, which a forked child
-    # would inherit half-copied; a fork server starts clean children cheaply, and it imports the
-    # module of `fn` once (pyarrow, the engine: about a second) instead of each worker doing it
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    module = getattr(getattr(fn, "func", fn), "__module__", None)  # a partial's function
-    if module and module != "__main__":
-        context.set_forkserver_preload([module])
-    return context
+def _context() -> Any:
+    # fork where there is fork (as `sim` does): the workers start at once with everything the
+    # parent imported, and run only the work function (never the parent's DuckDB connection,
+    # whose file lock stays the parent's). A fork server or spawn would also re-run a main
+    # script that lacks a `__main__` guard (a console-script wrapper), which fork never does.
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
 
 
 def ordered_map(fn: Callable[[T], R], chunks: Iterable[T], workers: int) -> Iterator[R]:
@@ -65,7 +62,7 @@ def ordered_map(fn: Callable[[T], R], chunks: Iterable[T], workers: int) -> Iter
     except Exception:
         yield fn(first)  # the work before the failure first, as in one process
         raise
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(fn))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context())
     pending: deque[Future[R]] = deque([pool.submit(fn, first), pool.submit(fn, second)])
     try:
         while True:
