@@ -19,17 +19,19 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import duckdb
 import pyarrow as pa
 
+from .engine import IllegalMove
 from .events import Event
 from .log import ChainStatus, EventReader, LogError, RawLines
 from .melds import CANASTA_KINDS
+from .pool import chunked, ordered_map
 from .rows import COLUMNS, Columns, game_rows, variant_name
 from .sources import iter_logs
 from .text import visible
@@ -198,12 +200,19 @@ class AccessRefused(AnalyticsError):
     """A query reached for a file or the network that its connection does not allow (exit 1)."""
 
 
+#: why a log (or an input path) was not indexed: `Rejected.kind`, the `rejects` table's kind
+RejectKind = Literal["unreadable", "format", "illegal", "range", "internal", "conflict"]
+
+
 @dataclass(frozen=True)
 class Rejected:
-    """A log that was not indexed: which file and why (one line)."""
+    """A log that was not indexed: which file and why (one line), the kind of failure and the seq
+    it concerns (when one event stands behind it)."""
 
     source: str
     reason: str
+    kind: RejectKind = "unreadable"
+    seq: int | None = None
 
     def __str__(self) -> str:
         return f"{self.source}: {self.reason}"
@@ -446,8 +455,9 @@ _INT_COLUMNS: dict[str, list[tuple[str, bool, int, int]]] = {
 }
 
 
-def _misfit(rows: Columns) -> str | None:
-    """Return why one game's rows cannot be stored (a value out of its column's type), or None.
+def _misfit(rows: Columns) -> tuple[int | None, str] | None:
+    """Return (seq, why) one game's rows cannot be stored (a value out of its column's type), or
+    None; seq is that of the event behind the value, when one is.
 
     Checked per log before any of its rows reach a batch, so that one such log is rejected and
     the others are indexed. Integers are checked against their column's range; the games row's
@@ -464,15 +474,16 @@ def _misfit(rows: Columns) -> str | None:
                 seq = _seq_of(table, name, cols, row, events)
                 where = f"seq {seq}: " if seq is not None else ""
                 ddl = _DDL_TYPES[SCHEMAS[table].field(name).type]
-                return (f"{where}{table}.{name}: {_number(value)} is out of range for {ddl} "
-                        f"({lo} to {hi})")
+                return seq, (f"{where}{table}.{name}: {_number(value)} is out of range for {ddl} "
+                             f"({lo} to {hi})")
     games = rows.data["games"]
     for f in SCHEMAS["games"]:
         if f.type in (pa.string(), _LIST):
             text = _first_not_utf8(games[f.name])
             if text is not None:
-                where = "seq 0: " if f.name in _STARTED_COLUMNS else ""
-                return f"{where}games.{f.name}: {visible(text)!r} is not valid UTF-8 text"
+                seq = 0 if f.name in _STARTED_COLUMNS else None
+                where = "seq 0: " if seq is not None else ""
+                return seq, f"{where}games.{f.name}: {visible(text)!r} is not valid UTF-8 text"
     return None
 
 
@@ -524,6 +535,123 @@ def _reason(exc: BaseException, source: str) -> str:
     return text[len(source) + 2:] if text.startswith(source + ": ") else text
 
 
+@dataclass(frozen=True)
+class GameRows:
+    """One log's checked rows, ready to store: its game, head, event count and table rows."""
+
+    source: str
+    game_id: str
+    head: str
+    events: int
+    rows: Columns
+
+
+def log_rows(source: str, lines: RawLines) -> GameRows | Rejected:
+    """Decode, chain-check and replay one log into its rows, each value checked against its
+    column's type; or the log's rejection (one line, never an exception).
+
+    The one check of a log: `index` (in process or in its workers) and `spark-index` both call it.
+    """
+    try:
+        events, status = _decode_log(lines)
+        head = status.head or ""
+        rows = game_rows(events, source, head, status.sealed)
+    except OSError as exc:
+        return Rejected(source, _reason(exc, source), "unreadable")
+    except LogError as exc:
+        return Rejected(source, _reason(exc, source), "format", exc.seq)
+    except IllegalMove as exc:
+        return Rejected(source, _reason(exc, source), "illegal", exc.seq)
+    except ValueError as exc:  # e.g. an unknown variant in game_started
+        return Rejected(source, _reason(exc, source), "illegal")
+    except Exception as exc:  # an engine bug must not abort the run nor print a traceback
+        reason = f"internal error {type(exc).__name__}: {_one_line(exc)}"
+        return Rejected(source, reason, "internal")
+    misfit = _misfit(rows)
+    if misfit is not None:
+        return Rejected(source, misfit[1], "range", misfit[0])
+    return GameRows(source, rows.data["games"]["game_id"][0], head, len(events), rows)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One accepted log of a chunk: its game and head, and how many rows it has in each table."""
+
+    source: str
+    game_id: str
+    head: str
+    events: int
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class CheckedChunk:
+    """A chunk of logs checked: each log's outcome in order, and the rows of the accepted ones as
+    one Arrow table per table (each log's rows follow the previous log's)."""
+
+    outcomes: list[Checked | Rejected]
+    tables: dict[str, pa.Table]
+
+
+def arrow_tables(columns: Columns) -> dict[str, pa.Table]:
+    """Return the rows as one Arrow table per table (`SCHEMAS`)."""
+    tables = {}
+    for table in TABLES:
+        try:
+            tables[table] = pa.Table.from_pydict(columns.data[table], schema=SCHEMAS[table])
+        except (pa.ArrowException, OverflowError, UnicodeError) as exc:
+            # `_misfit` lets no such value through; were one to pass, one line, no traceback
+            raise AnalyticsError(
+                f"{table}: a value does not fit: {_one_line(exc)} (nothing was indexed)"
+            ) from None
+    return tables
+
+
+def check_chunk(logs: Sequence[tuple[str, RawLines]]) -> CheckedChunk:
+    """Check a chunk of logs (`log_rows` each) into their outcomes and Arrow rows (a worker's job)."""
+    batch = Columns()
+    outcomes: list[Checked | Rejected] = []
+    for source, lines in logs:
+        got = log_rows(source, lines)
+        if isinstance(got, Rejected):
+            outcomes.append(got)
+            continue
+        batch.extend(got.rows)
+        counts = {t: got.rows.count(t) for t in TABLES}
+        outcomes.append(Checked(source, got.game_id, got.head, got.events, counts))
+    return CheckedChunk(outcomes, arrow_tables(batch))
+
+
+#: logs per chunk sent to a worker: big enough that a chunk's work dwarfs sending it
+CHUNK_LOGS = 16
+
+
+def _work(paths: Iterable[str | os.PathLike[str]], chunk_logs: int
+          ) -> Iterator[list[tuple[str, RawLines]] | Rejected]:
+    """Yield chunks of (name, lines) of the logs under `paths`, in order, and a `Rejected` for a
+    path that cannot be read (after the logs read from it) or holds no log.
+
+    Lines are sent unread where they come from a file (a worker opens it); an archive's logs are
+    read here, as its members come.
+    """
+    for path in paths:
+        found = False
+        logs = iter_logs(path)
+        try:
+            for chunk in chunked(logs, chunk_logs):
+                found = True
+                yield chunk
+        except (OSError, ValueError) as exc:  # an unreadable folder or a damaged archive
+            yield Rejected(str(path), _reason(exc, str(path)))
+        else:
+            if not found:
+                yield Rejected(str(path), "no .jsonl logs found")
+
+
+def _check_work(item: list[tuple[str, RawLines]] | Rejected) -> CheckedChunk | Rejected:
+    return item if isinstance(item, Rejected) else check_chunk(item)
+
+
 class _Indexer:
     """One index run: the heads already stored, the rows waiting for the next flush, the report."""
 
@@ -531,7 +659,8 @@ class _Indexer:
         self.con = con
         self.replace = replace
         self.batch_events = batch_events
-        self.batch = Columns()
+        self.batch: dict[str, list[pa.Table]] = {t: [] for t in TABLES}
+        self.batched = 0
         self.report = IndexReport()
         self.stored: dict[str, tuple[str, str]] = {
             gid: (head, src)
@@ -539,61 +668,60 @@ class _Indexer:
         }
         self.this_run: set[str] = set()
 
-    def add(self, source: str, lines: RawLines) -> int:
-        """Replay one log into the batch (or record why not); return the events it added."""
+    def take(self, chunk: CheckedChunk, on_game: Callable[[str, int], None] | None) -> None:
+        """Store a checked chunk's accepted logs (or record why not), calling `on_game` per log."""
+        offsets = dict.fromkeys(TABLES, 0)
+        for outcome in chunk.outcomes:
+            n = 0
+            if isinstance(outcome, Rejected):
+                self.report.rejected.append(outcome)
+            else:
+                if self.admit(outcome):
+                    for table in TABLES:
+                        rows = chunk.tables[table].slice(offsets[table], outcome.counts[table])
+                        self.batch[table].append(rows)
+                    n = outcome.events
+                    self.batched += n
+                for table in TABLES:
+                    offsets[table] += outcome.counts[table]
+            if on_game is not None:
+                on_game(outcome.source, n)
+        if self.batched >= self.batch_events:
+            self.flush()
+
+    def admit(self, log: Checked) -> bool:
+        """Return whether the log's rows are to be stored, counting it in the report either way."""
         report = self.report
-        try:
-            events, status = _decode_log(lines)
-            head = status.head or ""
-            rows = game_rows(events, source, head, status.sealed)
-        except (OSError, LogError, ValueError) as exc:  # IllegalMove is a ValueError
-            report.rejected.append(Rejected(source, _reason(exc, source)))
-            return 0
-        except Exception as exc:  # an engine bug must not abort the run nor print a traceback
-            reason = f"internal error {type(exc).__name__}: {_one_line(exc)}"
-            report.rejected.append(Rejected(source, reason))
-            return 0
-        misfit = _misfit(rows)
-        if misfit is not None:
-            report.rejected.append(Rejected(source, misfit))
-            return 0
-        game_id = rows.data["games"]["game_id"][0]
-        old = self.stored.get(game_id)
+        old = self.stored.get(log.game_id)
         if old is not None:
             old_head, old_source = old
-            if old_head == head:
+            if old_head == log.head:
                 report.skipped += 1
-                return 0
-            if not self.replace or game_id in self.this_run:
+                return False
+            if not self.replace or log.game_id in self.this_run:
                 # two logs of one game in one run: neither is obviously the right one
-                report.conflicts.append(Conflict(game_id, source, old_head, head, old_source))
-                return 0
+                report.conflicts.append(
+                    Conflict(log.game_id, log.source, old_head, log.head, old_source))
+                return False
             for table in TABLES:
-                self.con.execute(f"DELETE FROM {table} WHERE game_id = ?", [game_id])
+                self.con.execute(f"DELETE FROM {table} WHERE game_id = ?", [log.game_id])
             report.replaced += 1
         else:
             report.added += 1
-        self.stored[game_id] = (head, source)
-        self.this_run.add(game_id)
-        self.batch.extend(rows)
-        report.events += len(events)
-        if self.batch.count("events") >= self.batch_events:
-            self.flush()
-        return len(events)
+        self.stored[log.game_id] = (log.head, log.source)
+        self.this_run.add(log.game_id)
+        report.events += log.events
+        return True
 
     def flush(self) -> None:
         """Insert the waiting rows, one Arrow table per table."""
         for table in TABLES:
-            if self.batch.count(table):
-                try:
-                    arrow = pa.Table.from_pydict(self.batch.data[table], schema=SCHEMAS[table])
-                except (pa.ArrowException, OverflowError, UnicodeError) as exc:
-                    # `_misfit` lets no such value through; were one to pass, one line, no traceback
-                    raise AnalyticsError(
-                        f"{table}: a value does not fit: {_one_line(exc)} (nothing was indexed)"
-                    ) from None
-                self.con.from_arrow(arrow).insert_into(table)
-        self.batch.clear()
+            if self.batch[table]:
+                rows = pa.concat_tables(self.batch[table])
+                if rows.num_rows:
+                    self.con.from_arrow(rows).insert_into(table)
+        self.batch = {t: [] for t in TABLES}
+        self.batched = 0
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -607,26 +735,27 @@ def index(
     replace: bool = False,
     on_game: Callable[[str, int], None] | None = None,
     batch_events: int = 250_000,
+    workers: int = 1,
+    chunk_logs: int = CHUNK_LOGS,
 ) -> IndexReport:
-    """Index every log under `paths` into `db` in one transaction; see the module docstring."""
+    """Index every log under `paths` into `db` in one transaction; see the module docstring.
+
+    `workers` processes check and replay the logs, `chunk_logs` at a time; this process alone
+    writes the database, taking the chunks in order, so the database is the same whatever
+    `workers` is.
+    """
     con = connect(db)
     try:
         con.begin()
         ensure_schema(con)
-        run = _Indexer(con, replace, batch_events)
-        for path in paths:
-            found = False
-            try:
-                for source, lines in iter_logs(path):
-                    found = True
-                    n = run.add(source, lines)
-                    if on_game is not None:
-                        on_game(source, n)
-            except (OSError, ValueError) as exc:  # an unreadable folder or a damaged archive
-                run.report.rejected.append(Rejected(str(path), _reason(exc, str(path))))
+        # with workers, small batches: this process inserts while the workers replay the next
+        # chunks, rather than all at the end (the rows and their order are the same)
+        run = _Indexer(con, replace, batch_events if workers <= 1 else batch_events // 8)
+        for done in ordered_map(_check_work, _work(paths, chunk_logs), workers):
+            if isinstance(done, Rejected):  # a path, not a log: no game to count
+                run.report.rejected.append(done)
             else:
-                if not found:
-                    run.report.rejected.append(Rejected(str(path), "no .jsonl logs found"))
+                run.take(done, on_game)
         run.flush()
         con.commit()
     except duckdb.Error as exc:  # e.g. a database written by another schema, a full disk

@@ -40,6 +40,7 @@ import heapq
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial as partial_fn
 from pathlib import Path
 from typing import Literal
 
@@ -58,6 +59,7 @@ from .events import (
     event_type,
 )
 from .log import Chain, EventReader, LogError, NotALogError, RawLines, TornTailError
+from .pool import chunked, ordered_map
 from .scoring import TeamScore
 from .sources import iter_logs
 
@@ -516,19 +518,33 @@ def audit_bytes(data: bytes, path: str = "", expect_head: str | None = None,
 # -- shell: files -----------------------------------------------------------------------------
 
 
-def audit_path(path: Path, expect_head: str | None = None, partial: bool = False) -> Iterator[Audit]:
+#: logs per chunk sent to a worker (see `pool.ordered_map`)
+CHUNK_LOGS = 16
+
+
+def _audit_chunk(chunk: list[tuple[str, RawLines]], expect_head: str | None,
+                 partial: bool) -> list[Audit]:
+    """Audit a chunk of logs in order (a worker's job)."""
+    return [audit_lines(lines, name, expect_head, partial) for name, lines in chunk]
+
+
+def audit_path(path: Path, expect_head: str | None = None, partial: bool = False,
+               workers: int = 1) -> Iterator[Audit]:
     """Audit every log at a path: a log file, a folder of `*.jsonl` (recursive) or an archive.
 
     Raises `AuditInputError` when the path is missing, unreadable or holds no log. A file that is
     not a log at all is still yielded, its `Audit.not_a_log` set (the caller says so, exit 2).
+    `workers` processes audit the logs in chunks; the audits come in the logs' order whatever
+    their number, and a damaged archive raises after the audits of the logs before the damage.
     """
     if not path.exists():
         raise AuditInputError(f"{path}: cannot read: no such file or folder")
     found = False
+    audit = partial_fn(_audit_chunk, expect_head=expect_head, partial=partial)
     try:
-        for name, lines in iter_logs(path):
+        for audits in ordered_map(audit, chunked(iter_logs(path), CHUNK_LOGS), workers):
             found = True
-            yield audit_lines(lines, name, expect_head, partial)
+            yield from audits
     except OSError as exc:
         raise AuditInputError(f"{exc.filename or path}: cannot read ({exc.strerror or exc})") from None
     except ArchiveError as exc:

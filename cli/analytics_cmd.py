@@ -17,10 +17,15 @@ from rich.table import Table
 
 from buraco_events import analytics
 from buraco_events.analytics import DEFAULT_DB, AnalyticsError, DatabaseUnavailable, Result
+from buraco_events.pool import default_workers
 
 from .common import err, fail, out, shown
 
 DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB database file")]
+WorkersOption = Annotated[int | None, typer.Option(
+    "--workers", min=1, metavar="N",
+    help="processes that check and replay logs (default: the machine's cores); the output is "
+    "the same whatever N")]
 ParquetOption = Annotated[Path | None, typer.Option(
     "--parquet", metavar="DIR",
     help="read a Parquet folder written by `buraco export` or `buraco spark-index` instead of --db")]
@@ -67,6 +72,7 @@ def index(
     replace: Annotated[bool, typer.Option(
         "--replace", help="replace a stored game whose log changed (other head)"
     )] = False,
+    workers: WorkersOption = None,
 ) -> None:
     """Index logs into DuckDB (skips games already stored; exit 1 if a log was rejected)."""
     for p in paths:
@@ -87,7 +93,8 @@ def index(
         progress.update(task, advance=1, events=events)
 
     with _database_errors(), progress:
-        report = analytics.index(paths, db, replace=replace, on_game=on_game)
+        report = analytics.index(paths, db, replace=replace, on_game=on_game,
+                                 workers=workers or default_workers())
     for rejected in report.rejected:  # names and reasons may hold a log's text: shown
         console.print(f"rejected: {shown(rejected)}", highlight=False)
     for conflict in report.conflicts:

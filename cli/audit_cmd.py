@@ -21,6 +21,7 @@ from rich.text import Text
 
 from buraco_events.archive import is_archive
 from buraco_events.audit import Audit, AuditInputError, HandReport, audit_path
+from buraco_events.pool import default_workers
 from buraco_events.projections import player_view
 from buraco_events.render import render_view
 from buraco_events.text import visible
@@ -61,6 +62,10 @@ def audit(
         "--html", metavar="FILE.html",
         help="also write the referee's report of one log as a page (buraco share)")] = None,
     force: Annotated[bool, typer.Option("--force", help="let --html replace an existing file")] = False,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", min=1, metavar="N",
+        help="processes that audit logs (default: the machine's cores); the report is the same "
+        "whatever N")] = None,
 ) -> None:
     """Check game logs for format, hash chain, deals, legal play and scores; exit 1 on any problem.
 
@@ -73,6 +78,7 @@ def audit(
         expect_head = expect_head.lower()
     if html is not None:
         share_cmd.audit_page(html, paths, expect_head, force)
+    n_workers = workers or default_workers()
     # one log file: one pretty object; folders, archives, several paths: one compact line per log
     pretty = len(paths) == 1 and paths[0].is_file() and not is_archive(paths[0])
     unreadable = False
@@ -80,7 +86,7 @@ def audit(
     damages: list[str] = []
     for path in paths:
         try:
-            for result in audit_path(path, expect_head, partial):
+            for result in audit_path(path, expect_head, partial, n_workers):
                 if result.not_a_log is not None:
                     error(result.not_a_log)
                     unreadable = True

@@ -21,6 +21,7 @@ from . import (
     schema_cmd,
     share_cmd,
     simulate_cmd,
+    spark_cmd,
 )
 
 #: click's plain names of values, by Python type; other types show their name in capitals
@@ -110,6 +111,7 @@ app.command("index")(analytics_cmd.index)
 app.command("sql", help=analytics_cmd.sql_help())(analytics_cmd.sql)
 app.command("stats")(analytics_cmd.stats)
 app.command("export")(analytics_cmd.export)
+app.command("spark-index")(spark_cmd.spark_index)
 app.command("replay")(replay_cmd.replay)
 app.command("share")(share_cmd.share)
 app.add_typer(log_cmd.app, name="log")

@@ -1,0 +1,104 @@
+"""Worker processes for the batch commands: chunks of work mapped in order over all cores.
+
+A shell module (processes). `ordered_map` gives the results in the order of the chunks, whatever
+the number of workers, so `index` and `audit` write the same database and print the same report
+with 1 or N workers. The parent reads the input and consumes the results; the workers do the
+heavy part (decode, replay, build rows or reports). Only a bounded number of chunks is in flight,
+so memory stays bounded however many logs there are.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: chunks in flight per worker: enough to keep every worker busy while the parent consumes
+AHEAD = 2
+
+
+def default_workers() -> int:
+    """Return the default number of worker processes: the machine's cores."""
+    return os.cpu_count() or 1
+
+
+def _context() -> Any:
+    # fork where there is fork (as `sim` does): the workers start at once with everything the
+    # parent imported, and run only the work function (never the parent's DuckDB connection,
+    # whose file lock stays the parent's). A fork server or spawn would also re-run a main
+    # script that lacks a `__main__` guard (a console-script wrapper), which fork never does.
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def ordered_map(fn: Callable[[T], R], chunks: Iterable[T], workers: int) -> Iterator[R]:
+    """Yield `fn(chunk)` for each chunk, in order, computed by up to `workers` processes.
+
+    With one worker, or when there is a single chunk, everything runs in this process (no pool
+    start-up for a small input). An exception raised by `chunks` itself (an unreadable input)
+    comes after the results of the chunks before it, as it would in one process; one raised by
+    `fn` comes when its result is due. `fn` and the chunks must pickle when `workers` > 1.
+    """
+    it = iter(chunks)
+    if workers <= 1:
+        yield from map(fn, it)
+        return
+    try:
+        first = next(it)
+    except StopIteration:
+        return
+    try:
+        second = next(it)
+    except StopIteration:
+        yield fn(first)  # one chunk: not worth a pool
+        return
+    except Exception:
+        yield fn(first)  # the work before the failure first, as in one process
+        raise
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context())
+    pending: deque[Future[R]] = deque([pool.submit(fn, first), pool.submit(fn, second)])
+    try:
+        while True:
+            while len(pending) >= workers * AHEAD:
+                yield pending.popleft().result()
+            try:
+                chunk = next(it)
+            except StopIteration:
+                break
+            except Exception:
+                while pending:  # the work before the failure first, as in one process
+                    yield pending.popleft().result()
+                raise
+            pending.append(pool.submit(fn, chunk))
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def chunked(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Yield lists of up to `size` consecutive items (an error of `items` after the items before)."""
+    it = iter(items)
+    chunk: list[T] = []
+    while True:
+        try:
+            item = next(it)
+        except StopIteration:
+            break
+        except Exception:
+            if chunk:
+                yield chunk
+            raise
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -1,0 +1,52 @@
+"""`buraco spark-index INPUT... --out DIR`: logs indexed by a Spark job into Parquet tables."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from .common import PROBLEMS, err, fail, out, shown
+
+
+def spark_index(
+    inputs: Annotated[list[str], typer.Argument(
+        help="log files, folders of logs or .bza archives, on any filesystem the cluster reads "
+        "(local paths, hdfs://, s3a://...)", show_default=False)],
+    out_dir: Annotated[str, typer.Option(
+        "--out", metavar="DIR",
+        help="output folder: DIR/<table>/variant=<v>/ as `buraco export`, and DIR/rejects")],
+    master: Annotated[str | None, typer.Option(
+        "--master", metavar="URL",
+        help="Spark master (local[4], spark://host:7077, yarn...); default: Spark's or "
+        "spark-submit's")] = None,
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="overwrite an existing output folder")] = False,
+) -> None:
+    """Index logs with Spark into zstd Parquet (the tables of `buraco export`, plus rejects).
+
+    Exit 1 if a log was rejected (listed, and in DIR/rejects), 2 if an input cannot be read, the
+    output exists (without --replace), or pyspark or Java is missing.
+    """
+    from buraco_events.spark import OutputExists, SparkUnavailable
+    from buraco_events.spark import spark_index as run
+
+    try:
+        report = run(inputs, out_dir, master=master, replace=replace)
+    except (SparkUnavailable, OutputExists) as exc:
+        fail(str(exc))
+    except FileNotFoundError as exc:
+        fail(f"{exc.filename}: no such file or folder")
+    console = err()
+    for path, _seq, kind, message in report.rejects:  # a log's text: shown, never markup
+        console.print(f"rejected ({kind}): {shown(path)}: {shown(message)}", highlight=False)
+    table = Table(title=f"indexed by Spark into {shown(out_dir)}")
+    table.add_column("table")
+    table.add_column("rows", justify="right")
+    for name, n in report.counts.items():
+        table.add_row(name, f"{n:,}")
+    table.add_row("rejects", f"{len(report.rejects):,}")
+    out().print(table)
+    if not report.ok:
+        raise typer.Exit(PROBLEMS)

@@ -1,0 +1,115 @@
+"""Workers: `index` and `audit` give the same database and the same report with 1 or 2 workers.
+
+The logs are many (several chunks per worker) and include every kind of trouble a worker must
+report as one process would: logs with a gap and a repeated event, a file that is not a log, a
+game offered twice (the same head: skipped; another head: a conflict), an archive, and a damaged
+archive.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from buraco_events.analytics import CHUNK_LOGS, TABLES
+from buraco_events.archive import pack
+from buraco_events.pool import chunked, ordered_map
+from buraco_events.sim import simulate
+from cli.main import app
+
+runner = CliRunner()
+
+
+def cli(*args: str):
+    """Run the app; return the result (stdout and stderr apart)."""
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Paths to index or audit: a folder of good and bad logs, an archive, a damaged archive."""
+    base = tmp_path_factory.mktemp("inputs")
+    good = base / "sim"
+    simulate(good, 3 * CHUNK_LOGS + 5, "stbl", 2, 5, ["greedy", "random"], target=0)
+    logs = sorted(good.glob("*.jsonl"))
+    folder = base / "logs"
+    shutil.copytree(good, folder)
+    lines = logs[0].read_bytes().splitlines(keepends=True)
+    # another head of game 0 (a game in progress): a conflict, after the first is stored
+    (folder / "zz-partial.jsonl").write_bytes(b"".join(lines[:6]))
+    (folder / "zz-copy.jsonl").write_bytes(logs[1].read_bytes())  # the same head: skipped
+    broken = lines[:]
+    broken[3] = broken[3].replace(b'"seq":3', b'"seq":4')
+    (folder / "m-broken.jsonl").write_bytes(b"".join(broken))
+    (folder / "m-junk.jsonl").write_bytes(b"not a log\n")
+    repeated = logs[2].read_bytes().splitlines(keepends=True)
+    repeated.insert(5, repeated[4])  # an event logged twice
+    (folder / "m-repeated.jsonl").write_bytes(b"".join(repeated))
+    archive = base / "some.bza"
+    pack(logs[:CHUNK_LOGS + 3], archive)
+    damaged = base / "damaged.bza"
+    data = archive.read_bytes()
+    damaged.write_bytes(data[: len(data) * 2 // 3])
+    return [folder, archive, damaged]
+
+
+def table_rows(db: Path) -> dict[str, list[tuple]]:
+    """Return every table's rows in stored order (no ORDER BY: the order is part of the output)."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in TABLES}
+
+
+def test_index_gives_the_same_database_and_report_with_1_or_2_workers(inputs, tmp_path: Path):
+    runs = {}
+    for n in (1, 2):
+        db = tmp_path / f"w{n}.duckdb"
+        result = cli("index", *map(str, inputs), "--db", str(db), "--workers", str(n))
+        runs[n] = (result.exit_code, result.stdout.replace(str(db), "DB"), result.stderr,
+                   table_rows(db))
+    assert runs[1] == runs[2]
+    code, out, err, rows = runs[1]
+    assert code == 1  # logs were rejected
+    # games were added from the folder and the archive; each bad log, the conflict and the
+    # damaged archive are reported once
+    assert " 0 games added" not in out and "1 conflicts" in out, out
+    for name in ("m-broken.jsonl", "m-junk.jsonl", "m-repeated.jsonl", "damaged.bza"):
+        assert err.count(name) == 1, (name, err)
+    assert "conflict: " in err and "zz-partial.jsonl" in err
+    assert len(rows["events"]) > 1000
+
+
+def test_audit_gives_the_same_report_with_1_or_2_workers(inputs):
+    for form in ((), ("--json",)):
+        runs = [cli("audit", *map(str, inputs), *form, "--workers", str(n)) for n in (1, 2)]
+        one, two = ((r.exit_code, r.stdout, r.stderr) for r in runs)
+        assert one == two
+        assert one[0] == 2  # the damaged archive cannot be read whole
+        assert "m-repeated.jsonl" in one[1] and "damaged.bza" in one[2]
+
+
+def test_ordered_map_keeps_order_and_raises_after_the_work_before():
+    def source():
+        yield from (-n for n in range(9))
+        raise OSError("disk gone")
+
+    got: list[int] = []
+    with pytest.raises(OSError, match="disk gone"):
+        for chunk in ordered_map(sum, chunked(source(), 2), workers=2):
+            got.append(chunk)
+    assert got == [-1, -5, -9, -13, -8]  # every chunk before the failure, in order
+
+
+def test_ordered_map_gives_the_one_chunk_before_a_failure():
+    def source():
+        yield -1
+        raise OSError("damaged")
+
+    got: list[int] = []
+    with pytest.raises(OSError, match="damaged"):
+        for chunk in ordered_map(sum, chunked(source(), 2), workers=2):
+            got.append(chunk)
+    assert got == [-1]

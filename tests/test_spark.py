@@ -1,0 +1,129 @@
+"""`buraco spark-index` in Spark's local mode equals `buraco index` on the same logs.
+
+The Spark test runs with `python3 -m pytest -m spark` (needs `pip install -e '.[spark]'` and Java 17). The logs
+are simulated games of two variants, in a folder and in an archive, with a file that is not a
+log, the same game offered twice (skipped) and another head of a game (a conflict).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from buraco_events.analytics import TABLES, connect_parquet
+from buraco_events.archive import pack
+from buraco_events.sim import simulate
+from cli.main import app
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+
+def cli(*args: str):
+    """Run the app; return the result (stdout and stderr apart)."""
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture
+def spark_env(monkeypatch: pytest.MonkeyPatch):
+    """Spark on the loopback, its Python workers importing this checkout; stopped afterwards."""
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java")
+    monkeypatch.setenv("SPARK_LOCAL_IP", "127.0.0.1")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    yield
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        active.stop()
+
+
+@pytest.mark.spark
+def test_spark_index_equals_index(spark_env, tmp_path: Path):
+    logs = tmp_path / "logs"
+    simulate(logs / "stbl", 6, "stbl", 4, 3, ["greedy", "random"], target=0)
+    simulate(logs / "burraco", 4, "burraco", 2, 4, ["greedy", "random"], target=0)
+    first = sorted((logs / "stbl").glob("*.jsonl"))
+    (logs / "stbl" / "zz-bad.jsonl").write_bytes(b"not a log\n")
+    (logs / "zz-copy.jsonl").write_bytes(first[1].read_bytes())  # the same head: once
+    lines = first[0].read_bytes().splitlines(keepends=True)
+    (logs / "zz-partial.jsonl").write_bytes(b"".join(lines[:7]))  # another head: a conflict
+    archive = tmp_path / "more.bza"
+    extra = tmp_path / "extra"
+    simulate(extra, 3, "fechado", 2, 5, ["greedy", "random"], target=0)
+    pack(extra, archive)
+    inputs = [str(logs), str(archive)]
+
+    db = tmp_path / "i.duckdb"
+    indexed = cli("index", *inputs, "--db", str(db), "--workers", "1")
+    assert indexed.exit_code == 1 and "1 rejected, 1 conflicts" in indexed.stdout, indexed.stdout
+    out = tmp_path / "pq"
+    result = cli("spark-index", *inputs, "--out", str(out), "--master", "local[2]")
+    assert result.exit_code == 1, result.stderr[-2000:]
+    assert "zz-bad.jsonl" in result.stderr and "zz-partial.jsonl" in result.stderr
+
+    # every table holds the same number of rows as the database, and the same stats follow
+    with connect_parquet(out) as pcon:
+        spark_counts = {t: pcon.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+        variants = {r[0] for r in pcon.execute("SELECT DISTINCT variant FROM games").fetchall()}
+    from buraco_events.analytics import connect
+
+    with connect(db, read_only=True) as con:
+        db_counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+    assert spark_counts == db_counts and db_counts["games"] == 6 + 4 + 3
+    assert variants == {"stbl", "burraco", "fechado"}
+    stats_db = cli("stats", "--db", str(db), "--json")
+    stats_pq = cli("stats", "--parquet", str(out), "--json")
+    assert stats_db.exit_code == stats_pq.exit_code == 0
+    assert _rounded(json.loads(stats_pq.stdout)) == _rounded(json.loads(stats_db.stdout))
+
+    rejects = pq.read_table(out / "rejects").to_pylist()
+    by_kind = {r["kind"]: r for r in rejects}
+    assert len(rejects) == 2 and set(by_kind) == {"format", "conflict"}
+    assert by_kind["format"]["path"] == str(logs / "stbl" / "zz-bad.jsonl")
+    assert by_kind["conflict"]["path"] == str(logs / "zz-partial.jsonl")
+    assert "is stored with head" in by_kind["conflict"]["message"]
+
+    again = cli("spark-index", *inputs, "--out", str(out))
+    assert again.exit_code == 2 and "exists" in again.stderr and "--replace" in again.stderr
+    replaced = cli("spark-index", *inputs, "--out", str(out), "--replace")
+    assert replaced.exit_code == 1
+    with connect_parquet(out) as pcon:
+        assert pcon.execute("SELECT count(*) FROM games").fetchone()[0] == db_counts["games"]
+
+
+def _rounded(value):
+    """Return the stats with floats to 9 significant digits (sums may be added in any order)."""
+    if isinstance(value, float):
+        return float(f"{value:.9g}")
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
+def test_spark_index_without_pyspark_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
+                                                          tmp_path: Path):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_pyspark(name, *args, **kwargs):
+        if name == "pyspark" or name.startswith("pyspark."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyspark)
+    result = cli("spark-index", str(tmp_path), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install 'buraco-events[spark]'" in lines[0], result.stderr
