@@ -38,6 +38,12 @@ def spark_index(
         fail(str(exc))
     except FileNotFoundError as exc:
         fail(f"{exc.filename}: no such file or folder")
+    except Exception as exc:
+        if not type(exc).__module__.startswith(("pyspark", "py4j")):
+            raise  # our own bug: its traceback is the report
+        # the cluster's failure (a path it cannot read, a lost executor): its first line
+        text = " ".join(str(exc).split())
+        fail(f"spark-index: the Spark job failed: {shown(text[:400])}")
     console = err()
     for path, _seq, kind, message in report.rejects:  # a log's text: shown, never markup
         console.print(f"rejected ({kind}): {shown(path)}: {shown(message)}", highlight=False)
