@@ -11,6 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from buraco_events.pool import default_workers
 from buraco_events.rules import UnknownVariant, canonical_variant
 from buraco_events.sim import Summary, seat_bots
 from buraco_events.sim import simulate as run_simulation
@@ -29,7 +30,9 @@ def simulate(
         "--bots", help="bot names by seat, round-robin: 'greedy,random' = team 0 greedy, team 1 random; "
         "a bot of your own is module:Class (docs/api.md)"
     )] = "greedy",
-    workers: Annotated[int, typer.Option("--workers", help="worker processes")] = 1,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", metavar="N",
+        help="worker processes (default: the machine's cores); the logs are the same whatever N")] = None,
     target: Annotated[int | None, typer.Option(
         "--target", help="match target (0 = one hand); default: the preset's"
     )] = None,
@@ -46,6 +49,8 @@ def simulate(
         fail(str(exc))
     if players not in (2, 4):
         fail(f"--players: Buraco is for 2 or 4 players, got {players}")
+    if workers is None:
+        workers = default_workers()
     if games < 0 or workers < 1 or (target is not None and target < 0):
         fail("--games and --target must be >= 0, --workers >= 1")
     import_bots_from_cwd(bots.split(","))
