@@ -31,7 +31,7 @@ from .melds import (
 )
 from .projections import MeldKind, MeldView, View
 from .rules import Rules, check_players, team_of
-from .table import Action, Bot, EndlessGame, SeedStreams, Table
+from .table import Action, Bot, Choices, EndlessGame, SeedStreams, Table
 
 # `Bot` (the protocol every player here follows) and `EndlessGame` are the table's: re-exported
 __all__ = [
@@ -60,6 +60,16 @@ class RandomBot:
             if plays:
                 return rng.choice(plays)
         return rng.choice(actions)
+
+    def decide(self, view: View, choices: Choices, rules: Rules, rng: random.Random) -> Action:
+        """`choose` on the table's lazy offer: the same action from the same rng, and the discards
+        are listed only when the bot does not pick a play."""
+        if rng.random() < self.play_bias:
+            # the plays come first among the actions (a dead phase offers only deads)
+            plays = choices.plays() or choices.deads()
+            if plays:
+                return rng.choice(plays)[0]
+        return rng.choice(choices.all())[0]
 
 
 _PLAY_KINDS = frozenset(("meld", "add", "dead"))
@@ -109,6 +119,19 @@ class GreedyBot:
             return actions[0]
         return self._play(view, actions, rules)
 
+    def decide(self, view: View, choices: Choices, rules: Rules, rng: random.Random) -> Action:
+        """`choose` on the table's lazy offer: the same action, with fewer plays checked.
+
+        The plays are scored before their check and checked best first, so the first legal one
+        is the one `choose` would rank first; the discards are listed only when it plays none.
+        """
+        if view.phase == "draw":
+            draws = [a for a, _ in choices.draws()]
+            return draws[0] if len(draws) == 1 else self._draw(view, draws, rules)
+        if view.phase == "dead":
+            return choices.deads()[0][0]
+        return self._play_lazy(view, choices, rules)
+
     # -- draw ------------------------------------------------------------------------------
 
     def _draw(self, view: View, actions: list[Action], rules: Rules) -> Action:
@@ -144,6 +167,24 @@ class GreedyBot:
                 best, best_score = a, score
         if best is not None and (best_score > 0 or not discards):
             return best
+        return ctx.cheapest_discard(discards)
+
+    def _play_lazy(self, view: View, choices: Choices, rules: Rules) -> Action:
+        """`_play` over unchecked candidates: the first legal one in (score desc, offer order) is
+        `_play`'s best, and once scores reach 0 a discard wins whenever there is one."""
+        ctx = _Context(view, rules)
+        candidates = choices.candidates()
+        ranked = sorted([(-ctx.play_score(a), i) for i, a in enumerate(candidates)])
+        discards: list[Action] | None = None
+        for negative, i in ranked:
+            if negative >= 0 and discards is None:
+                discards = [a for a, _ in choices.discards()]
+                if discards:
+                    break
+            if choices.play_event(i) is not None:
+                return candidates[i]
+        if discards is None:
+            discards = [a for a, _ in choices.discards()]
         return ctx.cheapest_discard(discards)
 
 

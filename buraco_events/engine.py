@@ -960,7 +960,8 @@ def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
 
 
 #: a candidate play before its check: a new meld, or a lay-off onto meld id (the cards played)
-_Play = tuple[Literal["meld", "lay_off"], int | None, tuple[Card, ...]]
+Play = tuple[Literal["meld", "lay_off"], int | None, tuple[Card, ...]]
+_Play = Play
 
 
 def _top_plays(
@@ -1009,24 +1010,44 @@ def _iter_plays(state: GameState, top_plays_only: bool = False) -> Iterator[Even
     """Yield the legal melds and lay-offs lazily (an early exit stops the generation)."""
     if state.phase != "play":
         return
-    player, seq = state.to_play, state.next_seq
+    player = state.to_play
     raw = (
         _top_plays(state, player, state.top_due, 0)
         if top_plays_only and state.top_due is not None else _raw_plays(state, player)
     )
-    for kind, meld_id, cards in raw:
-        ev: Event
-        # what `check` runs for these events (their seq is the next one by construction)
-        try:
-            if kind == "meld":
-                ev = Melded(seq=seq, player=player, meld=len(state.melds), cards=cards)
-                _check_melded(state, ev)
-            else:
-                ev = LaidOff(seq=seq, player=player, meld=meld_id, cards=cards)  # type: ignore[arg-type]
-                _check_laid_off(state, ev)
-        except IllegalMove:
-            continue
-        yield ev
+    for play in raw:
+        ev = checked_play(state, play)
+        if ev is not None:
+            yield ev
+
+
+def raw_plays(state: GameState) -> list[_Play]:
+    """Return the candidate plays of the player to move before their check, in the order
+    `candidate_plays` keeps the legal ones (empty outside the play phase).
+
+    A bot that ranks plays can score these first and check (`checked_play`) only the best,
+    instead of paying a check for every candidate.
+    """
+    if state.phase != "play":
+        return []
+    return list(_raw_plays(state, state.to_play))
+
+
+def checked_play(state: GameState, play: _Play) -> Melded | LaidOff | None:
+    """Return the event of a candidate play of the player to move, or None when `check` refuses it."""
+    kind, meld_id, cards = play
+    player, seq = state.to_play, state.next_seq
+    # what `check` runs for these events (their seq is the next one by construction)
+    try:
+        if kind == "meld":
+            melded = Melded(seq=seq, player=player, meld=len(state.melds), cards=cards)
+            _check_melded(state, melded)
+            return melded
+        laid = LaidOff(seq=seq, player=player, meld=meld_id, cards=cards)  # type: ignore[arg-type]
+        _check_laid_off(state, laid)
+        return laid
+    except IllegalMove:
+        return None
 
 
 def _raw_plays(state: GameState, player: int) -> Iterator[_Play]:

@@ -36,14 +36,18 @@ from .engine import (
     PLAYING_PHASES,
     GameState,
     IllegalMove,
+    Play,
     apply,
     check,
+    checked_play,
     deal,
     end_of_game,
     end_of_hand,
+    legal_dead_takes,
+    legal_discards,
     legal_draws,
-    legal_events,
     must_refill,
+    raw_plays,
 )
 from .events import (
     Discarded,
@@ -123,11 +127,141 @@ def legal_choices(state: GameState) -> list[tuple[Action, Event]]:
     The melds, lay-offs, discards and pile takes among them have passed `check` on this state
     (see `engine.legal_events`); draws and dead takes have not.
     """
-    if state.phase not in PLAYING_PHASES:
-        return []
-    if must_refill(state):
-        return []  # the table refills the stock or ends the hand: see `table_event`
-    return [(action_of(ev), ev) for ev in legal_events(state)]
+    return Choices(state).all()
+
+
+#: one choice: an action and the event that records it
+Choice = tuple[Action, Event]
+
+
+class Choices:
+    """The choices of the player to move, generated per kind on first use (the table's lazy offer).
+
+    `all()` is `legal_choices` (the same pairs in the same order); `draws()`, `plays()`,
+    `discards()` and `deads()` are its parts, each computed only when asked, so a bot that decides
+    from one kind (the greedy bot plays its best play without listing the discards) does not pay
+    for the others. `candidates()` are the plays before their check, for a bot that ranks them and
+    checks only the best with `play_event`. Only the table builds one; a bot reads it in `decide`.
+    """
+
+    def __init__(self, state: GameState) -> None:
+        self._state = state
+        #: the phase whose choices these are ("" when none is to move: refills, hand end, ...)
+        self.phase: str = state.phase if state.phase in PLAYING_PHASES and not must_refill(state) else ""
+        self._draws: list[Choice] | None = None
+        self._plays: list[Choice] | None = None
+        self._discards: list[Choice] | None = None
+        self._deads: list[Choice] | None = None
+        self._raw: list[Play] | None = None
+        self._candidates: list[Action] | None = None
+        #: the check of each candidate so far: its event, or None when refused
+        self._checked: dict[int, Event | None] = {}
+
+    def draws(self) -> list[Choice]:
+        """Return the draw phase's choices: the draw, then the pile take when `check` allows it."""
+        if self._draws is None:
+            events = legal_draws(self._state) if self.phase == "draw" else []
+            self._draws = [(action_of(ev), ev) for ev in events]
+        return self._draws
+
+    def candidates(self) -> list[Action]:
+        """Return the play phase's melds and lay-offs before their check, in `plays()` order.
+
+        Some may be refused by the rules: `play_event(i)` says which (None) and `plays()` keeps
+        the others.
+        """
+        if self._candidates is None:
+            self._raw = raw_plays(self._state) if self.phase == "play" else []
+            self._candidates = [
+                Action("meld", cards) if kind == "meld" else Action("add", cards, meld_id)
+                for kind, meld_id, cards in self._raw
+            ]
+        return self._candidates
+
+    def play_event(self, index: int) -> Event | None:
+        """Return the checked event of candidate `index`, or None when the rules refuse it."""
+        checked = self._checked
+        if index in checked:
+            return checked[index]
+        self.candidates()
+        assert self._raw is not None
+        event = checked[index] = checked_play(self._state, self._raw[index])
+        return event
+
+    def plays(self) -> list[Choice]:
+        """Return the legal melds and lay-offs (`engine.candidate_plays`, in its order)."""
+        if self._plays is None:
+            candidates = self.candidates()
+            out: list[Choice] = []
+            for i, action in enumerate(candidates):
+                event = self.play_event(i)
+                if event is not None:
+                    out.append((action, event))
+            self._plays = out
+        return self._plays
+
+    def discards(self) -> list[Choice]:
+        """Return the legal discards (`engine.legal_discards`)."""
+        if self._discards is None:
+            events = legal_discards(self._state) if self.phase == "play" else []
+            self._discards = [(action_of(ev), ev) for ev in events]
+        return self._discards
+
+    def deads(self) -> list[Choice]:
+        """Return the dead phase's choices: the deads the player may take."""
+        if self._deads is None:
+            events = legal_dead_takes(self._state) if self.phase == "dead" else []
+            self._deads = [(action_of(ev), ev) for ev in events]
+        return self._deads
+
+    def all(self) -> list[Choice]:
+        """Return every choice (`legal_choices`): draws, or plays then discards, or deads."""
+        if self.phase == "draw":
+            return list(self.draws())
+        if self.phase == "play":
+            return [*self.plays(), *self.discards()]
+        return list(self.deads())
+
+    def single(self) -> Choice | None:
+        """Return the one choice when exactly one is legal, else None (a forced move).
+
+        In the play phase the discards are counted first: two of them settle it without a check
+        of any play.
+        """
+        if self.phase != "play":
+            choices = self.all()
+            return choices[0] if len(choices) == 1 else None
+        discards = self.discards()
+        if len(discards) >= 2:
+            return None
+        found: list[Choice] = list(discards)
+        for i, action in enumerate(self.candidates()):
+            event = self.play_event(i)
+            if event is not None:
+                found.append((action, event))
+                if len(found) >= 2:
+                    return None
+        return found[0] if len(found) == 1 else None
+
+    def event_of(self, action: Action) -> Event | None:
+        """Return the event of an offered `action` (None when it is not a legal choice)."""
+        kind = action.kind
+        if kind in ("meld", "add"):
+            if self.phase != "play":
+                return None
+            candidates = self.candidates()
+            for i, offered in enumerate(candidates):  # the bot's own object: found by identity
+                if offered is action:
+                    return self.play_event(i)
+            for i, offered in enumerate(candidates):
+                if offered == action:
+                    return self.play_event(i)
+            return None
+        group = self.discards() if kind == "discard" else self.deads() if kind == "dead" else self.draws()
+        for offered, event in group:
+            if offered is action or offered == action:
+                return event
+        return None
 
 
 def action_event(state: GameState, action: Action) -> Event:
@@ -470,22 +604,14 @@ class Table:
             return None
         if state.turn > MAX_TURNS_PER_HAND:
             raise EndlessGame(f"{self._name()}: hand {state.hand_no} passed {MAX_TURNS_PER_HAND} turns")
-        choices = legal_choices(state)
-        actions = [action for action, _ in choices]
-        if len(actions) == 1 and not self.ask_forced:
-            action = actions[0]  # a forced move: no view to build, no choice to ask for
+        choices = Choices(state)
+        single = None if self.ask_forced else choices.single()
+        if single is not None:
+            event = single[1]  # a forced move: no view to build, no choice to ask for
         else:
-            rng = self._policy().seat_rng(state.next_seq)
-            view = player_view(state, seat, scores=False)
-            try:
-                action = bot.choose(view, actions, state.rules, rng)
-            except Exception as exc:  # a user's bot (docs/api.md) failed: name it, in one line
-                raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} failed: {type(exc).__name__}: {exc}") from exc
-            if action not in actions:
-                raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} chose an action not offered: {action}")
+            event = self._ask(bot, seat, choices)
         # the offered event equals `action_event(state, action)`; the engine checked it on this
         # very state unless it is a draw or a dead take, so only those are checked again
-        event = choices[actions.index(action)][1]
         if isinstance(event, _CHECKED_WHEN_OFFERED):
             return self._commit(event)
         return self.append(event)
@@ -505,6 +631,29 @@ class Table:
         return self.state
 
     # -- inside ----------------------------------------------------------------------------
+
+    def _ask(self, bot: Bot, seat: int, choices: Choices) -> Event:
+        """Return the event of the choice `bot` makes at `seat` (`decide` when it has one)."""
+        state = self.state
+        rng = self._policy().seat_rng(state.next_seq)
+        view = player_view(state, seat, scores=False)
+        decide = getattr(bot, "decide", None)
+        event: Event | None = None
+        try:
+            if decide is not None:
+                action = decide(view, choices, state.rules, rng)
+                event = choices.event_of(action)
+            else:
+                offered = choices.all()
+                actions = [a for a, _ in offered]
+                action = bot.choose(view, actions, state.rules, rng)
+                if action in actions:
+                    event = offered[actions.index(action)][1]
+        except Exception as exc:  # a user's bot (docs/api.md) failed: name it, in one line
+            raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} failed: {type(exc).__name__}: {exc}") from exc
+        if event is None:
+            raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} chose an action not offered: {action}")
+        return event
 
     def _commit(self, event: Event) -> Event:
         """Record a checked event, then apply it (write-ahead: a failed record applies nothing)."""
@@ -531,7 +680,7 @@ def _seat_map(seats: Mapping[int, Bot] | Sequence[Bot | None]) -> dict[int, Bot]
 
 
 __all__ = [
-    "MAX_HANDS_PER_GAME", "MAX_TURNS_PER_HAND", "Action", "Bot", "BotError", "EndlessGame",
+    "MAX_HANDS_PER_GAME", "MAX_TURNS_PER_HAND", "Action", "Bot", "BotError", "Choice", "Choices", "EndlessGame",
     "PositionSeeds", "Recorder", "RngPolicy", "SeedStreams", "SharedStream", "Table", "WrongSeat",
     "action_event", "action_of", "legal_actions", "legal_choices", "start_event", "table_event",
 ]
