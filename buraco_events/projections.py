@@ -15,6 +15,7 @@ the table sees (a draw does not name its card; a closed pile shows its top card 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -156,6 +157,25 @@ def _meld_view(m: Meld, rules: Rules) -> MeldView:
     return view
 
 
+class _LastMelds:
+    """The meld views of the last `player_view`: the melds rarely change between two views."""
+
+    melds: tuple[Meld, ...] = ()
+    rules: Rules | None = None
+    views: tuple[MeldView, ...] = ()
+
+
+def _meld_views(melds: list[Meld], rules: Rules) -> tuple[MeldView, ...]:
+    """Return the views of the table's melds, reusing the last tuple when every meld is the same
+    (engine melds are immutable: a lay-off replaces its meld, so identity says nothing changed)."""
+    last = _LastMelds
+    if last.rules is rules and len(last.melds) == len(melds) and all(map(operator.is_, last.melds, melds)):
+        return last.views
+    views = tuple([_meld_view(m, rules) for m in melds])
+    last.melds, last.rules, last.views = tuple(melds), rules, views
+    return views
+
+
 #: the display order of `cards.sorted_cards` as a table (a cheaper sort key)
 _DISPLAY_ORDER = {c: sort_key(c) for c in ALL_CARDS}
 
@@ -174,7 +194,7 @@ def player_view(state: GameState, seat: int | None = None, *, scores: bool = Tru
             hands.append(tuple(sorted(h.elements(), key=_DISPLAY_ORDER.__getitem__)))
         else:
             hands.append(sum(h.values()))
-    melds = tuple(_meld_view(m, rules) for m in state.melds)
+    melds = _meld_views(state.melds, rules)
     pile_visible = seat is None or rules.pile == "open"
     pile = PileView(
         size=len(state.pile),
