@@ -217,6 +217,31 @@ def _wild_kinds(hand: Mapping[Card, int]) -> list[Card]:
     return sorted((c for c, n in hand.items() if n > 0 and RANK[c] in (0, 2)), key=_SORT_KEY.__getitem__)
 
 
+# -- the candidate generator, on small ints ----------------------------------------------------
+#
+# A card's code is its index in the cards sorted as strings, so sorting codes sorts the cards as
+# `sorted` sorts their strings: candidates are built and sorted on ints and turned into card
+# strings once, when a suit's runs first meet the cache.
+
+#: the cards in string order: the card of each code
+_CODE_CARD: tuple[Card, ...] = tuple(sorted(ALL_CARDS))
+#: the code of each card
+_CODE: dict[Card, int] = {c: i for i, c in enumerate(_CODE_CARD)}
+#: the suit index (`SUITS`) of each code; -1 for the joker
+_CODE_SUIT: list[int] = [SUITS.index(SUIT[c]) if c != JOKER else -1 for c in _CODE_CARD]
+#: the rank of each code (1..13; 0 for the joker)
+_CODE_RANK: list[int] = [RANK[c] for c in _CODE_CARD]
+#: `_SORT_KEY` (display order: suit, rank, joker last) of each code, as one int
+_CODE_ORDER: list[int] = [64 if c == JOKER else SUITS.index(SUIT[c]) * 16 + RANK[c] for c in _CODE_CARD]
+#: the code of the card at each run position (1..14, the ace at 1 and 14) of each suit
+_POS_CODE: list[list[int]] = [
+    [-1] + [_CODE[RANKS[(p - 1) % 13] + s] for p in range(1, 15)] for s in SUITS
+]
+#: a suit's runs by (suit, held ranks bitmask, two aces, wild codes, own 2s held, ace_to_ace)
+_RUNS_CACHE: dict[tuple[int, int, bool, tuple[int, ...], int, bool], tuple[tuple[Card, ...], ...]] = {}
+_RUNS_CACHE_MAX = 1 << 16
+
+
 def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]:
     """Return every candidate new meld from a hand, each a sorted card tuple.
 
@@ -224,66 +249,101 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
     by one of the distinct wild cards held. Sets (where on): all the naturals of a rank held, and
     the same plus each distinct wild held. Each candidate is a legal meld.
     """
-    wilds = tuple(_wild_kinds(hand))
-    wild_counts = tuple(hand[w] for w in wilds)
-    out: set[tuple[Card, ...]] = set()
-    per_suit: dict[str, list[int]] = {}
+    # one pass: the ranks held per suit (a bitmask, bit r for rank r), the wilds, the naturals
+    masks = [0, 0, 0, 0]
+    naturals = [0, 0, 0, 0]  # cards per suit, 2s included: a run needs two natural cards
+    two_aces = [False, False, False, False]
+    own_twos = [0, 0, 0, 0]
+    wilds: list[int] = []
+    by_rank: dict[int, list[int]] = {}
     for c, n in hand.items():
-        if n > 0 and c != JOKER:
-            counts = per_suit.get(SUIT[c])
-            if counts is None:
-                counts = per_suit[SUIT[c]] = [0] * 13
-            counts[RANK[c] - 1] += n
-    for suit, counts in per_suit.items():
-        if sum(counts) >= 2:  # RULES 3.1: a run needs two natural cards
-            out.update(_suit_runs(suit, tuple(counts), wilds, wild_counts, rules))
+        if n <= 0:
+            continue
+        code = _CODE[c]
+        suit, rank = _CODE_SUIT[code], _CODE_RANK[code]
+        if suit >= 0:
+            masks[suit] |= 1 << rank
+            naturals[suit] += n
+            if rank == 1 and n >= 2:
+                two_aces[suit] = True
+        if rank == 0 or rank == 2:
+            wilds.append(code)
+            if rank == 2:
+                own_twos[suit] = n
+        else:
+            by_rank.setdefault(rank, []).extend([code] * n)
+    wilds.sort(key=_CODE_ORDER.__getitem__)  # the order the candidates try them in
+    wild_codes = tuple(wilds)
+    out: set[tuple[Card, ...]] = set()
+    ace_to_ace = rules.ace_to_ace
+    for suit in range(4):
+        if naturals[suit] >= 2:  # RULES 3.1: a run needs two natural cards
+            key = (suit, masks[suit], two_aces[suit], wild_codes, own_twos[suit], ace_to_ace)
+            runs = _RUNS_CACHE.get(key)
+            if runs is None:
+                if len(_RUNS_CACHE) >= _RUNS_CACHE_MAX:
+                    _RUNS_CACHE.clear()
+                runs = _RUNS_CACHE[key] = _suit_runs(
+                    suit, masks[suit], two_aces[suit], wild_codes, own_twos[suit], ace_to_ace
+                )
+            out.update(runs)
     if rules.sets:
-        by_rank: dict[int, list[Card]] = {}
-        for c, n in hand.items():
-            if n > 0 and RANK[c] not in (0, 2):
-                by_rank.setdefault(RANK[c], []).extend([c] * n)
-        sets: list[tuple[Card, ...]] = []
-        for cards in by_rank.values():
-            if len(cards) >= 3:
-                sets.append(tuple(sorted(cards)))
-            if len(cards) >= 2:
-                sets.extend(tuple(sorted(cards + [w])) for w in wilds)
-        out.update(c for c in sets if _classify_sorted(c, rules) is not None)
+        for codes in by_rank.values():
+            if len(codes) >= 2:
+                codes.sort()
+                if len(codes) >= 3:
+                    out.add(tuple([_CODE_CARD[c] for c in codes]))
+                for w in wild_codes:
+                    out.add(tuple([_CODE_CARD[c] for c in sorted([*codes, w])]))
     return sorted(out)
 
 
-@lru_cache(maxsize=1 << 16)
 def _suit_runs(
-    suit: str, counts: tuple[int, ...], wilds: tuple[Card, ...], wild_counts: tuple[int, ...],
-    rules: Rules,
+    suit: int, mask: int, two_aces: bool, wilds: tuple[int, ...], own_twos: int, ace_to_ace: bool
 ) -> tuple[tuple[Card, ...], ...]:
-    """Return the candidate runs of one suit that form a meld, given how many of each rank are held."""
-    out: set[tuple[Card, ...]] = set()
-    have = [False, *(n > 0 for n in counts), counts[0] > 0]
-    two_aces = counts[0] >= 2
+    """Return the candidate runs of one suit, from the bitmask of its ranks held (bit r: rank r).
+
+    Every interval of positions 1..14 (the ace at both ends) of three or more, held in full or
+    missing one position that one of the `wilds` fills; an own-suit 2 is a wild only when held
+    twice if the interval also needs it as the natural 2. Each is a legal run by construction
+    (RULES 3.1, 3.4): at most one wild, no rank twice, two naturals, both aces only ace to ace.
+    """
+    have = [False] * 15
+    for pos in range(1, 14):
+        have[pos] = (mask >> pos) & 1 == 1
+    have[14] = have[1]
+    pos_code = _POS_CODE[suit]
+    own_two = pos_code[2]
+    found: set[tuple[int, ...]] = set()
     for lo in range(1, 13):
         if not have[lo] and not (wilds and have[lo + 1]):
             continue  # an interval may open on a wild only when the next card is held
-        missing: list[int] = []
+        missing = 0
+        hole = 0
         for hi in range(lo, 15):
             if not have[hi]:
-                missing.append(hi)
-                if len(missing) > 1:
+                missing += 1
+                if missing > 1:
                     break
+                hole = hi
             if hi - lo < 2:
                 continue
-            if lo == 1 and hi == 14 and not (two_aces and rules.ace_to_ace):
+            if lo == 1 and hi == 14 and not (two_aces and ace_to_ace):
                 continue
-            naturals = [_pos_card(p, suit) for p in range(lo, hi + 1) if p not in missing]
-            if not missing:
-                out.add(tuple(sorted(naturals)))
+            held = [pos_code[p] for p in range(lo, hi + 1) if missing == 0 or p != hole]
+            if missing == 0:
+                held.sort()
+                found.add(tuple(held))
                 continue
-            if len(naturals) < 2:
+            if len(held) < 2:
                 continue
-            for w, n in zip(wilds, wild_counts, strict=True):
-                if n > naturals.count(w):  # an own-suit 2 may be natural and wild only if held twice
-                    out.add(tuple(sorted(naturals + [w])))
-    return tuple(c for c in out if _classify_sorted(c, rules) is not None)
+            for w in wilds:
+                # an own-suit 2 may be natural and wild only if held twice
+                if w != own_two or own_twos > (1 if own_two in held else 0):
+                    run = [*held, w]
+                    run.sort()
+                    found.add(tuple(run))
+    return tuple([tuple([_CODE_CARD[c] for c in run]) for run in found])
 
 
 def _may_fit(card: Card, shape: MeldShape) -> bool:
