@@ -385,7 +385,7 @@ def shape_layoffs(
     """Return `candidate_layoffs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
     # only the cards of the run's suit or the set's rank, and the wilds, may join the meld
     fits = _RUN_CARDS[shape.suit or ""] if shape.type == "run" else _SET_CARDS[shape.rank or 0]
-    relevant = tuple(c for c in held if c in fits)
+    relevant = tuple([c for c in held if c in fits])  # a list comprehension: no generator frames
     if not relevant:
         return ()
     return _layoffs(meld, relevant, rules)

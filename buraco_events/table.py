@@ -317,7 +317,9 @@ class Bot(Protocol):
 
     The bot protocol of `docs/api.md`: a `name`, and `choose(view, actions, rules, rng)` returning
     one of `actions`. `view` is `projections.player_view(state, seat, scores=False)`; `rng` is the
-    table's (`RngPolicy.seat_rng`), so a bot that draws only from it plays reproducibly.
+    table's (`RngPolicy.seat_rng`), so a bot that draws only from it plays reproducibly. A bot may
+    also have `decide(view, choices, rules, rng)`, which the table calls instead: `choices` is the
+    lazy `Choices` offer (docs/api.md), and the answer is one of its actions.
     """
 
     name: str

@@ -1,0 +1,54 @@
+"""The lazy offer (`table.Choices`) and the bots' `decide`: the same choices, the same moves."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from buraco_events.bots import GreedyBot, RandomBot
+from buraco_events.engine import legal_events, must_refill
+from buraco_events.projections import player_view
+from buraco_events.rules import PRESETS
+from buraco_events.table import Choices, SharedStream, Table, action_of
+
+
+def _table(variant: str, players: int, seed: int) -> Table:
+    """Return a one-hand table without bots: the test drives every seat."""
+    return Table.start(variant, [f"p{i}" for i in range(players)], game_id="c", target=0,
+                       rng=SharedStream(random.Random(seed)))
+
+
+@pytest.mark.parametrize("variant", list(PRESETS))
+def test_choices_equal_the_engine_offer_and_decide_equals_choose(variant: str) -> None:
+    """At every decision of two random hands: `all()` is `legal_events` paired with its actions,
+    `single()` is the one choice exactly when one is legal, and the greedy and random bots'
+    `decide` picks what `choose` picks from the full list (the same rng state for both)."""
+    for players, seed in ((2, 1), (4, 2)):
+        table = _table(variant, players, seed)
+        rng = random.Random(seed)
+        decisions = 0
+        while not table.over:
+            state = table.state
+            seat = table.to_move
+            if seat is None:
+                table.step()
+                continue
+            assert not must_refill(state)
+            choices = Choices(state)
+            expected = [(action_of(ev), ev) for ev in legal_events(state)]
+            single = Choices(state).single()
+            assert (single is not None) == (len(expected) == 1)
+            assert single is None or single == expected[0]
+            view = player_view(state, seat, scores=False)
+            actions = [a for a, _ in expected]
+            for bot in (GreedyBot(), RandomBot()):
+                r1, r2 = random.Random(decisions), random.Random(decisions)
+                lazy = bot.decide(view, Choices(state), state.rules, r1)
+                assert lazy == bot.choose(view, actions, state.rules, r2)
+                assert r1.random() == r2.random()  # the same draws from the rng
+            assert choices.all() == expected
+            action, _ = expected[rng.randrange(len(expected))]
+            table.act(seat, action, advance=False)
+            decisions += 1
+        assert decisions > 20
