@@ -33,15 +33,17 @@ GOAL_GREEDY = 300.0  # hands/s per core, issue 14 (the simulation brief asked fo
 
 #: functions whose cumulative share of greedy play the profile reports
 _HOT = (
-    ("table.legal_choices", "table.py", "legal_choices"),
-    ("engine.candidate_plays", "engine.py", "candidate_plays"),
+    ("table.Table._ask (bot decisions)", "table.py", "_ask"),
+    ("table.Choices.single (forced?)", "table.py", "single"),
+    ("engine._raw_plays (candidates)", "engine.py", "_raw_plays"),
+    ("engine.checked_play", "engine.py", "checked_play"),
     ("engine._check_took_pile", "engine.py", "_check_took_pile"),
     ("melds.shape_layoffs", "melds.py", "shape_layoffs"),
     ("melds.candidate_melds", "melds.py", "candidate_melds"),
     ("melds.classify", "melds.py", "classify"),
     ("projections.player_view", "projections.py", "player_view"),
     ("engine.table_scores", "engine.py", "table_scores"),
-    ("bots.GreedyBot.choose", "bots.py", "choose"),
+    ("bots.GreedyBot.decide", "bots.py", "decide"),
     ("engine.check", "engine.py", "check"),
     ("engine.apply", "engine.py", "apply"),
 )
