@@ -67,7 +67,7 @@ from .events import (
     event_type,
 )
 from .log import Chain, EventReader, LogError, NotALogError, RawLines, TornTailError
-from .pool import chunked, ordered_map
+from .pool import chunked, collector_paused, ordered_map
 from .scoring import TeamScore
 from .sources import iter_logs
 
@@ -574,8 +574,9 @@ CHUNK_LOGS = 16
 
 def _audit_chunk(chunk: list[tuple[str, RawLines]], expect_head: str | None,
                  partial: bool) -> list[Audit]:
-    """Audit a chunk of logs in order (a worker's job)."""
-    return [audit_lines(lines, name, expect_head, partial) for name, lines in chunk]
+    """Audit a chunk of logs in order (a worker's job), the collector paused meanwhile."""
+    with collector_paused():
+        return [audit_lines(lines, name, expect_head, partial) for name, lines in chunk]
 
 
 def audit_path(path: Path, expect_head: str | None = None, partial: bool = False,
