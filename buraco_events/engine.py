@@ -282,9 +282,9 @@ def _expect_phase(state: GameState, ev: Event, *phases: Phase) -> None:
 
 def _expect_turn(state: GameState, ev: Event) -> int:
     player: int = ev.player  # type: ignore[attr-defined]
-    if player >= state.n_players:
-        raise _fail(state, ev, f"no seat {player} in a {state.n_players}-player game")
-    if player != state.to_play:
+    if player != state.to_play:  # the seat to play always exists: test the seat only when off turn
+        if player >= state.n_players:
+            raise _fail(state, ev, f"no seat {player} in a {state.n_players}-player game")
         raise _fail(state, ev, f"it is seat {state.to_play}'s turn, not seat {player}'s")
     return player
 
