@@ -31,7 +31,7 @@ from .engine import IllegalMove
 from .events import Event
 from .log import ChainStatus, EventReader, LogError, RawLines
 from .melds import CANASTA_KINDS
-from .pool import chunked, ordered_map
+from .pool import chunked, collector_paused, ordered_map
 from .rows import COLUMNS, Columns, game_rows, variant_name
 from .sources import iter_logs
 from .text import visible
@@ -649,7 +649,10 @@ def _work(paths: Iterable[str | os.PathLike[str]], chunk_logs: int
 
 
 def _check_work(item: list[tuple[str, RawLines]] | Rejected) -> CheckedChunk | Rejected:
-    return item if isinstance(item, Rejected) else check_chunk(item)
+    if isinstance(item, Rejected):
+        return item
+    with collector_paused():  # many small objects, few cycles: see `pool.collector_paused`
+        return check_chunk(item)
 
 
 class _Indexer:

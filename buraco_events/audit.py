@@ -52,14 +52,22 @@ from .commit import deck_text as deck_text  # moved to the core; still importabl
 from .engine import GameState, IllegalMove, apply, check, hand_scores
 from .events import (
     AnyEvent,
+    Discarded,
+    Drew,
     GameEnded,
     GameStarted,
     HandEnded,
     HandStarted,
+    LaidOff,
+    Melded,
+    Note,
+    StockRefilled,
+    TookDead,
+    TookPile,
     event_type,
 )
 from .log import Chain, EventReader, LogError, NotALogError, RawLines, TornTailError
-from .pool import chunked, ordered_map
+from .pool import chunked, collector_paused, ordered_map
 from .scoring import TeamScore
 from .sources import iter_logs
 
@@ -243,6 +251,12 @@ class _Problems:
         return [entries[key] for key in sorted(entries)]
 
 
+#: the events `_Auditor._feed_regular` may take: they make no claim, deal nothing, end nothing
+_PLAIN: frozenset[type] = frozenset(
+    {Drew, TookPile, Melded, LaidOff, Discarded, TookDead, StockRefilled, Note}
+)
+
+
 class _Auditor:
     """The fold of `audit_lines`: one instance per log, fed line by line."""
 
@@ -298,6 +312,42 @@ class _Auditor:
                 return
 
     def feed(self, line: bytes, decoded: AnyEvent | LogError) -> None:
+        if self.live and type(decoded) in _PLAIN and self._feed_regular(line, decoded):  # type: ignore[arg-type]
+            return
+        self._feed(line, decoded)
+
+    def _feed_regular(self, line: bytes, ev: AnyEvent) -> bool:
+        """Audit a regular line in few steps; return False (having changed nothing) if it is not.
+
+        Regular: a play event (`_PLAIN`: no claim, no deal, not the end) after line 1 that
+        continues the chain (`Chain.regular`) at the engine's seq and passes `check`. What `_feed`
+        does for such a line comes down to the counts below and the apply; any other line goes
+        the general way, which finds and words whatever is irregular about it.
+        """
+        state = self.state
+        if ev.seq != state.next_seq or not self.chain.regular(ev):
+            return False
+        try:
+            check(state, ev)
+        except IllegalMove:
+            return False
+        apply(state, ev)
+        self.n_lines += 1
+        self.n_decoded += 1
+        if ev.prev is None:
+            self.n_without_prev += 1
+            if len(self.without_prev) < PROBLEMS_KEPT:
+                self.without_prev.append(ev.seq)
+        else:
+            self.with_prev += 1
+        self.complete = False
+        self.last_seq = ev.seq
+        self.last_line = line
+        self.chain.take(line, ev.seq)
+        return True
+
+    def _feed(self, line: bytes, decoded: AnyEvent | LogError) -> None:
+        """Audit one line, whatever it holds: the general path."""
         index = self.n_lines
         self.n_lines += 1
         want_seq = self.last_seq + 1
@@ -524,8 +574,9 @@ CHUNK_LOGS = 16
 
 def _audit_chunk(chunk: list[tuple[str, RawLines]], expect_head: str | None,
                  partial: bool) -> list[Audit]:
-    """Audit a chunk of logs in order (a worker's job)."""
-    return [audit_lines(lines, name, expect_head, partial) for name, lines in chunk]
+    """Audit a chunk of logs in order (a worker's job), the collector paused meanwhile."""
+    with collector_paused():
+        return [audit_lines(lines, name, expect_head, partial) for name, lines in chunk]
 
 
 def audit_path(path: Path, expect_head: str | None = None, partial: bool = False,

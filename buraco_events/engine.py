@@ -44,6 +44,7 @@ from .events import (
     TookPile,
     event_type,
 )
+from .lookahead import TopPlay, is_natural_top, top_candidates
 from .melds import (
     CANASTA_SIZE,
     CanastaKind,
@@ -281,9 +282,9 @@ def _expect_phase(state: GameState, ev: Event, *phases: Phase) -> None:
 
 def _expect_turn(state: GameState, ev: Event) -> int:
     player: int = ev.player  # type: ignore[attr-defined]
-    if player >= state.n_players:
-        raise _fail(state, ev, f"no seat {player} in a {state.n_players}-player game")
-    if player != state.to_play:
+    if player != state.to_play:  # the seat to play always exists: test the seat only when off turn
+        if player >= state.n_players:
+            raise _fail(state, ev, f"no seat {player} in a {state.n_players}-player game")
         raise _fail(state, ev, f"it is seat {state.to_play}'s turn, not seat {player}'s")
     return player
 
@@ -376,8 +377,45 @@ def _check_took_pile(state: GameState, ev: TookPile) -> None:
                 raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
         return
     top = state.pile[-1]
-    if not _any_play(_trial_take(state, ev)):
+    if not _closed_take_usable(state, ev):
         raise _fail(state, ev, f"closed pile: the top card {top} cannot be melded at once")
+
+
+def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
+    """Return whether some play holding the closed pile's top is legal right after the take.
+
+    `_any_play(_trial_take(state, ev))` decides it too; for a natural top the look-ahead builds
+    only the plays that hold it, and the trial state only once there is one to check.
+    """
+    top = state.pile[-1]
+    if not is_natural_top(top):
+        return _any_play(_trial_take(state, ev))
+    trial: GameState | None = None
+    for kind, meld_id, cards in _top_candidates(state, ev.player, top, 1):
+        if trial is None:
+            trial = _trial_take(state, ev)
+        if _play_passes(trial, ev.player, kind, meld_id, cards):
+            return True
+    return False
+
+
+def _top_candidates(state: GameState, player: int, top: Card, held_top: int) -> Iterator[TopPlay]:
+    """Return the look-ahead's candidate plays holding the natural `top` (see `lookahead`)."""
+    team = team_of(player)
+    team_melds = [(m.id, m.shape) for m in state.melds if m.team == team]
+    return top_candidates(state.hands[player], top, held_top, team_melds, state.rules)
+
+
+def _play_passes(state: GameState, player: int, kind: str, meld_id: int, cards: tuple[Card, ...]) -> bool:
+    """Return whether a candidate play passes `check` (its seq is the next one by construction)."""
+    try:
+        if kind == "meld":
+            _check_melded(state, Melded(seq=state.next_seq, player=player, meld=len(state.melds), cards=cards))
+        else:
+            _check_laid_off(state, LaidOff(seq=state.next_seq, player=player, meld=meld_id, cards=cards))
+    except IllegalMove:
+        return False
+    return True
 
 
 def _check_not_refilling(state: GameState, ev: Event) -> None:
@@ -478,6 +516,8 @@ def _check_top_still_usable(
     Under `pile_top_use` = turn_end the turn may not end until the top card is melded (RULES 2):
     a play that made that impossible would leave the player with no legal way on.
     """
+    top = state.top_due
+    assert top is not None  # the caller checks it
     trial = _shallow(state)
     trial.hands = list(state.hands)
     hand = trial.hands[player] = state.hands[player].copy()
@@ -489,8 +529,18 @@ def _check_top_still_usable(
     trial.melds = [m for m in state.melds if m.id != played.id]
     trial.melds.insert(min(played.id, len(trial.melds)), played)
     trial.next_seq = ev.seq + 1
-    if not _any_play(trial, top_plays_only=True):
+    if not _top_still_playable(trial, player, top):
         raise _fail(state, ev, f"this play leaves no way to meld the top card {state.top_due} taken from the pile, which must be melded before the turn ends")
+
+
+def _top_still_playable(trial: GameState, player: int, top: Card) -> bool:
+    """Return whether the due top card (held) can still be melded: `_any_play(trial, True)`."""
+    if not is_natural_top(top):
+        return _any_play(trial, top_plays_only=True)
+    return any(
+        _play_passes(trial, player, kind, meld_id, cards)
+        for kind, meld_id, cards in _top_candidates(trial, player, top, 0)
+    )
 
 
 def _canasta_need(state: GameState) -> str:

@@ -341,6 +341,22 @@ class Chain:
             prev = None if event.prev == expected else expected
         return Link(None if event.seq == self._next_seq else self._next_seq, prev, self._ended)
 
+    def regular(self, event: Event) -> bool:
+        """Return whether `event` (not the first line) continues the chain with nothing to say:
+        the next seq, a `prev` that matches (or none), nothing ended yet. Takes nothing in."""
+        return (
+            event.seq == self._next_seq and self._ended is None and self.events > 0
+            and (event.prev is None or event.prev == self.expected_prev())
+        )
+
+    def take(self, line: bytes, seq: int) -> None:
+        """Take in a line that `regular` accepted and that is no `game_ended`: `skip` without
+        its first-line and end-of-game cases."""
+        self._last = line
+        self.events += 1
+        self._next_seq = seq + 1
+        self.complete = False
+
     def add(self, line: bytes, event: Event) -> None:
         """Check the next stored line and its decoded event; raise `LogError` if they break."""
         n = self.events

@@ -9,11 +9,13 @@ so memory stays bounded however many logs there are.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -26,6 +28,28 @@ AHEAD = 2
 def default_workers() -> int:
     """Return the default number of worker processes: the machine's cores."""
     return os.cpu_count() or 1
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Run a block of batch work with the cyclic garbage collector out of the way.
+
+    A batch (a chunk of logs to audit or index, a batch of games to play) allocates many small
+    objects that plain reference counting frees, yet each allocation burst would start a
+    collection that scans every live object again. So the objects already there (modules, caches,
+    the work's setup) are frozen out of the collector's view, and the collector is off until the
+    block ends; then both are restored, and what the block left in cycles is collected as usual.
+    Memory stays bounded by one block's work. Not reentrant: an inner block ends the outer's freeze.
+    """
+    enabled = gc.isenabled()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
 
 
 def _context() -> Any:

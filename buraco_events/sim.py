@@ -23,6 +23,7 @@ from .engine import team_of
 from .events import HandEnded
 from .log import write_log
 from .melds import CANASTA_KINDS
+from .pool import collector_paused
 from .rules import canonical_variant, check_players
 
 #: progress callback: (games done, hands done) so far
@@ -103,6 +104,15 @@ def _play_batch(
     target: int | None, indices: Sequence[int], commit: bool = False,
 ) -> _Tally:
     """Play and write games `indices` of a run; return their tally (runs in a worker)."""
+    with collector_paused():
+        return _play_games(out_dir, variant, players, seed, seats, target, indices, commit)
+
+
+def _play_games(
+    out_dir: str, variant: str, players: int, seed: int, seats: tuple[str, ...],
+    target: int | None, indices: Sequence[int], commit: bool,
+) -> _Tally:
+    """`_play_batch`'s work (the collector paused around it)."""
     tally = _Tally()
     bots = [bot_by_name(n) for n in seats]
     for i in indices:

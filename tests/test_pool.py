@@ -113,3 +113,22 @@ def test_ordered_map_gives_the_one_chunk_before_a_failure():
         for chunk in ordered_map(sum, chunked(source(), 2), workers=2):
             got.append(chunk)
     assert got == [-1]
+
+
+def test_collector_paused_freezes_and_restores() -> None:
+    import gc
+
+    from buraco_events.pool import collector_paused
+
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    with collector_paused():
+        assert not gc.isenabled()
+        assert gc.get_freeze_count() > 0  # the objects there before the block are out of view
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        with pytest.raises(KeyError), collector_paused():
+            raise KeyError("the block fails")
+        assert not gc.isenabled() and gc.get_freeze_count() == 0  # left off as it was found
+    finally:
+        gc.enable()

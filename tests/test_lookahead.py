@@ -1,0 +1,206 @@
+"""The closed pile's targeted look-ahead decides exactly as the general one (RULES 2).
+
+`engine._closed_take_usable` (a take of a closed pile) and `engine._top_still_playable` (a
+turn_end top still due) build only the plays that hold the top card (`buraco_events.lookahead`);
+the general path, `_any_play` over the trial state, builds every candidate and stays the oracle.
+Random tables of every closed-pile preset with random rule overrides compare both; a few concrete
+tables name the case they pin down.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from buraco_events.cards import RANK, make_deck, parse_cards
+from buraco_events.engine import (
+    GameState,
+    Meld,
+    _any_play,
+    _closed_take_usable,
+    _top_still_playable,
+    _trial_take,
+)
+from buraco_events.events import TookPile
+from buraco_events.lookahead import is_natural_top, top_candidates
+from buraco_events.melds import candidate_melds, classify
+from buraco_events.rules import PRESETS, Rules
+
+CLOSED = [name for name, rules in PRESETS.items() if rules.pile == "closed"]
+#: boolean rules the look-ahead's candidates or their check depend on, flipped at random
+FLAGS = ("sets", "one_set_per_rank", "ace_to_ace", "wild_top_new_meld_only", "close_needs_clean",
+         "close_by_discard", "dead_by_discard", "no_wild_last_discard", "wild_goes_low")
+
+
+def random_rules(rng: random.Random) -> Rules:
+    """Return a closed-pile preset with some flags flipped."""
+    rules = PRESETS[rng.choice(CLOSED)]
+    flips = {f: not getattr(rules, f) for f in FLAGS if rng.random() < 0.25}
+    return msgspec.structs.replace(rules, **flips)
+
+
+def random_table(rng: random.Random) -> tuple[GameState, int]:
+    """Return a state in the draw phase with a closed pile, and the seat to move.
+
+    Melds come from `candidate_melds` of random cards, so they are legal and their cards leave the
+    deck; the hand is small to large; the top is often near the hand's cards so both answers occur.
+    """
+    rules = random_rules(rng)
+    n = rng.choice((2, 4))
+    deck = list(make_deck(rules.jokers))
+    rng.shuffle(deck)
+    melds: list[Meld] = []
+    for _ in range(rng.randrange(0, 6)):
+        pool = Counter(deck[:14])
+        options = candidate_melds(pool, rules)
+        if not options:
+            continue
+        cards = rng.choice(options)
+        shape = classify(cards, rules)
+        assert shape is not None
+        for c in cards:
+            deck.remove(c)
+        team = rng.randrange(2)
+        melds.append(Meld(len(melds), team, shape, team, 1, 0, rng.randrange(2)))
+    player = rng.randrange(n)
+    size = rng.choice((1, 2, 3, 4, 6, 9, 11, 14))
+    hand = deck[:size]
+    rest = deck[size:]
+    if rng.random() < 0.6 and hand:
+        # a top of a held suit or rank, so the take is often legal
+        near = rng.choice(hand)
+        fits = [c for c in rest if c[-1] == near[-1] or RANK[c] == RANK[near]]
+        top = rng.choice(fits) if fits else rest[0]
+    else:
+        top = rest[rng.randrange(len(rest))]
+    rest.remove(top)
+    pile = rest[:rng.randrange(0, 3)] + [top]
+    state = GameState(rules=rules, players=tuple(f"p{i}" for i in range(n)), phase="draw",
+                      next_seq=50, hand_no=0, to_play=player, turn=3)
+    state.hands = [Counter() for _ in range(n)]
+    state.hands[player] = Counter(hand)
+    state.pile = pile
+    state.stock = rest[5:20]
+    dead_taken = [rng.random() < 0.4, rng.random() < 0.4]
+    state.deads = [None if taken else tuple(rest[20 + 11 * i:31 + 11 * i])
+                   for i, taken in enumerate(dead_taken)]
+    state.dead_fate = ["taken" if taken else None for taken in dead_taken]
+    state.team_dead = [0 if dead_taken[0] else None, 1 if dead_taken[1] else None]
+    state.dead_taker = [None, None]
+    state.team_dead_direct = [False, False]
+    state.unused_seat = [None, None]
+    state.melds = melds
+    return state, player
+
+
+def take_decisions(state: GameState, player: int) -> tuple[bool, bool]:
+    """Return (look-ahead, general path) on whether the closed pile may be taken."""
+    ev = TookPile(seq=state.next_seq, player=player, cards=tuple(state.pile))
+    return _closed_take_usable(state, ev), _any_play(_trial_take(state, ev))
+
+
+def due_decisions(state: GameState, player: int) -> tuple[bool, bool]:
+    """Return (look-ahead, general path) on whether a due turn_end top can still be melded.
+
+    The whole pile joins the hand with the top due, as after a turn_end take.
+    """
+    top = state.pile[-1]
+    trial = state.copy()
+    trial.hands[player].update(state.pile)
+    trial.pile, trial.top_due, trial.phase = [], top, "play"
+    return _top_still_playable(trial, player, top), _any_play(trial, top_plays_only=True)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_lookahead_equals_general_path(seed: int) -> None:
+    rng = random.Random(seed)
+    state, player = random_table(rng)
+    fast, slow = take_decisions(state, player)
+    assert fast == slow, (state.rules, state.hands[player], state.pile, state.melds)
+    fast, slow = due_decisions(state, player)
+    assert fast == slow, (state.rules, state.hands[player], state.pile, state.melds)
+
+
+def test_lookahead_sees_both_answers() -> None:
+    # the random tables above are no test if every answer were the same: count both, many seeds
+    outcomes: Counter[tuple[bool, bool]] = Counter()
+    for seed in range(1500):
+        state, player = random_table(random.Random(seed))
+        fast, slow = take_decisions(state, player)
+        assert fast == slow, seed
+        outcomes[(is_natural_top(state.pile[-1]), fast)] += 1
+    assert outcomes[(True, True)] > 100 and outcomes[(True, False)] > 100
+
+
+def test_candidates_are_the_general_ones_holding_the_top() -> None:
+    # the look-ahead's candidates are exactly the general generator's that hold the top (as sets)
+    from buraco_events.engine import _top_plays
+
+    for seed in range(600):
+        state, player = random_table(random.Random(seed))
+        top = state.pile[-1]
+        if not is_natural_top(top):
+            continue
+        team = player % 2
+        ours = set(top_candidates(state.hands[player], top, 1,
+                                  [(m.id, m.shape) for m in state.melds if m.team == team], state.rules))
+        theirs = {(k, -1 if i is None else i, c) for k, i, c in _top_plays(state, player, top)}
+        assert ours == theirs, seed
+
+
+def table(variant: str, hand: str, top: str, melds: tuple[str, ...] = (), pile: str = "") -> tuple[GameState, int]:
+    """Return seat 0 to move in the draw phase holding `hand`, the pile `pile` + `top`, team 0's melds."""
+    rules = PRESETS[variant]
+    state = GameState(rules=rules, players=("a", "b"), phase="draw", next_seq=9, hand_no=0)
+    state.hands = [Counter(parse_cards(hand)), Counter()]
+    state.pile = [*parse_cards(pile), *parse_cards(top)]
+    state.deads = [tuple(make_deck(4)[:11]), tuple(make_deck(4)[11:22])]
+    state.dead_fate, state.dead_taker = [None, None], [None, None]
+    state.team_dead, state.team_dead_direct, state.unused_seat = [None, None], [False, False], [None, None]
+    for text in melds:
+        shape = classify(parse_cards(text), rules)
+        assert shape is not None
+        state.melds.append(Meld(len(state.melds), 0, shape, 0, 1, 0, 0))
+    return state, 0
+
+
+@pytest.mark.parametrize(
+    ("name", "variant", "hand", "top", "melds", "want"),
+    [
+        # RULES 3.1: a run through the top, held in full
+        ("run in full", "stcl", "JS KS 4H", "QS", (), True),
+        # RULES 3.1: one wild fills the hole beside the top
+        ("run with a wild", "stcl", "JS 2D 4H", "KS", (), True),
+        # RULES 3.1: the ace high after K (Q K A)
+        ("high ace", "stcl", "QH KH 5C", "AH", (), True),
+        # RULES 3.1: no two naturals of the suit within one wild's reach
+        ("suit too far", "stcl", "9S 2D 4H", "KS", (), False),
+        # RULES 3.2: sets only where the variant has them (fechado yes, stcl no)
+        ("set where sets exist", "fechado", "7H 7C 4D", "7S", (), True),
+        ("no sets in stcl", "stcl", "7H 7C 4D", "7S", (), False),
+        # RULES 2: laid off onto a team run of its suit
+        ("lay-off", "stcl", "4D 9C", "8H", ("5H 6H 7H",), True),
+        # RULES 4: the play would empty the hand (one-card pile) with no dead taken: a direct dead
+        ("empties into the dead", "stcl", "JS KS", "QS", (), True),
+    ],
+)
+def test_named_takes(name: str, variant: str, hand: str, top: str, melds: tuple[str, ...], want: bool) -> None:
+    state, player = table(variant, hand, top, melds)
+    assert take_decisions(state, player) == (want, want), name
+
+
+def test_take_refused_when_the_only_play_leaves_one_card_and_no_close() -> None:
+    # RULES 4 and 6: JS QS KS takes both held cards and the pile's other card (8D) joins the hand
+    # after it; with the team's dead already taken and no canasta, that single card could never
+    # be discarded to close, so the play, and the take with it, are refused
+    state, player = table("stcl", "JS KS", "QS", pile="8D")
+    assert take_decisions(state, player) == (True, True)  # the dead is still there
+    state.team_dead = [0, None]
+    state.deads = [None, state.deads[1]]
+    assert take_decisions(state, player) == (False, False)
