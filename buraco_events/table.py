@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgspec
+from mypy_extensions import mypyc_attr
 
 from .cards import Card
 from .commit import SaltSource, deal_commitment
@@ -271,6 +272,8 @@ class SharedStream:
         return self.rng
 
 
+# mypyc compiles no subclass of RuntimeError: in the compiled build this stays a Python class
+@mypyc_attr(native_class=False)
 class EndlessGame(RuntimeError):
     """A hand or a match ran past the safety bound (a bug: real games end far sooner)."""
 
@@ -310,6 +313,8 @@ def start_event(
     )
 
 
+# a game server may subclass the table: allowed in the compiled build too
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Table:
     """A game being played: the live state, who sits where, where chance comes from.
 
