@@ -53,20 +53,20 @@ def compile_decision(argv: list[str], env: dict[str, str]) -> tuple[bool, str]:
     return True, ""
 
 
-def compiled_files() -> list[Path]:
-    """Return the compiled files an earlier in-place build left beside the sources."""
-    package = HERE / "buraco_events"
+def compiled_files(root: Path) -> list[Path]:
+    """Return the compiled files an earlier in-place build left beside the sources under `root`."""
+    package = root / "buraco_events"
     stems = [Path(p).stem for p in COMPILED] + [GROUP.rpartition(".")[2] + "__mypyc"]
     return [f for stem in stems for f in package.glob(f"{stem}.*.so")] + [
         f for stem in stems for f in package.glob(f"{stem}.*.pyd")
     ]
 
 
-def remove_compiled_files() -> None:
-    """Remove compiled files beside the sources, so the pure Python there is what runs."""
-    for f in compiled_files():
+def remove_compiled_files(root: Path) -> None:
+    """Remove compiled files beside the sources under `root`, so their pure Python runs."""
+    for f in compiled_files(root):
         f.unlink()
-        say(f"removed {f.relative_to(HERE)} (left by an earlier compiled build)")
+        say(f"removed {f.relative_to(root)} (left by an earlier compiled build)")
 
 
 class BuildExtOrPure(build_ext):
@@ -105,7 +105,7 @@ def ext_modules(argv: list[str], env: dict[str, str]) -> list[Any]:
     wanted, why_not = compile_decision(argv, env)
     if not wanted:
         if EDITABLE & set(argv):
-            remove_compiled_files()
+            remove_compiled_files(HERE)
         say(f"pure Python build: {why_not}")
         return []
     try:
@@ -118,4 +118,5 @@ def ext_modules(argv: list[str], env: dict[str, str]) -> list[Any]:
     return list(mypycify(COMPILED, group_name=GROUP))
 
 
-setup(ext_modules=ext_modules(sys.argv, dict(os.environ)), cmdclass={"build_ext": BuildExtOrPure})
+if __name__ == "__main__":  # setuptools' build backend runs this file as __main__; tests import it
+    setup(ext_modules=ext_modules(sys.argv, dict(os.environ)), cmdclass={"build_ext": BuildExtOrPure})

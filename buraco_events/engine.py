@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from itertools import chain
 from typing import Any, Literal
@@ -125,6 +125,11 @@ class Meld:
     def canasta(self, rules: Rules) -> CanastaKind | None:
         """Return the canasta kind this meld scores, or None (RULES 3.5)."""
         return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy and pickle through the constructor: a frozen class compiled by mypyc refuses the
+        # attribute-by-attribute restore they use otherwise
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
 
 
 @dataclass(slots=True)

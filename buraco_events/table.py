@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 import msgspec
@@ -82,6 +82,11 @@ class Action:
     cards: tuple[Card, ...] = ()
     meld: int | None = None
     dead: int | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy and pickle through the constructor: a frozen class compiled by mypyc refuses the
+        # attribute-by-attribute restore they use otherwise
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
 
 
 _DRAW = Action("draw")
