@@ -19,6 +19,7 @@ processes: they all stay Python.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -112,6 +113,9 @@ def ext_modules(argv: list[str], env: dict[str, str]) -> list[Any]:
         from mypyc.build import mypycify
     except ImportError as exc:
         say(f"pure Python build: mypyc cannot be imported ({exc})")
+        return []
+    if "group_name" not in inspect.signature(mypycify).parameters:
+        say("pure Python build: this mypyc is too old (no group_name; pip install -U mypy)")
         return []
     os.chdir(HERE)  # mypycify takes paths from the project root and reads its mypy config
     say(f"compiled build: mypyc compiles {', '.join(Path(p).stem for p in COMPILED)}")
