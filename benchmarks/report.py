@@ -13,16 +13,22 @@ def print_table(rows: Iterable[dict], title: str) -> None:
 
     rows = list(rows)
     with_suite = any("suite" in r for r in rows)
+    with_build = len({r["build"] for r in rows if "build" in r}) > 1  # both builds: say which
     table = Table(title=title)
-    columns = ("suite",) * with_suite + ("figure", "value", "unit", "baseline", "baseline value", "ratio")
+    columns = (("suite",) * with_suite + ("figure",) + ("build",) * with_build
+               + ("value", "unit", "baseline", "baseline value", "ratio")
+               + ("compiled / pure",) * with_build)
     for col in columns:
-        table.add_column(col, justify="right" if "value" in col or col == "ratio" else "left")
+        table.add_column(col, justify="right" if "value" in col or col in ("ratio", "compiled / pure") else "left")
     for r in rows:
         base = r.get("baseline_value")
         ratio = r["value"] / base if base else None
+        vs_pure = r.get("vs_pure")
         cells = [
-            r["name"], f"{r['value']:,.1f}", r["unit"], r.get("baseline") or "",
+            f"{r['value']:,.1f}", r["unit"], r.get("baseline") or "",
             f"{base:,.1f}" if base else "", f"{ratio:.2f}x" if ratio is not None else "",
         ]
-        table.add_row(*([r.get("suite", "")] if with_suite else []), *cells)
+        table.add_row(*([r.get("suite", "")] if with_suite else []), r["name"],
+                      *([r.get("build", "")] if with_build else []), *cells,
+                      *([f"{vs_pure:.2f}x" if vs_pure is not None else ""] if with_build else []))
     Console(width=None if sys.stdout.isatty() else 160).print(table)
