@@ -7,7 +7,11 @@ from collections.abc import Iterable
 
 
 def print_table(rows: Iterable[dict], title: str) -> None:
-    """Print benchmark rows as a rich table (wide when piped, so nothing is cut)."""
+    """Print benchmark rows as a rich table (wide when piped, so nothing is cut).
+
+    Rows of two builds (a "build" key) get a build column and, in "vs pure", each compiled
+    figure's ratio to the same figure of the pure build (the runner's `vs_pure`).
+    """
     from rich.console import Console
     from rich.table import Table
 
@@ -17,9 +21,9 @@ def print_table(rows: Iterable[dict], title: str) -> None:
     table = Table(title=title)
     columns = (("suite",) * with_suite + ("figure",) + ("build",) * with_build
                + ("value", "unit", "baseline", "baseline value", "ratio")
-               + ("compiled / pure",) * with_build)
+               + ("vs pure",) * with_build)
     for col in columns:
-        table.add_column(col, justify="right" if "value" in col or col in ("ratio", "compiled / pure") else "left")
+        table.add_column(col, justify="right" if "value" in col or col in ("ratio", "vs pure") else "left")
     for r in rows:
         base = r.get("baseline_value")
         ratio = r["value"] / base if base else None
@@ -31,4 +35,4 @@ def print_table(rows: Iterable[dict], title: str) -> None:
         table.add_row(*([r.get("suite", "")] if with_suite else []), r["name"],
                       *([r.get("build", "")] if with_build else []), *cells,
                       *([f"{vs_pure:.2f}x" if vs_pure is not None else ""] if with_build else []))
-    Console(width=None if sys.stdout.isatty() else 160).print(table)
+    Console(width=None if sys.stdout.isatty() else 160 + 30 * with_build).print(table)

@@ -124,16 +124,21 @@ def run_other_build(which: str, args: argparse.Namespace) -> tuple[list[dict], l
 
 def interleave(by_build: dict[str, list[dict]]) -> list[dict]:
     """Return the rows of every build, each compiled figure after its pure one with their ratio."""
-    pure = by_build.get("pure", [])
-    compiled = {(r["suite"], r["name"]): r for r in by_build.get("compiled", [])}
+    def key(r: dict) -> tuple[object, ...]:  # a figure may have several baselines, or units
+        return r["suite"], r["name"], r["unit"], r.get("baseline")
+
+    compiled: dict[tuple[object, ...], list[dict]] = {}
+    for r in by_build.get("compiled", []):
+        compiled.setdefault(key(r), []).append(r)
     rows = []
-    for r in pure:
+    for r in by_build.get("pure", []):
         rows.append(r)
-        twin = compiled.pop((r["suite"], r["name"]), None)
-        if twin is not None:
+        twins = compiled.get(key(r))
+        if twins:
+            twin = twins.pop(0)
             twin["vs_pure"] = twin["value"] / r["value"] if r["value"] else None
             rows.append(twin)
-    return rows + list(compiled.values())
+    return rows + [r for left in compiled.values() for r in left]
 
 
 def main() -> int:
