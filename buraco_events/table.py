@@ -488,11 +488,14 @@ class Table:
             rng = self._policy().seat_rng(state.next_seq)
             view = player_view(state, seat, scores=False)
             try:
-                action = bot.choose(view, actions, state.rules, rng)
+                # `object`: a user's bot may answer anything, and the check below says so in both
+                # builds (compiled by mypyc, an `Action` variable would raise TypeError first)
+                answer: object = bot.choose(view, actions, state.rules, rng)
             except Exception as exc:  # a user's bot (docs/api.md) failed: name it, in one line
                 raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} failed: {type(exc).__name__}: {exc}") from exc
-            if action not in actions:
-                raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} chose an action not offered: {action}")
+            if answer not in actions:
+                raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} chose an action not offered: {answer}")
+            action = actions[actions.index(answer)]  # the offered Action equal to the answer
         # the offered event equals `action_event(state, action)`; the engine checked it on this
         # very state unless it is a draw or a dead take, so only those are checked again
         event = choices[actions.index(action)][1]

@@ -27,7 +27,7 @@ import buraco_events
 from buraco_events import build
 from buraco_events.bots import GreedyBot, RandomBot, play_game
 from buraco_events.engine import GameState, play
-from buraco_events.table import Action, EndlessGame, PositionSeeds, Table
+from buraco_events.table import Action, BotError, EndlessGame, PositionSeeds, Table
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,6 +115,21 @@ def test_users_may_subclass_the_bots_and_the_table() -> None:
     table.act(table.to_move, table.legal_actions()[0])
     assert table.sent == 1 and isinstance(table, Table)
     assert issubclass(EndlessGame, RuntimeError)  # a Python class in both builds
+
+
+class _Confused:
+    """A user's bot that answers with something that is not an Action."""
+
+    name = "confused"
+
+    def choose(self, view, actions, rules, rng):  # type: ignore[no-untyped-def]
+        return ("discard", "JK")
+
+
+def test_a_bot_answering_a_non_action_gets_the_same_error_in_both_builds() -> None:
+    # compiled, an `Action` annotation on the answer would raise TypeError before the check
+    with pytest.raises(BotError, match=r"bot confused at seat 0 chose an action not offered: \('discard', 'JK'\)"):
+        play_game("stbl", 2, 3, [_Confused(), GreedyBot()], "confused", target=0)
 
 
 @pytest.mark.parametrize(("argv", "env", "compiles"), [
