@@ -136,7 +136,9 @@ def interleave(by_build: dict[str, list[dict]]) -> list[dict]:
         twins = compiled.get(key(r))
         if twins:
             twin = twins.pop(0)
-            twin["vs_pure"] = twin["value"] / r["value"] if r["value"] else None
+            # a speed-up for rates and sizes; a share (%, fraction) of two builds is no ratio
+            share = str(r["unit"]).startswith(("%", "fraction"))
+            twin["vs_pure"] = twin["value"] / r["value"] if r["value"] and not share else None
             rows.append(twin)
     return rows + [r for left in compiled.values() for r in left]
 
