@@ -488,9 +488,10 @@ class Table:
             rng = self._policy().seat_rng(state.next_seq)
             view = player_view(state, seat, scores=False)
             try:
-                # `object`: a user's bot may answer anything, and the check below says so in both
-                # builds (compiled by mypyc, an `Action` variable would raise TypeError first)
-                answer: object = bot.choose(view, actions, state.rules, rng)
+                # a user's bot may answer anything, and the check below says so in both builds:
+                # called as a `Bot` (`-> Action`), mypyc's compiled code would raise TypeError first
+                player: Any = bot
+                answer: object = player.choose(view, actions, state.rules, rng)
             except Exception as exc:  # a user's bot (docs/api.md) failed: name it, in one line
                 raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} failed: {type(exc).__name__}: {exc}") from exc
             if answer not in actions:
