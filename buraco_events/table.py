@@ -655,7 +655,7 @@ class Table:
         # a user's bot may answer anything, and the checks below say so in both builds: called
         # as a `Bot` (`-> Action`), mypyc's compiled code would raise TypeError first
         player: Any = bot
-        decide = getattr(player, "decide", None)
+        decide = getattr(player, "decide", None) if _prefers_decide(type(player)) else None
         event: Event | None = None
         action: object = None
         try:
@@ -689,6 +689,29 @@ class Table:
     def _name(self) -> str:
         seed = self.rng.seed if self.rng is not None else None
         return self.state.game_id if seed is None else f"{self.state.game_id} (seed {seed})"
+
+
+_DECIDES: dict[type, bool] = {}
+
+
+def _prefers_decide(cls: type) -> bool:
+    """Return whether a bot of class `cls` is asked through `decide` rather than `choose`.
+
+    `decide` is used only where it is at least as specific as `choose`: a user's subclass of a
+    built-in bot that overrides `choose` alone meant its own `choose` to be asked.
+    """
+    known = _DECIDES.get(cls)
+    if known is None:
+        known = False
+        for klass in cls.__mro__:
+            names = vars(klass)
+            if "decide" in names:
+                known = True
+                break
+            if "choose" in names:
+                break
+        _DECIDES[cls] = known
+    return known
 
 
 def _seat_map(seats: Mapping[int, Bot] | Sequence[Bot | None]) -> dict[int, Bot]:
