@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal, get_args
 
 from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUITS, Card, sort_key
@@ -51,23 +50,44 @@ def _pos_card(pos: int, suit: str) -> Card:
     return RANKS[(pos - 1) % 13] + suit
 
 
+#: the card at each run position 1..14 of each suit (index 0 unused; the ace at 1 and at 14)
+_POS_CARDS: dict[str, tuple[Card, ...]] = {
+    s: ("",) + tuple(RANKS[(p - 1) % 13] + s for p in range(1, 15)) for s in SUITS
+}
+
+
 def _run_shape(cards: Sequence[Card], rules: Rules) -> MeldShape | None:
-    naturals: list[int] = []
+    """Return the run the cards form (RULES 3.1, 3.4), or None: positions as a bitmask.
+
+    Bit p of a mask stands for run position p (1..14); the naturals other than aces and 2s sit
+    at their rank, so a repeated rank, the only way two positions could clash, is refused early.
+    """
     suit = ""
-    forced_wild: list[Card] = []
+    mask = 0  # positions of the naturals 3..K
+    aces = 0
+    forced: Card | None = None  # the one card that can only stand as a wild
+    n_forced = 0
     twos: list[Card] = []
     for c in cards:
         r = RANK[c]
         if r == 0:
-            forced_wild.append(c)
+            n_forced += 1
+            forced = c
         elif r == 2:
             twos.append(c)
         else:
             s = SUIT[c]
-            if suit and s != suit:
-                return None
-            suit = s
-            naturals.append(r)
+            if s != suit:
+                if suit:
+                    return None  # RULES 3.1: one suit
+                suit = s
+            if r == 1:
+                aces += 1
+            else:
+                bit = 1 << r
+                if mask & bit:
+                    return None  # a rank twice
+                mask |= bit
     if not suit:
         return None  # only wilds: RULES 3.1, a run needs two natural cards
     own2 = 0
@@ -75,61 +95,67 @@ def _run_shape(cards: Sequence[Card], rules: Rules) -> MeldShape | None:
         if SUIT[c] == suit:
             own2 += 1
         else:
-            forced_wild.append(c)
-    if len(forced_wild) > 1:
+            n_forced += 1
+            if forced is None:  # the jokers come first, as the cards' order has them
+                forced = c
+    if n_forced > 1 or aces > 2:
         return None  # RULES 3.1: at most one wild per meld
-    # options: (wild card, number of own-suit 2s standing as natural), best first (RULES 3.4)
-    options: list[tuple[Card | None, int]]
-    if forced_wild:
+    own_two = "2" + suit
+    # options: (wild card, own-suit 2 standing as natural), best first (RULES 3.4)
+    options: list[tuple[Card | None, bool]]
+    if forced is not None:
         if own2 > 1:
             return None
-        options = [(forced_wild[0], own2)]
+        options = [(forced, own2 == 1)]
     elif own2 == 0:
-        options = [(None, 0)]
+        options = [(None, False)]
     elif own2 == 1:
-        options = [(None, 1), ("2" + suit, 0)]
+        options = [(None, True), (own_two, False)]
     elif own2 == 2:
-        options = [("2" + suit, 1)]
+        options = [(own_two, True)]
     else:
-        return None
-    aces = naturals.count(1)
-    others = [r for r in naturals if r != 1]
-    if len(set(others)) != len(others) or aces > 2:
         return None
     if aces == 2:
         if not rules.ace_to_ace:
             return None  # RULES 3.1: without ace_to_ace a run holds one natural ace
-        ace_options: list[list[int]] = [[1, 14]]
+        ace_options = _BOTH_ACES
     elif aces == 1:
-        ace_options = [[1], [14]]
+        ace_options = _ONE_ACE
     else:
-        ace_options = [[]]
+        ace_options = _NO_ACE
+    row = _POS_CARDS[suit]
     for wild, nat2 in options:
-        for ace_pos in ace_options:
-            pos = sorted(others + ace_pos + [2] * nat2)
-            if len(set(pos)) != len(pos) or len(pos) < 2:
+        for ace_bits in ace_options:
+            pos = mask | ace_bits | (4 if nat2 else 0)
+            n = pos.bit_count()
+            if n < 2:
                 continue
-            lo, hi = pos[0], pos[-1]
-            gaps = hi - lo + 1 - len(pos)
+            lo = (pos & -pos).bit_length() - 1
+            hi = pos.bit_length() - 1
+            gaps = hi - lo + 1 - n
             if wild is None:
                 if gaps:
                     continue
-                arranged = tuple(_pos_card(p, suit) for p in pos)
-                return MeldShape("run", arranged, None, suit, None, lo, hi)
+                return MeldShape("run", row[lo:hi + 1], None, suit, None, lo, hi)
             if gaps > 1:
                 continue
             if gaps == 1:
-                hole = next(p for p in range(lo, hi + 1) if p not in pos)
+                hole = (((1 << (hi + 1)) - (1 << lo)) & ~pos).bit_length() - 1
             else:
                 can_low, can_high = lo > 1, hi < 14
                 if not (can_low or can_high):
                     continue
                 go_low = (rules.wild_goes_low and can_low) or not can_high
                 hole = lo - 1 if go_low else hi + 1
-            full = sorted(pos + [hole])
-            arranged = tuple(wild if p == hole else _pos_card(p, suit) for p in full)
-            return MeldShape("run", arranged, wild, suit, None, full[0], full[-1])
+            lo, hi = min(lo, hole), max(hi, hole)
+            return MeldShape("run", row[lo:hole] + (wild,) + row[hole + 1:hi + 1], wild, suit, None, lo, hi)
     return None
+
+
+#: the ace positions to try (bit 1: low, bit 14: high), per number of natural aces
+_NO_ACE: tuple[int, ...] = (0,)
+_ONE_ACE: tuple[int, ...] = (1 << 1, 1 << 14)
+_BOTH_ACES: tuple[int, ...] = ((1 << 1) | (1 << 14),)
 
 
 def _set_shape(cards: Sequence[Card]) -> MeldShape | None:
@@ -144,13 +170,28 @@ def _set_shape(cards: Sequence[Card]) -> MeldShape | None:
     return MeldShape("set", arranged, wilds[0] if wilds else None, None, rank)
 
 
-@lru_cache(maxsize=1 << 17)
+#: `_classify_sorted` by (sorted cards, rules); a plain dict (mypyc), cleared when full
+_CLASSIFIED: dict[tuple[tuple[Card, ...], Rules], MeldShape | None] = {}
+_CLASSIFIED_MAX = 1 << 17
+#: the cache's "not there yet" (None is a cached answer: no meld)
+_UNKNOWN = MeldShape("set", (), None)
+
+
 def _classify_sorted(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
+    """`classify` of cards already sorted (as strings), cached."""
+    key = (cards, rules)
+    shape = _CLASSIFIED.get(key, _UNKNOWN)
+    if shape is not _UNKNOWN:
+        return shape
     if len(cards) < 3:
-        return None
-    shape = _run_shape(cards, rules)
-    if shape is None and rules.sets:
-        shape = _set_shape(cards)
+        shape = None
+    else:
+        shape = _run_shape(cards, rules)
+        if shape is None and rules.sets:
+            shape = _set_shape(cards)
+    if len(_CLASSIFIED) >= _CLASSIFIED_MAX:
+        _CLASSIFIED.clear()
+    _CLASSIFIED[key] = shape
     return shape
 
 
@@ -391,23 +432,75 @@ def shape_layoffs(
     return _layoffs(meld, relevant, rules)
 
 
-@lru_cache(maxsize=1 << 16)
+class _MeldFits:
+    """One meld's shape and, per card tried so far, whether it joins the meld alone."""
+
+    def __init__(self, shape: MeldShape | None) -> None:
+        self.shape = shape
+        self.fits: dict[Card, bool] = {}
+
+
+#: `_MeldFits` by (meld cards, rules); a plain dict (mypyc), cleared when full
+_FITS: dict[tuple[tuple[Card, ...], Rules], _MeldFits] = {}
+_FITS_MAX = 1 << 14
+
+
+def fits_alone(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
+    """Return whether `card` joins the meld on its own: `classify(meld + (card,))` is a meld.
+
+    A meld lives on across many turns (and views), so the answers are kept per meld: a bot's
+    "does this card fit" and the single-card lay-offs become a dict lookup once asked. False
+    when `meld` is no meld.
+    """
+    key = (meld, rules)
+    entry = _FITS.get(key)
+    if entry is None:
+        if len(_FITS) >= _FITS_MAX:
+            _FITS.clear()
+        entry = _FITS[key] = _MeldFits(classify(meld, rules))
+    fit = entry.fits.get(card)
+    if fit is None:
+        shape = entry.shape
+        fit = entry.fits[card] = (
+            shape is not None and _may_fit(card, shape)
+            and _classify_sorted(tuple(sorted((*meld, card))), rules) is not None
+        )
+    return fit
+
+
+#: `_layoffs` by (meld, relevant hand cards, rules); a plain dict (mypyc), cleared when full
+_LAYOFFS: dict[tuple[tuple[Card, ...], tuple[Card, ...], Rules], tuple[tuple[Card, ...], ...]] = {}
+_LAYOFFS_MAX = 1 << 16
+
+
 def _layoffs(
     meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
     """Return the candidate additions to a meld from the hand cards that could matter to it."""
+    key = (meld, relevant, rules)
+    found = _LAYOFFS.get(key)
+    if found is None:
+        found = _new_layoffs(meld, relevant, rules)
+        if len(_LAYOFFS) >= _LAYOFFS_MAX:
+            _LAYOFFS.clear()
+        _LAYOFFS[key] = found
+    return found
+
+
+def _new_layoffs(
+    meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
+) -> tuple[tuple[Card, ...], ...]:
+    """`_layoffs` computed: the single cards that fit (`fits_alone`), and for a run the
+    stretches of naturals (at most one wild) extending either end, for a set all its naturals."""
     shape = classify(meld, rules)
     assert shape is not None
     hand: dict[Card, int] = {}  # a plain dict: cheaper than a Counter on this cache-miss path
     for c in relevant:
         hand[c] = hand.get(c, 0) + 1
-    out: set[tuple[Card, ...]] = set()
-    held = list(hand)
-    for c in held:
-        if _may_fit(c, shape) and _classify_sorted(tuple(sorted((*meld, c))), rules) is not None:
-            out.add((c,))
+    singles = [(c,) for c in hand if fits_alone(meld, c, rules)]  # checked: no classify below
+    longer: set[tuple[Card, ...]] = set()
     if shape.type == "run":
-        suit = shape.suit or ""
+        row = _POS_CARDS[shape.suit or ""]
         wilds = _wild_kinds(hand) if shape.wild is None else []
         for step, start in ((1, shape.high + 1), (-1, shape.low - 1)):
             for wild in [None, *wilds]:
@@ -415,7 +508,7 @@ def _layoffs(
                 used_wild = False
                 p = start
                 while 1 <= p <= 14:
-                    card = _pos_card(p, suit)
+                    card = row[p]
                     if hand.get(card, 0) > added.count(card):
                         added.append(card)
                     elif wild is not None and not used_wild:
@@ -424,10 +517,13 @@ def _layoffs(
                     else:
                         break
                     if len(added) >= 2:
-                        out.add(tuple(sorted(added)))
+                        longer.add(tuple(sorted(added)))
                     p += step
     else:
-        same = [c for c in held for _ in range(hand[c]) if RANK[c] == shape.rank]
+        same = [c for c in hand for _ in range(hand[c]) if RANK[c] == shape.rank]
         if len(same) >= 2:
-            out.add(tuple(sorted(same)))
-    return tuple(sorted(a for a in out if _classify_sorted(tuple(sorted(meld + a)), rules) is not None))
+            longer.add(tuple(sorted(same)))
+    out = [a for a in longer if _classify_sorted(tuple(sorted(meld + a)), rules) is not None]
+    out.extend(singles)
+    out.sort()
+    return tuple(out)
