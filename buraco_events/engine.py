@@ -1094,6 +1094,25 @@ def legal_discards(state: GameState) -> list[Discarded]:
     return out
 
 
+def has_two_discards(state: GameState) -> bool:
+    """Return True when the player to move surely has two legal discards or more (False says
+    nothing): the table's forced-move test without checking every card.
+
+    What `_check_discard_card` asks, short: with no closed-pile top waiting (pending or due) and
+    two cards or more held, every card held may go except the single card just taken.
+    """
+    if state.phase != "play" or state.pending_top is not None or state.top_due is not None:
+        return False
+    single_taken = state.single_taken
+    distinct = 0  # two distinct cards held make two cards held: the last-card rules stay out
+    for card, n in state.hands[state.to_play].items():
+        if n > 0 and card != single_taken:
+            distinct += 1
+            if distinct >= 2:
+                return True
+    return False
+
+
 def legal_draws(state: GameState) -> list[Event]:
     """Return the legal ways to start the turn (draw, take the pile) or to refill/end the hand."""
     if state.phase != "draw":

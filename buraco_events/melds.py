@@ -8,6 +8,7 @@ plays a bot or a UI offers. Positions inside a run are 1..14: the ace is 1 (low)
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -435,14 +436,42 @@ def shape_layoffs(
 class _MeldFits:
     """One meld's shape and, per card tried so far, whether it joins the meld alone."""
 
-    def __init__(self, shape: MeldShape | None) -> None:
-        self.shape = shape
+    def __init__(self, meld: tuple[Card, ...], rules: Rules) -> None:
+        self.rules = rules
+        self.shape = classify(meld, rules)
+        #: the meld's cards sorted as strings: a card is inserted, not the whole sorted again
+        self.sorted = tuple(sorted(meld))
         self.fits: dict[Card, bool] = {}
+
+    def fit(self, card: Card) -> bool:
+        """Return whether `card` joins the meld alone (`fits_alone`)."""
+        fit = self.fits.get(card)
+        if fit is None:
+            shape = self.shape
+            if shape is None or not _may_fit(card, shape):
+                fit = False
+            else:
+                cards = self.sorted
+                at = bisect_right(cards, card)
+                fit = _classify_sorted(cards[:at] + (card,) + cards[at:], self.rules) is not None
+            self.fits[card] = fit
+        return fit
 
 
 #: `_MeldFits` by (meld cards, rules); a plain dict (mypyc), cleared when full
 _FITS: dict[tuple[tuple[Card, ...], Rules], _MeldFits] = {}
 _FITS_MAX = 1 << 14
+
+
+def _meld_fits(meld: tuple[Card, ...], rules: Rules) -> _MeldFits:
+    """Return the kept fits of a meld (made on first use)."""
+    key = (meld, rules)
+    entry = _FITS.get(key)
+    if entry is None:
+        if len(_FITS) >= _FITS_MAX:
+            _FITS.clear()
+        entry = _FITS[key] = _MeldFits(meld, rules)
+    return entry
 
 
 def fits_alone(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
@@ -452,20 +481,7 @@ def fits_alone(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
     "does this card fit" and the single-card lay-offs become a dict lookup once asked. False
     when `meld` is no meld.
     """
-    key = (meld, rules)
-    entry = _FITS.get(key)
-    if entry is None:
-        if len(_FITS) >= _FITS_MAX:
-            _FITS.clear()
-        entry = _FITS[key] = _MeldFits(classify(meld, rules))
-    fit = entry.fits.get(card)
-    if fit is None:
-        shape = entry.shape
-        fit = entry.fits[card] = (
-            shape is not None and _may_fit(card, shape)
-            and _classify_sorted(tuple(sorted((*meld, card))), rules) is not None
-        )
-    return fit
+    return _meld_fits(meld, rules).fit(card)
 
 
 #: `_layoffs` by (meld, relevant hand cards, rules); a plain dict (mypyc), cleared when full
@@ -497,7 +513,8 @@ def _new_layoffs(
     hand: dict[Card, int] = {}  # a plain dict: cheaper than a Counter on this cache-miss path
     for c in relevant:
         hand[c] = hand.get(c, 0) + 1
-    singles = [(c,) for c in hand if fits_alone(meld, c, rules)]  # checked: no classify below
+    fit = _meld_fits(meld, rules).fit
+    singles = [(c,) for c in hand if fit(c)]  # checked already: no classify below
     longer: set[tuple[Card, ...]] = set()
     if shape.type == "run":
         row = _POS_CARDS[shape.suit or ""]

@@ -43,6 +43,7 @@ from .engine import (
     deal,
     end_of_game,
     end_of_hand,
+    has_two_discards,
     legal_dead_takes,
     legal_discards,
     legal_draws,
@@ -226,11 +227,13 @@ class Choices:
         """Return the one choice when exactly one is legal, else None (a forced move).
 
         In the play phase the discards are counted first: two of them settle it without a check
-        of any play.
+        of any play (`engine.has_two_discards` most often settles it without listing them).
         """
         if self.phase != "play":
             choices = self.all()
             return choices[0] if len(choices) == 1 else None
+        if has_two_discards(self._state):
+            return None  # settled without listing the discards (the bot may not need them)
         discards = self.discards()
         if len(discards) >= 2:
             return None
