@@ -52,6 +52,7 @@ from .melds import (
     candidate_melds,
     classify,
     is_closing_canasta,
+    may_lay_off,
     shape_layoffs,
 )
 from .rules import (
@@ -1065,13 +1066,16 @@ def _layoff_plays(
 ) -> Iterator[_Play]:
     """Yield the team's candidate lay-offs from `hand` (with `top` in them, when given)."""
     held: tuple[Card, ...] | None = None
+    rules = state.rules
     for m in state.melds:
         if m.team != team:
             continue
+        if top is not None and not may_lay_off(m.shape.cards, top, rules):
+            continue  # no lay-off on this meld can hold the top: none is generated
         if held is None:
             held = tuple(sorted(hand.elements()))
         # a meld's shape is `classify` of its cards: `candidate_layoffs` without classifying again
-        for layoff in shape_layoffs(held, m.shape.cards, m.shape, state.rules):
+        for layoff in shape_layoffs(held, m.shape.cards, m.shape, rules):
             if top is None or top in layoff:
                 yield "lay_off", m.id, layoff
 

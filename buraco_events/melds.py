@@ -425,12 +425,16 @@ def shape_layoffs(
     held: tuple[Card, ...], meld: tuple[Card, ...], shape: MeldShape, rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
     """Return `candidate_layoffs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
-    # only the cards of the run's suit or the set's rank, and the wilds, may join the meld
-    fits = _RUN_CARDS[shape.suit or ""] if shape.type == "run" else _SET_CARDS[shape.rank or 0]
-    relevant = tuple([c for c in held if c in fits])  # a list comprehension: no generator frames
+    entry = _meld_fits(meld, rules)  # its shape is `shape`: the meld's classify
+    # only the cards that may take part in a lay-off on this meld (`_MeldFits.relevant`)
+    relevant_cards = entry.relevant
+    relevant = tuple([c for c in held if c in relevant_cards])  # a list comprehension: no generator frames
     if not relevant:
         return ()
-    return _layoffs(meld, relevant, rules)
+    found = entry.layoffs.get(relevant)
+    if found is None:
+        found = entry.layoffs[relevant] = _new_layoffs(entry, meld, relevant, rules)
+    return found
 
 
 class _MeldFits:
@@ -442,6 +446,17 @@ class _MeldFits:
         #: the meld's cards sorted as strings: a card is inserted, not the whole sorted again
         self.sorted = tuple(sorted(meld))
         self.fits: dict[Card, bool] = {}
+        shape = self.shape
+        #: the hand cards that may take part in a lay-off: a run's suit and the wilds, but not
+        #: the naturals 3..K it holds already (a rank twice is no run, and its stretches only
+        #: reach beyond its ends); a set's rank and the wilds
+        self.relevant: frozenset[Card] = (
+            frozenset() if shape is None
+            else _RUN_CARDS[shape.suit or ""].difference([c for c in meld if RANK[c] >= 3])
+            if shape.type == "run" else _SET_CARDS[shape.rank or 0]
+        )
+        #: the lay-offs by the relevant hand cards (a sorted tuple)
+        self.layoffs: dict[tuple[Card, ...], tuple[tuple[Card, ...], ...]] = {}
 
     def fit(self, card: Card) -> bool:
         """Return whether `card` joins the meld alone (`fits_alone`)."""
@@ -474,6 +489,12 @@ def _meld_fits(meld: tuple[Card, ...], rules: Rules) -> _MeldFits:
     return entry
 
 
+def may_lay_off(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
+    """Return False when no lay-off onto the meld (`shape_layoffs`) can hold `card`: it is
+    none of the cards that take part in them (a cheap filter, from the meld's kept entry)."""
+    return card in _meld_fits(meld, rules).relevant
+
+
 def fits_alone(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
     """Return whether `card` joins the meld on its own: `classify(meld + (card,))` is a meld.
 
@@ -484,36 +505,18 @@ def fits_alone(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
     return _meld_fits(meld, rules).fit(card)
 
 
-#: `_layoffs` by (meld, relevant hand cards, rules); a plain dict (mypyc), cleared when full
-_LAYOFFS: dict[tuple[tuple[Card, ...], tuple[Card, ...], Rules], tuple[tuple[Card, ...], ...]] = {}
-_LAYOFFS_MAX = 1 << 16
-
-
-def _layoffs(
-    meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
-) -> tuple[tuple[Card, ...], ...]:
-    """Return the candidate additions to a meld from the hand cards that could matter to it."""
-    key = (meld, relevant, rules)
-    found = _LAYOFFS.get(key)
-    if found is None:
-        found = _new_layoffs(meld, relevant, rules)
-        if len(_LAYOFFS) >= _LAYOFFS_MAX:
-            _LAYOFFS.clear()
-        _LAYOFFS[key] = found
-    return found
-
-
 def _new_layoffs(
-    meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
+    entry: _MeldFits, meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
-    """`_layoffs` computed: the single cards that fit (`fits_alone`), and for a run the
-    stretches of naturals (at most one wild) extending either end, for a set all its naturals."""
-    shape = classify(meld, rules)
+    """Return the lay-offs onto a meld from the relevant hand cards: the single cards that fit
+    (`fits_alone`), for a run the stretches of naturals (at most one wild) extending either end,
+    for a set all its naturals."""
+    shape = entry.shape
     assert shape is not None
     hand: dict[Card, int] = {}  # a plain dict: cheaper than a Counter on this cache-miss path
     for c in relevant:
         hand[c] = hand.get(c, 0) + 1
-    fit = _meld_fits(meld, rules).fit
+    fit = entry.fit
     singles = [(c,) for c in hand if fit(c)]  # checked already: no classify below
     longer: set[tuple[Card, ...]] = set()
     if shape.type == "run":

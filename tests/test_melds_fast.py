@@ -11,7 +11,7 @@ from reference_melds import classify as reference_classify
 from reference_melds import shape_layoffs as reference_shape_layoffs
 
 from buraco_events.cards import make_deck, parse_cards
-from buraco_events.melds import classify, fits_alone, shape_layoffs
+from buraco_events.melds import classify, fits_alone, may_lay_off, shape_layoffs
 from buraco_events.rules import PRESETS, Rules, find_rules
 
 DECK = make_deck(4)
@@ -67,6 +67,24 @@ def test_shape_layoffs_equal_the_reference(case: tuple[tuple[str, ...], tuple[st
     shape = classify(meld, rules)
     assert shape is not None
     assert shape_layoffs(held, meld, shape, rules) == reference_shape_layoffs(held, meld, shape, rules)
+
+
+@settings(max_examples=300, deadline=None)
+@given(meld_and_hand())
+def test_may_lay_off_keeps_every_card_of_a_lay_off(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
+    meld, held, rules = case
+    shape = classify(meld, rules)
+    assert shape is not None
+    for layoff in reference_shape_layoffs(held, meld, shape, rules):
+        assert all(may_lay_off(meld, c, rules) for c in layoff)
+
+
+def test_may_lay_off_leaves_out_other_suits_and_the_ranks_held() -> None:
+    # RULES 3.1: a 5-6-7 of hearts takes no spade and no second 6H; a joker or 8H may join
+    run = classify(parse_cards("5H 6H 7H"), STBL)
+    assert run is not None
+    assert may_lay_off(run.cards, "8H", STBL) and may_lay_off(run.cards, "JK", STBL)
+    assert not may_lay_off(run.cards, "8S", STBL) and not may_lay_off(run.cards, "6H", STBL)
 
 
 @settings(max_examples=200, deadline=None)
