@@ -171,17 +171,54 @@ def _set_shape(cards: Sequence[Card]) -> MeldShape | None:
     return MeldShape("set", arranged, wilds[0] if wilds else None, None, rank)
 
 
-#: `_classify_sorted` by (sorted cards, rules); a plain dict (mypyc), cleared when full
-_CLASSIFIED: dict[tuple[tuple[Card, ...], Rules], MeldShape | None] = {}
+class _RulesCaches:
+    """The caches of one rules object: `classify` answers and the melds' kept entries.
+
+    Keyed by cards alone: the rules (a struct of some thirty fields) are hashed once per switch
+    of rules (`_caches`), not once per lookup. Plain dicts (mypyc), cleared when full.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        #: `_classify_sorted` by sorted cards
+        self.classified: dict[tuple[Card, ...], MeldShape | None] = {}
+        #: `_MeldFits` by meld cards
+        self.fits: dict[tuple[Card, ...], _MeldFits] = {}
+
+
+class _LastCaches:
+    """The caches of the rules used last (games ask with one rules object at a time)."""
+
+    def __init__(self) -> None:
+        self.caches: _RulesCaches | None = None
+
+
+_CACHES: dict[Rules, _RulesCaches] = {}
+_LAST = _LastCaches()
 _CLASSIFIED_MAX = 1 << 17
-#: the cache's "not there yet" (None is a cached answer: no meld)
+_FITS_MAX = 1 << 14
+#: the classify cache's "not there yet" (None is a cached answer: no meld)
 _UNKNOWN = MeldShape("set", (), None)
+
+
+def _caches(rules: Rules) -> _RulesCaches:
+    """Return the caches of `rules` (equal rules share them)."""
+    last = _LAST.caches
+    if last is not None and last.rules is rules:
+        return last
+    caches = _CACHES.get(rules)
+    if caches is None:
+        if len(_CACHES) >= 64:
+            _CACHES.clear()
+        caches = _CACHES[rules] = _RulesCaches(rules)
+    _LAST.caches = caches
+    return caches
 
 
 def _classify_sorted(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
     """`classify` of cards already sorted (as strings), cached."""
-    key = (cards, rules)
-    shape = _CLASSIFIED.get(key, _UNKNOWN)
+    classified = _caches(rules).classified
+    shape = classified.get(cards, _UNKNOWN)
     if shape is not _UNKNOWN:
         return shape
     if len(cards) < 3:
@@ -190,9 +227,9 @@ def _classify_sorted(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
         shape = _run_shape(cards, rules)
         if shape is None and rules.sets:
             shape = _set_shape(cards)
-    if len(_CLASSIFIED) >= _CLASSIFIED_MAX:
-        _CLASSIFIED.clear()
-    _CLASSIFIED[key] = shape
+    if len(classified) >= _CLASSIFIED_MAX:
+        classified.clear()
+    classified[cards] = shape
     return shape
 
 
@@ -473,19 +510,14 @@ class _MeldFits:
         return fit
 
 
-#: `_MeldFits` by (meld cards, rules); a plain dict (mypyc), cleared when full
-_FITS: dict[tuple[tuple[Card, ...], Rules], _MeldFits] = {}
-_FITS_MAX = 1 << 14
-
-
 def _meld_fits(meld: tuple[Card, ...], rules: Rules) -> _MeldFits:
-    """Return the kept fits of a meld (made on first use)."""
-    key = (meld, rules)
-    entry = _FITS.get(key)
+    """Return the kept entry of a meld (made on first use)."""
+    fits = _caches(rules).fits
+    entry = fits.get(meld)
     if entry is None:
-        if len(_FITS) >= _FITS_MAX:
-            _FITS.clear()
-        entry = _FITS[key] = _MeldFits(meld, rules)
+        if len(fits) >= _FITS_MAX:
+            fits.clear()
+        entry = fits[meld] = _MeldFits(meld, rules)
     return entry
 
 

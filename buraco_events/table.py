@@ -117,6 +117,24 @@ def action_of(ev: Event) -> Action:
     raise ValueError(f"{event_type(ev)} is not a player's action")
 
 
+#: the action of each candidate play seen lately: actions are immutable, so one is shared
+#: rather than built (a frozen dataclass's init is dear) each time a play is offered again
+_PLAY_ACTIONS: dict[Play, Action] = {}
+_PLAY_ACTIONS_MAX = 1 << 16
+
+
+def _play_action(play: Play) -> Action:
+    """Return the action of a candidate play (a meld, or a lay-off onto a meld id)."""
+    action = _PLAY_ACTIONS.get(play)
+    if action is None:
+        kind, meld_id, cards = play
+        action = Action("meld", cards) if kind == "meld" else Action("add", cards, meld_id)
+        if len(_PLAY_ACTIONS) >= _PLAY_ACTIONS_MAX:
+            _PLAY_ACTIONS.clear()
+        _PLAY_ACTIONS[play] = action
+    return action
+
+
 def legal_actions(state: GameState) -> list[Action]:
     """Return the choices of the player to move (draw, play and dead phases)."""
     return [action for action, _ in legal_choices(state)]
@@ -173,10 +191,7 @@ class Choices:
         """
         if self._candidates is None:
             self._raw = raw_plays(self._state) if self.phase == "play" else []
-            self._candidates = [
-                Action("meld", cards) if kind == "meld" else Action("add", cards, meld_id)
-                for kind, meld_id, cards in self._raw
-            ]
+            self._candidates = [_play_action(play) for play in self._raw]
         return self._candidates
 
     def play_event(self, index: int) -> Event | None:
