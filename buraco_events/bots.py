@@ -296,12 +296,10 @@ class _Context:
         score = 0.0
         rank = RANK[card]
         held = self.by_suit[SUIT[card]]
-        near = _NEAR[rank]
-        for d in (1, 2):
-            for r in near[d]:
-                n = held.get(r, 0)
-                if n:
-                    score += _NEIGHBOUR[d] * n
+        for r, weight in _NEAR_WEIGHTS[rank]:
+            n = held.get(r, 0)
+            if n:
+                score += weight * n
         if self.rules.sets:
             score += _SAME_RANK * (self.by_rank.get(rank, 0) - 1)
         return score - (2 * value if self.late else value / 2)
@@ -349,6 +347,10 @@ def _neighbours(rank: int, d: int) -> tuple[int, ...]:
 
 #: _NEAR[rank][d]: the ranks at run distance d (1 or 2) of a natural rank
 _NEAR = {r: {d: _neighbours(r, d) for d in (1, 2)} for r in range(1, 14)}
+#: the (rank, weight) of every neighbour of a natural rank, distance 1 first (`_NEAR`, flat)
+_NEAR_WEIGHTS: dict[int, tuple[tuple[int, int], ...]] = {
+    r: tuple((near, _NEIGHBOUR[d]) for d in (1, 2) for near in _NEAR[r][d]) for r in range(1, 14)
+}
 
 
 def _bonus(kind: CanastaKind | MeldKind | None, rules: Rules) -> int:

@@ -217,7 +217,10 @@ def _caches(rules: Rules) -> _RulesCaches:
 
 def _classify_sorted(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
     """`classify` of cards already sorted (as strings), cached."""
-    classified = _caches(rules).classified
+    caches = _LAST.caches  # `_caches(rules)`, its common case inline
+    if caches is None or caches.rules is not rules:
+        caches = _caches(rules)
+    classified = caches.classified
     shape = classified.get(cards, _UNKNOWN)
     if shape is not _UNKNOWN:
         return shape
@@ -316,6 +319,10 @@ _CODE_ORDER: list[int] = [64 if c == JOKER else SUITS.index(SUIT[c]) * 16 + RANK
 _POS_CODE: list[list[int]] = [
     [-1] + [_CODE[RANKS[(p - 1) % 13] + s] for p in range(1, 15)] for s in SUITS
 ]
+#: (code, suit index, rank) of each card: one lookup where the generator needs all three
+_CARD_CODES: dict[Card, tuple[int, int, int]] = {
+    c: (_CODE[c], _CODE_SUIT[_CODE[c]], _CODE_RANK[_CODE[c]]) for c in _CODE_CARD
+}
 #: a suit's runs by (suit, held ranks bitmask, two aces, wild codes, own 2s held, ace_to_ace)
 _RUNS_CACHE: dict[tuple[int, int, bool, tuple[int, ...], int, bool], tuple[tuple[Card, ...], ...]] = {}
 _RUNS_CACHE_MAX = 1 << 16
@@ -335,11 +342,11 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
     own_twos = [0, 0, 0, 0]
     wilds: list[int] = []
     by_rank: dict[int, list[int]] = {}
+    sets = rules.sets
     for c, n in hand.items():
         if n <= 0:
             continue
-        code = _CODE[c]
-        suit, rank = _CODE_SUIT[code], _CODE_RANK[code]
+        code, suit, rank = _CARD_CODES[c]
         if suit >= 0:
             masks[suit] |= 1 << rank
             naturals[suit] += n
@@ -349,7 +356,7 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
             wilds.append(code)
             if rank == 2:
                 own_twos[suit] = n
-        else:
+        elif sets:  # the naturals by rank matter to sets only
             by_rank.setdefault(rank, []).extend([code] * n)
     wilds.sort(key=_CODE_ORDER.__getitem__)  # the order the candidates try them in
     wild_codes = tuple(wilds)
@@ -366,7 +373,7 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
                     suit, masks[suit], two_aces[suit], wild_codes, own_twos[suit], ace_to_ace
                 )
             out.update(runs)
-    if rules.sets:
+    if sets:
         for codes in by_rank.values():
             if len(codes) >= 2:
                 codes.sort()
@@ -512,7 +519,10 @@ class _MeldFits:
 
 def _meld_fits(meld: tuple[Card, ...], rules: Rules) -> _MeldFits:
     """Return the kept entry of a meld (made on first use)."""
-    fits = _caches(rules).fits
+    caches = _LAST.caches  # `_caches(rules)`, its common case inline
+    if caches is None or caches.rules is not rules:
+        caches = _caches(rules)
+    fits = caches.fits
     entry = fits.get(meld)
     if entry is None:
         if len(fits) >= _FITS_MAX:

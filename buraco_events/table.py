@@ -276,8 +276,11 @@ class Choices:
                     return self.play_event(i)
             return None
         group = self.discards() if kind == "discard" else self.deads() if kind == "dead" else self.draws()
-        for offered, event in group:
-            if offered is action or offered == action:
+        for offered, event in group:  # the bot's own object first: no dataclass __eq__ on the way
+            if offered is action:
+                return event
+        for offered, event in group:  # no two offered actions of a group are equal
+            if offered == action:
                 return event
         return None
 
