@@ -22,12 +22,13 @@ from .events import Event
 from .melds import (
     CANASTA_SIZE,
     CanastaKind,
+    MeldFits,
     canasta_bonus,
     canasta_kind,
     candidate_melds,
     classify,
-    fits_alone,
     is_closing_canasta,
+    meld_fits,
     shape_layoffs,
 )
 from .projections import MeldKind, MeldView, View
@@ -210,6 +211,8 @@ class _Context:
         self._has_close_canasta: bool | None = None
         #: per meld id: its bonus now, whether it is dirty, its length when clean (else 0)
         self._old: dict[int, tuple[int, bool, int]] = {}
+        #: (the team's, kept entry) of each meld, for `keep_melds`
+        self._entries: list[tuple[bool, MeldFits]] | None = None
 
     def value(self, card: Card) -> int:
         """Return the card's points."""
@@ -306,14 +309,17 @@ class _Context:
 
     def keep_melds(self, card: Card) -> float:
         """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's."""
-        rules, score = self.rules, 0.0
+        entries = self._entries
+        if entries is None:  # each meld's kept entry (`melds.meld_fits`), looked up once
+            team, rules = self.team, self.rules
+            entries = self._entries = [(m.team == team, meld_fits(m.cards, rules)) for m in self.melds.values()]
+        score = 0.0
         fed = owned = False
-        for m in self.melds.values():
-            mine = m.team == self.team
+        for mine, entry in entries:
             if owned if mine else fed:
                 continue
             # `classify(m.cards + (card,))` is a meld, answered from the meld's kept fits
-            if not fits_alone(m.cards, card, rules):
+            if not entry.fit(card):
                 continue
             if mine:
                 owned, score = True, score + _FITS_OWN

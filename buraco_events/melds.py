@@ -182,8 +182,8 @@ class _RulesCaches:
         self.rules = rules
         #: `_classify_sorted` by sorted cards
         self.classified: dict[tuple[Card, ...], MeldShape | None] = {}
-        #: `_MeldFits` by meld cards
-        self.fits: dict[tuple[Card, ...], _MeldFits] = {}
+        #: `MeldFits` by meld cards
+        self.fits: dict[tuple[Card, ...], MeldFits] = {}
 
 
 class _LastCaches:
@@ -469,8 +469,8 @@ def shape_layoffs(
     held: tuple[Card, ...], meld: tuple[Card, ...], shape: MeldShape, rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
     """Return `candidate_layoffs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
-    entry = _meld_fits(meld, rules)  # its shape is `shape`: the meld's classify
-    # only the cards that may take part in a lay-off on this meld (`_MeldFits.relevant`)
+    entry = meld_fits(meld, rules)  # its shape is `shape`: the meld's classify
+    # only the cards that may take part in a lay-off on this meld (`MeldFits.relevant`)
     relevant_cards = entry.relevant
     relevant = tuple([c for c in held if c in relevant_cards])  # a list comprehension: no generator frames
     if not relevant:
@@ -481,7 +481,7 @@ def shape_layoffs(
     return found
 
 
-class _MeldFits:
+class MeldFits:
     """One meld's shape and, per card tried so far, whether it joins the meld alone."""
 
     def __init__(self, meld: tuple[Card, ...], rules: Rules) -> None:
@@ -517,8 +517,9 @@ class _MeldFits:
         return fit
 
 
-def _meld_fits(meld: tuple[Card, ...], rules: Rules) -> _MeldFits:
-    """Return the kept entry of a meld (made on first use)."""
+def meld_fits(meld: tuple[Card, ...], rules: Rules) -> MeldFits:
+    """Return the kept entry of a meld (made on first use): its shape, which cards join it alone
+    (`MeldFits.fit`), which may take part in a lay-off, its lay-offs by the hand cards."""
     caches = _LAST.caches  # `_caches(rules)`, its common case inline
     if caches is None or caches.rules is not rules:
         caches = _caches(rules)
@@ -527,14 +528,14 @@ def _meld_fits(meld: tuple[Card, ...], rules: Rules) -> _MeldFits:
     if entry is None:
         if len(fits) >= _FITS_MAX:
             fits.clear()
-        entry = fits[meld] = _MeldFits(meld, rules)
+        entry = fits[meld] = MeldFits(meld, rules)
     return entry
 
 
 def may_lay_off(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
     """Return False when no lay-off onto the meld (`shape_layoffs`) can hold `card`: it is
     none of the cards that take part in them (a cheap filter, from the meld's kept entry)."""
-    return card in _meld_fits(meld, rules).relevant
+    return card in meld_fits(meld, rules).relevant
 
 
 def fits_alone(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
@@ -544,17 +545,20 @@ def fits_alone(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
     "does this card fit" and the single-card lay-offs become a dict lookup once asked. False
     when `meld` is no meld.
     """
-    return _meld_fits(meld, rules).fit(card)
+    return meld_fits(meld, rules).fit(card)
 
 
 def _new_layoffs(
-    entry: _MeldFits, meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
+    entry: MeldFits, meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
     """Return the lay-offs onto a meld from the relevant hand cards: the single cards that fit
     (`fits_alone`), for a run the stretches of naturals (at most one wild) extending either end,
     for a set all its naturals."""
     shape = entry.shape
     assert shape is not None
+    if len(relevant) == 1 and RANK[relevant[0]] not in (0, 2):
+        # one natural, no wild: no stretch of two cards, no set of two naturals, so the card alone
+        return ((relevant[0],),) if entry.fit(relevant[0]) else ()
     hand: dict[Card, int] = {}  # a plain dict: cheaper than a Counter on this cache-miss path
     for c in relevant:
         hand[c] = hand.get(c, 0) + 1
