@@ -187,10 +187,12 @@ class _RulesCaches:
 
 
 class _LastCaches:
-    """The caches of the rules used last (games ask with one rules object at a time)."""
+    """The rules object used last and its caches (games ask with one rules object at a time;
+    equal rules objects share caches, so the object is kept here, not the caches' own)."""
 
     def __init__(self) -> None:
-        self.caches: _RulesCaches | None = None
+        self.rules: Rules | None = None
+        self.caches = _RulesCaches(Rules())
 
 
 _CACHES: dict[Rules, _RulesCaches] = {}
@@ -203,23 +205,22 @@ _UNKNOWN = MeldShape("set", (), None)
 
 def _caches(rules: Rules) -> _RulesCaches:
     """Return the caches of `rules` (equal rules share them)."""
-    last = _LAST.caches
-    if last is not None and last.rules is rules:
-        return last
+    last = _LAST
+    if last.rules is rules:
+        return last.caches
     caches = _CACHES.get(rules)
     if caches is None:
         if len(_CACHES) >= 64:
             _CACHES.clear()
         caches = _CACHES[rules] = _RulesCaches(rules)
-    _LAST.caches = caches
+    last.rules, last.caches = rules, caches
     return caches
 
 
 def _classify_sorted(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
     """`classify` of cards already sorted (as strings), cached."""
-    caches = _LAST.caches  # `_caches(rules)`, its common case inline
-    if caches is None or caches.rules is not rules:
-        caches = _caches(rules)
+    last = _LAST  # `_caches(rules)`, its common case inline
+    caches = last.caches if last.rules is rules else _caches(rules)
     classified = caches.classified
     shape = classified.get(cards, _UNKNOWN)
     if shape is not _UNKNOWN:
@@ -520,9 +521,8 @@ class MeldFits:
 def meld_fits(meld: tuple[Card, ...], rules: Rules) -> MeldFits:
     """Return the kept entry of a meld (made on first use): its shape, which cards join it alone
     (`MeldFits.fit`), which may take part in a lay-off, its lay-offs by the hand cards."""
-    caches = _LAST.caches  # `_caches(rules)`, its common case inline
-    if caches is None or caches.rules is not rules:
-        caches = _caches(rules)
+    last = _LAST  # `_caches(rules)`, its common case inline
+    caches = last.caches if last.rules is rules else _caches(rules)
     fits = caches.fits
     entry = fits.get(meld)
     if entry is None:

@@ -118,3 +118,19 @@ def test_shape_layoffs_of_a_hand_with_a_stretch_and_a_wild() -> None:
     assert ("8H", "9H") in got and ("4H",) in got and ("JK",) in got and ("8H", "9H", "JK") in got
     assert all(classify((*run.cards, *a), STBL) is not None for a in got)
     assert Counter(len(a) for a in got)[1] == 3  # 4H, 8H, JK
+
+
+def test_caches_follow_the_rules_object_in_use() -> None:
+    # RULES 3.1: both aces make a run only with ace_to_ace; the caches are per rules (equal rules
+    # objects share them), so alternating rules never answers from the other rules' cache
+    both_aces = parse_cards("AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS")
+    stbl_again = find_rules("stbl")
+    sujo = find_rules("aberto-sujo")  # no ace_to_ace
+    assert stbl_again is not STBL or stbl_again == STBL
+    for _ in range(2):
+        assert classify(both_aces, STBL) is not None
+        assert classify(both_aces, sujo) is None
+        assert classify(both_aces, stbl_again) is not None
+        run = classify(parse_cards("5H 6H 7H"), sujo)
+        assert run is not None
+        assert fits_alone(run.cards, "8H", sujo) and not fits_alone(run.cards, "8S", STBL)
