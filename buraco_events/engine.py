@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from .cards import RANK, SUIT, Card, is_wild_card, make_deck
+from .cards import ALL_CARDS, RANK, SUIT, Card, is_wild_card, make_deck
 from .events import (
     AnyEvent,
     Discarded,
@@ -965,6 +965,13 @@ Play = tuple[Literal["meld", "lay_off"], int | None, tuple[Card, ...]]
 _Play = Play
 
 
+#: per natural card, the cards that may share a meld with it: its suit, its rank, the wilds
+_MELDS_WITH: dict[Card, frozenset[Card]] = {
+    c: frozenset([d for d in ALL_CARDS if SUIT[d] == SUIT[c] or RANK[d] in (0, 2, RANK[c])])
+    for c in ALL_CARDS if not is_wild_card(c)
+}
+
+
 def _top_plays(
     state: GameState, player: int, top: Card, held_top: int = 1
 ) -> Iterator[_Play]:
@@ -981,9 +988,9 @@ def _top_plays(
                 hand[c] = n
     else:
         # only the top's suit (runs), its rank (sets) and the wilds can meld with it
-        suit, rank = SUIT[top], RANK[top]
+        with_top = _MELDS_WITH[top]
         for c, n in held.items():
-            if n > 0 and (SUIT[c] == suit or RANK[c] in (0, 2, rank)):
+            if n > 0 and c in with_top:
                 hand[c] = n
     hand[top] = held.get(top, 0) + held_top
     team = team_of(player)

@@ -344,9 +344,11 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
     wilds: list[int] = []
     by_rank: dict[int, list[int]] = {}
     sets = rules.sets
+    total = 0
     for c, n in hand.items():
         if n <= 0:
             continue
+        total += n
         code, suit, rank = _CARD_CODES[c]
         if suit >= 0:
             masks[suit] |= 1 << rank
@@ -359,6 +361,8 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
                 own_twos[suit] = n
         elif sets:  # the naturals by rank matter to sets only
             by_rank.setdefault(rank, []).extend([code] * n)
+    if total < 3:
+        return []  # every candidate is three cards of the hand or more (the pile-top checks ask often)
     wilds.sort(key=_CODE_ORDER.__getitem__)  # the order the candidates try them in
     wild_codes = tuple(wilds)
     out: set[tuple[Card, ...]] = set()
