@@ -211,8 +211,11 @@ class _Context:
         self._has_close_canasta: bool | None = None
         #: per meld id: its bonus now, whether it is dirty, its length when clean (else 0)
         self._old: dict[int, tuple[int, bool, int]] = {}
-        #: (the team's, kept entry) of each meld, for `keep_melds`
+        #: (the team's, kept entry) of each meld, and of the runs by suit and the sets by rank,
+        #: for `keep_melds` (`_index_melds` fills them on first use)
         self._entries: list[tuple[bool, MeldFits]] | None = None
+        self._runs: dict[str, list[tuple[bool, MeldFits]]] = {}
+        self._sets: dict[int, list[tuple[bool, MeldFits]]] = {}
 
     def value(self, card: Card) -> int:
         """Return the card's points."""
@@ -307,12 +310,34 @@ class _Context:
             score += _SAME_RANK * (self.by_rank.get(rank, 0) - 1)
         return score - (2 * value if self.late else value / 2)
 
+    def _index_melds(self) -> list[tuple[bool, MeldFits]]:
+        """Look up each meld's kept entry (`melds.meld_fits`) once per decision: (the team's,
+        entry) of every meld, and the runs by suit and the sets by rank, in the melds' order."""
+        team, rules = self.team, self.rules
+        entries: list[tuple[bool, MeldFits]] = []
+        for m in self.melds.values():
+            entry = meld_fits(m.cards, rules)
+            item = (m.team == team, entry)
+            entries.append(item)
+            shape = entry.shape
+            if shape is None:
+                continue  # no meld: nothing joins it (`fit` is False)
+            if shape.type == "run":
+                self._runs.setdefault(shape.suit or "", []).append(item)
+            else:
+                self._sets.setdefault(shape.rank or 0, []).append(item)
+        self._entries = entries
+        return entries
+
     def keep_melds(self, card: Card) -> float:
         """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's."""
         entries = self._entries
-        if entries is None:  # each meld's kept entry (`melds.meld_fits`), looked up once
-            team, rules = self.team, self.rules
-            entries = self._entries = [(m.team == team, meld_fits(m.cards, rules)) for m in self.melds.values()]
+        if entries is None:
+            entries = self._index_melds()
+        rank = RANK[card]
+        if rank != 0 and rank != 2:
+            # a natural joins only a run of its suit or a set of its rank (RULES 3.1, 3.2)
+            entries = self._runs.get(SUIT[card], []) + self._sets.get(rank, [])
         score = 0.0
         fed = owned = False
         for mine, entry in entries:

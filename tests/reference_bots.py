@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from buraco_events.cards import RANK, SUIT, Card, is_wild_card
 from buraco_events.melds import candidate_melds, classify, shape_layoffs
-from buraco_events.projections import View
+from buraco_events.projections import MeldView, View
 from buraco_events.rules import Rules, team_of
 
 
@@ -44,3 +44,26 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
                 if not any(is_wild_card(c) for c in layoff):
                     used.update(c for c in layoff if c in pile_cards)
     return len(used)
+
+
+def keep_melds(melds: Sequence[MeldView], team: int, card: Card, rules: Rules) -> float:
+    """`GreedyBot`'s meld worth of a card as it was: a classify per meld (its first natural card
+    skips the runs of other suits and the sets of other ranks), 300 when it feeds an opponent's
+    meld, 50 when it fits the team's."""
+    score = 0.0
+    fed = owned = False
+    for m in melds:
+        mine = m.team == team
+        if owned if mine else fed:
+            continue
+        if RANK[card] not in (0, 2):
+            anchor = next(c for c in m.cards if RANK[c] not in (0, 2))
+            if (SUIT[anchor] != SUIT[card]) if m.type == "run" else (RANK[anchor] != RANK[card]):
+                continue
+        if classify(m.cards + (card,), rules) is None:
+            continue
+        if mine:
+            owned, score = True, score + 50
+        else:
+            fed, score = True, score + 300
+    return score

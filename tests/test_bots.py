@@ -323,3 +323,28 @@ def test_useful_cards_counts_only_wild_free_plays() -> None:
     assert _useful_cards(view, ("7H",), state.rules) == 1
     assert _useful_cards(view, ("9S",), state.rules) == 0
     assert _useful_cards(view, ("9S", "7H", "2D"), state.rules) == 1
+
+
+@pytest.mark.parametrize("variant", ["stbl", "fechado", "burraco"])
+def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) -> None:
+    """The meld worth of every card held (the runs of its suit and the sets of its rank only,
+    from each meld's kept entry) is the old classify-per-meld worth (`tests/reference_bots.py`)
+    at every play decision of greedy hands: 300 feeding an opponent, 50 fitting the team."""
+    from reference_bots import keep_melds as reference_keep_melds
+
+    from buraco_events.bots import _Context
+
+    compared = fits = 0
+    for players, seed in ((2, 5), (4, 6)):
+        events, _ = run_game(variant, players, seed, [GreedyBot() for _ in range(players)], "k", target=0)
+        state = GameState()
+        for ev in events:
+            if state.phase == "play":
+                view = player_view(state, state.to_play, scores=False)
+                ctx = _Context(view, state.rules)
+                for card in sorted(state.hands[state.to_play]):
+                    got = ctx.keep_melds(card)
+                    assert got == reference_keep_melds(view.melds, ctx.team, card, state.rules)
+                    compared, fits = compared + 1, fits + (got > 0)
+            engine.play(state, ev)
+    assert compared > 100 and fits > 5
