@@ -17,18 +17,20 @@ from typing import Any
 
 from mypy_extensions import mypyc_attr
 
-from .cards import RANK, SUIT, SUITS, Card, card_value, is_wild_card
+from .cards import ALL_CARDS, RANK, SUIT, SUITS, Card, card_value, is_wild_card
 from .commit import seeded_salts
 from .engine import GameState
 from .events import Event
 from .melds import (
     CANASTA_SIZE,
     CanastaKind,
+    MeldFits,
     canasta_bonus,
     canasta_kind,
     candidate_melds,
     classify,
     is_closing_canasta,
+    meld_fits,
     shape_layoffs,
 )
 from .projections import MeldKind, MeldView, View
@@ -193,57 +195,82 @@ class GreedyBot:
 
 
 class _Context:
-    """What one play-phase decision needs from the view, computed once."""
+    """What one play-phase decision needs from the view, computed once (or on first use)."""
 
     def __init__(self, view: View, rules: Rules):
         seat = view.seat if view.seat is not None else view.to_play
         self.rules = rules
         self.team = team_of(seat)
         own = view.hands[seat]
-        self.hand: Counter[Card] = Counter(own if isinstance(own, tuple) else ())
+        held = own if isinstance(own, tuple) else ()
+        self.hand: Counter[Card] = Counter(held)
         self.pending = view.pending
         pending_rest = view.pending.rest if view.pending is not None else ()
         self.pending_n = len(pending_rest) if isinstance(pending_rest, tuple) else pending_rest
-        self.hand_n = sum(self.hand.values())
+        self.hand_n = len(held)
         self.melds: dict[int, MeldView] = {m.id: m for m in view.melds}
-        self._anchors: dict[int, Card] = {}  # meld id -> its first natural card
+        self.values = _value_table(rules)
         self.late = _is_late(view, rules)
-        self.has_close_canasta = any(
-            m.team == self.team and is_closing_canasta(len(m.cards), m.clean, rules)
-            for m in view.melds
-        )
+        self._view = view
+        self._has_close_canasta: bool | None = None
+        #: per meld id: its bonus now, whether it is dirty, its length when clean (else 0)
+        self._old: dict[int, tuple[int, bool, int]] = {}
+        #: (the team's, kept entry) of each meld, and of the runs by suit and the sets by rank,
+        #: for `keep_melds` (`_index_melds` fills them on first use)
+        self._entries: list[tuple[bool, MeldFits]] | None = None
+        self._runs: dict[str, list[tuple[bool, MeldFits]]] = {}
+        self._sets: dict[int, list[tuple[bool, MeldFits]]] = {}
 
     def value(self, card: Card) -> int:
         """Return the card's points."""
-        return card_value(card, self.rules.two_value, self.rules.joker_value)
+        return self.values[card]
+
+    def has_close_canasta(self) -> bool:
+        """Return whether the team already holds a canasta it may close with (asked rarely)."""
+        if self._has_close_canasta is None:
+            team, rules = self.team, self.rules
+            self._has_close_canasta = any(
+                m.team == team and is_closing_canasta(len(m.cards), m.clean, rules) for m in self._view.melds
+            )
+        return self._has_close_canasta
+
+    def _old_meld(self, meld_id: int) -> tuple[int, bool, int]:
+        """Return (bonus, dirty, clean length) of a meld on the table, once per decision."""
+        old = self._old.get(meld_id)
+        if old is None:
+            m = self.melds[meld_id]
+            old = self._old[meld_id] = (_bonus(m.kind, self.rules), not m.clean, len(m.cards) if m.clean else 0)
+        return old
 
     def play_score(self, action: Action) -> float:
         """Return how much a meld or a lay-off is worth now (0 = not worth playing yet)."""
         rules, cards = self.rules, action.cards
-        if action.kind == "meld":
-            old_cards: tuple[Card, ...] = ()
-            old_bonus, old_dirty, old_clean_len = 0, False, 0
-        else:
-            old = self.melds[action.meld or 0]
-            old_cards = old.cards
-            old_bonus = _bonus(old.kind, rules)
-            old_dirty = not old.clean
-            old_clean_len = len(old.cards) if old.clean else 0
-        shape = classify(old_cards + cards, rules)
-        assert shape is not None, "the engine offers only plays that make a meld"
         from_hand = len(cards) - (1 if self.pending is not None else 0)
         left = self.hand_n - from_hand + self.pending_n
+        if action.kind == "meld":
+            shape = classify(cards, rules)
+            old_bonus, old_dirty, old_clean_len = 0, False, 0
+        else:
+            meld_id = action.meld or 0
+            shape = classify(self.melds[meld_id].cards + cards, rules)
+            old_bonus, old_dirty, old_clean_len = self._old_meld(meld_id)
+        assert shape is not None, "the engine offers only plays that make a meld"
         if left == 0:
             return _EMPTY_HAND + len(cards)
+        values = self.values
+        points = 0
+        for c in cards:
+            points += values[c]
         wild = shape.wild
-        score = float(sum(self.value(c) for c in cards) + _PER_CARD * len(cards))
-        score += _PER_LENGTH * len(shape.cards)
+        size = len(shape.cards)
+        score = float(points + _PER_CARD * len(cards))
+        score += _PER_LENGTH * size
         score += _bonus(canasta_kind(shape, rules), rules) - old_bonus
         if wild is not None and not old_dirty:
-            if len(shape.cards) < CANASTA_SIZE and left > 3 and not self.late:
+            if size < CANASTA_SIZE and left > 3 and not self.late:
                 # a wild laid short of a canasta is gone for good: count it as a loss, not a gain
-                score -= _WILD_COST + self.value(wild)
-            if old_clean_len and rules.close_needs_clean and not self.has_close_canasta:
+                score -= _WILD_COST + values[wild]
+            if old_clean_len and rules.close_needs_clean and not self.has_close_canasta():
                 score -= _CLEAN_RISK * old_clean_len
         elif old_dirty and wild is None:
             score += _CLEANED
@@ -261,7 +288,7 @@ class _Context:
                 self.by_rank[rank] = self.by_rank.get(rank, 0) + n
         # branch and bound: the meld checks only add to a card's worth, so once a card's full
         # worth is below every other card's cheap worth, no other card needs the meld checks
-        ranked = sorted(((self.keep_base(a.cards[0]), i) for i, a in enumerate(discards)))
+        ranked = sorted([(self.keep_base(a.cards[0]), i) for i, a in enumerate(discards)])
         best, best_score = discards[ranked[0][1]], float("inf")
         for base, i in ranked:
             if base >= best_score:
@@ -273,43 +300,76 @@ class _Context:
 
     def keep_base(self, card: Card) -> float:
         """Return a card's worth from the hand alone: wilds, neighbours, same rank, its value."""
+        value = self.values[card]
         if is_wild_card(card):
-            return _KEEP_WILD + self.value(card)
+            return _KEEP_WILD + value
         score = 0.0
-        rank, suit = RANK[card], SUIT[card]
-        held = self.by_suit[suit]
-        for d in (1, 2):
-            for near in _NEAR[rank][d]:
-                n = held.get(near, 0)
-                if n:
-                    score += _NEIGHBOUR[d] * n
+        rank = RANK[card]
+        held = self.by_suit[SUIT[card]]
+        for r, weight in _NEAR_WEIGHTS[rank]:
+            n = held.get(r, 0)
+            if n:
+                score += weight * n
         if self.rules.sets:
             score += _SAME_RANK * (self.by_rank.get(rank, 0) - 1)
-        value = self.value(card)
         return score - (2 * value if self.late else value / 2)
+
+    def _index_melds(self) -> list[tuple[bool, MeldFits]]:
+        """Look up each meld's kept entry (`melds.meld_fits`) once per decision: (the team's,
+        entry) of every meld, and the runs by suit and the sets by rank, in the melds' order."""
+        team, rules = self.team, self.rules
+        entries: list[tuple[bool, MeldFits]] = []
+        for m in self.melds.values():
+            entry = meld_fits(m.cards, rules)
+            item = (m.team == team, entry)
+            entries.append(item)
+            shape = entry.shape
+            if shape is None:
+                continue  # no meld: nothing joins it (`fit` is False)
+            if shape.type == "run":
+                self._runs.setdefault(shape.suit or "", []).append(item)
+            else:
+                self._sets.setdefault(shape.rank or 0, []).append(item)
+        self._entries = entries
+        return entries
 
     def keep_melds(self, card: Card) -> float:
         """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's."""
-        rules, score = self.rules, 0.0
-        fed = owned = False
+        entries = self._entries
+        if entries is None:
+            entries = self._index_melds()
         rank = RANK[card]
-        for m in self.melds.values():
-            mine = m.team == self.team
+        if rank != 0 and rank != 2:
+            # a natural joins only a run of its suit or a set of its rank (RULES 3.1, 3.2)
+            entries = self._runs.get(SUIT[card], []) + self._sets.get(rank, [])
+        score = 0.0
+        fed = owned = False
+        for mine, entry in entries:
             if owned if mine else fed:
                 continue
-            if rank not in (0, 2):  # a natural joins only a run of its suit or a set of its rank
-                anchor = self._anchors.get(m.id)
-                if anchor is None:
-                    anchor = self._anchors[m.id] = next(c for c in m.cards if RANK[c] not in (0, 2))
-                if (SUIT[anchor] != SUIT[card]) if m.type == "run" else (RANK[anchor] != rank):
-                    continue
-            if classify(m.cards + (card,), rules) is None:
+            # `classify(m.cards + (card,))` is a meld, answered from the meld's kept fits
+            if not entry.fit(card):
                 continue
             if mine:
                 owned, score = True, score + _FITS_OWN
             else:
                 fed, score = True, score + _FEEDS_OPPONENT
         return score
+
+
+#: each card's points, per (two_value, joker_value): plain dicts, built once per pair
+_VALUE_TABLES: dict[tuple[int, int], dict[Card, int]] = {}
+
+
+def _value_table(rules: Rules) -> dict[Card, int]:
+    """Return the card -> points table of the rules (`cards.card_value`)."""
+    key = (rules.two_value, rules.joker_value)
+    table = _VALUE_TABLES.get(key)
+    if table is None:
+        table = _VALUE_TABLES[key] = {
+            c: card_value(c, rules.two_value, rules.joker_value) for c in ALL_CARDS
+        }
+    return table
 
 
 def _neighbours(rank: int, d: int) -> tuple[int, ...]:
@@ -322,6 +382,10 @@ def _neighbours(rank: int, d: int) -> tuple[int, ...]:
 
 #: _NEAR[rank][d]: the ranks at run distance d (1 or 2) of a natural rank
 _NEAR = {r: {d: _neighbours(r, d) for d in (1, 2)} for r in range(1, 14)}
+#: the (rank, weight) of every neighbour of a natural rank, distance 1 first (`_NEAR`, flat)
+_NEAR_WEIGHTS: dict[int, tuple[tuple[int, int], ...]] = {
+    r: tuple((near, _NEIGHBOUR[d]) for d in (1, 2) for near in _NEAR[r][d]) for r in range(1, 14)
+}
 
 
 def _bonus(kind: CanastaKind | MeldKind | None, rules: Rules) -> int:
@@ -329,36 +393,39 @@ def _bonus(kind: CanastaKind | MeldKind | None, rules: Rules) -> int:
 
 
 def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
-    """Return how many distinct natural pile cards would join a meld or a lay-off right away."""
+    """Return how many distinct natural pile cards would join a meld or a lay-off right away.
+
+    Only wild-free plays count: the play phase will not spend a wild short of a canasta, and a
+    pile taken for a play it will not make is passed back and forth for ever. The wild-free
+    candidates of some cards are exactly the candidates of those cards without their wilds (a
+    run held in full or a set of naturals never needs one; a lay-off's stretch stops where a wild
+    would be needed), so the wilds are left out from the start: fewer candidates, no wild tests.
+    """
     seat = view.seat if view.seat is not None else view.to_play
     own = view.hands[seat]
     hand = Counter(own if isinstance(own, tuple) else ())
     pile_cards = {c for c in pile if not is_wild_card(c)}
     suits, ranks = {SUIT[c] for c in pile_cards}, {RANK[c] for c in pile_cards}
     # runs hold one suit and sets one rank: hand cards sharing neither with the pile change nothing
-    together = Counter(pile)
+    together = Counter([c for c in pile if c in pile_cards])
     together.update({
-        c: n for c, n in hand.items() if is_wild_card(c) or SUIT[c] in suits or RANK[c] in ranks
+        c: n for c, n in hand.items() if not is_wild_card(c) and (SUIT[c] in suits or RANK[c] in ranks)
     })
     used: set[Card] = set()
-    # only wild-free plays count: the play phase will not spend a wild short of a canasta, and a
-    # pile taken for a play it will not make is passed back and forth for ever
     for cards in candidate_melds(together, rules):
-        if not any(is_wild_card(c) for c in cards):
-            used.update(c for c in cards if c in pile_cards)
+        used.update(pile_cards.intersection(cards))
     team = team_of(seat)
     held: tuple[Card, ...] | None = None
     for m in view.melds:
         if m.team == team:
-            # `candidate_layoffs`, with the hand sorted once for all the melds
+            # `candidate_layoffs`, with the cards sorted once for all the melds
             shape = classify(m.cards, rules)
             if shape is None:
                 continue
             if held is None:
                 held = tuple(sorted(together.elements()))
             for layoff in shape_layoffs(held, tuple(m.cards), shape, rules):
-                if not any(is_wild_card(c) for c in layoff):
-                    used.update(c for c in layoff if c in pile_cards)
+                used.update(pile_cards.intersection(layoff))
     return len(used)
 
 

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from .cards import RANK, SUIT, Card, is_wild_card, make_deck
+from .cards import ALL_CARDS, RANK, SUIT, Card, is_wild_card, make_deck
 from .events import (
     AnyEvent,
     Discarded,
@@ -52,6 +52,7 @@ from .melds import (
     candidate_melds,
     classify,
     is_closing_canasta,
+    may_lay_off,
     shape_layoffs,
 )
 from .rules import (
@@ -1057,6 +1058,13 @@ Play = tuple[Literal["meld", "lay_off"], int | None, tuple[Card, ...]]
 _Play = Play
 
 
+#: per natural card, the cards that may share a meld with it: its suit, its rank, the wilds
+_MELDS_WITH: dict[Card, frozenset[Card]] = {
+    c: frozenset([d for d in ALL_CARDS if SUIT[d] == SUIT[c] or RANK[d] in (0, 2, RANK[c])])
+    for c in ALL_CARDS if not is_wild_card(c)
+}
+
+
 def _top_plays(
     state: GameState, player: int, top: Card, held_top: int = 1
 ) -> Iterator[_Play]:
@@ -1073,9 +1081,9 @@ def _top_plays(
                 hand[c] = n
     else:
         # only the top's suit (runs), its rank (sets) and the wilds can meld with it
-        suit, rank = SUIT[top], RANK[top]
+        with_top = _MELDS_WITH[top]
         for c, n in held.items():
-            if n > 0 and (SUIT[c] == suit or RANK[c] in (0, 2, rank)):
+            if n > 0 and c in with_top:
                 hand[c] = n
     hand[top] = held.get(top, 0) + held_top
     team = team_of(player)
@@ -1158,13 +1166,16 @@ def _layoff_plays(
 ) -> Iterator[_Play]:
     """Yield the team's candidate lay-offs from `hand` (with `top` in them, when given)."""
     held: tuple[Card, ...] | None = None
+    rules = state.rules
     for m in state.melds:
         if m.team != team:
             continue
+        if top is not None and not may_lay_off(m.shape.cards, top, rules):
+            continue  # no lay-off on this meld can hold the top: none is generated
         if held is None:
             held = tuple(sorted(hand.elements()))
         # a meld's shape is `classify` of its cards: `candidate_layoffs` without classifying again
-        for layoff in shape_layoffs(held, m.shape.cards, m.shape, state.rules):
+        for layoff in shape_layoffs(held, m.shape.cards, m.shape, rules):
             if top is None or top in layoff:
                 yield "lay_off", m.id, layoff
 
@@ -1185,6 +1196,25 @@ def legal_discards(state: GameState) -> list[Discarded]:
             continue
         out.append(ev)
     return out
+
+
+def has_two_discards(state: GameState) -> bool:
+    """Return True when the player to move surely has two legal discards or more (False says
+    nothing): the table's forced-move test without checking every card.
+
+    What `_check_discard_card` asks, short: with no closed-pile top waiting (pending or due) and
+    two cards or more held, every card held may go except the single card just taken.
+    """
+    if state.phase != "play" or state.pending_top is not None or state.top_due is not None:
+        return False
+    single_taken = state.single_taken
+    distinct = 0  # two distinct cards held make two cards held: the last-card rules stay out
+    for card, n in state.hands[state.to_play].items():
+        if n > 0 and card != single_taken:
+            distinct += 1
+            if distinct >= 2:
+                return True
+    return False
 
 
 def legal_draws(state: GameState) -> list[Event]:

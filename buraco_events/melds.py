@@ -8,10 +8,10 @@ plays a bot or a UI offers. Positions inside a run are 1..14: the ace is 1 (low)
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from functools import lru_cache
 from typing import Any, Literal, get_args
 
 from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUITS, Card, sort_key
@@ -56,23 +56,44 @@ def _pos_card(pos: int, suit: str) -> Card:
     return RANKS[(pos - 1) % 13] + suit
 
 
+#: the card at each run position 1..14 of each suit (index 0 unused; the ace at 1 and at 14)
+_POS_CARDS: dict[str, tuple[Card, ...]] = {
+    s: ("",) + tuple(RANKS[(p - 1) % 13] + s for p in range(1, 15)) for s in SUITS
+}
+
+
 def _run_shape(cards: Sequence[Card], rules: Rules) -> MeldShape | None:
-    naturals: list[int] = []
+    """Return the run the cards form (RULES 3.1, 3.4), or None: positions as a bitmask.
+
+    Bit p of a mask stands for run position p (1..14); the naturals other than aces and 2s sit
+    at their rank, so a repeated rank, the only way two positions could clash, is refused early.
+    """
     suit = ""
-    forced_wild: list[Card] = []
+    mask = 0  # positions of the naturals 3..K
+    aces = 0
+    forced: Card | None = None  # the one card that can only stand as a wild
+    n_forced = 0
     twos: list[Card] = []
     for c in cards:
         r = RANK[c]
         if r == 0:
-            forced_wild.append(c)
+            n_forced += 1
+            forced = c
         elif r == 2:
             twos.append(c)
         else:
             s = SUIT[c]
-            if suit and s != suit:
-                return None
-            suit = s
-            naturals.append(r)
+            if s != suit:
+                if suit:
+                    return None  # RULES 3.1: one suit
+                suit = s
+            if r == 1:
+                aces += 1
+            else:
+                bit = 1 << r
+                if mask & bit:
+                    return None  # a rank twice
+                mask |= bit
     if not suit:
         return None  # only wilds: RULES 3.1, a run needs two natural cards
     own2 = 0
@@ -80,61 +101,67 @@ def _run_shape(cards: Sequence[Card], rules: Rules) -> MeldShape | None:
         if SUIT[c] == suit:
             own2 += 1
         else:
-            forced_wild.append(c)
-    if len(forced_wild) > 1:
+            n_forced += 1
+            if forced is None:  # the jokers come first, as the cards' order has them
+                forced = c
+    if n_forced > 1 or aces > 2:
         return None  # RULES 3.1: at most one wild per meld
-    # options: (wild card, number of own-suit 2s standing as natural), best first (RULES 3.4)
-    options: list[tuple[Card | None, int]]
-    if forced_wild:
+    own_two = "2" + suit
+    # options: (wild card, own-suit 2 standing as natural), best first (RULES 3.4)
+    options: list[tuple[Card | None, bool]]
+    if forced is not None:
         if own2 > 1:
             return None
-        options = [(forced_wild[0], own2)]
+        options = [(forced, own2 == 1)]
     elif own2 == 0:
-        options = [(None, 0)]
+        options = [(None, False)]
     elif own2 == 1:
-        options = [(None, 1), ("2" + suit, 0)]
+        options = [(None, True), (own_two, False)]
     elif own2 == 2:
-        options = [("2" + suit, 1)]
+        options = [(own_two, True)]
     else:
-        return None
-    aces = naturals.count(1)
-    others = [r for r in naturals if r != 1]
-    if len(set(others)) != len(others) or aces > 2:
         return None
     if aces == 2:
         if not rules.ace_to_ace:
             return None  # RULES 3.1: without ace_to_ace a run holds one natural ace
-        ace_options: list[list[int]] = [[1, 14]]
+        ace_options = _BOTH_ACES
     elif aces == 1:
-        ace_options = [[1], [14]]
+        ace_options = _ONE_ACE
     else:
-        ace_options = [[]]
+        ace_options = _NO_ACE
+    row = _POS_CARDS[suit]
     for wild, nat2 in options:
-        for ace_pos in ace_options:
-            pos = sorted(others + ace_pos + [2] * nat2)
-            if len(set(pos)) != len(pos) or len(pos) < 2:
+        for ace_bits in ace_options:
+            pos = mask | ace_bits | (4 if nat2 else 0)
+            n = pos.bit_count()
+            if n < 2:
                 continue
-            lo, hi = pos[0], pos[-1]
-            gaps = hi - lo + 1 - len(pos)
+            lo = (pos & -pos).bit_length() - 1
+            hi = pos.bit_length() - 1
+            gaps = hi - lo + 1 - n
             if wild is None:
                 if gaps:
                     continue
-                arranged = tuple(_pos_card(p, suit) for p in pos)
-                return MeldShape("run", arranged, None, suit, None, lo, hi)
+                return MeldShape("run", row[lo:hi + 1], None, suit, None, lo, hi)
             if gaps > 1:
                 continue
             if gaps == 1:
-                hole = next(p for p in range(lo, hi + 1) if p not in pos)
+                hole = (((1 << (hi + 1)) - (1 << lo)) & ~pos).bit_length() - 1
             else:
                 can_low, can_high = lo > 1, hi < 14
                 if not (can_low or can_high):
                     continue
                 go_low = (rules.wild_goes_low and can_low) or not can_high
                 hole = lo - 1 if go_low else hi + 1
-            full = sorted(pos + [hole])
-            arranged = tuple(wild if p == hole else _pos_card(p, suit) for p in full)
-            return MeldShape("run", arranged, wild, suit, None, full[0], full[-1])
+            lo, hi = min(lo, hole), max(hi, hole)
+            return MeldShape("run", row[lo:hole] + (wild,) + row[hole + 1:hi + 1], wild, suit, None, lo, hi)
     return None
+
+
+#: the ace positions to try (bit 1: low, bit 14: high), per number of natural aces
+_NO_ACE: tuple[int, ...] = (0,)
+_ONE_ACE: tuple[int, ...] = (1 << 1, 1 << 14)
+_BOTH_ACES: tuple[int, ...] = ((1 << 1) | (1 << 14),)
 
 
 def _set_shape(cards: Sequence[Card]) -> MeldShape | None:
@@ -149,13 +176,69 @@ def _set_shape(cards: Sequence[Card]) -> MeldShape | None:
     return MeldShape("set", arranged, wilds[0] if wilds else None, None, rank)
 
 
-@lru_cache(maxsize=1 << 17)
+class _RulesCaches:
+    """The caches of one rules object: `classify` answers and the melds' kept entries.
+
+    Keyed by cards alone: the rules (a struct of some thirty fields) are hashed once per switch
+    of rules (`_caches`), not once per lookup. Plain dicts (mypyc), cleared when full.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        #: `_classify_sorted` by sorted cards
+        self.classified: dict[tuple[Card, ...], MeldShape | None] = {}
+        #: `MeldFits` by meld cards
+        self.fits: dict[tuple[Card, ...], MeldFits] = {}
+
+
+class _LastCaches:
+    """The rules object used last and its caches (games ask with one rules object at a time;
+    equal rules objects share caches, so the object is kept here, not the caches' own)."""
+
+    def __init__(self) -> None:
+        self.rules: Rules | None = None
+        self.caches = _RulesCaches(Rules())
+
+
+_CACHES: dict[Rules, _RulesCaches] = {}
+_LAST = _LastCaches()
+_CLASSIFIED_MAX = 1 << 17
+_FITS_MAX = 1 << 14
+#: the classify cache's "not there yet" (None is a cached answer: no meld)
+_UNKNOWN = MeldShape("set", (), None)
+
+
+def _caches(rules: Rules) -> _RulesCaches:
+    """Return the caches of `rules` (equal rules share them)."""
+    last = _LAST
+    if last.rules is rules:
+        return last.caches
+    caches = _CACHES.get(rules)
+    if caches is None:
+        if len(_CACHES) >= 64:
+            _CACHES.clear()
+        caches = _CACHES[rules] = _RulesCaches(rules)
+    last.rules, last.caches = rules, caches
+    return caches
+
+
 def _classify_sorted(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
+    """`classify` of cards already sorted (as strings), cached."""
+    last = _LAST  # `_caches(rules)`, its common case inline
+    caches = last.caches if last.rules is rules else _caches(rules)
+    classified = caches.classified
+    shape = classified.get(cards, _UNKNOWN)
+    if shape is not _UNKNOWN:
+        return shape
     if len(cards) < 3:
-        return None
-    shape = _run_shape(cards, rules)
-    if shape is None and rules.sets:
-        shape = _set_shape(cards)
+        shape = None
+    else:
+        shape = _run_shape(cards, rules)
+        if shape is None and rules.sets:
+            shape = _set_shape(cards)
+    if len(classified) >= _CLASSIFIED_MAX:
+        classified.clear()
+    classified[cards] = shape
     return shape
 
 
@@ -242,6 +325,10 @@ _CODE_ORDER: list[int] = [64 if c == JOKER else SUITS.index(SUIT[c]) * 16 + RANK
 _POS_CODE: list[list[int]] = [
     [-1] + [_CODE[RANKS[(p - 1) % 13] + s] for p in range(1, 15)] for s in SUITS
 ]
+#: (code, suit index, rank) of each card: one lookup where the generator needs all three
+_CARD_CODES: dict[Card, tuple[int, int, int]] = {
+    c: (_CODE[c], _CODE_SUIT[_CODE[c]], _CODE_RANK[_CODE[c]]) for c in _CODE_CARD
+}
 #: a suit's runs by (suit, held ranks bitmask, two aces, wild codes, own 2s held, ace_to_ace)
 _RUNS_CACHE: dict[tuple[int, int, bool, tuple[int, ...], int, bool], tuple[tuple[Card, ...], ...]] = {}
 _RUNS_CACHE_MAX = 1 << 16
@@ -261,11 +348,13 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
     own_twos = [0, 0, 0, 0]
     wilds: list[int] = []
     by_rank: dict[int, list[int]] = {}
+    sets = rules.sets
+    total = 0
     for c, n in hand.items():
         if n <= 0:
             continue
-        code = _CODE[c]
-        suit, rank = _CODE_SUIT[code], _CODE_RANK[code]
+        total += n
+        code, suit, rank = _CARD_CODES[c]
         if suit >= 0:
             masks[suit] |= 1 << rank
             naturals[suit] += n
@@ -275,8 +364,10 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
             wilds.append(code)
             if rank == 2:
                 own_twos[suit] = n
-        else:
+        elif sets:  # the naturals by rank matter to sets only
             by_rank.setdefault(rank, []).extend([code] * n)
+    if total < 3:
+        return []  # every candidate is three cards of the hand or more (the pile-top checks ask often)
     wilds.sort(key=_CODE_ORDER.__getitem__)  # the order the candidates try them in
     wild_codes = tuple(wilds)
     out: set[tuple[Card, ...]] = set()
@@ -292,7 +383,7 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
                     suit, masks[suit], two_aces[suit], wild_codes, own_twos[suit], ace_to_ace
                 )
             out.update(runs)
-    if rules.sets:
+    if sets:
         for codes in by_rank.values():
             if len(codes) >= 2:
                 codes.sort()
@@ -388,31 +479,103 @@ def shape_layoffs(
     held: tuple[Card, ...], meld: tuple[Card, ...], shape: MeldShape, rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
     """Return `candidate_layoffs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
-    # only the cards of the run's suit or the set's rank, and the wilds, may join the meld
-    fits = _RUN_CARDS[shape.suit or ""] if shape.type == "run" else _SET_CARDS[shape.rank or 0]
-    relevant = tuple([c for c in held if c in fits])  # a list comprehension: no generator frames
+    entry = meld_fits(meld, rules)  # its shape is `shape`: the meld's classify
+    # only the cards that may take part in a lay-off on this meld (`MeldFits.relevant`)
+    relevant_cards = entry.relevant
+    relevant = tuple([c for c in held if c in relevant_cards])  # a list comprehension: no generator frames
     if not relevant:
         return ()
-    return _layoffs(meld, relevant, rules)
+    found = entry.layoffs.get(relevant)
+    if found is None:
+        found = entry.layoffs[relevant] = _new_layoffs(entry, meld, relevant, rules)
+    return found
 
 
-@lru_cache(maxsize=1 << 16)
-def _layoffs(
-    meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
+class MeldFits:
+    """One meld's shape and, per card tried so far, whether it joins the meld alone."""
+
+    def __init__(self, meld: tuple[Card, ...], rules: Rules) -> None:
+        self.rules = rules
+        self.shape = classify(meld, rules)
+        #: the meld's cards sorted as strings: a card is inserted, not the whole sorted again
+        self.sorted = tuple(sorted(meld))
+        self.fits: dict[Card, bool] = {}
+        shape = self.shape
+        #: the hand cards that may take part in a lay-off: a run's suit and the wilds, but not
+        #: the naturals 3..K it holds already (a rank twice is no run, and its stretches only
+        #: reach beyond its ends); a set's rank and the wilds
+        self.relevant: frozenset[Card] = (
+            frozenset() if shape is None
+            else _RUN_CARDS[shape.suit or ""].difference([c for c in meld if RANK[c] >= 3])
+            if shape.type == "run" else _SET_CARDS[shape.rank or 0]
+        )
+        #: the lay-offs by the relevant hand cards (a sorted tuple)
+        self.layoffs: dict[tuple[Card, ...], tuple[tuple[Card, ...], ...]] = {}
+
+    def fit(self, card: Card) -> bool:
+        """Return whether `card` joins the meld alone (`fits_alone`)."""
+        fit = self.fits.get(card)
+        if fit is None:
+            shape = self.shape
+            if shape is None or not _may_fit(card, shape):
+                fit = False
+            else:
+                cards = self.sorted
+                at = bisect_right(cards, card)
+                fit = _classify_sorted(cards[:at] + (card,) + cards[at:], self.rules) is not None
+            self.fits[card] = fit
+        return fit
+
+
+def meld_fits(meld: tuple[Card, ...], rules: Rules) -> MeldFits:
+    """Return the kept entry of a meld (made on first use): its shape, which cards join it alone
+    (`MeldFits.fit`), which may take part in a lay-off, its lay-offs by the hand cards."""
+    last = _LAST  # `_caches(rules)`, its common case inline
+    caches = last.caches if last.rules is rules else _caches(rules)
+    fits = caches.fits
+    entry = fits.get(meld)
+    if entry is None:
+        if len(fits) >= _FITS_MAX:
+            fits.clear()
+        entry = fits[meld] = MeldFits(meld, rules)
+    return entry
+
+
+def may_lay_off(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
+    """Return False when no lay-off onto the meld (`shape_layoffs`) can hold `card`: it is
+    none of the cards that take part in them (a cheap filter, from the meld's kept entry)."""
+    return card in meld_fits(meld, rules).relevant
+
+
+def fits_alone(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
+    """Return whether `card` joins the meld on its own: `classify(meld + (card,))` is a meld.
+
+    A meld lives on across many turns (and views), so the answers are kept per meld: a bot's
+    "does this card fit" and the single-card lay-offs become a dict lookup once asked. False
+    when `meld` is no meld.
+    """
+    return meld_fits(meld, rules).fit(card)
+
+
+def _new_layoffs(
+    entry: MeldFits, meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
-    """Return the candidate additions to a meld from the hand cards that could matter to it."""
-    shape = classify(meld, rules)
+    """Return the lay-offs onto a meld from the relevant hand cards: the single cards that fit
+    (`fits_alone`), for a run the stretches of naturals (at most one wild) extending either end,
+    for a set all its naturals."""
+    shape = entry.shape
     assert shape is not None
+    if len(relevant) == 1 and RANK[relevant[0]] not in (0, 2):
+        # one natural, no wild: no stretch of two cards, no set of two naturals, so the card alone
+        return ((relevant[0],),) if entry.fit(relevant[0]) else ()
     hand: dict[Card, int] = {}  # a plain dict: cheaper than a Counter on this cache-miss path
     for c in relevant:
         hand[c] = hand.get(c, 0) + 1
-    out: set[tuple[Card, ...]] = set()
-    held = list(hand)
-    for c in held:
-        if _may_fit(c, shape) and _classify_sorted(tuple(sorted((*meld, c))), rules) is not None:
-            out.add((c,))
+    fit = entry.fit
+    singles = [(c,) for c in hand if fit(c)]  # checked already: no classify below
+    longer: set[tuple[Card, ...]] = set()
     if shape.type == "run":
-        suit = shape.suit or ""
+        row = _POS_CARDS[shape.suit or ""]
         wilds = _wild_kinds(hand) if shape.wild is None else []
         for step, start in ((1, shape.high + 1), (-1, shape.low - 1)):
             for wild in [None, *wilds]:
@@ -420,7 +583,7 @@ def _layoffs(
                 used_wild = False
                 p = start
                 while 1 <= p <= 14:
-                    card = _pos_card(p, suit)
+                    card = row[p]
                     if hand.get(card, 0) > added.count(card):
                         added.append(card)
                     elif wild is not None and not used_wild:
@@ -429,10 +592,13 @@ def _layoffs(
                     else:
                         break
                     if len(added) >= 2:
-                        out.add(tuple(sorted(added)))
+                        longer.add(tuple(sorted(added)))
                     p += step
     else:
-        same = [c for c in held for _ in range(hand[c]) if RANK[c] == shape.rank]
+        same = [c for c in hand for _ in range(hand[c]) if RANK[c] == shape.rank]
         if len(same) >= 2:
-            out.add(tuple(sorted(same)))
-    return tuple(sorted(a for a in out if _classify_sorted(tuple(sorted(meld + a)), rules) is not None))
+            longer.add(tuple(sorted(same)))
+    out = [a for a in longer if _classify_sorted(tuple(sorted(meld + a)), rules) is not None]
+    out.extend(singles)
+    out.sort()
+    return tuple(out)

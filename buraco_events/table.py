@@ -44,6 +44,7 @@ from .engine import (
     deal,
     end_of_game,
     end_of_hand,
+    has_two_discards,
     legal_dead_takes,
     legal_discards,
     legal_draws,
@@ -122,6 +123,24 @@ def action_of(ev: Event) -> Action:
     raise ValueError(f"{event_type(ev)} is not a player's action")
 
 
+#: the action of each candidate play seen lately: actions are immutable, so one is shared
+#: rather than built (a frozen dataclass's init is dear) each time a play is offered again
+_PLAY_ACTIONS: dict[Play, Action] = {}
+_PLAY_ACTIONS_MAX = 1 << 16
+
+
+def _play_action(play: Play) -> Action:
+    """Return the action of a candidate play (a meld, or a lay-off onto a meld id)."""
+    action = _PLAY_ACTIONS.get(play)
+    if action is None:
+        kind, meld_id, cards = play
+        action = Action("meld", cards) if kind == "meld" else Action("add", cards, meld_id)
+        if len(_PLAY_ACTIONS) >= _PLAY_ACTIONS_MAX:
+            _PLAY_ACTIONS.clear()
+        _PLAY_ACTIONS[play] = action
+    return action
+
+
 def legal_actions(state: GameState) -> list[Action]:
     """Return the choices of the player to move (draw, play and dead phases)."""
     return [action for action, _ in legal_choices(state)]
@@ -178,10 +197,7 @@ class Choices:
         """
         if self._candidates is None:
             self._raw = raw_plays(self._state) if self.phase == "play" else []
-            self._candidates = [
-                Action("meld", cards) if kind == "meld" else Action("add", cards, meld_id)
-                for kind, meld_id, cards in self._raw
-            ]
+            self._candidates = [_play_action(play) for play in self._raw]
         return self._candidates
 
     def play_event(self, index: int) -> Event | None:
@@ -232,11 +248,13 @@ class Choices:
         """Return the one choice when exactly one is legal, else None (a forced move).
 
         In the play phase the discards are counted first: two of them settle it without a check
-        of any play.
+        of any play (`engine.has_two_discards` most often settles it without listing them).
         """
         if self.phase != "play":
             choices = self.all()
             return choices[0] if len(choices) == 1 else None
+        if has_two_discards(self._state):
+            return None  # settled without listing the discards (the bot may not need them)
         discards = self.discards()
         if len(discards) >= 2:
             return None
@@ -267,8 +285,11 @@ class Choices:
                     return self.play_event(i)
             return None
         group = self.discards() if kind == "discard" else self.deads() if kind == "dead" else self.draws()
-        for offered, event in group:
-            if offered is action or offered == action:
+        for offered, event in group:  # the bot's own object first: no dataclass __eq__ on the way
+            if offered is action:
+                return event
+        for offered, event in group:  # no two offered actions of a group are equal
+            if offered == action:
                 return event
         return None
 

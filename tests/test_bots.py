@@ -284,3 +284,67 @@ def test_greedy_takes_an_open_pile_only_when_it_melds(last: str, takes: bool) ->
         Drew(seq=4, player=1, card="2S"), Discarded(seq=5, player=1, card=last))
     assert state.pile == ["9S", last]
     assert _greedy(state).kind == ("pile" if takes else "draw")
+
+
+# -- the faster GreedyBot helpers answer as the old ones did -----------------------------------
+
+
+@pytest.mark.parametrize("variant", ["stbl", "fechado", "aberto-sujo", "burraco"])
+def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
+    """`_useful_cards` (wilds left out from the start) counts the pile cards the old one counted
+    (`tests/reference_bots.py`: every candidate generated, the wild-free ones kept) at every draw
+    decision of greedy hands, from the view the bot gets."""
+    from reference_bots import _useful_cards as reference_useful_cards
+
+    from buraco_events.bots import _useful_cards
+
+    compared = useful = 0
+    for players, seed in ((2, 3), (4, 4)):
+        events, _ = run_game(variant, players, seed, [GreedyBot() for _ in range(players)], "u", target=0)
+        state = GameState()
+        for ev in events:
+            if state.phase == "draw" and state.pile:
+                view = player_view(state, state.to_play, scores=False)
+                for pile in (view.pile.cards or (), tuple(state.pile)):
+                    got = _useful_cards(view, pile, state.rules)
+                    assert got == reference_useful_cards(view, pile, state.rules)
+                    compared, useful = compared + 1, useful + (got > 0)
+            engine.play(state, ev)
+    assert compared > 50 and useful > 5
+
+
+def test_useful_cards_counts_only_wild_free_plays() -> None:
+    # seat 0 holds 5H 6H and JK: the pile's 7H makes 5H 6H 7H (counts); its 9S would need the
+    # joker for 8S-9S-JK or 9S-JK-10S, a wild short of a canasta (does not count)
+    state = _table("stbl", ["5H 6H JK 8S 3D 4C QD KC AS 10C 9D", "AD AC KS KH QC QS JD JS 9C 8C 7C"], "4S")
+    view = player_view(state, 0, scores=False)
+    from buraco_events.bots import _useful_cards
+
+    assert _useful_cards(view, ("7H",), state.rules) == 1
+    assert _useful_cards(view, ("9S",), state.rules) == 0
+    assert _useful_cards(view, ("9S", "7H", "2D"), state.rules) == 1
+
+
+@pytest.mark.parametrize("variant", ["stbl", "fechado", "burraco"])
+def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) -> None:
+    """The meld worth of every card held (the runs of its suit and the sets of its rank only,
+    from each meld's kept entry) is the old classify-per-meld worth (`tests/reference_bots.py`)
+    at every play decision of greedy hands: 300 feeding an opponent, 50 fitting the team."""
+    from reference_bots import keep_melds as reference_keep_melds
+
+    from buraco_events.bots import _Context
+
+    compared = fits = 0
+    for players, seed in ((2, 5), (4, 6)):
+        events, _ = run_game(variant, players, seed, [GreedyBot() for _ in range(players)], "k", target=0)
+        state = GameState()
+        for ev in events:
+            if state.phase == "play":
+                view = player_view(state, state.to_play, scores=False)
+                ctx = _Context(view, state.rules)
+                for card in sorted(state.hands[state.to_play]):
+                    got = ctx.keep_melds(card)
+                    assert got == reference_keep_melds(view.melds, ctx.team, card, state.rules)
+                    compared, fits = compared + 1, fits + (got > 0)
+            engine.play(state, ev)
+    assert compared > 100 and fits > 5

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from buraco_events.bots import GreedyBot, RandomBot
-from buraco_events.engine import legal_events, must_refill
+from buraco_events.engine import has_two_discards, legal_discards, legal_events, must_refill
 from buraco_events.projections import player_view
 from buraco_events.rules import PRESETS
 from buraco_events.table import Choices, SharedStream, Table, action_of
@@ -52,3 +52,45 @@ def test_choices_equal_the_engine_offer_and_decide_equals_choose(variant: str) -
             table.act(seat, action, advance=False)
             decisions += 1
         assert decisions > 20
+
+
+@pytest.mark.parametrize("variant", ["stbl", "fechado", "burraco"])
+def test_has_two_discards_never_claims_more_than_the_engine_offers(variant: str) -> None:
+    """The cheap forced-move test: True only where `legal_discards` lists two or more (RULES 2:
+    any card held may go, but the single card just taken, a closed pile's top and the last card
+    follow their own rules), and True at most play decisions of a random hand."""
+    table = _table(variant, 4, 7)
+    rng = random.Random(7)
+    said = plays = 0
+    while not table.over:
+        state, seat = table.state, table.to_move
+        if seat is None:
+            table.step()
+            continue
+        if state.phase == "play":
+            plays += 1
+            if has_two_discards(state):
+                said += 1
+                assert len(legal_discards(state)) >= 2
+        else:
+            assert not has_two_discards(state)
+        offered = Choices(state).all()
+        table.act(seat, offered[rng.randrange(len(offered))][0], advance=False)
+    assert plays > 20 and said > plays // 2
+
+
+def test_has_two_discards_leaves_out_the_single_card_taken() -> None:
+    """No single-card return (RULES 2): holding the card just taken and one other is one discard."""
+    table = _table("stbl", 2, 3)
+    while table.state.phase != "play":
+        table.step() if table.to_move is None else table.act(table.to_move, Choices(table.state).draws()[0][0],
+                                                              advance=False)
+    state = table.state
+    hand = state.hands[state.to_play]
+    keep = sorted(hand)[:2]
+    hand.clear()
+    hand.update({keep[0]: 1, keep[1]: 1})
+    assert has_two_discards(state)
+    state.single_taken = keep[0]
+    assert not has_two_discards(state)
+    assert [ev.card for ev in legal_discards(state)] == [keep[1]]
