@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
@@ -230,11 +230,14 @@ def _fail(state: GameState, ev: Event, reason: str, public: str | None = None) -
     return IllegalMove(ev.seq, getattr(ev, "player", None), state.phase, reason, public)
 
 
-def _need(hand: Counter[Card], cards: Iterable[Card]) -> dict[Card, int] | None:
+def _need(hand: Counter[Card], cards: Sequence[Card]) -> dict[Card, int] | None:
     """Return how many of each card a play takes from the hand, or None if it holds too few."""
-    need: dict[Card, int] = {}
-    for c in cards:
-        need[c] = need.get(c, 0) + 1
+    # most plays hold each card once: one C-level pass counts them, a recount only for repeats
+    need: dict[Card, int] = dict.fromkeys(cards, 1)
+    if len(need) != len(cards):
+        need = {}
+        for c in cards:
+            need[c] = need.get(c, 0) + 1
     get = hand.get
     for c, n in need.items():
         if get(c, 0) < n:
@@ -347,13 +350,17 @@ def _deck_counts(jokers: int) -> Counter[Card]:
 
 
 def _check_drew(state: GameState, ev: Drew) -> None:
-    _expect_phase(state, ev, "draw")
+    # the phase and refill tests are inlined: a drew is every fourth event of a log
+    if state.phase != "draw":
+        _expect_phase(state, ev, "draw")
     _expect_turn(state, ev)
-    _check_not_refilling(state, ev)
-    if not state.stock:
+    if state.refilling:
+        _check_not_refilling(state, ev)
+    stock = state.stock
+    if not stock:
         raise _fail(state, ev, "the stock is empty")
-    if ev.card != state.stock[-1]:
-        raise _fail(state, ev, f"drew {ev.card} but the stock's top card is {state.stock[-1]}",
+    if ev.card != stock[-1]:
+        raise _fail(state, ev, f"drew {ev.card} but the stock's top card is {stock[-1]}",
                     "drew a card that is not the stock's top card")
 
 
@@ -446,9 +453,10 @@ def _trial_take(state: GameState, ev: TookPile) -> GameState:
 
 def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, dict[Card, int]]:
     """Check turn, phase and card ownership; return the player and the cards taken from the hand."""
-    _expect_phase(state, ev, "play")
+    if state.phase != "play":
+        _expect_phase(state, ev, "play")
     player = _expect_turn(state, ev)
-    cards = list(ev.cards)
+    cards: Sequence[Card] = ev.cards
     if not cards:
         raise _fail(state, ev, "cards: empty")
     top = state.pending_top
@@ -456,7 +464,9 @@ def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, dict[Card, 
     if top is not None:
         if top not in cards:
             raise _fail(state, ev, f"closed pile: the top card {top} must go into the first play after taking the pile")
-        cards.remove(top)
+        rest = list(cards)  # the top comes from the pile, the other cards from the hand
+        rest.remove(top)
+        cards = rest
     need = _need(held, cards)
     if need is None:
         missing = Counter(cards) - held
@@ -480,6 +490,8 @@ def _check_after_play(
     `meld` builds the played meld as it would stand, only when closing needs it.
     """
     left = sum(state.hands[player].values()) - sum(need.values()) + len(state.pending_rest)
+    if left > 1 and state.single_taken is None and state.top_due is None:
+        return  # the common case: more than one card stays, nothing taken that constrains it
     team = team_of(player)
     if left == 0:
         if state.rules.dead_by_discard:
@@ -589,9 +601,10 @@ def _check_laid_off(state: GameState, ev: LaidOff) -> None:
 
 
 def _check_discarded(state: GameState, ev: Discarded) -> None:
-    _expect_phase(state, ev, "play")
+    if state.phase != "play":
+        _expect_phase(state, ev, "play")
     player = _expect_turn(state, ev)
-    _check_discard_card(state, ev, player, state.hand_size(player))
+    _check_discard_card(state, ev, player, sum(state.hands[player].values()))
 
 
 def _check_discard_card(state: GameState, ev: Discarded, player: int, size: int) -> None:
@@ -766,12 +779,16 @@ def _start_turn(state: GameState, player: int) -> None:
 
 
 def _apply_drew(state: GameState, ev: Drew) -> None:
-    _start_turn(state, ev.player)
-    state.stock.pop()
-    state.hands[ev.player][ev.card] += 1
+    player = ev.player
+    if state.unused_seat[team_of(player)] == player:
+        _start_turn(state, player)
+    stock = state.stock
+    stock.pop()
+    hand = state.hands[player]
+    hand[ev.card] = hand.get(ev.card, 0) + 1
     state.turn_progress = True  # RULES 5: a stock draw is progress
     state.phase = "play"
-    if state.rules.stock_end == "two_left" and len(state.stock) == 2:
+    if len(stock) == 2 and state.rules.stock_end == "two_left":
         state.last_turn = True  # RULES 5: this turn is the hand's last
 
 
@@ -792,23 +809,25 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
     state.phase = "play"
 
 
-def _after_play(state: GameState, player: int, cards: Iterable[Card]) -> None:
+def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
     hand = state.hands[player]
-    cards = list(cards)
     state.turn_progress = True  # RULES 5: a meld or a lay-off is progress
     if state.top_due is not None and state.top_due in cards:
         state.top_due = None  # RULES 2, turn_end: the top card is melded
     if state.pending_top is not None:
-        cards.remove(state.pending_top)
+        rest = list(cards)
+        rest.remove(state.pending_top)
+        cards = rest
         hand.update(state.pending_rest)  # RULES 2: the rest joins the hand after that play
         state.pending_top = None
         state.pending_rest = []
-    get = hand.get
-    for c in cards:  # `hand.subtract(cards)` without its generic dispatch
-        hand[c] = get(c, 0) - 1
-    for c in cards:
-        if hand[c] == 0:
-            del hand[c]
+    get, pop = hand.get, hand.pop
+    for c in cards:  # `hand.subtract(cards)` and the zeros dropped, without generic dispatch
+        n = get(c, 0) - 1
+        if n:
+            hand[c] = n
+        else:
+            pop(c)  # dict.pop: Counter's own `del` is a Python-level method
     if not hand:
         team = team_of(player)
         if state.can_take_dead(team):
@@ -856,10 +875,13 @@ def _end_turn(state: GameState) -> None:
 
 def _apply_discarded(state: GameState, ev: Discarded) -> None:
     hand = state.hands[ev.player]
-    hand[ev.card] -= 1
-    if hand[ev.card] == 0:
-        del hand[ev.card]
-    state.pile.append(ev.card)
+    card = ev.card
+    n = hand.get(card, 0) - 1
+    if n:
+        hand[card] = n
+    else:
+        hand.pop(card)
+    state.pile.append(card)
     if hand:
         _end_turn(state)
     elif state.can_take_dead(team_of(ev.player)):
