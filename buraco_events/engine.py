@@ -331,7 +331,9 @@ def _check_hand_started(state: GameState, ev: HandStarted) -> None:
     dealt.update(ev.stock)
     dealt.update(ev.discard)
     deck = _deck_counts(rules.jokers)
-    if dealt != deck:
+    # both count only cards present (no zero counts), so equal items mean equal multisets; the
+    # item views compare in C where `Counter.__eq__` runs a Python generator over every card
+    if dealt.items() != deck.items():
         extra = dealt - deck
         short = deck - dealt
         parts = []
@@ -863,11 +865,12 @@ def _end_turn(state: GameState) -> None:
         return
     state.quiet_turns = 0 if state.turn_progress else state.quiet_turns + 1
     state.turn_progress = False
+    n = len(state.players)
     rounds = state.rules.stalemate_rounds
-    if rounds and state.quiet_turns >= rounds * state.n_players:
+    if rounds and state.quiet_turns >= rounds * n:
         state.end_reason, state.phase = "stalemate", "hand_end"  # RULES 5: no progress
         return
-    state.to_play = (state.to_play + 1) % state.n_players
+    state.to_play = (state.to_play + 1) % n
     state.turn += 1
     state.single_taken = None
     state.phase = "draw"
