@@ -51,6 +51,8 @@ def main() -> int:
     for path in sorted(HERE.glob("bench_*.py")):
         if args.only and path.stem != f"bench_{args.only}":
             continue
+        # a full run takes minutes per module and prints its table only at the end: say what runs
+        print(f"{path.name}: running ({'quick' if args.quick else 'full'} sizes) ...", file=sys.stderr)
         start = time.perf_counter()
         try:
             module_rows = _load(path).measure(args.quick)

@@ -396,16 +396,33 @@ def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
     `_any_play(_trial_take(state, ev))` decides it too; for a natural top the look-ahead builds
     only the plays that hold it, and the trial state only once there is one to check.
     """
-    top = state.pile[-1]
+    pile = state.pile
+    top = pile[-1]
     if not is_natural_top(top):
         return _any_play(_trial_take(state, ev))
-    trial: GameState | None = None
-    for kind, meld_id, cards in _top_candidates(state, ev.player, top, 1):
-        if trial is None:
-            trial = _trial_take(state, ev)
-        if _play_passes(trial, ev.player, kind, meld_id, cards):
-            return True
-    return False
+    candidates = _top_candidates(state, ev.player, top, 1)
+    first = next(candidates, None)
+    if first is None:
+        return False
+    # The candidates are checked on the state as the take leaves it. Rather than a trial copy
+    # (`_trial_take` copies every field), the few fields a closed take changes that a play's
+    # check reads are set here and put back before returning: the state is the same afterwards,
+    # whatever happens. (The take also clears the taker's `unused_seat`, which no check reads.)
+    saved = state.phase, state.pending_top, state.pending_rest, state.next_seq
+    state.phase, state.pile, state.pending_top = "play", [], top
+    state.pending_rest, state.next_seq = pile[:-1], ev.seq + 1
+    try:
+        kind, meld_id, cards = first
+        while True:
+            if _play_passes(state, ev.player, kind, meld_id, cards):
+                return True
+            got = next(candidates, None)
+            if got is None:
+                return False
+            kind, meld_id, cards = got
+    finally:
+        state.phase, state.pending_top, state.pending_rest, state.next_seq = saved
+        state.pile = pile
 
 
 def _top_candidates(state: GameState, player: int, top: Card, held_top: int) -> Iterator[TopPlay]:
