@@ -32,6 +32,7 @@ from .events import (
     EventFormatError,
     GameEnded,
     HandEnded,
+    decode_canonical,
     decode_event,
     encode_event,
     event_type,
@@ -344,10 +345,10 @@ class Chain:
     def regular(self, event: Event) -> bool:
         """Return whether `event` (not the first line) continues the chain with nothing to say:
         the next seq, a `prev` that matches (or none), nothing ended yet. Takes nothing in."""
-        return (
-            event.seq == self._next_seq and self._ended is None and self.events > 0
-            and (event.prev is None or event.prev == self.expected_prev())
-        )
+        if event.seq != self._next_seq or self._ended is not None or self._last is None:
+            return False
+        # `expected_prev` without its first-line case: a line was taken in
+        return event.prev is None or event.prev == line_hash(self._last)
 
     def take(self, line: bytes, seq: int) -> None:
         """Take in a line that `regular` accepted and that is no `game_ended`: `skip` without
@@ -467,7 +468,17 @@ class EventReader:
             if lineno == 1:
                 decode = line_decoder(line)
             try:
-                event = decode_line(line, lineno, name, decode)
+                # the common line (the current schema, canonical, not too long) takes the typed
+                # decoder alone; any other, or one it refuses, goes through `decode_line`, which
+                # decodes it again (leniently) or words its error
+                event = None
+                if decode is decode_event and len(line) <= MAX_LINE:
+                    try:
+                        event = decode_canonical(line)
+                    except Exception:  # a log is untrusted input: worded below
+                        event = None
+                if event is None:
+                    event = decode_line(line, lineno, name, decode)
             except LogError as exc:
                 if isinstance(exc, NotALogError) and lineno > self._whole and is_torn_write(line, 0):
                     # a first line cut short while written is a torn log, not "not a log"
