@@ -209,6 +209,13 @@ def decode_line(line: bytes, lineno: int, name: str = "<log>",
     This is where every reader turns untrusted bytes into an event: whatever a line makes the
     decoder raise (a nesting too deep, a value of the wrong type) becomes that line's `LogError`.
     """
+    if decode is decode_event and len(line) <= MAX_LINE:
+        # the common line (the current schema, canonical cards) takes the typed decoder alone;
+        # any line it refuses (blank, lenient, broken) is decoded again below, as before
+        try:
+            return decode_canonical(line)
+        except Exception:  # a log is untrusted input: worded below
+            pass
     blank = not line or line.isspace()
     if blank or len(line) > MAX_LINE:
         error = NotALogError if lineno == 1 else LogError
@@ -468,17 +475,7 @@ class EventReader:
             if lineno == 1:
                 decode = line_decoder(line)
             try:
-                # the common line (the current schema, canonical, not too long) takes the typed
-                # decoder alone; any other, or one it refuses, goes through `decode_line`, which
-                # decodes it again (leniently) or words its error
-                event = None
-                if decode is decode_event and len(line) <= MAX_LINE:
-                    try:
-                        event = decode_canonical(line)
-                    except Exception:  # a log is untrusted input: worded below
-                        event = None
-                if event is None:
-                    event = decode_line(line, lineno, name, decode)
+                event = decode_line(line, lineno, name, decode)
             except LogError as exc:
                 if isinstance(exc, NotALogError) and lineno > self._whole and is_torn_write(line, 0):
                     # a first line cut short while written is a torn log, not "not a log"
