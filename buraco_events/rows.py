@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .cards import is_joker
+from .cards import JOKER
 from .engine import GameState, play, team_of
 from .events import (
     Discarded,
@@ -72,6 +72,11 @@ class Columns:
         cols = self.data[table]
         for name in COLUMNS[table]:
             cols[name].append(row[name])
+
+    def add_values(self, table: str, values: tuple[Any, ...]) -> None:
+        """Append one row given as its values in column order (`add` without the names)."""
+        for column, value in zip(self.data[table].values(), values, strict=True):
+            column.append(value)
 
     def extend(self, other: Columns) -> None:
         """Append all rows of another batch."""
@@ -168,13 +173,14 @@ def _hand_end_rows(out: Columns, game_id: str, state: GameState, ev: HandEnded,
         closed_by=state.closed_by, turns=turns, events=n_events, scores=scores,
         claimed_scores=list(ev.scores), claims_match=scores == list(ev.scores),
     )
-    for m in state.melds:
-        out.add(
-            "melds", game_id=game_id, hand=ev.hand, meld=m.id, team=m.team, type=m.shape.type,
-            n_cards=len(m.cards), cards=list(m.cards), kind=meld_kind(m.canasta(rules)),
-            clean=m.shape.is_clean, has_joker=any(is_joker(c) for c in m.cards),
-            laid_by=m.laid_by, laid_seq=m.laid_seq, canasta_seq=m.canasta_seq,
-        )
+    hand = ev.hand
+    for m in state.melds:  # in COLUMNS["melds"] order
+        cards = m.shape.cards
+        out.add_values("melds", (
+            game_id, hand, m.id, m.team, m.shape.type, len(cards), list(cards),
+            meld_kind(m.canasta(rules)), m.shape.is_clean, JOKER in cards, m.laid_by, m.laid_seq,
+            m.canasta_seq,
+        ))
     for s in result:
         out.add(
             "team_hands", game_id=game_id, hand=ev.hand, team=s.team, meld_points=s.meld_points,

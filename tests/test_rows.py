@@ -54,3 +54,13 @@ def test_generic_reader_fields() -> None:
     assert rows._generic_parts(SAMPLES[7]) == (0, ["KH", "KD"], None, None, 1, None)
     assert rows._generic_parts(SAMPLES[2]) == (1, ["4C"], "4C", None, None, None)
     assert rows._generic_parts(SAMPLES[11]) == (None, None, None, None, None, "a remark")
+
+
+def test_add_values_is_add_in_column_order() -> None:
+    by_name, by_order = rows.Columns(), rows.Columns()
+    values = tuple(f"v{i}" for i in range(len(rows.COLUMNS["melds"])))
+    by_name.add("melds", **dict(zip(rows.COLUMNS["melds"], values, strict=True)))
+    by_order.add_values("melds", values)
+    assert by_order.data == by_name.data and by_order.count("melds") == 1
+    with pytest.raises(ValueError):
+        by_order.add_values("melds", values[:-1])  # every column must be given
