@@ -394,32 +394,35 @@ def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
     """Return whether some play holding the closed pile's top is legal right after the take.
 
     `_any_play(_trial_take(state, ev))` decides it too; for a natural top the look-ahead builds
-    only the plays that hold it, and the trial state only once there is one to check.
+    only the plays that hold it, and sets the state as taken only once there is one to check.
     """
-    pile = state.pile
-    top = pile[-1]
+    top = state.pile[-1]
     if not is_natural_top(top):
-        return _any_play(_trial_take(state, ev))
+        return _as_taken(state, ev, lambda: _any_play(state))
     candidates = _top_candidates(state, ev.player, top, 1)
     first = next(candidates, None)
     if first is None:
         return False
-    # The candidates are checked on the state as the take leaves it. Rather than a trial copy
-    # (`_trial_take` copies every field), the few fields a closed take changes that a play's
-    # check reads are set here and put back before returning: the state is the same afterwards,
-    # whatever happens. (The take also clears the taker's `unused_seat`, which no check reads.)
+    return _as_taken(state, ev, lambda: any(
+        _play_passes(state, ev.player, kind, meld_id, cards)
+        for kind, meld_id, cards in chain((first,), candidates)
+    ))
+
+
+def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> bool:
+    """Return `decide()` asked of the state as a closed take leaves it, then left as it was.
+
+    Rather than a trial copy (`_trial_take` copies every field), the few fields a closed take
+    changes that a play's check reads are set on the state itself and put back whatever happens,
+    so the state is the same afterwards. (The take also clears the taker's `unused_seat`, which
+    no check reads.)
+    """
+    pile = state.pile
     saved = state.phase, state.pending_top, state.pending_rest, state.next_seq
-    state.phase, state.pile, state.pending_top = "play", [], top
+    state.phase, state.pile, state.pending_top = "play", [], pile[-1]
     state.pending_rest, state.next_seq = pile[:-1], ev.seq + 1
     try:
-        kind, meld_id, cards = first
-        while True:
-            if _play_passes(state, ev.player, kind, meld_id, cards):
-                return True
-            got = next(candidates, None)
-            if got is None:
-                return False
-            kind, meld_id, cards = got
+        return decide()
     finally:
         state.phase, state.pending_top, state.pending_rest, state.next_seq = saved
         state.pile = pile
