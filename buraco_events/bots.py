@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from .cards import RANK, SUIT, SUITS, Card, card_value, is_wild_card
 from .commit import seeded_salts
 from .engine import GameState
@@ -39,6 +41,7 @@ __all__ = [
 ]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # users' bots may build on it
 class RandomBot:
     """Picks uniformly among the legal actions, preferring plays with probability `play_bias`.
 
@@ -94,6 +97,7 @@ def _is_late(view: View, rules: Rules) -> bool:
     return view.stock <= 6 and not refill_left
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # users' bots may build on it
 class GreedyBot:
     """A sensible one-ply player (see the module weights); deterministic, it uses no randomness.
 

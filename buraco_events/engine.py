@@ -14,11 +14,10 @@ Phases: start -> deal -> (draw -> play -> [dead] -> ...)* -> hand_end -> deal ..
 
 from __future__ import annotations
 
-import operator
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from itertools import chain
 from typing import Any, Literal
@@ -128,6 +127,11 @@ class Meld:
         """Return the canasta kind this meld scores, or None (RULES 3.5)."""
         return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy and pickle through the constructor: a frozen class compiled by mypyc refuses the
+        # attribute-by-attribute restore they use otherwise
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
+
 
 @dataclass(slots=True)
 class GameState:
@@ -177,8 +181,18 @@ class GameState:
     def copy(self) -> GameState:
         """Return an independent copy (melds are immutable and shared)."""
         new = _shallow(self)
-        for name in _LIST_SLOTS:
-            object.__setattr__(new, name, list(getattr(self, name)))
+        new.stock = self.stock.copy()
+        new.pile = self.pile.copy()
+        new.deads = self.deads.copy()
+        new.dead_fate = self.dead_fate.copy()
+        new.dead_taker = self.dead_taker.copy()
+        new.team_dead = self.team_dead.copy()
+        new.team_dead_direct = self.team_dead_direct.copy()
+        new.unused_seat = self.unused_seat.copy()
+        new.pending_rest = self.pending_rest.copy()
+        new.melds = self.melds.copy()
+        new.totals = self.totals.copy()
+        new.hand_results = self.hand_results.copy()
         new.hands = [h.copy() for h in self.hands]
         return new
 
@@ -208,20 +222,49 @@ class GameState:
         )
 
 
-_LIST_SLOTS = (
-    "stock", "pile", "deads", "dead_fate", "dead_taker", "team_dead", "team_dead_direct",
-    "unused_seat", "pending_rest", "melds", "totals", "hand_results",
-)
-_ALL_SLOTS = tuple(GameState.__slots__)
-_GET_ALL = operator.attrgetter(*_ALL_SLOTS)
-_SETTERS = tuple(getattr(GameState, name).__set__ for name in _ALL_SLOTS)
-
-
 def _shallow(state: GameState) -> GameState:
-    """Return a new state sharing every field (list and hand) with `state`."""
-    new = object.__new__(GameState)
-    for set_field, value in zip(_SETTERS, _GET_ALL(state), strict=True):
-        set_field(new, value)
+    """Return a new state sharing every field (list and hand) with `state`.
+
+    Field by field, written out: faster than `dataclasses.replace` or a loop over the slots, and
+    the same code in both builds (a class compiled by mypyc has no `__slots__` to loop over).
+    `tests/test_engine.py` checks that it names every field of the dataclass.
+    """
+    new = GameState.__new__(GameState)
+    new.rules = state.rules
+    new.variant = state.variant
+    new.game_id = state.game_id
+    new.players = state.players
+    new.phase = state.phase
+    new.next_seq = state.next_seq
+    new.hand_no = state.hand_no
+    new.first = state.first
+    new.first_of_game = state.first_of_game
+    new.to_play = state.to_play
+    new.turn = state.turn
+    new.hands = state.hands
+    new.stock = state.stock
+    new.pile = state.pile
+    new.deads = state.deads
+    new.dead_fate = state.dead_fate
+    new.dead_taker = state.dead_taker
+    new.team_dead = state.team_dead
+    new.team_dead_direct = state.team_dead_direct
+    new.unused_seat = state.unused_seat
+    new.dead_mode = state.dead_mode
+    new.pending_top = state.pending_top
+    new.pending_rest = state.pending_rest
+    new.top_due = state.top_due
+    new.refilling = state.refilling
+    new.quiet_turns = state.quiet_turns
+    new.turn_progress = state.turn_progress
+    new.single_taken = state.single_taken
+    new.last_turn = state.last_turn
+    new.melds = state.melds
+    new.closed_by = state.closed_by
+    new.end_reason = state.end_reason
+    new.totals = state.totals
+    new.hand_results = state.hand_results
+    new.winner = state.winner
     return new
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUITS, Card, sort_key
 from .rules import Rules
@@ -45,6 +45,11 @@ class MeldShape:
 
     def __len__(self) -> int:
         return len(self.cards)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy and pickle through the constructor: a frozen class compiled by mypyc refuses the
+        # attribute-by-attribute restore they use otherwise
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
 
 
 def _pos_card(pos: int, suit: str) -> Card:

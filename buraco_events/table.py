@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 import msgspec
+from mypy_extensions import mypyc_attr
 
 from .cards import Card
 from .commit import SaltSource, deal_commitment
@@ -85,6 +86,11 @@ class Action:
     cards: tuple[Card, ...] = ()
     meld: int | None = None
     dead: int | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy and pickle through the constructor: a frozen class compiled by mypyc refuses the
+        # attribute-by-attribute restore they use otherwise
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
 
 
 _DRAW = Action("draw")
@@ -243,8 +249,11 @@ class Choices:
                     return None
         return found[0] if len(found) == 1 else None
 
-    def event_of(self, action: Action) -> Event | None:
-        """Return the event of an offered `action` (None when it is not a legal choice)."""
+    def event_of(self, action: object) -> Event | None:
+        """Return the event of an offered `action` (None when it is not a legal choice, or not an
+        `Action` at all: a user's bot may answer anything)."""
+        if not isinstance(action, Action):
+            return None
         kind = action.kind
         if kind in ("meld", "add"):
             if self.phase != "play":
@@ -407,6 +416,8 @@ class SharedStream:
         return self.rng
 
 
+# mypyc compiles no subclass of RuntimeError: in the compiled build this stays a Python class
+@mypyc_attr(native_class=False)
 class EndlessGame(RuntimeError):
     """A hand or a match ran past the safety bound (a bug: real games end far sooner)."""
 
@@ -446,6 +457,8 @@ def start_event(
     )
 
 
+# a game server may subclass the table: allowed in the compiled build too
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Table:
     """A game being played: the live state, who sits where, where chance comes from.
 
@@ -639,8 +652,12 @@ class Table:
         state = self.state
         rng = self._policy().seat_rng(state.next_seq)
         view = player_view(state, seat, scores=False)
-        decide = getattr(bot, "decide", None)
+        # a user's bot may answer anything, and the checks below say so in both builds: called
+        # as a `Bot` (`-> Action`), mypyc's compiled code would raise TypeError first
+        player: Any = bot
+        decide = getattr(player, "decide", None) if _prefers_decide(type(player)) else None
         event: Event | None = None
+        action: object = None
         try:
             if decide is not None:
                 action = decide(view, choices, state.rules, rng)
@@ -648,7 +665,7 @@ class Table:
             else:
                 offered = choices.all()
                 actions = [a for a, _ in offered]
-                action = bot.choose(view, actions, state.rules, rng)
+                action = player.choose(view, actions, state.rules, rng)
                 if action in actions:
                     event = offered[actions.index(action)][1]
         except Exception as exc:  # a user's bot (docs/api.md) failed: name it, in one line
@@ -672,6 +689,29 @@ class Table:
     def _name(self) -> str:
         seed = self.rng.seed if self.rng is not None else None
         return self.state.game_id if seed is None else f"{self.state.game_id} (seed {seed})"
+
+
+_DECIDES: dict[type, bool] = {}
+
+
+def _prefers_decide(cls: type) -> bool:
+    """Return whether a bot of class `cls` is asked through `decide` rather than `choose`.
+
+    `decide` is used only where it is at least as specific as `choose`: a user's subclass of a
+    built-in bot that overrides `choose` alone meant its own `choose` to be asked.
+    """
+    known = _DECIDES.get(cls)
+    if known is None:
+        known = False
+        for klass in cls.__mro__:
+            names = vars(klass)
+            if "decide" in names:
+                known = True
+                break
+            if "choose" in names:
+                break
+        _DECIDES[cls] = known
+    return known
 
 
 def _seat_map(seats: Mapping[int, Bot] | Sequence[Bot | None]) -> dict[int, Bot]:
