@@ -55,6 +55,8 @@ def run_suite(quick: bool, only: str | None) -> tuple[list[dict], list[str]]:
     for path in sorted(HERE.glob("bench_*.py")):
         if only and path.stem != f"bench_{only}":
             continue
+        # a full run takes minutes per module and prints its table only at the end: say what runs
+        print(f"{path.name}: running ({'quick' if quick else 'full'} sizes) ...", file=sys.stderr)
         start = time.perf_counter()
         try:
             module_rows = _load(path).measure(quick)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from itertools import chain
@@ -274,11 +274,14 @@ def _fail(state: GameState, ev: Event, reason: str, public: str | None = None) -
     return IllegalMove(ev.seq, getattr(ev, "player", None), state.phase, reason, public)
 
 
-def _need(hand: Counter[Card], cards: Iterable[Card]) -> dict[Card, int] | None:
+def _need(hand: Counter[Card], cards: Sequence[Card]) -> dict[Card, int] | None:
     """Return how many of each card a play takes from the hand, or None if it holds too few."""
-    need: dict[Card, int] = {}
-    for c in cards:
-        need[c] = need.get(c, 0) + 1
+    # most plays hold each card once: one C-level pass counts them, a recount only for repeats
+    need: dict[Card, int] = dict.fromkeys(cards, 1)
+    if len(need) != len(cards):
+        need = {}
+        for c in cards:
+            need[c] = need.get(c, 0) + 1
     get = hand.get
     for c, n in need.items():
         if get(c, 0) < n:
@@ -372,7 +375,9 @@ def _check_hand_started(state: GameState, ev: HandStarted) -> None:
     dealt.update(ev.stock)
     dealt.update(ev.discard)
     deck = _deck_counts(rules.jokers)
-    if dealt != deck:
+    # both count only cards present (no zero counts), so equal items mean equal multisets; the
+    # item views compare in C where `Counter.__eq__` runs a Python generator over every card
+    if dealt.items() != deck.items():
         extra = dealt - deck
         short = deck - dealt
         parts = []
@@ -391,13 +396,17 @@ def _deck_counts(jokers: int) -> Counter[Card]:
 
 
 def _check_drew(state: GameState, ev: Drew) -> None:
-    _expect_phase(state, ev, "draw")
+    # the phase and refill tests are inlined: a drew is every fourth event of a log
+    if state.phase != "draw":
+        _expect_phase(state, ev, "draw")
     _expect_turn(state, ev)
-    _check_not_refilling(state, ev)
-    if not state.stock:
+    if state.refilling:
+        _check_not_refilling(state, ev)
+    stock = state.stock
+    if not stock:
         raise _fail(state, ev, "the stock is empty")
-    if ev.card != state.stock[-1]:
-        raise _fail(state, ev, f"drew {ev.card} but the stock's top card is {state.stock[-1]}",
+    if ev.card != stock[-1]:
+        raise _fail(state, ev, f"drew {ev.card} but the stock's top card is {stock[-1]}",
                     "drew a card that is not the stock's top card")
 
 
@@ -429,18 +438,38 @@ def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
     """Return whether some play holding the closed pile's top is legal right after the take.
 
     `_any_play(_trial_take(state, ev))` decides it too; for a natural top the look-ahead builds
-    only the plays that hold it, and the trial state only once there is one to check.
+    only the plays that hold it, and sets the state as taken only once there is one to check.
     """
     top = state.pile[-1]
     if not is_natural_top(top):
-        return _any_play(_trial_take(state, ev))
-    trial: GameState | None = None
-    for kind, meld_id, cards in _top_candidates(state, ev.player, top, 1):
-        if trial is None:
-            trial = _trial_take(state, ev)
-        if _play_passes(trial, ev.player, kind, meld_id, cards):
-            return True
-    return False
+        return _as_taken(state, ev, lambda: _any_play(state))
+    candidates = _top_candidates(state, ev.player, top, 1)
+    first = next(candidates, None)
+    if first is None:
+        return False
+    return _as_taken(state, ev, lambda: any(
+        _play_passes(state, ev.player, kind, meld_id, cards)
+        for kind, meld_id, cards in chain((first,), candidates)
+    ))
+
+
+def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> bool:
+    """Return `decide()` asked of the state as a closed take leaves it, then left as it was.
+
+    Rather than a trial copy (`_trial_take` copies every field), the few fields a closed take
+    changes that a play's check reads are set on the state itself and put back whatever happens,
+    so the state is the same afterwards. (The take also clears the taker's `unused_seat`, which
+    no check reads.)
+    """
+    pile = state.pile
+    saved = state.phase, state.pending_top, state.pending_rest, state.next_seq
+    state.phase, state.pile, state.pending_top = "play", [], pile[-1]
+    state.pending_rest, state.next_seq = pile[:-1], ev.seq + 1
+    try:
+        return decide()
+    finally:
+        state.phase, state.pending_top, state.pending_rest, state.next_seq = saved
+        state.pile = pile
 
 
 def _top_candidates(state: GameState, player: int, top: Card, held_top: int) -> Iterator[TopPlay]:
@@ -490,9 +519,10 @@ def _trial_take(state: GameState, ev: TookPile) -> GameState:
 
 def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, dict[Card, int]]:
     """Check turn, phase and card ownership; return the player and the cards taken from the hand."""
-    _expect_phase(state, ev, "play")
+    if state.phase != "play":
+        _expect_phase(state, ev, "play")
     player = _expect_turn(state, ev)
-    cards = list(ev.cards)
+    cards: Sequence[Card] = ev.cards
     if not cards:
         raise _fail(state, ev, "cards: empty")
     top = state.pending_top
@@ -500,7 +530,9 @@ def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, dict[Card, 
     if top is not None:
         if top not in cards:
             raise _fail(state, ev, f"closed pile: the top card {top} must go into the first play after taking the pile")
-        cards.remove(top)
+        rest = list(cards)  # the top comes from the pile, the other cards from the hand
+        rest.remove(top)
+        cards = rest
     need = _need(held, cards)
     if need is None:
         missing = Counter(cards) - held
@@ -524,6 +556,8 @@ def _check_after_play(
     `meld` builds the played meld as it would stand, only when closing needs it.
     """
     left = sum(state.hands[player].values()) - sum(need.values()) + len(state.pending_rest)
+    if left > 1 and state.single_taken is None and state.top_due is None:
+        return  # the common case: more than one card stays, nothing taken that constrains it
     team = team_of(player)
     if left == 0:
         if state.rules.dead_by_discard:
@@ -633,9 +667,10 @@ def _check_laid_off(state: GameState, ev: LaidOff) -> None:
 
 
 def _check_discarded(state: GameState, ev: Discarded) -> None:
-    _expect_phase(state, ev, "play")
+    if state.phase != "play":
+        _expect_phase(state, ev, "play")
     player = _expect_turn(state, ev)
-    _check_discard_card(state, ev, player, state.hand_size(player))
+    _check_discard_card(state, ev, player, sum(state.hands[player].values()))
 
 
 def _check_discard_card(state: GameState, ev: Discarded, player: int, size: int) -> None:
@@ -810,12 +845,16 @@ def _start_turn(state: GameState, player: int) -> None:
 
 
 def _apply_drew(state: GameState, ev: Drew) -> None:
-    _start_turn(state, ev.player)
-    state.stock.pop()
-    state.hands[ev.player][ev.card] += 1
+    player = ev.player
+    if state.unused_seat[team_of(player)] == player:
+        _start_turn(state, player)
+    stock = state.stock
+    stock.pop()
+    hand = state.hands[player]
+    hand[ev.card] = hand.get(ev.card, 0) + 1
     state.turn_progress = True  # RULES 5: a stock draw is progress
     state.phase = "play"
-    if state.rules.stock_end == "two_left" and len(state.stock) == 2:
+    if len(stock) == 2 and state.rules.stock_end == "two_left":
         state.last_turn = True  # RULES 5: this turn is the hand's last
 
 
@@ -836,23 +875,25 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
     state.phase = "play"
 
 
-def _after_play(state: GameState, player: int, cards: Iterable[Card]) -> None:
+def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
     hand = state.hands[player]
-    cards = list(cards)
     state.turn_progress = True  # RULES 5: a meld or a lay-off is progress
     if state.top_due is not None and state.top_due in cards:
         state.top_due = None  # RULES 2, turn_end: the top card is melded
     if state.pending_top is not None:
-        cards.remove(state.pending_top)
+        rest = list(cards)
+        rest.remove(state.pending_top)
+        cards = rest
         hand.update(state.pending_rest)  # RULES 2: the rest joins the hand after that play
         state.pending_top = None
         state.pending_rest = []
-    get = hand.get
-    for c in cards:  # `hand.subtract(cards)` without its generic dispatch
-        hand[c] = get(c, 0) - 1
-    for c in cards:
-        if hand[c] == 0:
-            del hand[c]
+    get, pop = hand.get, hand.pop
+    for c in cards:  # `hand.subtract(cards)` and the zeros dropped, without generic dispatch
+        n = get(c, 0) - 1
+        if n:
+            hand[c] = n
+        else:
+            pop(c)  # dict.pop: Counter's own `del` is a Python-level method
     if not hand:
         team = team_of(player)
         if state.can_take_dead(team):
@@ -888,11 +929,12 @@ def _end_turn(state: GameState) -> None:
         return
     state.quiet_turns = 0 if state.turn_progress else state.quiet_turns + 1
     state.turn_progress = False
+    n = len(state.players)
     rounds = state.rules.stalemate_rounds
-    if rounds and state.quiet_turns >= rounds * state.n_players:
+    if rounds and state.quiet_turns >= rounds * n:
         state.end_reason, state.phase = "stalemate", "hand_end"  # RULES 5: no progress
         return
-    state.to_play = (state.to_play + 1) % state.n_players
+    state.to_play = (state.to_play + 1) % n
     state.turn += 1
     state.single_taken = None
     state.phase = "draw"
@@ -900,10 +942,13 @@ def _end_turn(state: GameState) -> None:
 
 def _apply_discarded(state: GameState, ev: Discarded) -> None:
     hand = state.hands[ev.player]
-    hand[ev.card] -= 1
-    if hand[ev.card] == 0:
-        del hand[ev.card]
-    state.pile.append(ev.card)
+    card = ev.card
+    n = hand.get(card, 0) - 1
+    if n:
+        hand[card] = n
+    else:
+        hand.pop(card)
+    state.pile.append(card)
     if hand:
         _end_turn(state)
     elif state.can_take_dead(team_of(ev.player)):

@@ -32,6 +32,7 @@ from .events import (
     EventFormatError,
     GameEnded,
     HandEnded,
+    decode_canonical,
     decode_event,
     encode_event,
     event_type,
@@ -208,6 +209,13 @@ def decode_line(line: bytes, lineno: int, name: str = "<log>",
     This is where every reader turns untrusted bytes into an event: whatever a line makes the
     decoder raise (a nesting too deep, a value of the wrong type) becomes that line's `LogError`.
     """
+    if decode is decode_event and len(line) <= MAX_LINE:
+        # the common line (the current schema, canonical cards) takes the typed decoder alone;
+        # any line it refuses (blank, lenient, broken) is decoded again below, as before
+        try:
+            return decode_canonical(line)
+        except Exception:  # a log is untrusted input: worded below
+            pass
     blank = not line or line.isspace()
     if blank or len(line) > MAX_LINE:
         error = NotALogError if lineno == 1 else LogError
@@ -344,10 +352,10 @@ class Chain:
     def regular(self, event: Event) -> bool:
         """Return whether `event` (not the first line) continues the chain with nothing to say:
         the next seq, a `prev` that matches (or none), nothing ended yet. Takes nothing in."""
-        return (
-            event.seq == self._next_seq and self._ended is None and self.events > 0
-            and (event.prev is None or event.prev == self.expected_prev())
-        )
+        if event.seq != self._next_seq or self._ended is not None or self._last is None:
+            return False
+        # `expected_prev` without its first-line case: a line was taken in
+        return event.prev is None or event.prev == line_hash(self._last)
 
     def take(self, line: bytes, seq: int) -> None:
         """Take in a line that `regular` accepted and that is no `game_ended`: `skip` without
@@ -360,6 +368,17 @@ class Chain:
     def add(self, line: bytes, event: Event) -> None:
         """Check the next stored line and its decoded event; raise `LogError` if they break."""
         n = self.events
+        if n and event.seq == self._next_seq and self._ended is None:
+            # the common line: the next seq, linked as the log's first line says (`link` and
+            # the checks below come to this; they word whatever is wrong with any other line)
+            prev, last = event.prev, self._last
+            if not self.sealed:
+                linked = prev is None
+            else:
+                linked = prev is not None and last is not None and prev == line_hash(last)
+            if linked:
+                self.skip(line, event)
+                return
         link = self.link(event)
         if link.after_end is not None:
             raise LogError(self.name, n + 1, event.seq, "type",

@@ -12,8 +12,9 @@ builds just those:
 - lay-offs onto the team's runs of that suit and sets of that rank.
 
 The candidates are exactly those of the general generator that hold the top (the same intervals,
-the same wild choices, the same `classify` filter; only the order may differ), so the engine's
-check of each decides as before; the property tests compare both on random tables. A wild top
+the same wild choices, the same `classify` filter; only the order may differ, and the top laid
+off alone, the most common play, comes first as well as in its place), so the engine's check of
+each decides as before; the property tests compare both on random tables. A wild top
 can stand in any suit or rank: there the engine keeps the general generator.
 
 Pure and mypyc-friendly: plain functions over cards and counts, no I/O, no module state written.
@@ -59,6 +60,7 @@ def top_candidates(
     n_top = held.get(top, 0) + held_top
     if n_top <= 0:
         return  # the top is not in the hand: no candidate can hold it
+    yield from _top_alone(top, team_melds, rules)
     # the hand as `engine._top_plays` filters it: the top's suit, its rank and the wilds
     suit_counts = [0] * 14  # index = rank 1..13 of the top's suit (2s included)
     same_rank: list[Card] = []  # the naturals of the top's rank, with repeats
@@ -88,6 +90,23 @@ def top_candidates(
         for cards in _sets_of(same_rank, wilds, rules):
             yield "meld", -1, cards
     yield from _layoffs_holding(held, top, n_top, team_melds, rules)
+
+
+def _top_alone(
+    top: Card, team_melds: Sequence[tuple[int, MeldShape]], rules: Rules
+) -> Iterator[TopPlay]:
+    """Yield the lay-offs of the top alone onto a team meld it extends (each also comes later).
+
+    The top laid off alone is the play most takes make, and the cheapest candidate to build (no
+    run interval, no lay-off search over the hand): trying it first often ends the search.
+    """
+    suit, rank = SUIT[top], RANK[top]
+    for meld_id, shape in team_melds:
+        if shape.suit != suit if shape.type == "run" else shape.rank != rank:
+            continue  # a natural joins only a run of its suit or a set of its rank
+        grown = classify((*shape.cards, top), rules)
+        if grown is not None and grown.type == shape.type:  # what `check` asks of a lay-off
+            yield "lay_off", meld_id, (top,)
 
 
 def _runs_through(

@@ -19,8 +19,10 @@ from typer.testing import CliRunner
 from buraco_events.events import ZERO_HASH, Drew, Note, decode_event, line_hash, seal_lines
 from buraco_events.log import (
     MAX_LINE,
+    Collect,
     ConflictError,
     CorruptLogError,
+    EventReader,
     LockedError,
     LogError,
     LogExistsError,
@@ -481,3 +483,32 @@ def test_log_commands_on_input_that_is_not_a_log_or_breaks_exit_2_or_1(tmp_path:
             assert (result.exit_code, result.stdout) == (code, ""), (command, path, result.output)
             assert result.stderr.startswith(f"error: {path}") and words in result.stderr
             assert len(result.stderr.splitlines()) == 1
+
+
+# -- the reader's fast decoding ------------------------------------------------------------------
+
+
+def test_reader_reads_lenient_cards_as_decode_event_does() -> None:
+    # the typed decoder alone refuses "th": the reader then decodes the line leniently
+    first = game_lines(5)[0]
+    lenient = msgspec.json.encode(
+        {"type": "note", "seq": 1, "prev": line_hash(first), "by": "x", "text": "t"})
+    lenient = lenient[:-1] + b',"extra":"th"}'  # an unknown field: still the same event
+    drew = msgspec.json.encode(
+        {"type": "drew", "seq": 2, "prev": line_hash(lenient), "player": 0, "card": "th"})
+    events = [ev for _, _, ev in EventReader(RawLines("g.jsonl", [first, lenient, drew]))]
+    assert events == [decode_event(first), decode_event(lenient), decode_event(drew)]
+    assert events[2] == Drew(seq=2, prev=line_hash(lenient), player=0, card="10H")
+
+
+def test_reader_refuses_a_valid_event_longer_than_max_line() -> None:
+    # a line the typed decoder would accept is still refused for its length, as `decode_line` does
+    first = game_lines(5)[0]
+    note = Note(seq=1, prev=line_hash(first), by="x", text="n" * MAX_LINE)
+    long_line = msgspec.json.encode(note)
+    assert decode_event(long_line) == note
+    errors = Collect()
+    events = [ev for _, _, ev in EventReader(RawLines("g.jsonl", [first, long_line]), errors)]
+    assert len(events) == 1
+    assert [e.message for e in errors.errors] == [
+        f"line longer than {MAX_LINE:,} bytes (no event is that long)"]

@@ -127,6 +127,19 @@ def test_lookahead_equals_general_path(seed: int) -> None:
     assert fast == slow, (state.rules, state.hands[player], state.pile, state.melds)
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_take_check_leaves_the_state_as_it_was(seed: int) -> None:
+    # `_closed_take_usable` checks the candidates on the state itself, set as the take leaves it,
+    # and puts the fields back: "check never writes" must still hold, pile list included
+    state, player = random_table(random.Random(seed))
+    before, pile = state.copy(), state.pile
+    ev = TookPile(seq=state.next_seq, player=player, cards=tuple(state.pile))
+    _closed_take_usable(state, ev)
+    assert state == before
+    assert state.pile is pile
+
+
 def test_lookahead_sees_both_answers() -> None:
     # the random tables above are no test if every answer were the same: count both, many seeds
     outcomes: Counter[tuple[bool, bool]] = Counter()
