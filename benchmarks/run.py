@@ -1,6 +1,6 @@
 """Run every benchmark and print figures beside their baselines measured in the same run.
 
-Usage: python benchmarks/run.py [--quick] [--json] [--only NAME] [--build both|pure|compiled]
+Usage: python benchmarks/run.py [--quick] [--json] [--only NAME[,NAME...]] [--build both|pure|compiled]
 
 Each `benchmarks/bench_*.py` module exposes `measure(quick: bool) -> list[dict]` with rows
 {"name", "value", "unit", "baseline", "baseline_value"}; the ratio printed is value / baseline.
@@ -53,7 +53,7 @@ def run_suite(quick: bool, only: str | None) -> tuple[list[dict], list[str]]:
     rows: list[dict] = []
     failed = []
     for path in sorted(HERE.glob("bench_*.py")):
-        if only and path.stem != f"bench_{only}":
+        if only and path.stem.removeprefix("bench_") not in only.split(","):
             continue
         # a full run takes minutes per module and prints its table only at the end: say what runs
         print(f"{path.name}: running ({'quick' if quick else 'full'} sizes) ...", file=sys.stderr)
@@ -150,7 +150,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, a few seconds each")
     parser.add_argument("--json", action="store_true", help="print rows as JSON")
-    parser.add_argument("--only", default=None, help="run only bench_<NAME>.py")
+    parser.add_argument("--only", default=None, help="run only bench_<NAME>.py (names separated by commas: audit,sim)")
     parser.add_argument("--build", choices=("both", *BUILDS), default="both",
                         help="which builds to measure (default both; see the module's doc)")
     args = parser.parse_args()
