@@ -203,7 +203,8 @@ class _Context:
         self.team = team_of(seat)
         own = view.hands[seat]
         held = own if isinstance(own, tuple) else ()
-        self.hand: Counter[Card] = Counter(held)
+        #: the cards held (counted only by `cheapest_discard`: most decisions play instead)
+        self.held: tuple[Card, ...] = held
         self.pending = view.pending
         pending_rest = view.pending.rest if view.pending is not None else ()
         self.pending_n = len(pending_rest) if isinstance(pending_rest, tuple) else pending_rest
@@ -281,11 +282,11 @@ class _Context:
         # rank -> number held, per suit and overall (plain dicts: read with .get, a cheap miss)
         self.by_suit: dict[str, dict[int, int]] = {s: {} for s in SUITS}
         self.by_rank: dict[int, int] = {}
-        for c, n in self.hand.items():
+        for c in self.held:  # card by card: the same counts as per distinct card times held
             if not is_wild_card(c):
                 rank, same_suit = RANK[c], self.by_suit[SUIT[c]]
-                same_suit[rank] = same_suit.get(rank, 0) + n
-                self.by_rank[rank] = self.by_rank.get(rank, 0) + n
+                same_suit[rank] = same_suit.get(rank, 0) + 1
+                self.by_rank[rank] = self.by_rank.get(rank, 0) + 1
         # branch and bound: the meld checks only add to a card's worth, so once a card's full
         # worth is below every other card's cheap worth, no other card needs the meld checks
         ranked = sorted([(self.keep_base(a.cards[0]), i) for i, a in enumerate(discards)])
@@ -315,23 +316,18 @@ class _Context:
         return score - (2 * value if self.late else value / 2)
 
     def _index_melds(self) -> list[tuple[bool, MeldFits]]:
-        """Look up each meld's kept entry (`melds.meld_fits`) once per decision: (the team's,
-        entry) of every meld, and the runs by suit and the sets by rank, in the melds' order."""
-        team, rules = self.team, self.rules
-        entries: list[tuple[bool, MeldFits]] = []
-        for m in self.melds.values():
-            entry = meld_fits(m.cards, rules)
-            item = (m.team == team, entry)
-            entries.append(item)
-            shape = entry.shape
-            if shape is None:
-                continue  # no meld: nothing joins it (`fit` is False)
-            if shape.type == "run":
-                self._runs.setdefault(shape.suit or "", []).append(item)
-            else:
-                self._sets.setdefault(shape.rank or 0, []).append(item)
-        self._entries = entries
-        return entries
+        """Look up each meld's kept entry (`melds.meld_fits`) once per table of melds: (the
+        team's, entry) of every meld, and the runs by suit and the sets by rank, in the melds'
+        order. When the melds did not change since the team's last discard, the view's meld
+        tuple is the very same object (`projections._meld_views`): the index is kept per team."""
+        team, rules, melds = self.team, self.rules, self._view.melds
+        kept = _MELD_INDEX.get(team)
+        if kept is None or kept.melds is not melds or kept.rules is not rules:
+            kept = _MeldIndex(melds, rules, team)
+            _MELD_INDEX[team] = kept
+        self._runs, self._sets = kept.runs, kept.sets
+        self._entries = kept.entries
+        return kept.entries
 
     def keep_melds(self, card: Card) -> float:
         """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's."""
@@ -355,6 +351,32 @@ class _Context:
             else:
                 fed, score = True, score + _FEEDS_OPPONENT
         return score
+
+
+class _MeldIndex:
+    """The kept entries of a table's melds for one team (`_Context._index_melds`): read only."""
+
+    def __init__(self, melds: tuple[MeldView, ...], rules: Rules, team: int) -> None:
+        self.melds = melds  # held: its identity keys the index, so it must stay alive
+        self.rules = rules
+        self.entries: list[tuple[bool, MeldFits]] = []
+        self.runs: dict[str, list[tuple[bool, MeldFits]]] = {}
+        self.sets: dict[int, list[tuple[bool, MeldFits]]] = {}
+        for m in melds:
+            entry = meld_fits(m.cards, rules)
+            item = (m.team == team, entry)
+            self.entries.append(item)
+            shape = entry.shape
+            if shape is None:
+                continue  # no meld: nothing joins it (`fit` is False)
+            if shape.type == "run":
+                self.runs.setdefault(shape.suit or "", []).append(item)
+            else:
+                self.sets.setdefault(shape.rank or 0, []).append(item)
+
+
+#: the last meld index per team (kept while the melds stay the same objects)
+_MELD_INDEX: dict[int, _MeldIndex] = {}
 
 
 #: each card's points, per (two_value, joker_value): plain dicts, built once per pair
