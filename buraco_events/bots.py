@@ -216,11 +216,8 @@ class _Context:
         self._has_close_canasta: bool | None = None
         #: per meld id: its bonus now, whether it is dirty, its length when clean (else 0)
         self._old: dict[int, tuple[int, bool, int]] = {}
-        #: (the team's, kept entry) of each meld, and of the runs by suit and the sets by rank,
-        #: for `keep_melds` (`_index_melds` fills them on first use)
-        self._entries: list[tuple[bool, MeldFits]] | None = None
-        self._runs: dict[str, list[tuple[bool, MeldFits]]] = {}
-        self._sets: dict[int, list[tuple[bool, MeldFits]]] = {}
+        #: the team's index of the melds' kept entries, for `keep_melds` (set on first use)
+        self._index: _MeldIndex | None = None
 
     def value(self, card: Card) -> int:
         """Return the card's points."""
@@ -315,29 +312,32 @@ class _Context:
             score += _SAME_RANK * (self.by_rank.get(rank, 0) - 1)
         return score - (2 * value if self.late else value / 2)
 
-    def _index_melds(self) -> list[tuple[bool, MeldFits]]:
-        """Look up each meld's kept entry (`melds.meld_fits`) once per table of melds: (the
-        team's, entry) of every meld, and the runs by suit and the sets by rank, in the melds'
-        order. When the melds did not change since the team's last discard, the view's meld
-        tuple is the very same object (`projections._meld_views`): the index is kept per team."""
+    def _index_melds(self) -> _MeldIndex:
+        """Return the team's index of the melds' kept entries (`melds.meld_fits`), brought up
+        to this view's melds: kept per team across decisions, since few melds change between
+        two discards of a team (`_MeldIndex.update`)."""
         team, rules, melds = self.team, self.rules, self._view.melds
         kept = _MELD_INDEX.get(team)
-        if kept is None or kept.melds is not melds or kept.rules is not rules:
-            kept = _MeldIndex(melds, rules, team)
+        if kept is None or kept.rules is not rules or not kept.update(melds):
+            kept = _MeldIndex(rules, team)
+            kept.update(melds)
             _MELD_INDEX[team] = kept
-        self._runs, self._sets = kept.runs, kept.sets
-        self._entries = kept.entries
-        return kept.entries
+        self._index = kept
+        return kept
 
     def keep_melds(self, card: Card) -> float:
-        """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's."""
-        entries = self._entries
-        if entries is None:
-            entries = self._index_melds()
+        """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's.
+
+        Which meld it fits first does not matter: one own fit and one opponent's fit count.
+        """
+        index = self._index
+        if index is None:
+            index = self._index_melds()
+        entries = index.entries
         rank = RANK[card]
         if rank != 0 and rank != 2:
             # a natural joins only a run of its suit or a set of its rank (RULES 3.1, 3.2)
-            entries = self._runs.get(SUIT[card], []) + self._sets.get(rank, [])
+            entries = [entries[i] for i in index.runs.get(SUIT[card], []) + index.sets.get(rank, [])]
         score = 0.0
         fed = owned = False
         for mine, entry in entries:
@@ -354,28 +354,58 @@ class _Context:
 
 
 class _MeldIndex:
-    """The kept entries of a table's melds for one team (`_Context._index_melds`): read only."""
+    """The kept entries of a table's melds for one team (`_Context._index_melds`).
 
-    def __init__(self, melds: tuple[MeldView, ...], rules: Rules, team: int) -> None:
-        self.melds = melds  # held: its identity keys the index, so it must stay alive
+    Per meld position: its view, (the team's, kept entry), and its bucket (a run's suit, a
+    set's rank); `runs` and `sets` list the positions per bucket. A lay-off replaces a meld's
+    view at the same position and keeps its type, suit and rank, so `update` only refreshes
+    the positions whose view changed and appends the new melds.
+    """
+
+    def __init__(self, rules: Rules, team: int) -> None:
         self.rules = rules
+        self.team = team
+        self.views: list[MeldView] = []
         self.entries: list[tuple[bool, MeldFits]] = []
-        self.runs: dict[str, list[tuple[bool, MeldFits]]] = {}
-        self.sets: dict[int, list[tuple[bool, MeldFits]]] = {}
-        for m in melds:
+        self.keys: list[tuple[str, int] | None] = []
+        self.runs: dict[str, list[int]] = {}
+        self.sets: dict[int, list[int]] = {}
+
+    def update(self, melds: tuple[MeldView, ...]) -> bool:
+        """Bring the index up to `melds`; False when it cannot (fewer melds, or a meld at a
+        known position in another bucket: a new hand), and then it must be built afresh."""
+        views = self.views
+        known = len(views)
+        if len(melds) < known:
+            return False
+        team, rules = self.team, self.rules
+        for i, m in enumerate(melds):
+            if i < known and views[i] is m:
+                continue
             entry = meld_fits(m.cards, rules)
-            item = (m.team == team, entry)
-            self.entries.append(item)
             shape = entry.shape
-            if shape is None:
-                continue  # no meld: nothing joins it (`fit` is False)
+            key: tuple[str, int] | None = None
+            if shape is not None:
+                key = (shape.suit or "", 0) if shape.type == "run" else ("", shape.rank or 0)
+            item = (m.team == team, entry)
+            if i < known:
+                if key != self.keys[i]:
+                    return False
+                views[i], self.entries[i] = m, item
+                continue
+            views.append(m)
+            self.entries.append(item)
+            self.keys.append(key)
+            if shape is None or key is None:
+                continue  # no meld: nothing joins it (`fit` is False), in no bucket
             if shape.type == "run":
-                self.runs.setdefault(shape.suit or "", []).append(item)
+                self.runs.setdefault(key[0], []).append(i)
             else:
-                self.sets.setdefault(shape.rank or 0, []).append(item)
+                self.sets.setdefault(key[1], []).append(i)
+        return True
 
 
-#: the last meld index per team (kept while the melds stay the same objects)
+#: the meld index per team, kept across decisions (`_MeldIndex.update`)
 _MELD_INDEX: dict[int, _MeldIndex] = {}
 
 
