@@ -171,7 +171,15 @@ def _meld_views(melds: list[Meld], rules: Rules) -> tuple[MeldView, ...]:
     last = _LastMelds
     if last.rules is rules and len(last.melds) == len(melds) and all(map(operator.is_, last.melds, melds)):
         return last.views
-    views = tuple([_meld_view(m, rules) for m in melds])
+    if last.rules is rules:
+        # most often one meld changed (a lay-off) or one was added: the others keep their view
+        old_melds, old_views, known = last.melds, last.views, len(last.melds)
+        views = tuple([
+            old_views[i] if i < known and old_melds[i] is m else _meld_view(m, rules)
+            for i, m in enumerate(melds)
+        ])
+    else:
+        views = tuple([_meld_view(m, rules) for m in melds])
     last.melds, last.rules, last.views = tuple(melds), rules, views
     return views
 
