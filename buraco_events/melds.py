@@ -509,6 +509,8 @@ class MeldFits:
             else _RUN_CARDS[shape.suit or ""].difference([c for c in meld if RANK[c] >= 3])
             if shape.type == "run" else _SET_CARDS[shape.rank or 0]
         )
+        #: per lay-off of two cards or more tried so far (a sorted tuple), whether it joins
+        self.joins: dict[tuple[Card, ...], bool] = {}
         #: the lay-offs by the relevant hand cards (a sorted tuple)
         self.layoffs: dict[tuple[Card, ...], tuple[tuple[Card, ...], ...]] = {}
 
@@ -598,7 +600,16 @@ def _new_layoffs(
         same = [c for c in hand for _ in range(hand[c]) if RANK[c] == shape.rank]
         if len(same) >= 2:
             longer.add(tuple(sorted(same)))
-    out = [a for a in longer if _classify_sorted(tuple(sorted(meld + a)), rules) is not None]
+    # whether a longer lay-off joins the meld is kept per meld: the same stretches come back
+    # with every new hand, and the short key spares sorting and hashing the grown meld
+    joins = entry.joins
+    out: list[tuple[Card, ...]] = []
+    for a in longer:
+        ok = joins.get(a)
+        if ok is None:
+            ok = joins[a] = _classify_sorted(tuple(sorted(meld + a)), rules) is not None
+        if ok:
+            out.append(a)
     out.extend(singles)
     out.sort()
     return tuple(out)
