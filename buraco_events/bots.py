@@ -250,7 +250,8 @@ class _Context:
             old_bonus, old_dirty, old_clean_len = 0, False, 0
         else:
             meld_id = action.meld or 0
-            shape = classify(self.melds[meld_id].cards + cards, rules)
+            # `classify(meld + cards)`, kept by the meld's entry across decisions
+            shape = meld_fits(self.melds[meld_id].cards, rules).grown(cards)
             old_bonus, old_dirty, old_clean_len = self._old_meld(meld_id)
         assert shape is not None, "the engine offers only plays that make a meld"
         if left == 0:

@@ -509,6 +509,8 @@ class MeldFits:
             else _RUN_CARDS[shape.suit or ""].difference([c for c in meld if RANK[c] >= 3])
             if shape.type == "run" else _SET_CARDS[shape.rank or 0]
         )
+        #: per addition asked of `grown`: the meld it makes (None: none)
+        self.grows: dict[tuple[Card, ...], MeldShape | None] = {}
         #: per lay-off of two cards or more tried so far (a sorted tuple), whether it joins
         self.joins: dict[tuple[Card, ...], bool] = {}
         #: the lay-offs by the relevant hand cards (a sorted tuple)
@@ -527,6 +529,16 @@ class MeldFits:
                 fit = _classify_sorted(cards[:at] + (card,) + cards[at:], self.rules) is not None
             self.fits[card] = fit
         return fit
+
+
+    def grown(self, cards: tuple[Card, ...]) -> MeldShape | None:
+        """Return `classify(meld + cards)`: the meld grown by a lay-off, kept per addition (a
+        bot scores the same lay-offs turn after turn while the meld stands)."""
+        grows = self.grows
+        shape = grows.get(cards, _UNKNOWN)
+        if shape is _UNKNOWN:
+            shape = grows[cards] = _classify_sorted(tuple(sorted(self.sorted + cards)), self.rules)
+        return shape
 
 
 def meld_fits(meld: tuple[Card, ...], rules: Rules) -> MeldFits:
