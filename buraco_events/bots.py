@@ -203,7 +203,8 @@ class _Context:
         self.team = team_of(seat)
         own = view.hands[seat]
         held = own if isinstance(own, tuple) else ()
-        self.hand: Counter[Card] = Counter(held)
+        #: the cards held (counted only by `cheapest_discard`: most decisions play instead)
+        self.held: tuple[Card, ...] = held
         self.pending = view.pending
         pending_rest = view.pending.rest if view.pending is not None else ()
         self.pending_n = len(pending_rest) if isinstance(pending_rest, tuple) else pending_rest
@@ -215,11 +216,8 @@ class _Context:
         self._has_close_canasta: bool | None = None
         #: per meld id: its bonus now, whether it is dirty, its length when clean (else 0)
         self._old: dict[int, tuple[int, bool, int]] = {}
-        #: (the team's, kept entry) of each meld, and of the runs by suit and the sets by rank,
-        #: for `keep_melds` (`_index_melds` fills them on first use)
-        self._entries: list[tuple[bool, MeldFits]] | None = None
-        self._runs: dict[str, list[tuple[bool, MeldFits]]] = {}
-        self._sets: dict[int, list[tuple[bool, MeldFits]]] = {}
+        #: the team's index of the melds' kept entries, for `keep_melds` (set on first use)
+        self._index: _MeldIndex | None = None
 
     def value(self, card: Card) -> int:
         """Return the card's points."""
@@ -252,7 +250,8 @@ class _Context:
             old_bonus, old_dirty, old_clean_len = 0, False, 0
         else:
             meld_id = action.meld or 0
-            shape = classify(self.melds[meld_id].cards + cards, rules)
+            # `classify(meld + cards)`, kept by the meld's entry across decisions
+            shape = meld_fits(self.melds[meld_id].cards, rules).grown(cards)
             old_bonus, old_dirty, old_clean_len = self._old_meld(meld_id)
         assert shape is not None, "the engine offers only plays that make a meld"
         if left == 0:
@@ -281,11 +280,11 @@ class _Context:
         # rank -> number held, per suit and overall (plain dicts: read with .get, a cheap miss)
         self.by_suit: dict[str, dict[int, int]] = {s: {} for s in SUITS}
         self.by_rank: dict[int, int] = {}
-        for c, n in self.hand.items():
+        for c in self.held:  # card by card: the same counts as per distinct card times held
             if not is_wild_card(c):
                 rank, same_suit = RANK[c], self.by_suit[SUIT[c]]
-                same_suit[rank] = same_suit.get(rank, 0) + n
-                self.by_rank[rank] = self.by_rank.get(rank, 0) + n
+                same_suit[rank] = same_suit.get(rank, 0) + 1
+                self.by_rank[rank] = self.by_rank.get(rank, 0) + 1
         # branch and bound: the meld checks only add to a card's worth, so once a card's full
         # worth is below every other card's cheap worth, no other card needs the meld checks
         ranked = sorted([(self.keep_base(a.cards[0]), i) for i, a in enumerate(discards)])
@@ -314,34 +313,32 @@ class _Context:
             score += _SAME_RANK * (self.by_rank.get(rank, 0) - 1)
         return score - (2 * value if self.late else value / 2)
 
-    def _index_melds(self) -> list[tuple[bool, MeldFits]]:
-        """Look up each meld's kept entry (`melds.meld_fits`) once per decision: (the team's,
-        entry) of every meld, and the runs by suit and the sets by rank, in the melds' order."""
-        team, rules = self.team, self.rules
-        entries: list[tuple[bool, MeldFits]] = []
-        for m in self.melds.values():
-            entry = meld_fits(m.cards, rules)
-            item = (m.team == team, entry)
-            entries.append(item)
-            shape = entry.shape
-            if shape is None:
-                continue  # no meld: nothing joins it (`fit` is False)
-            if shape.type == "run":
-                self._runs.setdefault(shape.suit or "", []).append(item)
-            else:
-                self._sets.setdefault(shape.rank or 0, []).append(item)
-        self._entries = entries
-        return entries
+    def _index_melds(self) -> _MeldIndex:
+        """Return the team's index of the melds' kept entries (`melds.meld_fits`), brought up
+        to this view's melds: kept per team across decisions, since few melds change between
+        two discards of a team (`_MeldIndex.update`)."""
+        team, rules, melds = self.team, self.rules, self._view.melds
+        kept = _MELD_INDEX.get(team)
+        if kept is None or kept.rules is not rules or not kept.update(melds):
+            kept = _MeldIndex(rules, team)
+            kept.update(melds)
+            _MELD_INDEX[team] = kept
+        self._index = kept
+        return kept
 
     def keep_melds(self, card: Card) -> float:
-        """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's."""
-        entries = self._entries
-        if entries is None:
-            entries = self._index_melds()
+        """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's.
+
+        Which meld it fits first does not matter: one own fit and one opponent's fit count.
+        """
+        index = self._index
+        if index is None:
+            index = self._index_melds()
+        entries = index.entries
         rank = RANK[card]
         if rank != 0 and rank != 2:
             # a natural joins only a run of its suit or a set of its rank (RULES 3.1, 3.2)
-            entries = self._runs.get(SUIT[card], []) + self._sets.get(rank, [])
+            entries = [entries[i] for i in index.runs.get(SUIT[card], []) + index.sets.get(rank, [])]
         score = 0.0
         fed = owned = False
         for mine, entry in entries:
@@ -355,6 +352,62 @@ class _Context:
             else:
                 fed, score = True, score + _FEEDS_OPPONENT
         return score
+
+
+class _MeldIndex:
+    """The kept entries of a table's melds for one team (`_Context._index_melds`).
+
+    Per meld position: its view, (the team's, kept entry), and its bucket (a run's suit, a
+    set's rank); `runs` and `sets` list the positions per bucket. A lay-off replaces a meld's
+    view at the same position and keeps its type, suit and rank, so `update` only refreshes
+    the positions whose view changed and appends the new melds.
+    """
+
+    def __init__(self, rules: Rules, team: int) -> None:
+        self.rules = rules
+        self.team = team
+        self.views: list[MeldView] = []
+        self.entries: list[tuple[bool, MeldFits]] = []
+        self.keys: list[tuple[str, int] | None] = []
+        self.runs: dict[str, list[int]] = {}
+        self.sets: dict[int, list[int]] = {}
+
+    def update(self, melds: tuple[MeldView, ...]) -> bool:
+        """Bring the index up to `melds`; False when it cannot (fewer melds, or a meld at a
+        known position in another bucket: a new hand), and then it must be built afresh."""
+        views = self.views
+        known = len(views)
+        if len(melds) < known:
+            return False
+        team, rules = self.team, self.rules
+        for i, m in enumerate(melds):
+            if i < known and views[i] is m:
+                continue
+            entry = meld_fits(m.cards, rules)
+            shape = entry.shape
+            key: tuple[str, int] | None = None
+            if shape is not None:
+                key = (shape.suit or "", 0) if shape.type == "run" else ("", shape.rank or 0)
+            item = (m.team == team, entry)
+            if i < known:
+                if key != self.keys[i]:
+                    return False
+                views[i], self.entries[i] = m, item
+                continue
+            views.append(m)
+            self.entries.append(item)
+            self.keys.append(key)
+            if shape is None or key is None:
+                continue  # no meld: nothing joins it (`fit` is False), in no bucket
+            if shape.type == "run":
+                self.runs.setdefault(key[0], []).append(i)
+            else:
+                self.sets.setdefault(key[1], []).append(i)
+        return True
+
+
+#: the meld index per team, kept across decisions (`_MeldIndex.update`)
+_MELD_INDEX: dict[int, _MeldIndex] = {}
 
 
 #: each card's points, per (two_value, joker_value): plain dicts, built once per pair

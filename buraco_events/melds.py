@@ -509,6 +509,10 @@ class MeldFits:
             else _RUN_CARDS[shape.suit or ""].difference([c for c in meld if RANK[c] >= 3])
             if shape.type == "run" else _SET_CARDS[shape.rank or 0]
         )
+        #: per addition asked of `grown`: the meld it makes (None: none)
+        self.grows: dict[tuple[Card, ...], MeldShape | None] = {}
+        #: per lay-off of two cards or more tried so far (a sorted tuple), whether it joins
+        self.joins: dict[tuple[Card, ...], bool] = {}
         #: the lay-offs by the relevant hand cards (a sorted tuple)
         self.layoffs: dict[tuple[Card, ...], tuple[tuple[Card, ...], ...]] = {}
 
@@ -525,6 +529,16 @@ class MeldFits:
                 fit = _classify_sorted(cards[:at] + (card,) + cards[at:], self.rules) is not None
             self.fits[card] = fit
         return fit
+
+
+    def grown(self, cards: tuple[Card, ...]) -> MeldShape | None:
+        """Return `classify(meld + cards)`: the meld grown by a lay-off, kept per addition (a
+        bot scores the same lay-offs turn after turn while the meld stands)."""
+        grows = self.grows
+        shape = grows.get(cards, _UNKNOWN)
+        if shape is _UNKNOWN:
+            shape = grows[cards] = _classify_sorted(tuple(sorted(self.sorted + cards)), self.rules)
+        return shape
 
 
 def meld_fits(meld: tuple[Card, ...], rules: Rules) -> MeldFits:
@@ -598,7 +612,16 @@ def _new_layoffs(
         same = [c for c in hand for _ in range(hand[c]) if RANK[c] == shape.rank]
         if len(same) >= 2:
             longer.add(tuple(sorted(same)))
-    out = [a for a in longer if _classify_sorted(tuple(sorted(meld + a)), rules) is not None]
+    # whether a longer lay-off joins the meld is kept per meld: the same stretches come back
+    # with every new hand, and the short key spares sorting and hashing the grown meld
+    joins = entry.joins
+    out: list[tuple[Card, ...]] = []
+    for a in longer:
+        ok = joins.get(a)
+        if ok is None:
+            ok = joins[a] = _classify_sorted(tuple(sorted(meld + a)), rules) is not None
+        if ok:
+            out.append(a)
     out.extend(singles)
     out.sort()
     return tuple(out)

@@ -16,6 +16,7 @@ the table sees (a draw does not name its card; a closed pile shows its top card 
 from __future__ import annotations
 
 import operator
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -171,13 +172,34 @@ def _meld_views(melds: list[Meld], rules: Rules) -> tuple[MeldView, ...]:
     last = _LastMelds
     if last.rules is rules and len(last.melds) == len(melds) and all(map(operator.is_, last.melds, melds)):
         return last.views
-    views = tuple([_meld_view(m, rules) for m in melds])
+    if last.rules is rules:
+        # most often one meld changed (a lay-off) or one was added: the others keep their view
+        old_melds, old_views, known = last.melds, last.views, len(last.melds)
+        views = tuple([
+            old_views[i] if i < known and old_melds[i] is m else _meld_view(m, rules)
+            for i, m in enumerate(melds)
+        ])
+    else:
+        views = tuple([_meld_view(m, rules) for m in melds])
     last.melds, last.rules, last.views = tuple(melds), rules, views
     return views
 
 
 #: the display order of `cards.sorted_cards` as a table (a cheaper sort key)
 _DISPLAY_ORDER = {c: sort_key(c) for c in ALL_CARDS}
+
+
+def _display_hand(hand: Counter[Card]) -> tuple[Card, ...]:
+    """Return the cards held in display order: `sorted(hand.elements())` by `sort_key`, the
+    distinct cards sorted and then repeated (cheaper than a key call per card of `elements`)."""
+    out: list[Card] = []
+    for c in sorted(hand, key=_DISPLAY_ORDER.__getitem__):
+        n = hand[c]
+        if n == 1:
+            out.append(c)
+        elif n > 1:
+            out.extend([c] * n)
+    return tuple(out)
 
 
 def player_view(state: GameState, seat: int | None = None, *, scores: bool = True) -> View:
@@ -191,7 +213,7 @@ def player_view(state: GameState, seat: int | None = None, *, scores: bool = Tru
     hands: list[tuple[Card, ...] | int] = []
     for s, h in enumerate(state.hands):
         if seat is None or s == seat or not playing:
-            hands.append(tuple(sorted(h.elements(), key=_DISPLAY_ORDER.__getitem__)))
+            hands.append(_display_hand(h))
         else:
             hands.append(sum(h.values()))
     melds = _meld_views(state.melds, rules)

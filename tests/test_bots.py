@@ -348,3 +348,55 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
                     compared, fits = compared + 1, fits + (got > 0)
             engine.play(state, ev)
     assert compared > 100 and fits > 5
+
+
+def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
+    """The meld index is kept per team across decisions (`bots._MeldIndex.update`): views of two
+    games asked in turn (melds replaced, added, dropped, other buckets at a known position, another
+    team's melds at one) still give the reference worth of every card held."""
+    from reference_bots import keep_melds as reference_keep_melds
+
+    from buraco_events.bots import _Context
+
+    games = []
+    for variant, players, seed in (("stbl", 2, 5), ("fechado", 4, 6), ("stbl", 4, 7)):
+        events, _ = run_game(variant, players, seed, [GreedyBot() for _ in range(players)], "i", target=0)
+        views = []
+        state = GameState()
+        for ev in events:
+            if state.phase == "play" and state.melds:
+                view = player_view(state, state.to_play, scores=False)
+                views.append((view, state.rules, sorted(state.hands[state.to_play])))
+            engine.play(state, ev)
+        games.append(views)
+    compared = 0
+    for i in range(max(len(g) for g in games)):
+        for views in games:
+            view, rules, held = views[(i * 7) % len(views)]  # jump about: melds come and go
+            ctx = _Context(view, rules)
+            for card in held:
+                assert ctx.keep_melds(card) == reference_keep_melds(view.melds, ctx.team, card, rules)
+                compared += 1
+    assert compared > 300
+
+
+def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
+    """A meld of another suit or rank at a position already indexed (a new hand) is refused, so
+    the index is built afresh; a lay-off (same suit, same position) is taken in place."""
+    from buraco_events.bots import _MeldIndex
+    from buraco_events.projections import MeldView
+
+    rules = PRESETS["stbl"]
+
+    def view(cards: str, team: int, type_: str = "run") -> MeldView:
+        return MeldView(id=0, team=team, cards=tuple(cards.split()), type=type_,  # type: ignore[arg-type]
+                        clean=True, kind="none", laid_by=team, laid_seq=1)
+
+    index = _MeldIndex(rules, 0)
+    assert index.update((view("5H 6H 7H", 0),))
+    grown = view("5H 6H 7H 8H", 0)
+    assert index.update((grown,)) and index.views == [grown] and index.runs == {"H": [0]}
+    assert index.entries[0][1].fit("9H") and not index.entries[0][1].fit("5H")
+    assert not index.update((view("5S 6S 7S", 1),))  # another suit where the hearts were
+    assert not index.update((view("9C 9D 9S", 0, "set"),))  # a set where a run was
+    assert not index.update(())  # fewer melds: a new hand

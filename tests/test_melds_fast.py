@@ -11,7 +11,7 @@ from reference_melds import classify as reference_classify
 from reference_melds import shape_layoffs as reference_shape_layoffs
 
 from buraco_events.cards import make_deck, parse_cards
-from buraco_events.melds import classify, fits_alone, may_lay_off, shape_layoffs
+from buraco_events.melds import classify, fits_alone, may_lay_off, meld_fits, shape_layoffs
 from buraco_events.rules import PRESETS, Rules, find_rules
 
 DECK = make_deck(4)
@@ -67,6 +67,29 @@ def test_shape_layoffs_equal_the_reference(case: tuple[tuple[str, ...], tuple[st
     shape = classify(meld, rules)
     assert shape is not None
     assert shape_layoffs(held, meld, shape, rules) == reference_shape_layoffs(held, meld, shape, rules)
+
+
+@settings(max_examples=300, deadline=None)
+@given(meld_and_hand())
+def test_grown_is_the_classify_of_the_meld_and_the_cards(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
+    # asked twice: the second answer comes from the meld's kept entry
+    meld, held, rules = case
+    entry = meld_fits(meld, rules)
+    for _ in range(2):
+        for n in range(1, min(len(held), 3) + 1):
+            cards = held[:n]
+            assert entry.grown(cards) == reference_classify((*meld, *cards), rules)
+
+
+@settings(max_examples=200, deadline=None)
+@given(meld_and_hand())
+def test_shape_layoffs_equal_the_reference_asked_again(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
+    # the same meld with hands that differ: its kept lay-offs and joins answer, not recomputed
+    meld, held, rules = case
+    shape = classify(meld, rules)
+    assert shape is not None
+    for hand in (held, held[1:], held[:-1], held):
+        assert shape_layoffs(hand, meld, shape, rules) == reference_shape_layoffs(hand, meld, shape, rules)
 
 
 @settings(max_examples=300, deadline=None)

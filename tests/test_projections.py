@@ -410,3 +410,14 @@ def test_the_referee_reads_the_hidden_card_a_seat_does_not():
         text = seat_error(caught.value, seat)
         assert text.endswith("drew a card that is not the stock's top card")
         assert not _CARD_NAME.search(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(ALL_CARDS), max_size=24), st.lists(st.sampled_from(ALL_CARDS), max_size=6))
+def test_display_hand_is_the_cards_held_in_display_order(held: list[str], gone: list[str]) -> None:
+    # a hand the engine played from keeps zero (or fewer) counts: they show no card
+    from buraco_events.projections import _display_hand
+
+    hand = Counter(held)
+    hand.subtract(gone)
+    assert _display_hand(hand) == tuple(sorted_cards(hand.elements()))
