@@ -49,7 +49,7 @@ import msgspec
 from .archive import ArchiveError
 from .commit import deal_commitment
 from .commit import deck_text as deck_text  # moved to the core; still importable from here
-from .engine import GameState, IllegalMove, apply, check, hand_scores
+from .engine import GameState, IllegalMove, apply, check, hand_scores, play
 from .events import (
     AnyEvent,
     Discarded,
@@ -328,10 +328,9 @@ class _Auditor:
         if ev.seq != state.next_seq or not self.chain.regular(ev):
             return False
         try:
-            check(state, ev)
+            play(state, ev)  # check, then apply what passes
         except IllegalMove:
             return False
-        apply(state, ev)
         self.n_lines += 1
         self.n_decoded += 1
         if ev.prev is None:
