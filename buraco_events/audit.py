@@ -49,7 +49,7 @@ import msgspec
 from .archive import ArchiveError
 from .commit import deal_commitment
 from .commit import deck_text as deck_text  # moved to the core; still importable from here
-from .engine import GameState, IllegalMove, apply, check, hand_scores
+from .engine import GameState, IllegalMove, apply, check, hand_scores, play
 from .events import (
     AnyEvent,
     Discarded,
@@ -328,10 +328,9 @@ class _Auditor:
         if ev.seq != state.next_seq or not self.chain.regular(ev):
             return False
         try:
-            check(state, ev)
+            play(state, ev)  # check, then apply what passes
         except IllegalMove:
             return False
-        apply(state, ev)
         self.n_lines += 1
         self.n_decoded += 1
         if ev.prev is None:
@@ -554,10 +553,27 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
     # audit's own check, which words each integrity problem and keeps going after it
     raw = lines if isinstance(lines, RawLines) else RawLines(path, lines)
     reader = EventReader(raw, on_error, tail=True, chain=False, name=path or "<log>")
-    regular, general = auditor._feed_regular, auditor._feed
+    general, state, chain = auditor._feed, auditor.state, auditor.chain
     for _, line, event in reader:
-        # `auditor.feed` inlined: most lines take the regular path
-        if auditor.live and type(event) in _PLAIN and regular(line, event):
+        # `auditor.feed` and its `_feed_regular` inlined (keep them alike): most lines are regular
+        if auditor.live and type(event) in _PLAIN and event.seq == state.next_seq and chain.regular(event):
+            try:
+                play(state, event)  # check, then apply what passes
+            except IllegalMove:
+                general(line, event)
+                continue
+            auditor.n_lines += 1
+            auditor.n_decoded += 1
+            if event.prev is None:
+                auditor.n_without_prev += 1
+                if len(auditor.without_prev) < PROBLEMS_KEPT:
+                    auditor.without_prev.append(event.seq)
+            else:
+                auditor.with_prev += 1
+            auditor.complete = False
+            auditor.last_seq = event.seq
+            auditor.last_line = line
+            chain.take(line, event.seq)
             continue
         general(line, event)
     return auditor.finish(torn)

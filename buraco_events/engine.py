@@ -296,6 +296,22 @@ def _fmt(cards: Iterable[Card]) -> str:
 # -- checking ----------------------------------------------------------------------------------
 
 
+#: the meld shape the last check of a play classified, keyed by what it was classified from:
+#: (event, the meld laid off to or None for a new meld, rules, shape). `apply` of that same event
+#: reuses it rather than classify the cards again; the key holds its objects, so an identity
+#: match means the same frozen inputs (events, melds and rules are immutable) and so the same
+#: shape. One tuple, swapped whole, so a reader never sees a key with another key's shape.
+_handoff: tuple[object, object, object, MeldShape | None] = (None, None, None, None)
+
+
+def _hand_over(ev: Event, old: Meld | None, rules: Rules, shape: MeldShape) -> None:
+    """Keep the shape `check` classified for `ev`, for the apply of `ev` (see `_handoff`)."""
+    global _handoff
+    _handoff = (ev, old, rules, shape)
+
+
+
+
 def check(state: GameState, ev: Event) -> None:
     """Raise `IllegalMove` unless `ev` may come next; never changes the state."""
     if ev.seq != state.next_seq:
@@ -629,9 +645,11 @@ def _check_melded(state: GameState, ev: Melded) -> None:
     player, need = _play_base(state, ev)
     if ev.meld != len(state.melds):
         raise _fail(state, ev, f"meld: the next meld number is {len(state.melds)}, got {ev.meld}")
-    shape = classify(ev.cards, state.rules)
+    rules = state.rules
+    shape = classify(ev.cards, rules)
     if shape is None:
         raise _fail(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
+    _hand_over(ev, None, rules, shape)
     team = team_of(player)
     if shape.type == "set" and state.rules.one_set_per_rank:
         if any(m.team == team and m.shape.type == "set" and m.shape.rank == shape.rank for m in state.melds):
@@ -653,9 +671,11 @@ def _check_laid_off(state: GameState, ev: LaidOff) -> None:
     team = team_of(player)
     if old.team != team:
         raise _fail(state, ev, f"meld {ev.meld} belongs to the other team")
-    shape = classify(old.cards + tuple(ev.cards), state.rules)
+    rules = state.rules
+    shape = classify(old.cards + tuple(ev.cards), rules)
     if shape is None or shape.type != old.shape.type:
         raise _fail(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
+    _hand_over(ev, old, rules, shape)
     top = state.pending_top or state.top_due
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
     if (
@@ -903,7 +923,12 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
 
 
 def _apply_melded(state: GameState, ev: Melded) -> None:
-    shape = classify(ev.cards, state.rules)
+    rules = state.rules
+    memo = _handoff
+    if memo[0] is ev and memo[2] is rules and memo[1] is None:
+        shape: MeldShape | None = memo[3]  # classified by the check of this very event
+    else:
+        shape = classify(ev.cards, rules)
     assert shape is not None
     canasta_seq = ev.seq if len(shape.cards) >= CANASTA_SIZE else None
     state.melds.append(
@@ -914,7 +939,12 @@ def _apply_melded(state: GameState, ev: Melded) -> None:
 
 def _apply_laid_off(state: GameState, ev: LaidOff) -> None:
     old = state.melds[ev.meld]
-    shape = classify(old.cards + tuple(ev.cards), state.rules)
+    rules = state.rules
+    memo = _handoff
+    if memo[0] is ev and memo[2] is rules and memo[1] is old:
+        shape: MeldShape | None = memo[3]  # classified by the check of this very event
+    else:
+        shape = classify(old.cards + tuple(ev.cards), rules)
     assert shape is not None
     canasta_seq = old.canasta_seq
     if canasta_seq is None and len(shape.cards) >= CANASTA_SIZE:
@@ -1023,9 +1053,22 @@ _APPLY: dict[type, Callable[[GameState, Any], None]] = {
 
 
 def play(state: GameState, ev: Event) -> GameState:
-    """Check an event, then apply it in place; raises `IllegalMove` and leaves state unchanged."""
-    check(state, ev)
-    return apply(state, ev)
+    """Check an event, then apply it in place; raises `IllegalMove` and leaves state unchanged.
+
+    `check` then `apply` fused (the audit and every replay take this step per event): one call
+    and one dispatch rather than two, and the apply of a play reuses the meld shape its check
+    classified (`_handoff`). Errors are `check`'s own.
+    """
+    if ev.seq != state.next_seq:
+        raise _fail(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
+    kind = type(ev)
+    checker = _CHECKS.get(kind)
+    if checker is None:
+        raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
+    checker(state, ev)
+    _APPLY[kind](state, ev)
+    state.next_seq = ev.seq + 1
+    return state
 
 
 def advance(state: GameState, ev: Event) -> GameState:

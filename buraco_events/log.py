@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import itertools
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from hashlib import sha256
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -354,8 +356,8 @@ class Chain:
         the next seq, a `prev` that matches (or none), nothing ended yet. Takes nothing in."""
         if event.seq != self._next_seq or self._ended is not None or self._last is None:
             return False
-        # `expected_prev` without its first-line case: a line was taken in
-        return event.prev is None or event.prev == line_hash(self._last)
+        # `expected_prev` without its first-line case (a line was taken in), `line_hash` inlined
+        return event.prev is None or event.prev == sha256(self._last).hexdigest()
 
     def take(self, line: bytes, seq: int) -> None:
         """Take in a line that `regular` accepted and that is no `game_ended`: `skip` without
@@ -476,47 +478,63 @@ class EventReader:
         self.chain = Chain(self.name)
         self.check_chain = chain
         self.line = b""
-        self._whole = 0
+        self._whole = 0  # the whole lines read (not the torn tail), once read to the end
+        self._in_tail = False  # the line being read is the torn tail
 
     def __iter__(self) -> Iterator[tuple[int, bytes, AnyEvent]]:
         name, chain = self.name, self.chain
         decode: Callable[[bytes], AnyEvent] = decode_event
-        for lineno, line in enumerate(self._lines(), 1):
+        check_chain = self.check_chain
+        self._whole = 0
+        self._in_tail = False
+        lineno = 0
+        # the whole lines, then (with `tail`) a torn last line: `_tail` runs only once they are
+        # read, and flags that the line it yields is no whole one
+        for lineno, line in enumerate(itertools.chain(self.lines, self._tail()), 1):
             self.line = line
             if lineno == 1:
                 decode = line_decoder(line)
+            # `decode_line`'s first step inlined: the common line decodes at once (see there)
+            event: AnyEvent | None = None
+            if decode is decode_event and len(line) <= MAX_LINE:
+                try:
+                    event = decode_canonical(line)
+                except Exception:  # a log is untrusted input: `decode_line` words it
+                    pass
+            if event is None:
+                try:
+                    event = decode_line(line, lineno, name, decode)
+                except LogError as exc:
+                    if isinstance(exc, NotALogError) and self._in_tail and is_torn_write(line, 0):
+                        # a first line cut short while written is a torn log, not "not a log"
+                        exc = LogError(exc.path, exc.lineno, exc.seq, exc.field,
+                                       exc.message.removeprefix("not a log: "))
+                    self.on_error(exc)
+                    chain.skip(line)
+                    if isinstance(exc, NotALogError):
+                        self._whole = lineno - self._in_tail
+                        return
+                    continue
             try:
-                event = decode_line(line, lineno, name, decode)
-            except LogError as exc:
-                if isinstance(exc, NotALogError) and lineno > self._whole and is_torn_write(line, 0):
-                    # a first line cut short while written is a torn log, not "not a log"
-                    exc = LogError(exc.path, exc.lineno, exc.seq, exc.field,
-                                   exc.message.removeprefix("not a log: "))
-                self.on_error(exc)
-                chain.skip(line)
-                if isinstance(exc, NotALogError):
-                    return
-                continue
-            try:
-                if self.check_chain:
+                if check_chain:
                     chain.add(line, event)
+                elif chain.events and type(event) is not GameEnded:
+                    chain.take(line, event.seq)  # what `skip` comes to for such a line
                 else:
                     chain.skip(line, event)
             except LogError as exc:
                 self.on_error(exc)
                 chain.skip(line, event)
             yield lineno, line, event
+        self._whole = lineno - self._in_tail
         error = _end_error(self.lines, self._whole, name)
         if error is not None:
             self.on_error(error)
 
-    def _lines(self) -> Iterator[bytes]:
-        """Yield the whole lines, then (with `tail`) a torn last line; count the whole ones."""
-        self._whole = 0
-        for line in self.lines:
-            self._whole += 1
-            yield line
+    def _tail(self) -> Iterator[bytes]:
+        """Yield (with `tail`) a torn last line, once the whole lines are read."""
         if self.tail and self.lines.torn:
+            self._in_tail = True
             yield self.lines.tail
 
     def status(self) -> ChainStatus:

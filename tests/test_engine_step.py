@@ -1,0 +1,140 @@
+"""`engine.play` (check and apply fused) and the meld shape `check` hands to `apply`.
+
+`play` is `check` then `apply` in one call, and the apply of a meld or lay-off reuses the shape
+the check of that same event classified (`engine._handoff`). Here the fused step, the two entry
+points and a bare apply (no check before it, or the check of another event last) replay the same
+games to equal states, the same illegal events fail with the same error and leave the state
+alone, and a hand-off is reused only for the very event, meld and rules it was classified from.
+"""
+
+from __future__ import annotations
+
+import random
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from buraco_events import engine
+from buraco_events.bots import GreedyBot, play_game
+from buraco_events.engine import GameState, IllegalMove, apply, check, play
+from buraco_events.events import Event, LaidOff, Melded
+from buraco_events.melds import classify
+from buraco_events.rules import find_rules
+
+#: (variant, players, target): open and closed piles, both pile_top_use kinds, 2 and 4 seats
+MIX = (("stbl", 2, 0), ("stbl", 4, 0), ("fechado", 2, 2000), ("burraco", 4, 2000))
+
+
+def game(i: int) -> list[Event]:
+    variant, players, target = MIX[i % len(MIX)]
+    return play_game(variant, players, i, [GreedyBot() for _ in range(players)], f"g{i}", target=target)
+
+
+def fold_play(events: list[Event]) -> GameState:
+    state = GameState()
+    for ev in events:
+        play(state, ev)
+    return state
+
+
+def fold_two(events: list[Event]) -> GameState:
+    state = GameState()
+    for ev in events:
+        check(state, ev)
+        apply(state, ev)
+    return state
+
+
+def fold_bare(events: list[Event]) -> GameState:
+    """Apply without checking: every shape is classified by apply itself."""
+    stbl = find_rules("stbl")
+    shape = classify(("3S", "4S", "5S"), stbl)
+    assert shape is not None
+    engine._hand_over(Melded(seq=-1, player=0, meld=0, cards=("3S", "4S", "5S")), None, stbl, shape)
+    state = GameState()
+    for ev in events:
+        apply(state, ev)
+    return state
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(min_value=0, max_value=400))
+def test_play_two_steps_and_bare_apply_fold_to_equal_states(i: int) -> None:
+    events = game(i)
+    assert fold_play(events) == fold_two(events) == fold_bare(events)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(min_value=0, max_value=400), st.randoms(use_true_random=False))
+def test_play_refuses_what_check_refuses_with_the_same_error(i: int, rng: random.Random) -> None:
+    events = game(i)
+    cut = rng.randrange(1, len(events))
+    state = fold_play(events[:cut])
+    good = events[cut]
+    # a wrong seq, a wrong seat, and (for a play) other cards: each refused by both alike
+    bad = [msgspec_replace(good, seq=good.seq + 1)]
+    if hasattr(good, "player"):
+        bad.append(msgspec_replace(good, player=(good.player + 1) % 4))  # type: ignore[attr-defined]
+    if isinstance(good, (Melded, LaidOff)):
+        bad.append(msgspec_replace(good, cards=(*good.cards, "JK")))
+    for ev in bad:
+        try:
+            check(state, ev)
+        except IllegalMove as exc:
+            two: IllegalMove | None = exc
+        else:
+            two = None  # other cards may happen to be legal too: then both apply them alike
+        before = state.copy()
+        if two is None:
+            assert play(state.copy(), ev) == apply(state.copy(), ev)
+            continue
+        with pytest.raises(IllegalMove) as fused:
+            play(state, ev)
+        assert str(fused.value) == str(two)
+        assert fused.value.public_text() == two.public_text()
+        assert state == before  # a refused event leaves the state alone
+
+
+def msgspec_replace(ev: Event, **changes: object) -> Event:
+    return msgspec.structs.replace(ev, **changes)
+
+
+def _first_play(kind: type) -> tuple[GameState, Event]:
+    """Return the state just before the first event of `kind` in a sample game, and the event."""
+    for i in range(40):
+        events = game(i)
+        for k, ev in enumerate(events):
+            if type(ev) is kind:
+                return fold_play(events[:k]), ev
+    raise AssertionError(f"no {kind.__name__} in the sample games")
+
+
+@pytest.mark.parametrize("kind", [Melded, LaidOff])
+def test_a_handoff_is_reused_only_for_its_own_event_meld_and_rules(kind: type) -> None:
+    state, ev = _first_play(kind)
+    want = state.copy()
+    check(state, ev)
+    apply(want, ev)
+    right = want.melds[ev.meld]  # type: ignore[attr-defined]
+    wrong = classify(("3S", "4S", "5S"), state.rules)
+    assert wrong is not None and wrong != right.shape
+    old = state.melds[ev.meld] if kind is LaidOff else None  # type: ignore[attr-defined]
+    twin = msgspec_replace(ev)  # equal, not the same object
+    other_rules = find_rules("stbl") if state.rules is not find_rules("stbl") else find_rules("burraco")
+    stale = [
+        (twin, old, state.rules),  # another event object
+        (ev, old, other_rules),  # other rules
+    ]
+    if kind is LaidOff:
+        assert old is not None
+        stale.append((ev, engine.Meld(old.id, old.team, old.shape, old.laid_by, old.laid_seq,
+                                      old.first_turn, old.last_turn, old.canasta_seq), state.rules))
+    for key_ev, key_old, key_rules in stale:
+        engine._hand_over(key_ev, key_old, key_rules, wrong)
+        got = apply(state.copy(), ev)
+        assert got.melds[ev.meld] == right  # type: ignore[attr-defined]
+    # the very key: its shape is the one taken (the wrong one here shows it was not recomputed)
+    engine._hand_over(ev, old, state.rules, wrong)
+    assert apply(state.copy(), ev).melds[ev.meld].shape is wrong  # type: ignore[attr-defined]
