@@ -89,10 +89,10 @@ def cpu_replay(folder: str) -> float:
 
 def measure(quick: bool) -> list[Row]:
     """Return audit and replay rates beside raw typed decoding and the goals, this run."""
-    runs = 1 if quick else 3
+    runs = 1 if quick else 5  # the median of fresh processes: short runs swing with the load
     with tempfile.TemporaryDirectory() as tmp:
         folder = str(Path(tmp) / "logs")
-        write_logs(Path(folder), 8 if quick else 48)
+        write_logs(Path(folder), 8 if quick else 160)
         logs = read_logs(folder)
         n_events = sum(len(lines) for lines in logs)
         n_hands = sum(line.count(b'"type":"hand_ended"') for lines in logs for line in lines)

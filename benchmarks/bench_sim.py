@@ -4,7 +4,7 @@ Run `python benchmarks/bench_sim.py [--quick] [--profile]` for a table (`--profi
 cProfile hot spots of greedy play); `measure(quick)` returns the rows. The per-core figures play
 single hands (target 0) of every preset with 2 and 4 players through `sim.simulate` with one
 worker, logs written, so they are what `buraco simulate` delivers; each is one fresh process (cold
-caches) timed in CPU seconds, the greedy one beside issue 14's goal of >= 300 hands/s per core.
+caches) timed in CPU seconds (the median of 3 in the full run), the greedy one beside issue 14's goal of >= 300 hands/s per core.
 The scaling on 2 workers is the one wall-time figure (scaling is about waiting less), each worker
 count in its own fresh process; the profile's shares are of CPU time in a fresh process too.
 """
@@ -96,13 +96,20 @@ def profile_shares(games: int) -> dict[str, float]:
     return {label: 100 * _cumulative(stats, file, func) / total for label, file, func in _HOT}
 
 
+def _median_run(bots: str, games: int, out: Path, runs: int) -> tuple[float, int]:
+    """Return the (CPU seconds, hands) of the median of `runs` fresh self-play processes."""
+    results = sorted(fresh(cpu_selfplay, bots, games, str(out / f"{bots}-{i}")) for i in range(runs))
+    return results[len(results) // 2]
+
+
 def measure(quick: bool) -> list[Row]:
     """Return the simulation figures (quick: one game per preset and player count)."""
-    games = 1 if quick else 6
+    games = 1 if quick else 12
+    runs = 1 if quick else 3  # the median of fresh processes: one short run swings with the load
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        t_greedy, h_greedy = fresh(cpu_selfplay, "greedy", games, str(out / "greedy"))
-        t_random, h_random = fresh(cpu_selfplay, "random", games, str(out / "random"))
+        t_greedy, h_greedy = _median_run("greedy", games, out, runs)
+        t_random, h_random = _median_run("random", games, out, runs)
         scaling = 8 if quick else 60
         one = fresh(wall_rate, 1, scaling, str(out / "w1"))
         two = fresh(wall_rate, 2, scaling, str(out / "w2"))
