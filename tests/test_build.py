@@ -163,6 +163,31 @@ def test_setup_falls_back_to_pure_without_mypyc(
         "(import of mypyc.build halted; None in sys.modules)\n")
 
 
+def _failing_mypycify(paths: list[str], group_name: str | None = None) -> list[object]:
+    raise SystemExit("buraco_events/rules.py:47: error: a type error")  # as mypyc exits on errors
+
+
+@pytest.mark.parametrize(("env", "falls_back"), [({}, True), ({"BURACO_COMPILE": "1"}, False)])
+def test_setup_falls_back_to_pure_when_mypyc_fails_unless_compiling_was_asked_for(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    env: dict[str, str], falls_back: bool,
+) -> None:
+    # `pip install .` must still install (pure) where mypyc's type check fails; CI, which sets
+    # BURACO_COMPILE=1, must fail instead of passing with a pure build
+    pytest.importorskip("mypyc.build")
+    setup = _setup_module()
+    monkeypatch.setattr("mypyc.build.mypycify", _failing_mypycify)
+    monkeypatch.chdir(ROOT)  # ext_modules changes into the project root: undone after the test
+    if falls_back:
+        assert setup.ext_modules(["setup.py", "bdist_wheel"], env) == []
+        assert capsys.readouterr().err.endswith(
+            "buraco-events: pure Python build: mypyc failed (SystemExit: buraco_events/rules.py:47:"
+            " error: a type error); pip install -v . shows why\n")
+    else:
+        with pytest.raises(SystemExit, match="a type error"):
+            setup.ext_modules(["setup.py", "bdist_wheel"], env)
+
+
 def test_a_pure_editable_build_removes_compiled_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
