@@ -553,29 +553,9 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
     # audit's own check, which words each integrity problem and keeps going after it
     raw = lines if isinstance(lines, RawLines) else RawLines(path, lines)
     reader = EventReader(raw, on_error, tail=True, chain=False, name=path or "<log>")
-    general, state, chain = auditor._feed, auditor.state, auditor.chain
+    feed = auditor.feed
     for _, line, event in reader:
-        # `auditor.feed` and its `_feed_regular` inlined (keep them alike): most lines are regular
-        if auditor.live and type(event) in _PLAIN and event.seq == state.next_seq and chain.regular(event):
-            try:
-                play(state, event)  # check, then apply what passes
-            except IllegalMove:
-                general(line, event)
-                continue
-            auditor.n_lines += 1
-            auditor.n_decoded += 1
-            if event.prev is None:
-                auditor.n_without_prev += 1
-                if len(auditor.without_prev) < PROBLEMS_KEPT:
-                    auditor.without_prev.append(event.seq)
-            else:
-                auditor.with_prev += 1
-            auditor.complete = False
-            auditor.last_seq = event.seq
-            auditor.last_line = line
-            chain.take(line, event.seq)
-            continue
-        general(line, event)
+        feed(line, event)
     return auditor.finish(torn)
 
 
