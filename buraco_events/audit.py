@@ -333,12 +333,7 @@ class _Auditor:
             return False
         self.n_lines += 1
         self.n_decoded += 1
-        if ev.prev is None:
-            self.n_without_prev += 1
-            if len(self.without_prev) < PROBLEMS_KEPT:
-                self.without_prev.append(ev.seq)
-        else:
-            self.with_prev += 1
+        self._count_prev(ev)
         self.complete = False
         self.last_seq = ev.seq
         self.last_line = line
@@ -386,16 +381,21 @@ class _Auditor:
             self._note_claims(ev)
         self.note_finding(seq, line, ev, before)
 
-    def _check_chain(self, ev: AnyEvent, index: int) -> None:
-        link = self.chain.link(ev)
-        if link.seq is not None:
-            self.add(ev.seq, "integrity", _seq_words(ev.seq, link.seq))
+    def _count_prev(self, ev: AnyEvent) -> None:
+        """Count a line with or without `prev` (the lines without are kept, up to a bound)."""
         if ev.prev is None:
             self.n_without_prev += 1
             if len(self.without_prev) < PROBLEMS_KEPT:
                 self.without_prev.append(ev.seq)
         else:
             self.with_prev += 1
+
+    def _check_chain(self, ev: AnyEvent, index: int) -> None:
+        link = self.chain.link(ev)
+        if link.seq is not None:
+            self.add(ev.seq, "integrity", _seq_words(ev.seq, link.seq))
+        self._count_prev(ev)
+        if ev.prev is not None:
             if link.prev is not None:
                 if index == 0:
                     self.add(ev.seq, "integrity", "prev of line 1 must be 64 zeros")
