@@ -453,7 +453,7 @@ def _check_took_pile(state: GameState, ev: TookPile) -> None:
 def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
     """Return whether some play holding the closed pile's top is legal right after the take.
 
-    `_any_play(_trial_take(state, ev))` decides it too; for a natural top the look-ahead builds
+    `_any_play` over the state as taken decides it too; for a natural top the look-ahead builds
     only the plays that hold it, and sets the state as taken only once there is one to check.
     """
     top = state.pile[-1]
@@ -472,7 +472,7 @@ def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
 def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> bool:
     """Return `decide()` asked of the state as a closed take leaves it, then left as it was.
 
-    Rather than a trial copy (`_trial_take` copies every field), the few fields a closed take
+    Rather than a trial copy (a copy of every field), the few fields a closed take
     changes that a play's check reads are set on the state itself and put back whatever happens,
     so the state is the same afterwards. (The take also clears the taker's `unused_seat`, which
     no check reads.)
@@ -513,24 +513,17 @@ def _check_not_refilling(state: GameState, ev: Event) -> None:
 
 
 def _trial_take(state: GameState, ev: TookPile) -> GameState:
-    """Return the state after taking the pile, for a look-ahead that only checks.
+    """Return the state after taking an open pile, for a look-ahead that only checks.
 
-    A cheaper `apply(state.copy(), ev)`: the take writes only `unused_seat` and, from an open pile,
-    the taker's hand in place (it rebinds the other zones it changes), so the trial shares every
-    other list. A closed pile is taken as under `next_play` whatever `pile_top_use` says: both ask
-    whether the top card melds at once with the cards held before the take (RULES 2).
+    A cheaper `apply(state.copy(), ev)`: the take writes only `unused_seat` and the taker's hand
+    in place (it rebinds the other zones it changes), so the trial shares every other list. (A
+    closed pile's look-ahead sets the state as taken instead: `_as_taken`.)
     """
     trial = _shallow(state)
     trial.unused_seat = list(state.unused_seat)
-    if state.rules.pile == "open":
-        trial.hands = list(state.hands)
-        trial.hands[ev.player] = state.hands[ev.player].copy()
-        return apply(trial, ev)
-    _start_turn(trial, ev.player)
-    trial.pile, trial.pending_top, trial.pending_rest = [], state.pile[-1], state.pile[:-1]
-    trial.phase = "play"
-    trial.next_seq = ev.seq + 1
-    return trial
+    trial.hands = list(state.hands)
+    trial.hands[ev.player] = state.hands[ev.player].copy()
+    return apply(trial, ev)
 
 
 def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, dict[Card, int]]:

@@ -2,7 +2,7 @@
 
 `engine._closed_take_usable` (a take of a closed pile) and `engine._top_still_playable` (a
 turn_end top still due) build only the plays that hold the top card (`buraco_events.lookahead`);
-the general path, `_any_play` over the trial state, builds every candidate and stays the oracle.
+the general path, `_any_play` over a trial copy of the state, builds every candidate and stays the oracle.
 Random tables of every closed-pile preset with random rule overrides compare both; a few concrete
 tables name the case they pin down.
 """
@@ -23,8 +23,9 @@ from buraco_events.engine import (
     Meld,
     _any_play,
     _closed_take_usable,
+    _shallow,
+    _start_turn,
     _top_still_playable,
-    _trial_take,
 )
 from buraco_events.events import TookPile
 from buraco_events.lookahead import is_natural_top, top_candidates
@@ -98,10 +99,25 @@ def random_table(rng: random.Random) -> tuple[GameState, int]:
     return state, player
 
 
+def _closed_trial(state: GameState, ev: TookPile) -> GameState:
+    """Return a copy of the state after a closed take, as the general path's oracle sees it.
+
+    A closed pile is taken as under `next_play` whatever `pile_top_use` says: both ask whether
+    the top card melds at once with the cards held before the take (RULES 2).
+    """
+    trial = _shallow(state)
+    trial.unused_seat = list(state.unused_seat)
+    _start_turn(trial, ev.player)
+    trial.pile, trial.pending_top, trial.pending_rest = [], state.pile[-1], state.pile[:-1]
+    trial.phase = "play"
+    trial.next_seq = ev.seq + 1
+    return trial
+
+
 def take_decisions(state: GameState, player: int) -> tuple[bool, bool]:
     """Return (look-ahead, general path) on whether the closed pile may be taken."""
     ev = TookPile(seq=state.next_seq, player=player, cards=tuple(state.pile))
-    return _closed_take_usable(state, ev), _any_play(_trial_take(state, ev))
+    return _closed_take_usable(state, ev), _any_play(_closed_trial(state, ev))
 
 
 def due_decisions(state: GameState, player: int) -> tuple[bool, bool]:
