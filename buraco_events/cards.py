@@ -32,6 +32,11 @@ SUIT: dict[Card, str] = {r + s: s for s in SUITS for r in RANKS} | {JOKER: ""}
 CODE_CARD: tuple[Card, ...] = ALL_CARDS
 
 
+def value_repr(name: str, names: tuple[str, ...], values: tuple[object, ...]) -> str:
+    """Return `name(field=value, ...)`: the repr of the immutable value classes (as a dataclass's)."""
+    return f"{name}({', '.join(f'{n}={v!r}' for n, v in zip(names, values, strict=True))})"
+
+
 class CardError(ValueError):
     """A string that is not a card of the notation."""
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
-from .cards import ALL_CARDS, RANK, SUIT, Card, is_wild_card, make_deck
+from .cards import ALL_CARDS, RANK, SUIT, Card, is_wild_card, make_deck, value_repr
 from .events import (
     AnyEvent,
     Discarded,
@@ -101,18 +101,43 @@ class IllegalMove(ValueError):
         return self._text(self.public)
 
 
-@dataclass(frozen=True, slots=True)
-class Meld:
-    """A meld on the table: its team, canonical cards and the turns it was built in."""
+#: the fields of a meld, in constructor order
+_MELD_FIELDS = ("id", "team", "shape", "laid_by", "laid_seq", "first_turn", "last_turn", "canasta_seq")
 
-    id: int
-    team: int
-    shape: MeldShape
-    laid_by: int
-    laid_seq: int
-    first_turn: int
-    last_turn: int
-    canasta_seq: int | None = None
+
+class Meld:
+    """A meld on the table: its team, canonical cards and the turns it was built in.
+
+    Immutable (read-only attributes), compared and hashed by value, shared between copies of a
+    state. A plain class rather than a frozen dataclass, whose generated `__init__` stays
+    interpreted in the compiled build.
+    """
+
+    __slots__ = _MELD_FIELDS
+
+    def __init__(
+        self,
+        id: int,
+        team: int,
+        shape: MeldShape,
+        laid_by: int,
+        laid_seq: int,
+        first_turn: int,
+        last_turn: int,
+        canasta_seq: int | None = None,
+    ) -> None:
+        self.id: Final = id
+        self.team: Final = team
+        self.shape: Final = shape
+        self.laid_by: Final = laid_by
+        self.laid_seq: Final = laid_seq
+        self.first_turn: Final = first_turn
+        self.last_turn: Final = last_turn
+        self.canasta_seq: Final = canasta_seq
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.id, self.team, self.shape, self.laid_by, self.laid_seq, self.first_turn,
+                self.last_turn, self.canasta_seq)
 
     @property
     def cards(self) -> tuple[Card, ...]:
@@ -120,7 +145,7 @@ class Meld:
         return self.shape.cards
 
     def with_shape(self, shape: MeldShape, last_turn: int, canasta_seq: int | None) -> Meld:
-        """Return the meld grown to `shape` (a cheaper `dataclasses.replace`)."""
+        """Return the meld grown to `shape`."""
         return Meld(self.id, self.team, shape, self.laid_by, self.laid_seq, self.first_turn,
                     last_turn, canasta_seq)
 
@@ -128,10 +153,19 @@ class Meld:
         """Return the canasta kind this meld scores, or None (RULES 3.5)."""
         return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Meld):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return value_repr("Meld", _MELD_FIELDS, self._values())
+
     def __reduce__(self) -> tuple[Any, ...]:
-        # copy and pickle through the constructor: a frozen class compiled by mypyc refuses the
-        # attribute-by-attribute restore they use otherwise
-        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
+        return (Meld, self._values())
 
 
 @dataclass(slots=True)

@@ -11,10 +11,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, Literal, get_args
+from typing import Any, Final, Literal, get_args
 
-from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUITS, Card, sort_key
+from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUITS, Card, sort_key, value_repr
 from .rules import Rules
 
 #: a meld's type: a run of one suit or a set of one rank (`kind` is kept for the canasta kind)
@@ -26,17 +25,40 @@ CANASTA_KINDS: tuple[CanastaKind, ...] = get_args(CanastaKind)
 CANASTA_SIZE = 7
 
 
-@dataclass(frozen=True, slots=True)
-class MeldShape:
-    """A valid meld: its type (run or set), canonical arrangement, and the card acting as wild (if any)."""
+#: the fields of a meld shape, in constructor order
+_SHAPE_FIELDS = ("type", "cards", "wild", "suit", "rank", "low", "high")
 
-    type: MeldType
-    cards: tuple[Card, ...]
-    wild: Card | None
-    suit: str | None = None
-    rank: int | None = None
-    low: int = 0
-    high: int = 0
+
+class MeldShape:
+    """A valid meld: its type (run or set), canonical arrangement, and the card acting as wild (if any).
+
+    Immutable, compared and hashed by value. A plain class with read-only (`Final`) attributes
+    rather than a frozen dataclass: compiled, the dataclass's generated `__init__` would stay
+    interpreted, and meld shapes are built on every meld and lay-off.
+    """
+
+    __slots__ = ("type", "cards", "wild", "suit", "rank", "low", "high")
+
+    def __init__(
+        self,
+        type: MeldType,
+        cards: tuple[Card, ...],
+        wild: Card | None,
+        suit: str | None = None,
+        rank: int | None = None,
+        low: int = 0,
+        high: int = 0,
+    ) -> None:
+        self.type: Final = type
+        self.cards: Final = cards
+        self.wild: Final = wild
+        self.suit: Final = suit
+        self.rank: Final = rank
+        self.low: Final = low
+        self.high: Final = high
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.type, self.cards, self.wild, self.suit, self.rank, self.low, self.high)
 
     @property
     def is_clean(self) -> bool:
@@ -46,10 +68,19 @@ class MeldShape:
     def __len__(self) -> int:
         return len(self.cards)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MeldShape):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return value_repr("MeldShape", _SHAPE_FIELDS, self._values())
+
     def __reduce__(self) -> tuple[Any, ...]:
-        # copy and pickle through the constructor: a frozen class compiled by mypyc refuses the
-        # attribute-by-attribute restore they use otherwise
-        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
+        return (MeldShape, self._values())
 
 
 def _pos_card(pos: int, suit: str) -> Card:

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 import msgspec
 from mypy_extensions import mypyc_attr
 
-from .cards import Card
+from .cards import Card, value_repr
 from .commit import SaltSource, deal_commitment
 from .engine import (
     PLAYING_PHASES,
@@ -75,23 +74,43 @@ MAX_HANDS_PER_GAME = 200
 # -- actions: legal moves without hidden information ------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+#: the fields of an action, in constructor order
+_ACTION_FIELDS = ("kind", "cards", "meld", "dead")
+
+
 class Action:
     """A player's choice, free of hidden information (a draw does not name the card).
 
     Kinds: `draw`, `pile`, `meld` (cards), `add` (meld, cards), `discard` (cards = one card),
-    `dead` (dead).
+    `dead` (dead). Immutable, compared and hashed by value.
     """
 
-    kind: str
-    cards: tuple[Card, ...] = ()
-    meld: int | None = None
-    dead: int | None = None
+    __slots__ = _ACTION_FIELDS
+
+    def __init__(
+        self, kind: str, cards: tuple[Card, ...] = (), meld: int | None = None, dead: int | None = None
+    ) -> None:
+        self.kind: Final = kind
+        self.cards: Final = cards
+        self.meld: Final = meld
+        self.dead: Final = dead
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.kind, self.cards, self.meld, self.dead)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Action):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return value_repr("Action", _ACTION_FIELDS, self._values())
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # copy and pickle through the constructor: a frozen class compiled by mypyc refuses the
-        # attribute-by-attribute restore they use otherwise
-        return (type(self), tuple(getattr(self, f.name) for f in fields(self)))
+        return (Action, self._values())
 
 
 _DRAW = Action("draw")
@@ -124,7 +143,7 @@ def action_of(ev: Event) -> Action:
 
 
 #: the action of each candidate play seen lately: actions are immutable, so one is shared
-#: rather than built (a frozen dataclass's init is dear) each time a play is offered again
+#: rather than built each time a play is offered again
 _PLAY_ACTIONS: dict[Play, Action] = {}
 _PLAY_ACTIONS_MAX = 1 << 16
 
@@ -285,7 +304,7 @@ class Choices:
                     return self.play_event(i)
             return None
         group = self.discards() if kind == "discard" else self.deads() if kind == "dead" else self.draws()
-        for offered, event in group:  # the bot's own object first: no dataclass __eq__ on the way
+        for offered, event in group:  # the bot's own object first: no value __eq__ on the way
             if offered is action:
                 return event
         for offered, event in group:  # no two offered actions of a group are equal
@@ -687,8 +706,10 @@ class Table:
                 offered = choices.all()
                 actions = [a for a, _ in offered]
                 action = player.choose(view, actions, state.rules, rng)
-                if action in actions:
-                    event = offered[actions.index(action)][1]
+                for offered_action, offered_event in offered:
+                    if offered_action == action:
+                        event = offered_event
+                        break
         except Exception as exc:  # a user's bot (docs/api.md) failed: name it, in one line
             raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} failed: {type(exc).__name__}: {exc}") from exc
         if event is None:
