@@ -32,6 +32,14 @@ SUIT: dict[Card, str] = {r + s: s for s in SUITS for r in RANKS} | {JOKER: ""}
 CODE_CARD: tuple[Card, ...] = ALL_CARDS
 
 
+def team_of(seat: int) -> int:
+    """Return the team of a seat (RULES 1: seats 0..3 clockwise, team = seat % 2).
+
+    Kept in this compiled module (re-exported by `rules`): the engine asks it on every play.
+    """
+    return seat % 2
+
+
 def value_repr(name: str, names: tuple[str, ...], values: tuple[object, ...]) -> str:
     """Return `name(field=value, ...)`: the repr of the immutable value classes (as a dataclass's)."""
     return f"{name}({', '.join(f'{n}={v!r}' for n, v in zip(names, values, strict=True))})"

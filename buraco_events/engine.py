@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
 import msgspec
 
-from .cards import ALL_CARDS, RANK, SUIT, Card, is_wild_card, make_deck, value_repr
+from .cards import ALL_CARDS, RANK, SUIT, Card, is_wild_card, make_deck, team_of, value_repr
 from .events import (
     AnyEvent,
     Discarded,
@@ -62,7 +62,6 @@ from .rules import (
     canonical_variant,
     check_players,
     find_rules,
-    team_of,
 )
 from .scoring import TeamScore, match_result, score_team
 
@@ -310,15 +309,11 @@ def _fail(state: GameState, ev: Event, reason: str, public: str | None = None) -
 
 def _need(hand: Counter[Card], cards: Sequence[Card]) -> dict[Card, int] | None:
     """Return how many of each card a play takes from the hand, or None if it holds too few."""
-    # most plays hold each card once: one C-level pass counts them, a recount only for repeats
-    need: dict[Card, int] = dict.fromkeys(cards, 1)
-    if len(need) != len(cards):
-        need = {}
-        for c in cards:
-            need[c] = need.get(c, 0) + 1
-    get = hand.get
+    need: dict[Card, int] = {}
+    for c in cards:
+        need[c] = need.get(c, 0) + 1
     for c, n in need.items():
-        if get(c, 0) < n:
+        if dict.get(hand, c, 0) < n:
             return None
     return need
 
@@ -913,13 +908,20 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
         state.pending_top = pile[-1]
         state.pending_rest = pile[:-1]
     elif state.rules.pile == "closed":
-        state.hands[ev.player].update(pile)  # RULES 2, turn_end: the whole pile joins the hand
+        _add_cards(state.hands[ev.player], pile)  # RULES 2, turn_end: the whole pile joins the hand
         state.top_due = pile[-1]
     else:
-        state.hands[ev.player].update(pile)
+        _add_cards(state.hands[ev.player], pile)
         if len(pile) == 1 and state.rules.no_single_card_return:
             state.single_taken = pile[0]
     state.phase = "play"
+
+
+def _add_cards(hand: Counter[Card], cards: Iterable[Card]) -> None:
+    """`hand.update(cards)` without Counter's Python-level `update` (its ABC check and dispatch)."""
+    get = hand.get
+    for c in cards:
+        hand[c] = get(c, 0) + 1
 
 
 def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
@@ -931,7 +933,7 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
         rest = list(cards)
         rest.remove(state.pending_top)
         cards = rest
-        hand.update(state.pending_rest)  # RULES 2: the rest joins the hand after that play
+        _add_cards(hand, state.pending_rest)  # RULES 2: the rest joins the hand after that play
         state.pending_top = None
         state.pending_rest = []
     get, pop = hand.get, hand.pop
@@ -1016,7 +1018,7 @@ def _apply_discarded(state: GameState, ev: Discarded) -> None:
 
 def _apply_took_dead(state: GameState, ev: TookDead) -> None:
     team = team_of(ev.player)
-    state.hands[ev.player].update(ev.cards)
+    _add_cards(state.hands[ev.player], ev.cards)
     state.deads[ev.dead] = None
     state.dead_fate[ev.dead] = "taken"
     state.dead_taker[ev.dead] = ev.player
@@ -1086,15 +1088,34 @@ def play(state: GameState, ev: Event) -> GameState:
     and one dispatch rather than two, and the apply of a play reuses the meld shape its check
     classified (`_handoff`). Errors are `check`'s own.
     """
-    if ev.seq != state.next_seq:
-        raise _fail(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
+    seq = ev.seq
+    if seq != state.next_seq:
+        raise _fail(state, ev, f"seq should be {state.next_seq}, got {seq}")
+    # the common events by direct calls (compiled: no call through the function objects'
+    # Python entry points), the rest through the tables
     kind = type(ev)
-    checker = _CHECKS.get(kind)
-    if checker is None:
-        raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
-    checker(state, ev)
-    _APPLY[kind](state, ev)
-    state.next_seq = ev.seq + 1
+    if kind is Discarded:
+        _check_discarded(state, cast(Discarded, ev))
+        _apply_discarded(state, cast(Discarded, ev))
+    elif kind is Drew:
+        _check_drew(state, cast(Drew, ev))
+        _apply_drew(state, cast(Drew, ev))
+    elif kind is LaidOff:
+        _check_laid_off(state, cast(LaidOff, ev))
+        _apply_laid_off(state, cast(LaidOff, ev))
+    elif kind is Melded:
+        _check_melded(state, cast(Melded, ev))
+        _apply_melded(state, cast(Melded, ev))
+    elif kind is TookPile:
+        _check_took_pile(state, cast(TookPile, ev))
+        _apply_took_pile(state, cast(TookPile, ev))
+    else:
+        checker = _CHECKS.get(kind)
+        if checker is None:
+            raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
+        checker(state, ev)
+        _APPLY[kind](state, ev)
+    state.next_seq = seq + 1
     return state
 
 

@@ -196,15 +196,33 @@ _BOTH_ACES: tuple[int, ...] = ((1 << 1) | (1 << 14),)
 
 
 def _set_shape(cards: Sequence[Card]) -> MeldShape | None:
-    wilds = [c for c in cards if RANK[c] in (0, 2)]
-    naturals = [c for c in cards if RANK[c] not in (0, 2)]
-    if len(wilds) > 1 or len(naturals) < 2:
-        return None  # RULES 3.2: at most one wild; no set of 2s
-    rank = RANK[naturals[0]]
-    if any(RANK[c] != rank for c in naturals):
-        return None
-    arranged = tuple(sorted(naturals, key=sort_key)) + tuple(wilds)
-    return MeldShape("set", arranged, wilds[0] if wilds else None, None, rank)
+    """Return the set the cards form (RULES 3.2), or None; `cards` sorted as strings.
+
+    At most one wild, two naturals or more, all of one rank. Naturals of one rank sorted as
+    strings stand in suit letter order (C D H S), the reverse of the display order (S H D C).
+    """
+    wild: Card | None = None
+    rank = 0
+    naturals: list[Card] = []
+    for c in cards:
+        r = RANK[c]
+        if r == 0 or r == 2:
+            if wild is not None:
+                return None  # RULES 3.2: at most one wild
+            wild = c
+        elif r != rank:
+            if rank:
+                return None  # one rank
+            rank = r
+            naturals.append(c)
+        else:
+            naturals.append(c)
+    if len(naturals) < 2:
+        return None  # no set of 2s (nor of fewer than two naturals)
+    naturals.reverse()
+    if wild is not None:
+        naturals.append(wild)
+    return MeldShape("set", tuple(naturals), wild, None, rank)
 
 
 class _RulesCaches:

@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from .cards import team_of  # noqa: F401  (its home was here: compiled in `cards`, re-exported)
+
 PileKind = Literal["open", "closed"]
 StockEnd = Literal["refill", "two_left"]
 UnusedDead = Literal["penalty", "count"]
@@ -37,11 +39,6 @@ def check_players(n: int) -> None:
     """Raise `PlayerCountError` unless `n` players may sit at a table (RULES 1: 2 or 4)."""
     if n not in PLAYER_COUNTS:
         raise PlayerCountError(f"Buraco is for 2 or 4 players, got {n}")
-
-
-def team_of(seat: int) -> int:
-    """Return the team of a seat (RULES 1: seats 0..3 clockwise, team = seat % 2)."""
-    return seat % 2
 
 
 class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
