@@ -8,28 +8,29 @@ stands at position 14 inside a run (see `melds`).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
 Card = str
 
-RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS: tuple[str, ...] = ("S", "H", "D", "C")
-JOKER: Card = "JK"
+RANKS: Final[tuple[str, ...]] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS: Final[tuple[str, ...]] = ("S", "H", "D", "C")
+JOKER: Final[Card] = "JK"
 
-_SUIT_ALIASES = {
+_SUIT_ALIASES: Final = {
     "S": "S", "H": "H", "D": "D", "C": "C",
     "♠": "S", "♥": "H", "♦": "D", "♣": "C",
     "♤": "S", "♡": "H", "♢": "D", "♧": "C",
 }
 
 #: every canonical card, jokers last
-ALL_CARDS: tuple[Card, ...] = tuple(r + s for s in SUITS for r in RANKS) + (JOKER,)
+ALL_CARDS: Final[tuple[Card, ...]] = tuple(r + s for s in SUITS for r in RANKS) + (JOKER,)
 
 #: rank number of each canonical card (joker: 0)
-RANK: dict[Card, int] = {r + s: i + 1 for s in SUITS for i, r in enumerate(RANKS)} | {JOKER: 0}
+RANK: Final[dict[Card, int]] = {r + s: i + 1 for s in SUITS for i, r in enumerate(RANKS)} | {JOKER: 0}
 #: suit letter of each canonical card (joker: "")
-SUIT: dict[Card, str] = {r + s: s for s in SUITS for r in RANKS} | {JOKER: ""}
+SUIT: Final[dict[Card, str]] = {r + s: s for s in SUITS for r in RANKS} | {JOKER: ""}
 #: the card of each small integer code, for compact encodings (the archive's dictionary)
-CODE_CARD: tuple[Card, ...] = ALL_CARDS
+CODE_CARD: Final[tuple[Card, ...]] = ALL_CARDS
 
 
 def team_of(seat: int) -> int:

@@ -68,7 +68,7 @@ from .scoring import TeamScore, match_result, score_team
 #: the state machine's phases (see above); mypy checks every assignment and `==` against them
 Phase = Literal["start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over"]
 #: the phases of a hand in progress
-PLAYING_PHASES: tuple[Phase, ...] = ("draw", "play", "dead")
+PLAYING_PHASES: Final[tuple[Phase, ...]] = ("draw", "play", "dead")
 #: what became of a dead that is gone: a player took it (RULES 4) or it refilled the stock (RULES 5)
 DeadFate = Literal["taken", "stock"]
 #: how a dead is being taken: right after a play emptied the hand, or after a discard (RULES 4)
@@ -101,7 +101,7 @@ class IllegalMove(ValueError):
 
 
 #: the fields of a meld, in constructor order
-_MELD_FIELDS = ("id", "team", "shape", "laid_by", "laid_seq", "first_turn", "last_turn", "canasta_seq")
+_MELD_FIELDS: Final = ("id", "team", "shape", "laid_by", "laid_seq", "first_turn", "last_turn", "canasta_seq")
 
 
 class Meld:
@@ -357,7 +357,7 @@ def _check_note(state: GameState, ev: Note) -> None:
 
 
 #: what each phase waits for, for the error of an event that comes at the wrong time
-_EXPECTED: dict[Phase, str] = {
+_EXPECTED: Final[dict[Phase, str]] = {
     "start": "game_started", "deal": "hand_started", "draw": "a draw (drew or took_pile)",
     "play": "a meld, a lay-off or a discard", "dead": "took_dead",
     "hand_end": "hand_ended", "game_end": "game_ended",
@@ -811,7 +811,7 @@ def _check_game_ended(state: GameState, ev: GameEnded) -> None:
 
 
 #: the checker of each event class
-_CHECKS: dict[type, Callable[[GameState, Any], None]] = {
+_CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
     GameStarted: _check_game_started,
     HandStarted: _check_hand_started,
     Drew: _check_drew,
@@ -1065,7 +1065,7 @@ def _apply_note(state: GameState, ev: Note) -> None:
 
 
 #: the applier of each event class
-_APPLY: dict[type, Callable[[GameState, Any], None]] = {
+_APPLY: Final[dict[type, Callable[[GameState, Any], None]]] = {
     GameStarted: _apply_game_started,
     HandStarted: _apply_hand_started,
     Drew: _apply_drew,
@@ -1081,6 +1081,15 @@ _APPLY: dict[type, Callable[[GameState, Any], None]] = {
 }
 
 
+#: the common events' classes as compiled constants (a name imported from the uncompiled `events`
+#: is looked up in the module's dict at each use)
+_DISCARDED: Final = Discarded
+_DREW: Final = Drew
+_LAIDOFF: Final = LaidOff
+_MELDED: Final = Melded
+_TOOKPILE: Final = TookPile
+
+
 def play(state: GameState, ev: Event) -> GameState:
     """Check an event, then apply it in place; raises `IllegalMove` and leaves state unchanged.
 
@@ -1094,19 +1103,19 @@ def play(state: GameState, ev: Event) -> GameState:
     # the common events by direct calls (compiled: no call through the function objects'
     # Python entry points), the rest through the tables
     kind = type(ev)
-    if kind is Discarded:
+    if kind is _DISCARDED:
         _check_discarded(state, cast(Discarded, ev))
         _apply_discarded(state, cast(Discarded, ev))
-    elif kind is Drew:
+    elif kind is _DREW:
         _check_drew(state, cast(Drew, ev))
         _apply_drew(state, cast(Drew, ev))
-    elif kind is LaidOff:
+    elif kind is _LAIDOFF:
         _check_laid_off(state, cast(LaidOff, ev))
         _apply_laid_off(state, cast(LaidOff, ev))
-    elif kind is Melded:
+    elif kind is _MELDED:
         _check_melded(state, cast(Melded, ev))
         _apply_melded(state, cast(Melded, ev))
-    elif kind is TookPile:
+    elif kind is _TOOKPILE:
         _check_took_pile(state, cast(TookPile, ev))
         _apply_took_pile(state, cast(TookPile, ev))
     else:
@@ -1195,7 +1204,7 @@ _Play = Play
 
 
 #: per natural card, the cards that may share a meld with it: its suit, its rank, the wilds
-_MELDS_WITH: dict[Card, frozenset[Card]] = {
+_MELDS_WITH: Final[dict[Card, frozenset[Card]]] = {
     c: frozenset([d for d in ALL_CARDS if SUIT[d] == SUIT[c] or RANK[d] in (0, 2, RANK[c])])
     for c in ALL_CARDS if not is_wild_card(c)
 }

@@ -23,6 +23,7 @@ Pure and mypyc-friendly: plain functions over cards and counts, no I/O, no modul
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Final
 
 from .cards import RANK, RANKS, SUIT, Card
 from .melds import MeldShape, classify, shape_layoffs
@@ -32,12 +33,12 @@ from .rules import Rules
 TopPlay = tuple[str, int, tuple[Card, ...]]
 
 #: the card at each run position 1..14 of each suit (position 14 is the high ace)
-_POS_CARD: dict[str, tuple[Card, ...]] = {
+_POS_CARD: Final[dict[str, tuple[Card, ...]]] = {
     s: ("",) + tuple(RANKS[(p - 1) % 13] + s for p in range(1, 15)) for s in ("S", "H", "D", "C")
 }
 #: sort order of the wilds as `melds` lists them (2s by suit S H D C, then the joker); only the
 #: order of generation depends on it, never which candidates exist
-_WILD_ORDER: dict[Card, int] = {"2S": 0, "2H": 1, "2D": 2, "2C": 3, "JK": 4}
+_WILD_ORDER: Final[dict[Card, int]] = {"2S": 0, "2H": 1, "2D": 2, "2C": 3, "JK": 4}
 
 
 def is_natural_top(card: Card) -> bool:

@@ -20,13 +20,13 @@ from .rules import Rules
 MeldType = Literal["run", "set"]
 #: the canasta kinds of RULES 3.5, best first
 CanastaKind = Literal["ace_to_ace", "royal", "clean", "dirty"]
-CANASTA_KINDS: tuple[CanastaKind, ...] = get_args(CanastaKind)
+CANASTA_KINDS: Final[tuple[CanastaKind, ...]] = get_args(CanastaKind)
 #: a meld of this many cards or more is a canasta (RULES 3.5)
-CANASTA_SIZE = 7
+CANASTA_SIZE: Final = 7
 
 
 #: the fields of a meld shape, in constructor order
-_SHAPE_FIELDS = ("type", "cards", "wild", "suit", "rank", "low", "high")
+_SHAPE_FIELDS: Final = ("type", "cards", "wild", "suit", "rank", "low", "high")
 
 
 class MeldShape:
@@ -88,7 +88,7 @@ def _pos_card(pos: int, suit: str) -> Card:
 
 
 #: the card at each run position 1..14 of each suit (index 0 unused; the ace at 1 and at 14)
-_POS_CARDS: dict[str, tuple[Card, ...]] = {
+_POS_CARDS: Final[dict[str, tuple[Card, ...]]] = {
     s: ("",) + tuple(RANKS[(p - 1) % 13] + s for p in range(1, 15)) for s in SUITS
 }
 
@@ -190,9 +190,9 @@ def _run_shape(cards: Sequence[Card], rules: Rules) -> MeldShape | None:
 
 
 #: the ace positions to try (bit 1: low, bit 14: high), per number of natural aces
-_NO_ACE: tuple[int, ...] = (0,)
-_ONE_ACE: tuple[int, ...] = (1 << 1, 1 << 14)
-_BOTH_ACES: tuple[int, ...] = ((1 << 1) | (1 << 14),)
+_NO_ACE: Final[tuple[int, ...]] = (0,)
+_ONE_ACE: Final[tuple[int, ...]] = (1 << 1, 1 << 14)
+_BOTH_ACES: Final[tuple[int, ...]] = ((1 << 1) | (1 << 14),)
 
 
 def _set_shape(cards: Sequence[Card]) -> MeldShape | None:
@@ -249,12 +249,12 @@ class _LastCaches:
         self.caches = _RulesCaches(Rules())
 
 
-_CACHES: dict[Rules, _RulesCaches] = {}
-_LAST = _LastCaches()
-_CLASSIFIED_MAX = 1 << 17
-_FITS_MAX = 1 << 14
+_CACHES: Final[dict[Rules, _RulesCaches]] = {}
+_LAST: Final = _LastCaches()
+_CLASSIFIED_MAX: Final = 1 << 17
+_FITS_MAX: Final = 1 << 14
 #: the classify cache's "not there yet" (None is a cached answer: no meld)
-_UNKNOWN = MeldShape("set", (), None)
+_UNKNOWN: Final = MeldShape("set", (), None)
 
 
 def _caches(rules: Rules) -> _RulesCaches:
