@@ -73,6 +73,17 @@ PLAYING_PHASES: Final[tuple[Phase, ...]] = ("draw", "play", "dead")
 DeadFate = Literal["taken", "stock"]
 #: how a dead is being taken: right after a play emptied the hand, or after a discard (RULES 4)
 DeadMode = Literal["direct", "indirect"]
+#: the cards a seat holds: each card held and how many copies (never a count of 0); a plain dict,
+#: not a Counter, so that the compiled engine works on it with the dict's own C calls
+Hand = dict[Card, int]
+
+
+def _elements(hand: Hand) -> list[Card]:
+    """Return the cards of a hand, each repeated as often as held (as `Counter.elements`)."""
+    out: list[Card] = []
+    for c, n in hand.items():
+        out.extend([c] * n)
+    return out
 
 
 class IllegalMove(ValueError):
@@ -182,7 +193,7 @@ class GameState:
     first_of_game: int = 0
     to_play: int = 0
     turn: int = 0
-    hands: list[Counter[Card]] = field(default_factory=list)
+    hands: list[Hand] = field(default_factory=list)
     stock: list[Card] = field(default_factory=list)  # top card last
     pile: list[Card] = field(default_factory=list)  # bottom first, top last
     deads: list[tuple[Card, ...] | None] = field(default_factory=list)  # None once gone
@@ -307,13 +318,13 @@ def _fail(state: GameState, ev: Event, reason: str, public: str | None = None) -
     return IllegalMove(ev.seq, getattr(ev, "player", None), state.phase, reason, public)
 
 
-def _need(hand: Counter[Card], cards: Sequence[Card]) -> dict[Card, int] | None:
+def _need(hand: Hand, cards: Sequence[Card]) -> dict[Card, int] | None:
     """Return how many of each card a play takes from the hand, or None if it holds too few."""
     need: dict[Card, int] = {}
     for c in cards:
         need[c] = need.get(c, 0) + 1
     for c, n in need.items():
-        if dict.get(hand, c, 0) < n:
+        if hand.get(c, 0) < n:
             return None
     return need
 
@@ -573,7 +584,7 @@ def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, dict[Card, 
         cards = rest
     need = _need(held, cards)
     if need is None:
-        missing = Counter(cards) - held
+        missing = Counter(cards) - Counter(held)
         raise _fail(state, ev, f"cards not in hand: {_fmt(sorted(missing.elements()))}")
     return player, need
 
@@ -721,7 +732,7 @@ def _check_discard_card(state: GameState, ev: Discarded, player: int, size: int)
         raise _fail(state, ev, f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile")
     if state.top_due is not None:
         raise _fail(state, ev, f"the top card {state.top_due} taken from the pile must be melded before the turn ends")
-    if state.hands[player][ev.card] <= 0:
+    if ev.card not in state.hands[player]:
         raise _fail(state, ev, f"{ev.card} is not in the hand")
     if state.single_taken is not None and ev.card == state.single_taken:
         raise _fail(state, ev, f"no single-card return: {ev.card} was the one card taken from the pile")
@@ -856,7 +867,7 @@ def _apply_hand_started(state: GameState, ev: HandStarted) -> None:
         state.first_of_game = ev.first
     state.to_play = ev.first
     state.turn = 0
-    state.hands = [Counter(h) for h in ev.hands]
+    state.hands = [_counted(h) for h in ev.hands]
     state.stock = list(reversed(ev.stock))
     state.pile = list(ev.discard)
     state.deads = [tuple(d) for d in ev.deads]
@@ -917,8 +928,16 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
     state.phase = "play"
 
 
-def _add_cards(hand: Counter[Card], cards: Iterable[Card]) -> None:
-    """`hand.update(cards)` without Counter's Python-level `update` (its ABC check and dispatch)."""
+def _counted(cards: Iterable[Card]) -> Hand:
+    """Return the hand holding `cards`."""
+    hand: Hand = {}
+    for c in cards:
+        hand[c] = hand.get(c, 0) + 1
+    return hand
+
+
+def _add_cards(hand: Hand, cards: Iterable[Card]) -> None:
+    """Add `cards` to the hand."""
     get = hand.get
     for c in cards:
         hand[c] = get(c, 0) + 1
@@ -942,7 +961,7 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
         if n:
             hand[c] = n
         else:
-            pop(c)  # dict.pop: Counter's own `del` is a Python-level method
+            pop(c)
     if not hand:
         team = team_of(player)
         if state.can_take_dead(team):
@@ -1180,7 +1199,7 @@ def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
         if count_hands:
             for seat in range(state.n_players):
                 if team_of(seat) == team:
-                    (dead_cards if seat == unused else hand_cards).extend(state.hands[seat].elements())
+                    (dead_cards if seat == unused else hand_cards).extend(_elements(state.hands[seat]))
             if state.pending_top is not None and team_of(state.to_play) == team:
                 hand_cards.append(state.pending_top)
                 hand_cards.extend(state.pending_rest)
@@ -1219,7 +1238,7 @@ def _top_plays(
     (`next_play`), 0 once it has joined the hand (`turn_end`).
     """
     held = state.hands[player]
-    hand: Counter[Card] = Counter()  # the cards held plus the top (built in one pass)
+    hand: Hand = {}  # the cards held plus the top (built in one pass)
     if is_wild_card(top):
         for c, n in held.items():
             if n > 0:
@@ -1307,7 +1326,7 @@ def _raw_plays(state: GameState, player: int) -> Iterator[_Play]:
 
 
 def _layoff_plays(
-    state: GameState, hand: Counter[Card], team: int, top: Card | None
+    state: GameState, hand: Hand, team: int, top: Card | None
 ) -> Iterator[_Play]:
     """Yield the team's candidate lay-offs from `hand` (with `top` in them, when given)."""
     held: tuple[Card, ...] | None = None
@@ -1318,7 +1337,7 @@ def _layoff_plays(
         if top is not None and not may_lay_off(m.shape.cards, top, rules):
             continue  # no lay-off on this meld can hold the top: none is generated
         if held is None:
-            held = tuple(sorted(hand.elements()))
+            held = tuple(sorted(_elements(hand)))
         # a meld's shape is `classify` of its cards: `candidate_layoffs` without classifying again
         for layoff in shape_layoffs(held, m.shape.cards, m.shape, rules):
             if top is None or top in layoff:
@@ -1457,7 +1476,7 @@ def all_cards(state: GameState) -> Counter[Card]:
     """Return the multiset of every card on the table, for conservation checks."""
     total: Counter[Card] = Counter()
     for h in state.hands:
-        total.update(h.elements())
+        total.update(_elements(h))
     total.update(state.stock)
     total.update(state.pile)
     for d in state.deads:

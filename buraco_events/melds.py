@@ -383,7 +383,7 @@ _RUNS_CACHE: dict[tuple[int, int, bool, tuple[int, ...], int, bool], tuple[tuple
 _RUNS_CACHE_MAX = 1 << 16
 
 
-def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]:
+def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, ...]]:
     """Return every candidate new meld from a hand, each a sorted card tuple.
 
     Runs: every interval of positions of one suit held in full, or missing one position filled

@@ -16,8 +16,7 @@ the table sees (a draw does not name its card; a closed pile shows its top card 
 from __future__ import annotations
 
 import operator
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -189,7 +188,7 @@ def _meld_views(melds: list[Meld], rules: Rules) -> tuple[MeldView, ...]:
 _DISPLAY_ORDER = {c: sort_key(c) for c in ALL_CARDS}
 
 
-def _display_hand(hand: Counter[Card]) -> tuple[Card, ...]:
+def _display_hand(hand: Mapping[Card, int]) -> tuple[Card, ...]:
     """Return the cards held in display order: `sorted(hand.elements())` by `sort_key`, the
     distinct cards sorted and then repeated (cheaper than a key call per card of `elements`)."""
     out: list[Card] = []

@@ -143,8 +143,8 @@ class Table:
         self.do("discarded", card=drew.card)  # type: ignore[attr-defined]
 
     def hand(self, seat: int) -> Counter[str]:
-        """Return a seat's hand."""
-        return self.state.hands[seat]
+        """Return a seat's hand as a Counter (a copy: absent cards count 0)."""
+        return Counter(self.state.hands[seat])
 
 
 def sheet(score: TeamScore) -> tuple[int, int, int, int, int, int]:

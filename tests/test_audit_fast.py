@@ -11,6 +11,7 @@ end). Reports, findings and counts must be equal.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def summary(result: Audit) -> bytes:
     found = None if finding is None else (
         msgspec.json.encode(finding.problem), finding.line, finding.seat,
         None if finding.event is None else msgspec.json.encode(finding.event),
-        finding.state.next_seq, finding.state.phase, sorted(finding.state.hands[0].elements())
+        finding.state.next_seq, finding.state.phase, sorted(Counter(finding.state.hands[0]).elements())
         if finding.state.hands else None,
     )
     return msgspec.json.encode(result.report) + repr(

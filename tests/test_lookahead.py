@@ -127,7 +127,7 @@ def due_decisions(state: GameState, player: int) -> tuple[bool, bool]:
     """
     top = state.pile[-1]
     trial = state.copy()
-    trial.hands[player].update(state.pile)
+    trial.hands[player] = dict(Counter(trial.hands[player]) + Counter(state.pile))
     trial.pile, trial.top_due, trial.phase = [], top, "play"
     return _top_still_playable(trial, player, top), _any_play(trial, top_plays_only=True)
 

@@ -84,7 +84,7 @@ def shuffle_hidden(state: GameState, seat: int, rng: random.Random) -> GameState
     pool: list[str] = []
     for kind, i, _ in zones:
         if kind == "hand":
-            pool += list(state.hands[i].elements())
+            pool += list(Counter(state.hands[i]).elements())
         elif kind == "stock":
             pool += state.stock
         elif kind == "dead":
@@ -130,7 +130,7 @@ def test_a_view_hides_what_the_rules_hide(games):
         if state.phase not in PLAYING_PHASES:
             continue
         view = player_view(state, 0)
-        assert view.hands[0] == tuple(sorted_cards(state.hands[0].elements()))
+        assert view.hands[0] == tuple(sorted_cards(Counter(state.hands[0]).elements()))
         assert all(isinstance(h, int) for s, h in enumerate(view.hands) if s != 0)
         assert view.pile.cards is None and view.pile.size == len(state.pile)
         assert all(isinstance(d.cards, int) for d in view.deads)

@@ -81,7 +81,7 @@ def random_meld(state: GameState, rng: random.Random) -> Event | None:
     """Return a meld of 3-5 random cards of the mover's hand, or None outside the play phase."""
     if state.phase != "play":
         return None
-    held = list(state.hands[state.to_play].elements())
+    held = list(Counter(state.hands[state.to_play]).elements())
     if len(held) < 3:
         return None
     cards = tuple(rng.sample(held, rng.randint(3, min(5, len(held)))))

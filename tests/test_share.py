@@ -178,7 +178,7 @@ def deal_swaps(events: list, seat: int, rng: random.Random, want: int) -> list[l
         for h, cards in enumerate(deal.hands):
             if h != seat:
                 spots += [("hands", h, i) for i, c in enumerate(cards)
-                          if min(st.hands[h][c] for st in states) >= 1]
+                          if min(st.hands[h].get(c, 0) for st in states) >= 1]
     if not refilled:
         spots += [("stock", -1, i) for i in range(draws, len(deal.stock))]  # index 0 = the top
     spots += [("deads", d, i) for d in (0, 1) if states[-1].deads[d] is not None

@@ -153,6 +153,12 @@ def close_without_clean(state: GameState) -> Event | None:
     return None
 
 
+def _give(hand: dict[str, int], cards: list[str]) -> None:
+    """Add `cards` to a state's hand (a card -> count dict)."""
+    for c in cards:
+        hand[c] = hand.get(c, 0) + 1
+
+
 def skip_pile_top(state: GameState) -> Event | None:
     """After taking the closed pile, meld without its top card (RULES 2: the top must go first)."""
     top = state.pending_top
@@ -162,12 +168,12 @@ def skip_pile_top(state: GameState) -> Event | None:
     seat = state.to_play
     # what the lying server did: the whole pile joined the hand at once
     trial = state.copy()
-    trial.hands[seat].update([top, *trial.pending_rest])
+    _give(trial.hands[seat], [top, *trial.pending_rest])
     trial.pending_top, trial.pending_rest = None, []
     for ev in candidate_plays(trial):
         if isinstance(ev, Melded) and top not in ev.cards:
             expect_illegal(honest, ev, "closed pile: the top card")
-            state.hands[seat].update([top, *state.pending_rest])
+            _give(state.hands[seat], [top, *state.pending_rest])
             state.pending_top, state.pending_rest = None, []
             return ev
     return None
@@ -261,7 +267,7 @@ def build(out_dir: Path) -> dict[str, Expected]:
     ev = honest[k]
     assert isinstance(ev, Discarded)
     held = replayed(honest, k).hands[ev.player]
-    other = next(c for c in ALL_CARDS if held[c] == 0)
+    other = next(c for c in ALL_CARDS if c not in held)
     edited = msgspec.structs.replace(decode_event(lines[k]), card=other)
     lines[k] = encode_event(edited)
     files["changed_card.jsonl"] = lines
