@@ -604,9 +604,12 @@ def _check_after_play(
 
     `meld` builds the played meld as it would stand, only when closing needs it.
     """
-    left = sum(state.hands[player].values()) - sum(need.values()) + len(state.pending_rest)
+    hand = state.hands[player]
+    if state.single_taken is None and state.top_due is None and len(hand) - len(need) >= 2:
+        return  # the common case: two distinct cards the play leaves alone stay, no constraint
+    left = sum(hand.values()) - sum(need.values()) + len(state.pending_rest)
     if left > 1 and state.single_taken is None and state.top_due is None:
-        return  # the common case: more than one card stays, nothing taken that constrains it
+        return  # more than one card stays, nothing taken that constrains it
     team = team_of(player)
     if left == 0:
         if state.rules.dead_by_discard:
@@ -723,11 +726,20 @@ def _check_discarded(state: GameState, ev: Discarded) -> None:
     if state.phase != "play":
         _expect_phase(state, ev, "play")
     player = _expect_turn(state, ev)
-    _check_discard_card(state, ev, player, sum(state.hands[player].values()))
+    _check_discard_card(state, ev, player, _holds_one(state.hands[player]))
 
 
-def _check_discard_card(state: GameState, ev: Discarded, player: int, size: int) -> None:
-    """Check the card of a discard by the player to move, who holds `size` cards."""
+def _holds_one(hand: Hand) -> bool:
+    """Return whether the hand holds exactly one card."""
+    if len(hand) != 1:
+        return False
+    for n in hand.values():
+        return n == 1
+    return False
+
+
+def _check_discard_card(state: GameState, ev: Discarded, player: int, last: bool) -> None:
+    """Check the card of a discard by the player to move; `last`: it is the one card held."""
     if state.pending_top is not None:
         raise _fail(state, ev, f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile")
     if state.top_due is not None:
@@ -736,7 +748,7 @@ def _check_discard_card(state: GameState, ev: Discarded, player: int, size: int)
         raise _fail(state, ev, f"{ev.card} is not in the hand")
     if state.single_taken is not None and ev.card == state.single_taken:
         raise _fail(state, ev, f"no single-card return: {ev.card} was the one card taken from the pile")
-    if size == 1:
+    if last:
         team = team_of(player)
         if state.can_take_dead(team):
             return  # indirect dead
@@ -1349,13 +1361,13 @@ def legal_discards(state: GameState) -> list[Discarded]:
     if state.phase != "play" or state.pending_top is not None:
         return []
     player, seq = state.to_play, state.next_seq
-    size = state.hand_size(player)
+    last = _holds_one(state.hands[player])
     out = []
     for card in sorted(state.hands[player]):
         ev = Discarded(seq=seq, player=player, card=card)
         try:
             # what `check` runs once the seq, the phase and the turn hold, as they do here
-            _check_discard_card(state, ev, player, size)
+            _check_discard_card(state, ev, player, last)
         except IllegalMove:
             continue
         out.append(ev)

@@ -64,6 +64,7 @@ def top_candidates(
     yield from _top_alone(top, team_melds, rules)
     # the hand as `engine._top_plays` filters it: the top's suit, its rank and the wilds
     suit_counts = [0] * 14  # index = rank 1..13 of the top's suit (2s included)
+    n_suit = n_top  # their sum
     same_rank: list[Card] = []  # the naturals of the top's rank, with repeats
     wilds: list[Card] = []
     wild_counts: list[int] = []
@@ -76,6 +77,7 @@ def top_candidates(
             wild_counts.append(n)
         if SUIT[c] == suit:
             suit_counts[r] += n
+            n_suit += n
         elif r == rank:
             same_rank.extend([c] * n)
     suit_counts[rank] += n_top
@@ -84,7 +86,7 @@ def top_candidates(
         order = sorted(range(len(wilds)), key=lambda i: _WILD_ORDER[wilds[i]])
         wilds = [wilds[i] for i in order]
         wild_counts = [wild_counts[i] for i in order]
-    if sum(suit_counts) >= 2:  # RULES 3.1: a run needs two natural cards
+    if n_suit >= 2:  # RULES 3.1: a run needs two natural cards
         for cards in _runs_through(suit, rank, suit_counts, wilds, wild_counts, rules):
             yield "meld", -1, cards
     if rules.sets:
