@@ -313,6 +313,44 @@ def _shallow(state: GameState) -> GameState:
     return new
 
 
+class _RuleBits:
+    """The rule fields the engine reads on every turn, as native attributes of a compiled class.
+
+    `Rules` is a msgspec Struct, whose fields the compiled engine reads by a generic attribute
+    lookup; these are read once per rules object (`_bits`).
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.stock_refill = rules.stock_end == "refill"
+        self.stock_two_left = rules.stock_end == "two_left"
+        self.pile_open = rules.pile == "open"
+        self.closed_next_play = rules.pile == "closed" and rules.pile_top_use == "next_play"
+        self.no_single_card_return = rules.no_single_card_return
+        self.stalemate_rounds = rules.stalemate_rounds
+        self.one_set_per_rank = rules.one_set_per_rank
+        self.wild_top_new_meld_only = rules.wild_top_new_meld_only
+
+
+class _LastBits:
+    """The rule bits of the rules object asked last (a game asks with one rules object)."""
+
+    def __init__(self) -> None:
+        self.bits = _RuleBits(Rules())
+
+
+_LAST_BITS: Final = _LastBits()
+
+
+def _bits(rules: Rules) -> _RuleBits:
+    """Return the rule bits of `rules`."""
+    last = _LAST_BITS
+    bits = last.bits
+    if bits.rules is not rules:
+        bits = last.bits = _RuleBits(rules)
+    return bits
+
+
 def _fail(state: GameState, ev: Event, reason: str, public: str | None = None) -> IllegalMove:
     """Return the error for `ev`; `public` when `reason` names a card some seat cannot see."""
     return IllegalMove(ev.seq, getattr(ev, "player", None), state.phase, reason, public)
@@ -469,18 +507,19 @@ def _check_drew(state: GameState, ev: Drew) -> None:
 def _check_took_pile(state: GameState, ev: TookPile) -> None:
     _expect_phase(state, ev, "draw")
     _expect_turn(state, ev)
-    if not state.stock and state.rules.stock_end == "refill":
+    bits = _bits(state.rules)
+    if not state.stock and bits.stock_refill:
         raise _fail(state, ev, "the stock is empty: it is refilled (or the hand ends) first")
     _check_not_refilling(state, ev)
     if not state.pile:
         raise _fail(state, ev, "the discard pile is empty")
     if tuple(ev.cards) != tuple(state.pile):
         # a closed pile shows only its top: which cards differ is hidden
-        public = None if state.rules.pile == "open" else "took_pile cards differ from the pile"
+        public = None if bits.pile_open else "took_pile cards differ from the pile"
         raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}",
                     public)
-    if state.rules.pile == "open":
-        if len(state.pile) == 1 and state.rules.no_single_card_return:
+    if bits.pile_open:
+        if len(state.pile) == 1 and bits.no_single_card_return:
             trial = _trial_take(state, ev)
             if not (legal_discards(trial) or _any_play(trial)):
                 raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
@@ -591,8 +630,7 @@ def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, dict[Card, 
 
 def _kept(state: GameState, player: int, need: dict[Card, int]) -> set[Card]:
     """Return the distinct cards a play leaves in the hand (with a closed pile's rest)."""
-    get = need.get
-    kept = {c for c, n in state.hands[player].items() if n - get(c, 0) > 0}
+    kept = {c for c, n in state.hands[player].items() if n - need.get(c, 0) > 0}
     kept.update(state.pending_rest)
     return kept
 
@@ -687,7 +725,7 @@ def _check_melded(state: GameState, ev: Melded) -> None:
         raise _fail(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
     _hand_over(ev, None, rules, shape)
     team = team_of(player)
-    if shape.type == "set" and state.rules.one_set_per_rank:
+    if shape.type == "set" and _bits(rules).one_set_per_rank:
         if any(m.team == team and m.shape.type == "set" and m.shape.rank == shape.rank for m in state.melds):
             raise _fail(state, ev, "one set per rank: the team already has a set of that rank")
     _check_after_play(
@@ -715,7 +753,7 @@ def _check_laid_off(state: GameState, ev: LaidOff) -> None:
     top = state.pending_top or state.top_due
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
     if (
-        top is not None and state.rules.wild_top_new_meld_only and is_wild_card(top)
+        top is not None and _bits(rules).wild_top_new_meld_only and is_wild_card(top)
         and shape.wild == top and top in ev.cards
     ):
         raise _fail(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
@@ -744,10 +782,11 @@ def _check_discard_card(state: GameState, ev: Discarded, player: int, last: bool
         raise _fail(state, ev, f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile")
     if state.top_due is not None:
         raise _fail(state, ev, f"the top card {state.top_due} taken from the pile must be melded before the turn ends")
-    if ev.card not in state.hands[player]:
-        raise _fail(state, ev, f"{ev.card} is not in the hand")
-    if state.single_taken is not None and ev.card == state.single_taken:
-        raise _fail(state, ev, f"no single-card return: {ev.card} was the one card taken from the pile")
+    card = ev.card
+    if card not in state.hands[player]:
+        raise _fail(state, ev, f"{card} is not in the hand")
+    if state.single_taken is not None and card == state.single_taken:
+        raise _fail(state, ev, f"no single-card return: {card} was the one card taken from the pile")
     if last:
         team = team_of(player)
         if state.can_take_dead(team):
@@ -916,10 +955,11 @@ def _apply_drew(state: GameState, ev: Drew) -> None:
     stock = state.stock
     stock.pop()
     hand = state.hands[player]
-    hand[ev.card] = hand.get(ev.card, 0) + 1
+    card = ev.card
+    hand[card] = hand.get(card, 0) + 1
     state.turn_progress = True  # RULES 5: a stock draw is progress
     state.phase = "play"
-    if len(stock) == 2 and state.rules.stock_end == "two_left":
+    if len(stock) == 2 and _bits(state.rules).stock_two_left:
         state.last_turn = True  # RULES 5: this turn is the hand's last
 
 
@@ -927,15 +967,16 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
     _start_turn(state, ev.player)
     pile = state.pile
     state.pile = []
-    if state.rules.pile == "closed" and state.rules.pile_top_use == "next_play":
+    bits = _bits(state.rules)
+    if bits.closed_next_play:
         state.pending_top = pile[-1]
         state.pending_rest = pile[:-1]
-    elif state.rules.pile == "closed":
+    elif not bits.pile_open:
         _add_cards(state.hands[ev.player], pile)  # RULES 2, turn_end: the whole pile joins the hand
         state.top_due = pile[-1]
     else:
         _add_cards(state.hands[ev.player], pile)
-        if len(pile) == 1 and state.rules.no_single_card_return:
+        if len(pile) == 1 and bits.no_single_card_return:
             state.single_taken = pile[0]
     state.phase = "play"
 
@@ -950,9 +991,8 @@ def _counted(cards: Iterable[Card]) -> Hand:
 
 def _add_cards(hand: Hand, cards: Iterable[Card]) -> None:
     """Add `cards` to the hand."""
-    get = hand.get
     for c in cards:
-        hand[c] = get(c, 0) + 1
+        hand[c] = hand.get(c, 0) + 1
 
 
 def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
@@ -967,13 +1007,12 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
         _add_cards(hand, state.pending_rest)  # RULES 2: the rest joins the hand after that play
         state.pending_top = None
         state.pending_rest = []
-    get, pop = hand.get, hand.pop
-    for c in cards:  # `hand.subtract(cards)` and the zeros dropped, without generic dispatch
-        n = get(c, 0) - 1
+    for c in cards:  # each card leaves the hand, a card no longer held leaves the dict
+        n = hand[c] - 1
         if n:
             hand[c] = n
         else:
-            pop(c)
+            del hand[c]
     if not hand:
         team = team_of(player)
         if state.can_take_dead(team):
@@ -990,15 +1029,17 @@ def _apply_melded(state: GameState, ev: Melded) -> None:
     else:
         shape = classify(ev.cards, rules)
     assert shape is not None
-    canasta_seq = ev.seq if len(shape.cards) >= CANASTA_SIZE else None
+    seq, player = ev.seq, ev.player
+    canasta_seq = seq if len(shape.cards) >= CANASTA_SIZE else None
     state.melds.append(
-        Meld(ev.meld, team_of(ev.player), shape, ev.player, ev.seq, state.turn, state.turn, canasta_seq)
+        Meld(ev.meld, team_of(player), shape, player, seq, state.turn, state.turn, canasta_seq)
     )
-    _after_play(state, ev.player, ev.cards)
+    _after_play(state, player, ev.cards)
 
 
 def _apply_laid_off(state: GameState, ev: LaidOff) -> None:
-    old = state.melds[ev.meld]
+    meld_id = ev.meld
+    old = state.melds[meld_id]
     rules = state.rules
     memo = _handoff
     if memo[0] is ev and memo[2] is rules and memo[1] is old:
@@ -1009,7 +1050,7 @@ def _apply_laid_off(state: GameState, ev: LaidOff) -> None:
     canasta_seq = old.canasta_seq
     if canasta_seq is None and len(shape.cards) >= CANASTA_SIZE:
         canasta_seq = ev.seq
-    state.melds[ev.meld] = old.with_shape(shape, state.turn, canasta_seq)
+    state.melds[meld_id] = old.with_shape(shape, state.turn, canasta_seq)
     _after_play(state, ev.player, ev.cards)
 
 
@@ -1020,7 +1061,7 @@ def _end_turn(state: GameState) -> None:
     state.quiet_turns = 0 if state.turn_progress else state.quiet_turns + 1
     state.turn_progress = False
     n = len(state.players)
-    rounds = state.rules.stalemate_rounds
+    rounds = _bits(state.rules).stalemate_rounds
     if rounds and state.quiet_turns >= rounds * n:
         state.end_reason, state.phase = "stalemate", "hand_end"  # RULES 5: no progress
         return
@@ -1031,20 +1072,21 @@ def _end_turn(state: GameState) -> None:
 
 
 def _apply_discarded(state: GameState, ev: Discarded) -> None:
-    hand = state.hands[ev.player]
+    player = ev.player
+    hand = state.hands[player]
     card = ev.card
-    n = hand.get(card, 0) - 1
+    n = hand[card] - 1
     if n:
         hand[card] = n
     else:
-        hand.pop(card)
+        del hand[card]
     state.pile.append(card)
     if hand:
         _end_turn(state)
-    elif state.can_take_dead(team_of(ev.player)):
+    elif state.can_take_dead(team_of(player)):
         state.phase, state.dead_mode = "dead", "indirect"
     else:
-        state.closed_by, state.end_reason, state.phase = ev.player, "closed", "hand_end"
+        state.closed_by, state.end_reason, state.phase = player, "closed", "hand_end"
 
 
 def _apply_took_dead(state: GameState, ev: TookDead) -> None:
