@@ -184,13 +184,13 @@ class GreedyBot:
         discards: list[Action] | None = None
         for negative, i in ranked:
             if negative >= 0 and discards is None:
-                discards = [a for a, _ in choices.discards()]
+                discards = choices.discard_actions()
                 if discards:
                     break
             if choices.play_event(i) is not None:
                 return candidates[i]
         if discards is None:
-            discards = [a for a, _ in choices.discards()]
+            discards = choices.discard_actions()
         return ctx.cheapest_discard(discards)
 
 

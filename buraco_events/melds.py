@@ -514,12 +514,7 @@ def shape_layoffs(
     # only the cards that may take part in a lay-off on this meld (`MeldFits.relevant`)
     relevant_cards = entry.relevant
     relevant = tuple([c for c in held if c in relevant_cards])  # a list comprehension: no generator frames
-    if not relevant:
-        return ()
-    found = entry.layoffs.get(relevant)
-    if found is None:
-        found = entry.layoffs[relevant] = _new_layoffs(entry, meld, relevant, rules)
-    return found
+    return entry.layoffs_of(relevant)
 
 
 class MeldFits:
@@ -527,6 +522,8 @@ class MeldFits:
 
     def __init__(self, meld: tuple[Card, ...], rules: Rules) -> None:
         self.rules = rules
+        #: the meld's cards as given (the key of its entry)
+        self.meld = meld
         self.shape = classify(meld, rules)
         #: the meld's cards sorted as strings: a card is inserted, not the whole sorted again
         self.sorted = tuple(sorted(meld))
@@ -561,6 +558,16 @@ class MeldFits:
             self.fits[card] = fit
         return fit
 
+
+    def layoffs_of(self, relevant: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+        """Return the lay-offs onto the meld from the hand cards `relevant` (the hand's cards
+        in `relevant`, sorted): `shape_layoffs`, kept per those cards."""
+        if not relevant:
+            return ()
+        found = self.layoffs.get(relevant)
+        if found is None:
+            found = self.layoffs[relevant] = _new_layoffs(self, self.meld, relevant, self.rules)
+        return found
 
     def grown(self, cards: tuple[Card, ...]) -> MeldShape | None:
         """Return `classify(meld + cards)`: the meld grown by a lay-off, kept per addition (a
