@@ -623,8 +623,8 @@ def _new_layoffs(
     hand: dict[Card, int] = {}  # a plain dict: cheaper than a Counter on this cache-miss path
     for c in relevant:
         hand[c] = hand.get(c, 0) + 1
-    fit = entry.fit
-    singles = [(c,) for c in hand if fit(c)]  # checked already: no classify below
+    # `entry.fit`, not a bound method kept aside: compiled, that is a direct native call
+    singles = [(c,) for c in hand if entry.fit(c)]  # checked already: no classify below
     longer: set[tuple[Card, ...]] = set()
     if shape.type == "run":
         row = _POS_CARDS[shape.suit or ""]
