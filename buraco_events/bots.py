@@ -184,13 +184,13 @@ class GreedyBot:
         discards: list[Action] | None = None
         for negative, i in ranked:
             if negative >= 0 and discards is None:
-                discards = [a for a, _ in choices.discards()]
+                discards = choices.discard_actions()
                 if discards:
                     break
             if choices.play_event(i) is not None:
                 return candidates[i]
         if discards is None:
-            discards = [a for a, _ in choices.discards()]
+            discards = choices.discard_actions()
         return ctx.cheapest_discard(discards)
 
 
@@ -209,7 +209,8 @@ class _Context:
         pending_rest = view.pending.rest if view.pending is not None else ()
         self.pending_n = len(pending_rest) if isinstance(pending_rest, tuple) else pending_rest
         self.hand_n = len(held)
-        self.melds: dict[int, MeldView] = {m.id: m for m in view.melds}
+        #: the melds by id (built on first use: most decisions score no lay-off)
+        self._melds: dict[int, MeldView] | None = None
         self.values = _value_table(rules)
         self.late = _is_late(view, rules)
         self._view = view
@@ -218,6 +219,16 @@ class _Context:
         self._old: dict[int, tuple[int, bool, int]] = {}
         #: the team's index of the melds' kept entries, for `keep_melds` (set on first use)
         self._index: _MeldIndex | None = None
+        #: naturals held per slot (`_SLOT`) and per rank, set by `cheapest_discard`
+        self.counts: list[int] = []
+        self.rank_counts: list[int] = []
+
+    def meld(self, meld_id: int) -> MeldView:
+        """Return the meld `meld_id` of the view."""
+        melds = self._melds
+        if melds is None:
+            melds = self._melds = {m.id: m for m in self._view.melds}
+        return melds[meld_id]
 
     def value(self, card: Card) -> int:
         """Return the card's points."""
@@ -236,7 +247,7 @@ class _Context:
         """Return (bonus, dirty, clean length) of a meld on the table, once per decision."""
         old = self._old.get(meld_id)
         if old is None:
-            m = self.melds[meld_id]
+            m = self.meld(meld_id)
             old = self._old[meld_id] = (_bonus(m.kind, self.rules), not m.clean, len(m.cards) if m.clean else 0)
         return old
 
@@ -251,7 +262,7 @@ class _Context:
         else:
             meld_id = action.meld or 0
             # `classify(meld + cards)`, kept by the meld's entry across decisions
-            shape = meld_fits(self.melds[meld_id].cards, rules).grown(cards)
+            shape = meld_fits(self.meld(meld_id).cards, rules).grown(cards)
             old_bonus, old_dirty, old_clean_len = self._old_meld(meld_id)
         assert shape is not None, "the engine offers only plays that make a meld"
         if left == 0:
@@ -277,14 +288,16 @@ class _Context:
 
     def cheapest_discard(self, discards: list[Action]) -> Action:
         """Return the discard whose card is worth least to keep (hand worth plus meld fits)."""
-        # rank -> number held, per suit and overall (plain dicts: read with .get, a cheap miss)
-        self.by_suit: dict[str, dict[int, int]] = {s: {} for s in SUITS}
-        self.by_rank: dict[int, int] = {}
+        # naturals held per (suit, rank) slot and per rank, in flat int lists (`_SLOT`)
+        counts = [0] * 64
+        by_rank = [0] * 14
+        slot_of = _SLOT
         for c in self.held:  # card by card: the same counts as per distinct card times held
-            if not is_wild_card(c):
-                rank, same_suit = RANK[c], self.by_suit[SUIT[c]]
-                same_suit[rank] = same_suit.get(rank, 0) + 1
-                self.by_rank[rank] = self.by_rank.get(rank, 0) + 1
+            slot = slot_of[c]
+            if slot >= 0:
+                counts[slot] += 1
+                by_rank[slot & 15] += 1
+        self.counts, self.rank_counts = counts, by_rank
         # branch and bound: the meld checks only add to a card's worth, so once a card's full
         # worth is below every other card's cheap worth, no other card needs the meld checks
         ranked = sorted([(self.keep_base(a.cards[0]), i) for i, a in enumerate(discards)])
@@ -298,19 +311,20 @@ class _Context:
         return best
 
     def keep_base(self, card: Card) -> float:
-        """Return a card's worth from the hand alone: wilds, neighbours, same rank, its value."""
+        """Return a card's worth from the hand alone: wilds, neighbours, same rank, its value
+        (read from the counts `cheapest_discard` made)."""
         value = self.values[card]
-        if is_wild_card(card):
+        slot = _SLOT[card]
+        if slot < 0:
             return _KEEP_WILD + value
         score = 0.0
-        rank = RANK[card]
-        held = self.by_suit[SUIT[card]]
-        for r, weight in _NEAR_WEIGHTS[rank]:
-            n = held.get(r, 0)
+        counts = self.counts
+        for near, weight in _NEAR_SLOTS[slot]:
+            n = counts[near]
             if n:
                 score += weight * n
         if self.rules.sets:
-            score += _SAME_RANK * (self.by_rank.get(rank, 0) - 1)
+            score += _SAME_RANK * (self.rank_counts[slot & 15] - 1)
         return score - (2 * value if self.late else value / 2)
 
     def _index_melds(self) -> _MeldIndex:
@@ -439,6 +453,18 @@ _NEAR = {r: {d: _neighbours(r, d) for d in (1, 2)} for r in range(1, 14)}
 _NEAR_WEIGHTS: dict[int, tuple[tuple[int, int], ...]] = {
     r: tuple((near, _NEIGHBOUR[d]) for d in (1, 2) for near in _NEAR[r][d]) for r in range(1, 14)
 }
+
+
+#: each card's slot in `_Context.cheapest_discard`'s counts: suit index * 16 + rank for a
+#: natural, -1 for a wild (a joker or a 2)
+_SLOT: dict[Card, int] = {
+    c: -1 if is_wild_card(c) else SUITS.index(SUIT[c]) * 16 + RANK[c] for c in ALL_CARDS
+}
+#: per natural's slot: the (slot, weight) of its neighbours (`_NEAR_WEIGHTS` in its suit)
+_NEAR_SLOTS: list[tuple[tuple[int, int], ...]] = [
+    tuple((slot - slot % 16 + r, w) for r, w in _NEAR_WEIGHTS[slot % 16]) if 1 <= slot % 16 <= 13 else ()
+    for slot in range(64)
+]
 
 
 def _bonus(kind: CanastaKind | MeldKind | None, rules: Rules) -> int:

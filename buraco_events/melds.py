@@ -532,12 +532,7 @@ def shape_layoffs(
     # only the cards that may take part in a lay-off on this meld (`MeldFits.relevant`)
     relevant_cards = entry.relevant
     relevant = tuple([c for c in held if c in relevant_cards])  # a list comprehension: no generator frames
-    if not relevant:
-        return ()
-    found = entry.layoffs.get(relevant)
-    if found is None:
-        found = entry.layoffs[relevant] = _new_layoffs(entry, meld, relevant, rules)
-    return found
+    return entry.layoffs_of(relevant)
 
 
 class MeldFits:
@@ -545,6 +540,8 @@ class MeldFits:
 
     def __init__(self, meld: tuple[Card, ...], rules: Rules) -> None:
         self.rules = rules
+        #: the meld's cards as given (the key of its entry)
+        self.meld = meld
         self.shape = classify(meld, rules)
         #: the meld's cards sorted as strings: a card is inserted, not the whole sorted again
         self.sorted = tuple(sorted(meld))
@@ -579,6 +576,16 @@ class MeldFits:
             self.fits[card] = fit
         return fit
 
+
+    def layoffs_of(self, relevant: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+        """Return the lay-offs onto the meld from the hand cards `relevant` (the hand's cards
+        in `relevant`, sorted): `shape_layoffs`, kept per those cards."""
+        if not relevant:
+            return ()
+        found = self.layoffs.get(relevant)
+        if found is None:
+            found = self.layoffs[relevant] = _new_layoffs(self, self.meld, relevant, self.rules)
+        return found
 
     def grown(self, cards: tuple[Card, ...]) -> MeldShape | None:
         """Return `classify(meld + cards)`: the meld grown by a lay-off, kept per addition (a
@@ -634,8 +641,8 @@ def _new_layoffs(
     hand: dict[Card, int] = {}  # a plain dict: cheaper than a Counter on this cache-miss path
     for c in relevant:
         hand[c] = hand.get(c, 0) + 1
-    fit = entry.fit
-    singles = [(c,) for c in hand if fit(c)]  # checked already: no classify below
+    # `entry.fit`, not a bound method kept aside: compiled, that is a direct native call
+    singles = [(c,) for c in hand if entry.fit(c)]  # checked already: no classify below
     longer: set[tuple[Card, ...]] = set()
     if shape.type == "run":
         row = _POS_CARDS[shape.suit or ""]

@@ -201,6 +201,37 @@ def _display_hand(hand: Mapping[Card, int]) -> tuple[Card, ...]:
     return tuple(out)
 
 
+class _LastDeads:
+    """The dead views of the last `player_view` and what they were built from: the deads change
+    a few times a hand, the views are asked at every decision."""
+
+    key: tuple[Any, ...] = ()
+    views: tuple[DeadView, ...] = ()
+
+
+def _dead_views(state: GameState, hidden: bool) -> tuple[DeadView, ...]:
+    """Return the views of the deads (`hidden`: as a seat sees them, with counts for cards)."""
+    deads, takers, unused_seat = state.deads, state.dead_taker, state.unused_seat
+    # the deads' tuples are immutable and a dead only ever goes (to None): identity says enough
+    key = (hidden, *deads, *takers, *state.dead_fate, *unused_seat)
+    last = _LastDeads
+    if last.key == key:
+        return last.views
+    views = []
+    for i, d in enumerate(deads):
+        taker = takers[i]
+        if d is not None:
+            views.append(DeadView(taken_by=None, fate=None, cards=len(d) if hidden else tuple(d)))
+        else:
+            unused = taker is not None and unused_seat[team_of(taker)] == taker
+            views.append(DeadView(taken_by=taker, fate=state.dead_fate[i], cards=0, unused=unused))
+    last.key, last.views = key, tuple(views)
+    return last.views
+
+
+_PLAYING = frozenset(PLAYING_PHASES)
+
+
 def player_view(state: GameState, seat: int | None = None, *, scores: bool = True) -> View:
     """Return what `seat` may see of the state (`None`: everything).
 
@@ -208,7 +239,8 @@ def player_view(state: GameState, seat: int | None = None, *, scores: bool = Tru
     totals of finished hands): what a bot needs, at a fraction of the cost.
     """
     rules = state.rules
-    playing = state.phase in PLAYING_PHASES
+    phase = state.phase
+    playing = phase in _PLAYING
     hands: list[tuple[Card, ...] | int] = []
     for s, h in enumerate(state.hands):
         if seat is None or s == seat or not playing:
@@ -216,20 +248,13 @@ def player_view(state: GameState, seat: int | None = None, *, scores: bool = Tru
         else:
             hands.append(sum(h.values()))
     melds = _meld_views(state.melds, rules)
-    pile_visible = seat is None or rules.pile == "open"
+    pile_cards = state.pile
     pile = PileView(
-        size=len(state.pile),
-        top=state.pile[-1] if state.pile else None,
-        cards=tuple(state.pile) if pile_visible else None,
+        size=len(pile_cards),
+        top=pile_cards[-1] if pile_cards else None,
+        cards=tuple(pile_cards) if seat is None or rules.pile == "open" else None,
     )
-    deads = []
-    for i, d in enumerate(state.deads):
-        taker = state.dead_taker[i]
-        if d is not None:
-            deads.append(DeadView(taken_by=None, fate=None, cards=tuple(d) if seat is None else len(d)))
-        else:
-            unused = taker is not None and state.unused_seat[team_of(taker)] == taker
-            deads.append(DeadView(taken_by=taker, fate=state.dead_fate[i], cards=0, unused=unused))
+    deads = _dead_views(state, seat is not None)
     pending = None
     if state.pending_top is not None:
         rest: tuple[Card, ...] | int = (
@@ -238,9 +263,10 @@ def player_view(state: GameState, seat: int | None = None, *, scores: bool = Tru
         pending = PendingView(top=state.pending_top, rest=rest)
     counted = True
     sheet: tuple[TeamScore, ...]
+    totals = tuple(state.totals)
     if not scores:
-        sheet, running, counted = (), tuple(state.totals), False
-    elif state.phase in (*PLAYING_PHASES, "hand_end"):
+        sheet, running, counted = (), totals, False
+    elif playing or phase == "hand_end":
         if seat is not None and playing:
             # the sheet without the cards held (the part of RULES 7 nobody else may see)
             sheet, counted = table_scores(state), False
@@ -249,12 +275,12 @@ def player_view(state: GameState, seat: int | None = None, *, scores: bool = Tru
         running = tuple(t + sc.total for t, sc in zip(state.totals, sheet, strict=True))
     else:
         sheet = state.hand_results[-1] if state.hand_results else ()
-        running = tuple(state.totals)
+        running = totals
     return View(
         seq=state.next_seq - 1, game_id=state.game_id, variant=state.variant,
         players=state.players, seat=seat, hand=state.hand_no, to_play=state.to_play,
-        phase=state.phase, hands=tuple(hands), melds=melds, pile=pile, stock=len(state.stock),
-        deads=tuple(deads), pending=pending, top_due=state.top_due, scores=running, totals=tuple(state.totals),
+        phase=phase, hands=tuple(hands), melds=melds, pile=pile, stock=len(state.stock),
+        deads=deads, pending=pending, top_due=state.top_due, scores=running, totals=totals,
         hand_scores=tuple(sheet), hands_counted=counted, winner=state.winner,
     )
 

@@ -62,8 +62,9 @@ from .events import (
     TookPile,
     event_type,
 )
+from .melds import MeldFits, candidate_melds, meld_fits
 from .projections import View, player_view
-from .rules import Rules, canonical_variant, check_players, find_rules
+from .rules import Rules, canonical_variant, check_players, find_rules, team_of
 
 #: a hand longer than this many turns is a bug in a bot or the engine, never a real game
 MAX_TURNS_PER_HAND = 2000
@@ -160,6 +161,89 @@ def _play_action(play: Play) -> Action:
     return action
 
 
+def _discard_action(card: Card) -> Action:
+    """Return the (shared) action discarding `card`."""
+    action = _DISCARDS.get(card)
+    if action is None:
+        action = _DISCARDS[card] = Action("discard", (card,))
+    return action
+
+
+def _sorted_held(hand: Mapping[Card, int]) -> tuple[Card, ...]:
+    """Return `tuple(sorted(hand.elements()))`: the distinct cards sorted, then repeated."""
+    out: list[Card] = []
+    for c in sorted(hand):
+        n = hand[c]
+        if n == 1:
+            out.append(c)
+        elif n > 1:
+            out.extend([c] * n)
+    return tuple(out)
+
+
+#: the kept entry (`melds.meld_fits`) of each engine meld seen lately, by the meld's id(): an
+#: engine meld is immutable (a lay-off replaces it), so the entry holds it alive and an identity
+#: match means the same cards, without hashing them
+_MELD_ENTRIES: dict[int, tuple[object, Rules, MeldFits]] = {}
+_MELD_ENTRIES_MAX = 4096
+
+
+def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
+    """Return `engine.raw_plays` (no closed-pile top waiting) and the action of each play.
+
+    The same plays in the same order: the hand's new melds (`melds.candidate_melds`, sorted),
+    then, per team meld in table order, its lay-offs (`melds.shape_layoffs`, sorted). Lay-offs
+    come from the meld's kept entry found by identity; their plays and actions are kept with
+    the entry's answer for those cards, so a decision that meets the same lay-offs again (the
+    next decision of the turn, or of the next turn) builds nothing.
+    """
+    player, rules = state.to_play, state.rules
+    hand = state.hands[player]
+    raw: list[Play] = []
+    actions: list[Action] = []
+    for cards in candidate_melds(hand, rules):
+        play: Play = ("meld", None, cards)
+        raw.append(play)
+        actions.append(_play_action(play))
+    team = team_of(player)
+    held: tuple[Card, ...] | None = None
+    entries = _MELD_ENTRIES
+    for m in state.melds:
+        if m.team != team:
+            continue
+        hit = entries.get(id(m))
+        if hit is not None and hit[0] is m and hit[1] is rules:
+            entry = hit[2]
+        else:
+            entry = meld_fits(m.shape.cards, rules)
+            if len(entries) >= _MELD_ENTRIES_MAX:
+                entries.clear()
+            entries[id(m)] = (m, rules, entry)
+        if held is None:
+            held = _sorted_held(hand)
+        relevant_cards = entry.relevant
+        relevant = tuple([c for c in held if c in relevant_cards])
+        found = entry.layoffs_of(relevant)
+        if not found:
+            continue
+        kept = _LAYOFF_PLAYS.get(id(found))
+        if kept is None or kept[0] is not found or kept[1] != m.id:
+            plays: list[Play] = [("lay_off", m.id, cards) for cards in found]
+            kept = (found, m.id, plays, [_play_action(play) for play in plays])
+            if len(_LAYOFF_PLAYS) >= _LAYOFF_PLAYS_MAX:
+                _LAYOFF_PLAYS.clear()
+            _LAYOFF_PLAYS[id(found)] = kept
+        raw.extend(kept[2])
+        actions.extend(kept[3])
+    return raw, actions
+
+
+#: the plays and actions of a meld's lay-offs, by the id() of the kept answer of
+#: `MeldFits.layoffs_of` (kept alive here) and the meld's id
+_LAYOFF_PLAYS: dict[int, tuple[tuple[tuple[Card, ...], ...], int, list[Play], list[Action]]] = {}
+_LAYOFF_PLAYS_MAX = 1 << 14
+
+
 def legal_actions(state: GameState) -> list[Action]:
     """Return the choices of the player to move (draw, play and dead phases)."""
     return [action for action, _ in legal_choices(state)]
@@ -196,6 +280,7 @@ class Choices:
         self._plays: list[Choice] | None = None
         self._discards: list[Choice] | None = None
         self._deads: list[Choice] | None = None
+        self._discard_actions: list[Action] | None = None
         self._raw: list[Play] | None = None
         self._candidates: list[Action] | None = None
         #: the check of each candidate so far: its event, or None when refused
@@ -215,8 +300,14 @@ class Choices:
         the others.
         """
         if self._candidates is None:
-            self._raw = raw_plays(self._state) if self.phase == "play" else []
-            self._candidates = [_play_action(play) for play in self._raw]
+            state = self._state
+            if self.phase != "play":
+                self._raw, self._candidates = [], []
+            elif state.pending_top is not None:  # a closed pile's top waits: the engine's own list
+                self._raw = raw_plays(state)
+                self._candidates = [_play_action(play) for play in self._raw]
+            else:
+                self._raw, self._candidates = _hand_plays(state)
         return self._candidates
 
     def play_event(self, index: int) -> Event | None:
@@ -247,6 +338,25 @@ class Choices:
             events = legal_discards(self._state) if self.phase == "play" else []
             self._discards = [(action_of(ev), ev) for ev in events]
         return self._discards
+
+    def discard_actions(self) -> list[Action]:
+        """Return the actions of `discards()`, in its order, building their events only when
+        `discards()` must check the cards one by one.
+
+        Where `engine.has_two_discards` holds (no closed-pile top waiting, two distinct cards or
+        more held besides the single card just taken) every card held but that one is legal, so
+        the actions come straight from the hand; `event_of` builds the chosen one's event.
+        """
+        if self._discard_actions is None:
+            state = self._state
+            if self._discards is None and self.phase == "play" and has_two_discards(state):
+                hand, taken = state.hands[state.to_play], state.single_taken
+                self._discard_actions = [
+                    _discard_action(c) for c in sorted(hand) if hand[c] > 0 and c != taken
+                ]
+            else:
+                self._discard_actions = [a for a, _ in self.discards()]
+        return self._discard_actions
 
     def deads(self) -> list[Choice]:
         """Return the dead phase's choices: the deads the player may take."""
@@ -302,6 +412,13 @@ class Choices:
             for i, offered in enumerate(candidates):
                 if offered == action:
                     return self.play_event(i)
+            return None
+        if kind == "discard" and self._discards is None and self._discard_actions is not None:
+            # offered by `discard_actions` without events: the event of the one chosen
+            for offered in self._discard_actions:
+                if offered is action or offered == action:
+                    state = self._state
+                    return Discarded(seq=state.next_seq, player=state.to_play, card=offered.cards[0])
             return None
         group = self.discards() if kind == "discard" else self.deads() if kind == "dead" else self.draws()
         for offered, event in group:  # the bot's own object first: no value __eq__ on the way
