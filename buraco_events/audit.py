@@ -300,11 +300,12 @@ class _Auditor:
 
     def take_regular(self, lines: Iterator[bytes]) -> tuple[int, bytes | None]:
         """Audit the regular lines that come next (`auditcore.Regular`) in few steps; return how
-        many were taken and the first line that is not one (None at the end), for `feed`.
+        many were taken and the first line that is not one (None at the end), which the reader
+        reads and `feed` audits (the reader's `FastRun`).
 
         What `feed` does for a regular line comes down to the counts below and the apply; any
         other line goes the general way, which finds and words whatever is irregular about it.
-        The replay must go on, the chain must have a line and no game_ended yet.
+        None is regular unless the replay goes on, a line was read and no game_ended yet.
         """
         last, next_seq = self.chain.position()
         if not self.live or last is None or self.ended is not None:

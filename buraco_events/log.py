@@ -435,7 +435,7 @@ ErrorPolicy = Callable[[LogError], None]
 #: read itself (after line 1, in a log of the current schema), it is given the iterator of the
 #: remaining lines; it takes as many lines as it wholly deals with itself, and returns how many
 #: it took and the first line it did not take (None when none is left), which the reader reads
-FastRun = Callable[[Iterator[bytes]], tuple[int, "bytes | None"]]
+FastRun = Callable[[Iterator[bytes]], tuple[int, bytes | None]]
 
 
 def strict(error: LogError) -> None:
