@@ -47,26 +47,20 @@ from typing import Literal
 import msgspec
 
 from .archive import ArchiveError
+from .auditcore import Regular
 from .commit import deal_commitment
 from .commit import deck_text as deck_text  # moved to the core; still importable from here
-from .engine import GameState, IllegalMove, apply, check, hand_scores, play
+from .engine import GameState, IllegalMove, apply, check, hand_scores
 from .events import (
     AnyEvent,
-    Discarded,
-    Drew,
     GameEnded,
     GameStarted,
     HandEnded,
     HandStarted,
-    LaidOff,
-    Melded,
-    Note,
-    StockRefilled,
-    TookDead,
-    TookPile,
+    decode_canonical,
     event_type,
 )
-from .log import Chain, EventReader, LogError, NotALogError, RawLines, TornTailError
+from .log import MAX_LINE, Chain, EventReader, LogError, NotALogError, RawLines, TornTailError
 from .pool import chunked, collector_paused, ordered_map
 from .scoring import TeamScore
 from .sources import iter_logs
@@ -251,12 +245,6 @@ class _Problems:
         return [entries[key] for key in sorted(entries)]
 
 
-#: the events `_Auditor._feed_regular` may take: they make no claim, deal nothing, end nothing
-_PLAIN: frozenset[type] = frozenset(
-    {Drew, TookPile, Melded, LaidOff, Discarded, TookDead, StockRefilled, Note}
-)
-
-
 class _Auditor:
     """The fold of `audit_lines`: one instance per log, fed line by line."""
 
@@ -277,9 +265,8 @@ class _Auditor:
         self.chain = Chain(path)
         self.n_lines = 0
         self.n_decoded = 0
-        self.with_prev = 0
-        self.without_prev: list[int] = []  # the first PROBLEMS_KEPT seqs; n_without_prev counts
-        self.n_without_prev = 0
+        # the regular lines' step (compiled), which also counts the lines with and without prev
+        self.regular = Regular(self.state, decode_canonical, MAX_LINE, PROBLEMS_KEPT)
         self.complete = False  # the last line read is game_ended
         self.not_a_log: str | None = None
         self.pending: HandStarted | None = None  # a deal whose commitment awaits its salt
@@ -311,36 +298,30 @@ class _Auditor:
                 self.finding = Finding(p, line, ev, state, seat)
                 return
 
-    def feed(self, line: bytes, decoded: AnyEvent | LogError) -> None:
-        if self.live and type(decoded) in _PLAIN and self._feed_regular(line, decoded):  # type: ignore[arg-type]
-            return
-        self._feed(line, decoded)
+    def take_regular(self, lines: Iterator[bytes]) -> tuple[int, bytes | None]:
+        """Audit the regular lines that come next (`auditcore.Regular`) in few steps; return how
+        many were taken and the first line that is not one (None at the end), which the reader
+        reads and `feed` audits (the reader's `FastRun`).
 
-    def _feed_regular(self, line: bytes, ev: AnyEvent) -> bool:
-        """Audit a regular line in few steps; return False (having changed nothing) if it is not.
-
-        Regular: a play event (`_PLAIN`: no claim, no deal, not the end) after line 1 that
-        continues the chain (`Chain.regular`) at the engine's seq and passes `check`. What `_feed`
-        does for such a line comes down to the counts below and the apply; any other line goes
-        the general way, which finds and words whatever is irregular about it.
+        What `feed` does for a regular line comes down to the counts below and the apply; any
+        other line goes the general way, which finds and words whatever is irregular about it.
+        None is regular unless the replay goes on, a line was read and no game_ended yet.
         """
-        state = self.state
-        if ev.seq != state.next_seq or not self.chain.regular(ev):
-            return False
-        try:
-            play(state, ev)  # check, then apply what passes
-        except IllegalMove:
-            return False
-        self.n_lines += 1
-        self.n_decoded += 1
-        self._count_prev(ev)
-        self.complete = False
-        self.last_seq = ev.seq
-        self.last_line = line
-        self.chain.take(line, ev.seq)
-        return True
+        last, next_seq = self.chain.position()
+        if not self.live or last is None or self.ended is not None:
+            return 0, next(lines, None)
+        regular = self.regular
+        taken, line = regular.run(lines, last, next_seq)
+        if taken:
+            self.n_lines += taken
+            self.n_decoded += taken
+            self.complete = False
+            self.last_seq = regular.last_seq
+            self.last_line = regular.last_line
+            self.chain.take(regular.last_line, regular.last_seq, taken)
+        return taken, line
 
-    def _feed(self, line: bytes, decoded: AnyEvent | LogError) -> None:
+    def feed(self, line: bytes, decoded: AnyEvent | LogError) -> None:
         """Audit one line, whatever it holds: the general path."""
         index = self.n_lines
         self.n_lines += 1
@@ -381,20 +362,11 @@ class _Auditor:
             self._note_claims(ev)
         self.note_finding(seq, line, ev, before)
 
-    def _count_prev(self, ev: AnyEvent) -> None:
-        """Count a line with or without `prev` (the lines without are kept, up to a bound)."""
-        if ev.prev is None:
-            self.n_without_prev += 1
-            if len(self.without_prev) < PROBLEMS_KEPT:
-                self.without_prev.append(ev.seq)
-        else:
-            self.with_prev += 1
-
     def _check_chain(self, ev: AnyEvent, index: int) -> None:
         link = self.chain.link(ev)
         if link.seq is not None:
             self.add(ev.seq, "integrity", _seq_words(ev.seq, link.seq))
-        self._count_prev(ev)
+        self.regular.count_prev(ev.seq, ev.prev)
         if ev.prev is not None:
             if link.prev is not None:
                 if index == 0:
@@ -490,12 +462,13 @@ class _Auditor:
                              " game_started line)"
         elif torn is not None:
             self.add(last, "format", f"line {torn.lineno}: {torn.message}")
-        sealed = self.with_prev > 0
+        counted = self.regular
+        sealed = counted.with_prev > 0
         if sealed:
-            for seq in self.without_prev:
+            for seq in counted.without_prev:
                 self.add(seq, "integrity", "prev missing, but other lines have one: a log is"
                          " sealed on every line or on none")
-            self.problems.count("integrity", self.n_without_prev - len(self.without_prev))
+            self.problems.count("integrity", counted.n_without_prev - len(counted.without_prev))
         elif self.n_decoded:
             self.add(0, "unsealed", "no line has a prev: the log is unsealed, so changes to it"
                      " cannot be detected (it is still replayed and checked)")
@@ -551,8 +524,10 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
 
     # the one reader decodes (older schemas upcast) and goes on past bad lines; the chain is the
     # audit's own check, which words each integrity problem and keeps going after it
+    # the regular lines in between are the auditor's own (`take_regular`): most of a sound log
     raw = lines if isinstance(lines, RawLines) else RawLines(path, lines)
-    reader = EventReader(raw, on_error, tail=True, chain=False, name=path or "<log>")
+    reader = EventReader(raw, on_error, tail=True, chain=False, name=path or "<log>",
+                         fast=auditor.take_regular)
     feed = auditor.feed
     for _, line, event in reader:
         feed(line, event)

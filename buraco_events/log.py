@@ -20,7 +20,6 @@ import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from hashlib import sha256
 from pathlib import Path
 from typing import Literal, NamedTuple
 
@@ -351,19 +350,15 @@ class Chain:
             prev = None if event.prev == expected else expected
         return Link(None if event.seq == self._next_seq else self._next_seq, prev, self._ended)
 
-    def regular(self, event: Event) -> bool:
-        """Return whether `event` (not the first line) continues the chain with nothing to say:
-        the next seq, a `prev` that matches (or none), nothing ended yet. Takes nothing in."""
-        if event.seq != self._next_seq or self._ended is not None or self._last is None:
-            return False
-        # `expected_prev` without its first-line case (a line was taken in), `line_hash` inlined
-        return event.prev is None or event.prev == sha256(self._last).hexdigest()
+    def position(self) -> tuple[bytes | None, int]:
+        """Return the last line taken in (None before any) and the seq the next line must have."""
+        return self._last, self._next_seq
 
-    def take(self, line: bytes, seq: int) -> None:
-        """Take in a line that `regular` accepted and that is no `game_ended`: `skip` without
-        its first-line and end-of-game cases."""
+    def take(self, line: bytes, seq: int, lines: int = 1) -> None:
+        """Take in a line that continues the chain and is no `game_ended` (`skip` without its
+        first-line and end-of-game cases), or the last of `lines` such lines in a row."""
         self._last = line
-        self.events += 1
+        self.events += lines
         self._next_seq = seq + 1
         self.complete = False
 
@@ -436,6 +431,11 @@ class Chain:
 #: what a reader does with each problem it meets (a bad line, a broken chain, a torn end):
 #: `strict` raises it, a `Collect` keeps it and lets the reading go on
 ErrorPolicy = Callable[[LogError], None]
+#: a consumer's fast way with common lines (`EventReader(fast=...)`): after each line the reader
+#: read itself (after line 1, in a log of the current schema), it is given the iterator of the
+#: remaining lines; it takes as many lines as it wholly deals with itself, and returns how many
+#: it took and the first line it did not take (None when none is left), which the reader reads
+FastRun = Callable[[Iterator[bytes]], tuple[int, bytes | None]]
 
 
 def strict(error: LogError) -> None:
@@ -466,27 +466,41 @@ class EventReader:
     reading (`NotALogError`: the input is not a log). With `tail`, a torn last line is also read
     as a line, before its torn-line error (the audit judges what it says). `line` is the line
     being read, for a policy that wants its bytes. With `chain` False the chain is not checked
-    (the audit words its own integrity findings). Errors name the log `name`, else `lines.name`.
+    (the audit words its own integrity findings). With `fast` (chain False), runs of common lines
+    are left to the consumer (`FastRun`: the audit's regular lines), which deals with them whole:
+    they are neither yielded nor counted in the reader's `chain`, only in the line numbers.
+    Errors name the log `name`, else `lines.name`.
     """
 
     def __init__(self, lines: RawLines, on_error: ErrorPolicy = strict, *,
-                 tail: bool = False, chain: bool = True, name: str | None = None) -> None:
+                 tail: bool = False, chain: bool = True, name: str | None = None,
+                 fast: FastRun | None = None) -> None:
+        if fast is not None and chain:
+            raise ValueError("a reader with `fast` leaves the chain to it: pass chain=False")
         self.lines = lines
         self.name = lines.name if name is None else name
         self.on_error = on_error
         self.tail = tail
         self.chain = Chain(self.name)
         self.check_chain = chain
+        self.fast = fast
         self.line = b""
         self._whole = 0  # the whole lines read (not the torn tail), once read to the end
         self._in_tail = False  # the line being read is the torn tail
+        self._stop = False  # the line being read is not a log's first line: reading stops
 
     def __iter__(self) -> Iterator[tuple[int, bytes, AnyEvent]]:
-        name, chain = self.name, self.chain
+        if self.fast is not None:
+            return self._read_fast(self.fast)
+        return self._read()
+
+    def _read(self) -> Iterator[tuple[int, bytes, AnyEvent]]:
+        chain = self.chain
         decode: Callable[[bytes], AnyEvent] = decode_event
         check_chain = self.check_chain
         self._whole = 0
         self._in_tail = False
+        self._stop = False
         lineno = 0
         # the whole lines, then (with `tail`) a torn last line: `_tail` runs only once they are
         # read, and flags that the line it yields is no whole one
@@ -502,16 +516,9 @@ class EventReader:
                 except Exception:  # a log is untrusted input: `decode_line` words it
                     pass
             if event is None:
-                try:
-                    event = decode_line(line, lineno, name, decode)
-                except LogError as exc:
-                    if isinstance(exc, NotALogError) and self._in_tail and is_torn_write(line, 0):
-                        # a first line cut short while written is a torn log, not "not a log"
-                        exc = LogError(exc.path, exc.lineno, exc.seq, exc.field,
-                                       exc.message.removeprefix("not a log: "))
-                    self.on_error(exc)
-                    chain.skip(line)
-                    if isinstance(exc, NotALogError):
+                event = self._decode_or_report(lineno, line, decode)
+                if event is None:
+                    if self._stop:
                         self._whole = lineno - self._in_tail
                         return
                     continue
@@ -527,7 +534,62 @@ class EventReader:
                 chain.skip(line, event)
             yield lineno, line, event
         self._whole = lineno - self._in_tail
-        error = _end_error(self.lines, self._whole, name)
+        self._end()
+
+    def _read_fast(self, fast: FastRun) -> Iterator[tuple[int, bytes, AnyEvent]]:
+        """`_read` with runs of common lines left to `fast` (see `FastRun`); no chain kept."""
+        decode: Callable[[bytes], AnyEvent] = decode_event
+        self._whole = 0
+        self._in_tail = False
+        self._stop = False
+        source = itertools.chain(self.lines, self._tail())
+        lineno = 0
+        line = next(source, None)
+        while line is not None:
+            lineno += 1
+            self.line = line
+            if lineno == 1:
+                decode = line_decoder(line)
+            event: AnyEvent | None = None
+            if decode is decode_event and len(line) <= MAX_LINE:
+                try:
+                    event = decode_canonical(line)
+                except Exception:  # a log is untrusted input: `decode_line` words it
+                    pass
+            if event is None:
+                event = self._decode_or_report(lineno, line, decode)
+                if self._stop:
+                    self._whole = lineno - self._in_tail
+                    return
+            if event is not None:
+                yield lineno, line, event
+            if decode is decode_event:
+                taken, line = fast(source)
+                lineno += taken
+            else:  # an older schema: every line is upcast, so none is common
+                line = next(source, None)
+        self._whole = lineno - self._in_tail
+        self._end()
+
+    def _decode_or_report(self, lineno: int, line: bytes,
+                          decode: Callable[[bytes], AnyEvent]) -> AnyEvent | None:
+        """Return the event of a line the typed decoder refused, or report why it is none (then
+        `_stop` says whether the input is not a log at all, which ends the reading)."""
+        try:
+            return decode_line(line, lineno, self.name, decode)
+        except LogError as exc:
+            if isinstance(exc, NotALogError) and self._in_tail and is_torn_write(line, 0):
+                # a first line cut short while written is a torn log, not "not a log"
+                exc = LogError(exc.path, exc.lineno, exc.seq, exc.field,
+                               exc.message.removeprefix("not a log: "))
+            self.on_error(exc)
+            self.chain.skip(line)
+            self._stop = isinstance(exc, NotALogError)
+            return None
+
+    def _end(self) -> None:
+        """Report what is wrong with the end of the lines read, if anything."""
+        error = _end_error(self.lines, self._whole, self.name)
         if error is not None:
             self.on_error(error)
 

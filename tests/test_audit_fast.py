@@ -1,8 +1,9 @@
 """The audit's fast loop gives the very report of the general path, on every kind of log.
 
-`_Auditor.feed` takes a regular play line (chain continued, engine check passed) in few steps
-and leaves every other line to the general path (`_Auditor._feed`). Here the general path alone
-(`feed` replaced by `_feed` for the test) and the mixed one audit the same logs: the disputes of
+`_Auditor.take_regular` takes runs of regular play lines (chain continued, engine check passed) in
+few steps (`auditcore.Regular.run`, compiled in the compiled build) and leaves every other line to
+the general path (`_Auditor.feed`). Here the general path alone (`take_regular` made to take no
+line, for the test) and the mixed one audit the same logs: the disputes of
 data/disputes, the samples, and tampered copies with the irregularity in the middle of the log
 (a line dropped, repeated, swapped, edited, unsealed, garbled, an illegal move, a line after the
 end). Reports, findings and counts must be equal.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -47,12 +48,15 @@ def summary(result: Audit) -> bytes:
     ).encode()
 
 
+def _take_none(self: audit_mod._Auditor, lines: Iterator[bytes]) -> tuple[int, bytes | None]:
+    """`take_regular` taking no line: the reader reads each one and `feed` audits it."""
+    return 0, next(lines, None)
+
+
 def general_audit(lines: list[bytes], monkeypatch: pytest.MonkeyPatch) -> Audit:
     """Audit with the general path for every line."""
     with monkeypatch.context() as m:
-        m.setattr(audit_mod._Auditor, "feed", audit_mod._Auditor._feed)
-        # `audit_lines` inlines `feed`: no line type is regular there, so each goes to `_feed`
-        m.setattr(audit_mod, "_PLAIN", frozenset())
+        m.setattr(audit_mod._Auditor, "take_regular", _take_none)
         return audit_lines(lines, "log")
 
 
@@ -72,13 +76,13 @@ def test_fast_loop_really_takes_the_regular_lines(monkeypatch: pytest.MonkeyPatc
     # on a clean log most lines go the fast way: count the lines left to the general path
     lines = lines_of(ROOT / "data" / "disputes" / "clean.jsonl")
     general: list[int] = []
-    feed = audit_mod._Auditor._feed
+    feed = audit_mod._Auditor.feed
 
     def counting(self: audit_mod._Auditor, line: bytes, decoded: object) -> None:
         general.append(self.n_lines)
         feed(self, line, decoded)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(audit_mod._Auditor, "_feed", counting)
+    monkeypatch.setattr(audit_mod._Auditor, "feed", counting)
     assert audit_lines(lines, "log").report.ok
     assert 0 < len(general) < len(lines) // 3
 
