@@ -673,24 +673,37 @@ class _Indexer:
 
     def take(self, chunk: CheckedChunk, on_game: Callable[[str, int], None] | None) -> None:
         """Store a checked chunk's accepted logs (or record why not), calling `on_game` per log."""
+        # the rows of consecutive admitted logs are sliced as one run (usually the whole chunk):
+        # every Arrow chunk costs DuckDB's insert a fixed setup, a slice per log many times it
         offsets = dict.fromkeys(TABLES, 0)
+        starts: dict[str, int] | None = None  # where the current run of admitted logs began
         for outcome in chunk.outcomes:
             n = 0
             if isinstance(outcome, Rejected):
                 self.report.rejected.append(outcome)
             else:
                 if self.admit(outcome):
-                    for table in TABLES:
-                        rows = chunk.tables[table].slice(offsets[table], outcome.counts[table])
-                        self.batch[table].append(rows)
+                    if starts is None:
+                        starts = dict(offsets)
                     n = outcome.events
                     self.batched += n
+                elif starts is not None:
+                    self._keep(chunk, starts, offsets)
+                    starts = None
                 for table in TABLES:
                     offsets[table] += outcome.counts[table]
             if on_game is not None:
                 on_game(outcome.source, n)
+        if starts is not None:
+            self._keep(chunk, starts, offsets)
         if self.batched >= self.batch_events:
             self.flush()
+
+    def _keep(self, chunk: CheckedChunk, starts: dict[str, int], ends: dict[str, int]) -> None:
+        """Batch the chunk's rows from `starts` to `ends` (a run of admitted logs), per table."""
+        for table in TABLES:
+            start = starts[table]
+            self.batch[table].append(chunk.tables[table].slice(start, ends[table] - start))
 
     def admit(self, log: Checked) -> bool:
         """Return whether the log's rows are to be stored, counting it in the report either way."""
@@ -720,7 +733,8 @@ class _Indexer:
         """Insert the waiting rows, one Arrow table per table."""
         for table in TABLES:
             if self.batch[table]:
-                rows = pa.concat_tables(self.batch[table])
+                # one contiguous chunk per column: DuckDB's Arrow scan pays a setup per chunk
+                rows = pa.concat_tables(self.batch[table]).combine_chunks()
                 if rows.num_rows:
                     self.con.from_arrow(rows).insert_into(table)
         self.batch = {t: [] for t in TABLES}

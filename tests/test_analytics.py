@@ -17,7 +17,7 @@ import pytest
 from helpers import random_game
 from typer.testing import CliRunner
 
-from buraco_events.analytics import TABLES, VIEWS
+from buraco_events.analytics import TABLES, VIEWS, index
 from buraco_events.archive import pack
 from buraco_events.cards import ALL_CARDS
 from buraco_events.engine import GameState, play
@@ -185,6 +185,48 @@ def test_an_illegal_log_is_rejected_and_the_rest_indexed(tmp_path: Path):
     before = db_counts(db)
     assert cli("index", str(bad), "--db", str(db)).exit_code == 1
     assert db_counts(db) == before
+
+
+def table_rows(db: Path) -> dict[str, list[tuple]]:
+    """Return every table's rows but the games' source (a path), sorted (insertion order aside)."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {t: sorted(con.execute(f"SELECT * EXCLUDE ({'source' if t == 'games' else '_'}) "
+                                      f"FROM (SELECT *, 0 AS _ FROM {t})").fetchall(), key=repr)
+                for t in TABLES}
+
+
+def test_a_chunk_stores_exactly_the_rows_of_its_admitted_logs(logs: Path, tmp_path: Path):
+    # one chunk holding, in turn, logs already stored (skipped), new logs, a rejected log and a
+    # changed log of a stored game (a conflict, or with `replace` its new rows): the rows of the
+    # logs admitted alone are stored, whatever runs of the chunk they form
+    files = sorted(logs.glob("*.jsonl"))
+    stored = files[0::2]
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for path in files:
+        shutil.copy(path, mixed / path.name)
+    bad = seal_lines(random_game("stbl", 2, 7))
+    bad[3] = b"{not an event"  # a format error: rejected
+    (mixed / "c-bad.jsonl").write_bytes(b"".join(line + b"\n" for line in bad))
+    events = [ev for _, _, ev in read_log(stored[0])]
+    grown = [*events[:-1], Note(seq=0, by="referee", text="checked"), events[-1]]
+    write_log(mixed / "d-grown.jsonl", grown)  # the same game, another head
+    whole, whole_grown = tmp_path / "whole.duckdb", tmp_path / "whole-grown.duckdb"
+    assert index([logs], whole).ok
+    regrown = tmp_path / "regrown"
+    regrown.mkdir()
+    for path in files[1:]:
+        shutil.copy(path, regrown / path.name)
+    write_log(regrown / stored[0].name, grown)
+    assert index([regrown], whole_grown).ok
+
+    for replace, expected in ((False, whole), (True, whole_grown)):
+        db = tmp_path / f"replace-{replace}.duckdb"
+        assert index(stored, db).added == len(stored)
+        report = index([mixed], db, replace=replace, chunk_logs=100)
+        assert (report.added, report.skipped, len(report.rejected), len(report.conflicts),
+                report.replaced) == (len(files) - len(stored), len(stored), 1, 1 - replace, int(replace))
+        assert table_rows(db) == table_rows(expected)
 
 
 def test_an_unfinished_game_is_indexed_as_incomplete(tmp_path: Path):
