@@ -17,13 +17,23 @@ import pytest
 from helpers import random_game
 from typer.testing import CliRunner
 
-from buraco_events.analytics import TABLES, VIEWS, index
+from buraco_events.analytics import (
+    TABLES,
+    VIEWS,
+    Rejected,
+    arrow_tables,
+    check_chunk,
+    index,
+    log_rows,
+)
 from buraco_events.archive import pack
 from buraco_events.cards import ALL_CARDS
 from buraco_events.engine import GameState, play
 from buraco_events.events import Discarded, HandEnded, Note, seal_lines
 from buraco_events.log import read_log, write_log
 from buraco_events.projections import meld_kind
+from buraco_events.rows import Columns
+from buraco_events.sources import iter_logs
 from cli.main import app
 
 GAMES = [("stbl", 2, 1), ("stbl", 4, 2), ("burraco", 2, 3), ("aberto", 4, 4), ("fechado", 2, 5)]
@@ -714,3 +724,39 @@ def test_a_folder_that_is_not_an_export_is_refused(tmp_path: Path):
     (tmp_path / "games").mkdir()
     result = cli("stats", "--parquet", str(tmp_path))
     assert result.exit_code == 2 and "has no hands/ folder" in result.stderr
+
+
+def test_a_chunk_with_values_that_do_not_fit_rejects_those_logs_alone(tmp_path: Path):
+    # the chunk's conversion to Arrow fails on the misfits; then each log is checked alone and
+    # the outcomes are those of `log_rows`, log by log, and the rows those of the logs kept
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    out_of_range_logs(folder)
+    for seed in range(2):
+        write_log(folder / f"good-{seed}.jsonl", random_game("stbl", 2, 30 + seed))
+    (folder / "garbled.jsonl").write_bytes(b"{not an event\n")
+    odd = os.fsdecode(bytes(folder) + b"/odd-\xff.jsonl")
+    write_log(odd, random_game("stbl", 2, 25))
+    logs = list(iter_logs(folder))
+    assert len(logs) == 6
+    chunk = check_chunk(logs)
+    alone = [log_rows(source, lines) for source, lines in logs]
+    assert [type(o).__name__ for o in chunk.outcomes] == [
+        "Rejected" if isinstance(a, Rejected) else "Checked" for a in alone]
+    assert sum(isinstance(a, Rejected) for a in alone) == 4
+    kept = Columns()
+    for outcome, got in zip(chunk.outcomes, alone, strict=True):
+        if isinstance(got, Rejected):
+            assert outcome == got
+        else:
+            assert (outcome.source, outcome.game_id, outcome.head, outcome.events) == (
+                got.source, got.game_id, got.head, got.events)
+            assert outcome.counts == got.rows.counts()
+            kept.extend(got.rows)
+    expected = arrow_tables(kept)
+    assert {t: chunk.tables[t].to_pylist() for t in TABLES} == {
+        t: expected[t].to_pylist() for t in TABLES}
+    # a chunk that fits is converted at once, to the same rows
+    good = [log for log, a in zip(logs, alone, strict=True) if not isinstance(a, Rejected)]
+    assert {t: check_chunk(good).tables[t].to_pylist() for t in TABLES} == {
+        t: expected[t].to_pylist() for t in TABLES}
