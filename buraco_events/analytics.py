@@ -550,27 +550,17 @@ def log_rows(source: str, lines: RawLines) -> GameRows | Rejected:
     """Decode, chain-check and replay one log into its rows, each value checked against its
     column's type; or the log's rejection (one line, never an exception).
 
-    The one check of a log: `index` (in process or in its workers) and `spark-index` both call it.
+    The one check of a log: `index` (in process or in its workers) and `spark-index` both take
+    its steps, a chunk of logs at a time (`check_chunk`).
     """
-    try:
-        events, status = _decode_log(lines)
-        head = status.head or ""
-        rows = game_rows(events, source, head, status.sealed)
-    except OSError as exc:
-        return Rejected(source, _reason(exc, source), "unreadable")
-    except LogError as exc:
-        return Rejected(source, _reason(exc, source), "format", exc.seq)
-    except IllegalMove as exc:
-        return Rejected(source, _reason(exc, source), "illegal", exc.seq)
-    except ValueError as exc:  # e.g. an unknown variant in game_started
-        return Rejected(source, _reason(exc, source), "illegal")
-    except Exception as exc:  # an engine bug must not abort the run nor print a traceback
-        reason = f"internal error {type(exc).__name__}: {_one_line(exc)}"
-        return Rejected(source, reason, "internal")
+    rows = Columns()
+    got = _replay_log(source, lines, rows)
+    if isinstance(got, Rejected):
+        return got
     misfit = _misfit(rows)
     if misfit is not None:
         return Rejected(source, misfit[1], "range", misfit[0])
-    return GameRows(source, rows.data["games"]["game_id"][0], head, len(events), rows)
+    return GameRows(source, got.game_id, got.head, got.events, rows)
 
 
 @dataclass(frozen=True)
@@ -593,13 +583,47 @@ class CheckedChunk:
     tables: dict[str, pa.Table]
 
 
+def _replay_log(source: str, lines: RawLines, into: Columns) -> Checked | Rejected:
+    """Decode, chain-check and replay one log, appending its rows to `into` (all or none, and
+    their values not yet checked against the column types); or the log's rejection."""
+    before = into.counts()
+    try:
+        events, status = _decode_log(lines)
+        head = status.head or ""
+        game_rows(events, source, head, status.sealed, into)
+    except OSError as exc:
+        return Rejected(source, _reason(exc, source), "unreadable")
+    except LogError as exc:
+        return Rejected(source, _reason(exc, source), "format", exc.seq)
+    except IllegalMove as exc:
+        return Rejected(source, _reason(exc, source), "illegal", exc.seq)
+    except ValueError as exc:  # e.g. an unknown variant in game_started
+        return Rejected(source, _reason(exc, source), "illegal")
+    except Exception as exc:  # an engine bug must not abort the run nor print a traceback
+        reason = f"internal error {type(exc).__name__}: {_one_line(exc)}"
+        return Rejected(source, reason, "internal")
+    after = into.counts()
+    counts = {t: after[t] - before[t] for t in TABLES}
+    return Checked(source, into.data["games"]["game_id"][-1], head, len(events), counts)
+
+
+#: what converting a value that does not fit its column's type raises
+_MISFIT_ERRORS = (pa.ArrowException, OverflowError, UnicodeError)
+
+
+def _arrow_table(columns: Columns, table: str) -> pa.Table:
+    """Return one table's rows as Arrow (`SCHEMAS`); raises one of `_MISFIT_ERRORS` where a
+    value does not fit its column's type."""
+    return pa.Table.from_pydict(columns.data[table], schema=SCHEMAS[table])
+
+
 def arrow_tables(columns: Columns) -> dict[str, pa.Table]:
     """Return the rows as one Arrow table per table (`SCHEMAS`)."""
     tables = {}
     for table in TABLES:
         try:
-            tables[table] = pa.Table.from_pydict(columns.data[table], schema=SCHEMAS[table])
-        except (pa.ArrowException, OverflowError, UnicodeError) as exc:
+            tables[table] = _arrow_table(columns, table)
+        except _MISFIT_ERRORS as exc:
             # `_misfit` lets no such value through; were one to pass, one line, no traceback
             raise AnalyticsError(
                 f"{table}: a value does not fit: {_one_line(exc)} (nothing was indexed)"
@@ -607,19 +631,44 @@ def arrow_tables(columns: Columns) -> dict[str, pa.Table]:
     return tables
 
 
+def _without_misfits(outcomes: list[Checked | Rejected], batch: Columns
+                     ) -> tuple[list[Checked | Rejected], Columns]:
+    """Return the outcomes with each log whose rows do not fit (`_misfit`) rejected, and the
+    rows of the others."""
+    kept = Columns()
+    out: list[Checked | Rejected] = []
+    offsets = dict.fromkeys(TABLES, 0)
+    for outcome in outcomes:
+        if isinstance(outcome, Checked):
+            rows = batch.rows(offsets, outcome.counts)
+            for table in TABLES:
+                offsets[table] += outcome.counts[table]
+            misfit = _misfit(rows)
+            if misfit is not None:
+                outcome = Rejected(outcome.source, misfit[1], "range", misfit[0])
+            else:
+                kept.extend(rows)
+        out.append(outcome)
+    return out, kept
+
+
 def check_chunk(logs: Sequence[tuple[str, RawLines]]) -> CheckedChunk:
-    """Check a chunk of logs (`log_rows` each) into their outcomes and Arrow rows (a worker's job)."""
+    """Check a chunk of logs (as `log_rows` each) into their outcomes and Arrow rows (a worker's
+    job).
+
+    The values are checked against their column types by the conversion to Arrow, the whole
+    chunk at once; only when one does not fit is each log's rows checked alone (`_misfit`), so
+    that the logs that do not fit are rejected (with the seq and column `log_rows` names) and
+    the others kept.
+    """
     batch = Columns()
-    outcomes: list[Checked | Rejected] = []
-    for source, lines in logs:
-        got = log_rows(source, lines)
-        if isinstance(got, Rejected):
-            outcomes.append(got)
-            continue
-        batch.extend(got.rows)
-        counts = {t: got.rows.count(t) for t in TABLES}
-        outcomes.append(Checked(source, got.game_id, got.head, got.events, counts))
-    return CheckedChunk(outcomes, arrow_tables(batch))
+    outcomes = [_replay_log(source, lines, batch) for source, lines in logs]
+    try:
+        tables = {table: _arrow_table(batch, table) for table in TABLES}
+    except _MISFIT_ERRORS:
+        outcomes, batch = _without_misfits(outcomes, batch)
+        tables = arrow_tables(batch)
+    return CheckedChunk(outcomes, tables)
 
 
 #: logs per chunk sent to a worker: big enough that a chunk's work dwarfs sending it
@@ -673,24 +722,37 @@ class _Indexer:
 
     def take(self, chunk: CheckedChunk, on_game: Callable[[str, int], None] | None) -> None:
         """Store a checked chunk's accepted logs (or record why not), calling `on_game` per log."""
+        # the rows of consecutive admitted logs are sliced as one run (usually the whole chunk):
+        # every Arrow chunk costs DuckDB's insert a fixed setup, a slice per log many times it
         offsets = dict.fromkeys(TABLES, 0)
+        starts: dict[str, int] | None = None  # where the current run of admitted logs began
         for outcome in chunk.outcomes:
             n = 0
             if isinstance(outcome, Rejected):
                 self.report.rejected.append(outcome)
             else:
                 if self.admit(outcome):
-                    for table in TABLES:
-                        rows = chunk.tables[table].slice(offsets[table], outcome.counts[table])
-                        self.batch[table].append(rows)
+                    if starts is None:
+                        starts = dict(offsets)
                     n = outcome.events
                     self.batched += n
+                elif starts is not None:
+                    self._keep(chunk, starts, offsets)
+                    starts = None
                 for table in TABLES:
                     offsets[table] += outcome.counts[table]
             if on_game is not None:
                 on_game(outcome.source, n)
+        if starts is not None:
+            self._keep(chunk, starts, offsets)
         if self.batched >= self.batch_events:
             self.flush()
+
+    def _keep(self, chunk: CheckedChunk, starts: dict[str, int], ends: dict[str, int]) -> None:
+        """Batch the chunk's rows from `starts` to `ends` (a run of admitted logs), per table."""
+        for table in TABLES:
+            start = starts[table]
+            self.batch[table].append(chunk.tables[table].slice(start, ends[table] - start))
 
     def admit(self, log: Checked) -> bool:
         """Return whether the log's rows are to be stored, counting it in the report either way."""
@@ -720,11 +782,18 @@ class _Indexer:
         """Insert the waiting rows, one Arrow table per table."""
         for table in TABLES:
             if self.batch[table]:
-                rows = pa.concat_tables(self.batch[table])
+                # one contiguous chunk per column: DuckDB's Arrow scan pays a setup per chunk
+                rows = pa.concat_tables(self.batch[table]).combine_chunks()
                 if rows.num_rows:
                     self.con.from_arrow(rows).insert_into(table)
         self.batch = {t: [] for t in TABLES}
         self.batched = 0
+
+
+#: connect settings of the index's connection: DuckDB inserts and checkpoints on one thread (its
+#: threads there cost about a fifth more CPU for the same work, and the workers, when there are
+#: some, use the other cores)
+_INDEX_CONFIG: dict[str, Any] = {"threads": 1}
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -747,7 +816,7 @@ def index(
     writes the database, taking the chunks in order, so the database is the same whatever
     `workers` is.
     """
-    con = connect(db)
+    con = connect(db, config=_INDEX_CONFIG)
     try:
         con.begin()
         ensure_schema(con)

@@ -17,13 +17,23 @@ import pytest
 from helpers import random_game
 from typer.testing import CliRunner
 
-from buraco_events.analytics import TABLES, VIEWS
+from buraco_events.analytics import (
+    TABLES,
+    VIEWS,
+    Rejected,
+    arrow_tables,
+    check_chunk,
+    index,
+    log_rows,
+)
 from buraco_events.archive import pack
 from buraco_events.cards import ALL_CARDS
 from buraco_events.engine import GameState, play
 from buraco_events.events import Discarded, HandEnded, Note, seal_lines
 from buraco_events.log import read_log, write_log
 from buraco_events.projections import meld_kind
+from buraco_events.rows import Columns
+from buraco_events.sources import iter_logs
 from cli.main import app
 
 GAMES = [("stbl", 2, 1), ("stbl", 4, 2), ("burraco", 2, 3), ("aberto", 4, 4), ("fechado", 2, 5)]
@@ -185,6 +195,48 @@ def test_an_illegal_log_is_rejected_and_the_rest_indexed(tmp_path: Path):
     before = db_counts(db)
     assert cli("index", str(bad), "--db", str(db)).exit_code == 1
     assert db_counts(db) == before
+
+
+def table_rows(db: Path) -> dict[str, list[tuple]]:
+    """Return every table's rows but the games' source (a path), sorted (insertion order aside)."""
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {t: sorted(con.execute(f"SELECT * EXCLUDE ({'source' if t == 'games' else '_'}) "
+                                      f"FROM (SELECT *, 0 AS _ FROM {t})").fetchall(), key=repr)
+                for t in TABLES}
+
+
+def test_a_chunk_stores_exactly_the_rows_of_its_admitted_logs(logs: Path, tmp_path: Path):
+    # one chunk holding, in turn, logs already stored (skipped), new logs, a rejected log and a
+    # changed log of a stored game (a conflict, or with `replace` its new rows): the rows of the
+    # logs admitted alone are stored, whatever runs of the chunk they form
+    files = sorted(logs.glob("*.jsonl"))
+    stored = files[0::2]
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for path in files:
+        shutil.copy(path, mixed / path.name)
+    bad = seal_lines(random_game("stbl", 2, 7))
+    bad[3] = b"{not an event"  # a format error: rejected
+    (mixed / "c-bad.jsonl").write_bytes(b"".join(line + b"\n" for line in bad))
+    events = [ev for _, _, ev in read_log(stored[0])]
+    grown = [*events[:-1], Note(seq=0, by="referee", text="checked"), events[-1]]
+    write_log(mixed / "d-grown.jsonl", grown)  # the same game, another head
+    whole, whole_grown = tmp_path / "whole.duckdb", tmp_path / "whole-grown.duckdb"
+    assert index([logs], whole).ok
+    regrown = tmp_path / "regrown"
+    regrown.mkdir()
+    for path in files[1:]:
+        shutil.copy(path, regrown / path.name)
+    write_log(regrown / stored[0].name, grown)
+    assert index([regrown], whole_grown).ok
+
+    for replace, expected in ((False, whole), (True, whole_grown)):
+        db = tmp_path / f"replace-{replace}.duckdb"
+        assert index(stored, db).added == len(stored)
+        report = index([mixed], db, replace=replace, chunk_logs=100)
+        assert (report.added, report.skipped, len(report.rejected), len(report.conflicts),
+                report.replaced) == (len(files) - len(stored), len(stored), 1, 1 - replace, int(replace))
+        assert table_rows(db) == table_rows(expected)
 
 
 def test_an_unfinished_game_is_indexed_as_incomplete(tmp_path: Path):
@@ -672,3 +724,39 @@ def test_a_folder_that_is_not_an_export_is_refused(tmp_path: Path):
     (tmp_path / "games").mkdir()
     result = cli("stats", "--parquet", str(tmp_path))
     assert result.exit_code == 2 and "has no hands/ folder" in result.stderr
+
+
+def test_a_chunk_with_values_that_do_not_fit_rejects_those_logs_alone(tmp_path: Path):
+    # the chunk's conversion to Arrow fails on the misfits; then each log is checked alone and
+    # the outcomes are those of `log_rows`, log by log, and the rows those of the logs kept
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    out_of_range_logs(folder)
+    for seed in range(2):
+        write_log(folder / f"good-{seed}.jsonl", random_game("stbl", 2, 30 + seed))
+    (folder / "garbled.jsonl").write_bytes(b"{not an event\n")
+    odd = os.fsdecode(bytes(folder) + b"/odd-\xff.jsonl")
+    write_log(odd, random_game("stbl", 2, 25))
+    logs = list(iter_logs(folder))
+    assert len(logs) == 6
+    chunk = check_chunk(logs)
+    alone = [log_rows(source, lines) for source, lines in logs]
+    assert [type(o).__name__ for o in chunk.outcomes] == [
+        "Rejected" if isinstance(a, Rejected) else "Checked" for a in alone]
+    assert sum(isinstance(a, Rejected) for a in alone) == 4
+    kept = Columns()
+    for outcome, got in zip(chunk.outcomes, alone, strict=True):
+        if isinstance(got, Rejected):
+            assert outcome == got
+        else:
+            assert (outcome.source, outcome.game_id, outcome.head, outcome.events) == (
+                got.source, got.game_id, got.head, got.events)
+            assert outcome.counts == got.rows.counts()
+            kept.extend(got.rows)
+    expected = arrow_tables(kept)
+    assert {t: chunk.tables[t].to_pylist() for t in TABLES} == {
+        t: expected[t].to_pylist() for t in TABLES}
+    # a chunk that fits is converted at once, to the same rows
+    good = [log for log, a in zip(logs, alone, strict=True) if not isinstance(a, Rejected)]
+    assert {t: check_chunk(good).tables[t].to_pylist() for t in TABLES} == {
+        t: expected[t].to_pylist() for t in TABLES}

@@ -1,8 +1,16 @@
-"""Row building: the per-class field readers of `rows` match the generic getattr reader."""
+"""Row building: the per-class field readers of `rows` match the generic getattr reader, and the
+column-wise `game_rows` gives the rows of the reference builder (tests/reference_rows.py)."""
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+from typing import Any
+
+import msgspec
 import pytest
+import reference_rows
+from helpers import random_game
 
 from buraco_events import rows
 from buraco_events.events import (
@@ -21,6 +29,7 @@ from buraco_events.events import (
     TookDead,
     TookPile,
 )
+from buraco_events.log import LogError, read_log
 
 #: one event of every class of the contract, every optional field that feeds a column set
 SAMPLES: list[Event] = [
@@ -64,3 +73,67 @@ def test_add_values_is_add_in_column_order() -> None:
     assert by_order.data == by_name.data and by_order.count("melds") == 1
     with pytest.raises(ValueError):
         by_order.add_values("melds", values[:-1])  # every column must be given
+
+
+# -- the column-wise builder against the reference (tests/reference_rows.py) -------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = sorted([*(ROOT / "data" / "samples").glob("*.jsonl"),
+               *(ROOT / "data" / "disputes").glob("*.jsonl"),
+               *(ROOT / "tests" / "golden" / "legacy").glob("*.jsonl")])
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _rows_or_error(build: Any, events: list[Event]) -> Any:
+    """Return a builder's rows (tuples as lists), or the type and text of what it raised."""
+    try:
+        got = build(events, "src", "head", True)
+    except Exception as exc:  # noqa: BLE001 - the error itself is compared
+        return type(exc).__name__, str(exc)
+    return {t: {c: [_plain(v) for v in vs] for c, vs in cols.items()} for t, cols in got.data.items()}
+
+
+def assert_same_rows(events: list[Event]) -> None:
+    assert _rows_or_error(rows.game_rows, events) == _rows_or_error(reference_rows.game_rows, events)
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_rows_equal_the_reference_on_every_sample_log(path: Path) -> None:
+    events = []
+    try:
+        for _, _, ev in read_log(path):
+            events.append(ev)
+    except LogError:
+        pass  # a damaged dispute: the events before the damage
+    assert_same_rows(events)
+
+
+@pytest.mark.parametrize("variant,players,seed", [
+    ("stbl", 2, 1), ("stbl", 4, 2), ("burraco", 2, 3), ("aberto", 4, 4), ("fechado", 2, 5),
+    ("aberto-sujo", 2, 6), ("stcl", 4, 7),
+])
+def test_rows_equal_the_reference_with_notes_and_cut_short(variant: str, players: int,
+                                                         seed: int) -> None:
+    rng = random.Random(seed)
+    events = random_game(variant, players, seed)
+    assert_same_rows(events)
+    # notes anywhere (before the deal, mid-turn, between hands, after the end), timestamps
+    noted: list[Event] = []
+    for ev in events:
+        if rng.random() < 0.05:
+            noted.append(Note(seq=0, by="referee", text=f"n{len(noted)}"))
+        noted.append(ev if rng.random() < 0.5 else msgspec.structs.replace(ev, at="2026-01-01"))
+    noted.append(Note(seq=0, by="p0", text="gg"))
+    noted = [msgspec.structs.replace(ev, seq=i) for i, ev in enumerate(noted)]
+    assert_same_rows(noted)
+    for cut in (1, 2, len(noted) // 3, len(noted) - 1):
+        assert_same_rows(noted[:cut])
+    assert_same_rows([])
+    # an illegal event: the same error from both
+    bad = list(noted)
+    k = next(i for i, ev in enumerate(bad) if isinstance(ev, Discarded))
+    bad[k] = msgspec.structs.replace(bad[k], player=(bad[k].player + 1) % players)
+    assert_same_rows(bad)
