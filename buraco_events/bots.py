@@ -13,7 +13,7 @@ import importlib
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -77,20 +77,20 @@ class RandomBot:
         return rng.choice(choices.all())[0]
 
 
-_PLAY_KINDS = frozenset(("meld", "add", "dead"))
+_PLAY_KINDS: Final = frozenset(("meld", "add", "dead"))
 
 # GreedyBot weights, in points (the unit of RULES 7)
-_EMPTY_HAND = 1000  # taking the dead at once, or closing: always worth it
-_WILD_COST = 45  # a wild spent without completing a canasta (keep wilds for canastas)
-_CLEAN_RISK = 12  # per card of a clean meld dirtied while the team still needs a clean canasta
-_CLEANED = 25  # a dirty run made clean by a natural
-_PER_CARD = 4  # per card laid: prefer long melds and getting rid of cards
-_PER_LENGTH = 2  # per card of the resulting meld: build towards a canasta
-_KEEP_WILD = 1000  # a wild is discarded only when nothing else may go
-_FEEDS_OPPONENT = 300  # a discard that fits an opponent's meld
-_NEIGHBOUR = (0, 40, 18)  # a natural of the same suit at rank distance 1, 2
-_SAME_RANK = 30  # another card of the same rank (sets variants)
-_FITS_OWN = 50  # a card that fits one of the team's melds (to lay off on a later turn)
+_EMPTY_HAND: Final = 1000  # taking the dead at once, or closing: always worth it
+_WILD_COST: Final = 45  # a wild spent without completing a canasta (keep wilds for canastas)
+_CLEAN_RISK: Final = 12  # per card of a clean meld dirtied while the team still needs a clean canasta
+_CLEANED: Final = 25  # a dirty run made clean by a natural
+_PER_CARD: Final = 4  # per card laid: prefer long melds and getting rid of cards
+_PER_LENGTH: Final = 2  # per card of the resulting meld: build towards a canasta
+_KEEP_WILD: Final = 1000  # a wild is discarded only when nothing else may go
+_FEEDS_OPPONENT: Final = 300  # a discard that fits an opponent's meld
+_NEIGHBOUR: Final = (0, 40, 18)  # a natural of the same suit at rank distance 1, 2
+_SAME_RANK: Final = 30  # another card of the same rank (sets variants)
+_FITS_OWN: Final = 50  # a card that fits one of the team's melds (to lay off on a later turn)
 
 
 def _is_late(view: View, rules: Rules) -> bool:
@@ -421,11 +421,11 @@ class _MeldIndex:
 
 
 #: the meld index per team, kept across decisions (`_MeldIndex.update`)
-_MELD_INDEX: dict[int, _MeldIndex] = {}
+_MELD_INDEX: Final[dict[int, _MeldIndex]] = {}
 
 
 #: each card's points, per (two_value, joker_value): plain dicts, built once per pair
-_VALUE_TABLES: dict[tuple[int, int], dict[Card, int]] = {}
+_VALUE_TABLES: Final[dict[tuple[int, int], dict[Card, int]]] = {}
 
 
 def _value_table(rules: Rules) -> dict[Card, int]:
@@ -448,20 +448,20 @@ def _neighbours(rank: int, d: int) -> tuple[int, ...]:
 
 
 #: _NEAR[rank][d]: the ranks at run distance d (1 or 2) of a natural rank
-_NEAR = {r: {d: _neighbours(r, d) for d in (1, 2)} for r in range(1, 14)}
+_NEAR: Final = {r: {d: _neighbours(r, d) for d in (1, 2)} for r in range(1, 14)}
 #: the (rank, weight) of every neighbour of a natural rank, distance 1 first (`_NEAR`, flat)
-_NEAR_WEIGHTS: dict[int, tuple[tuple[int, int], ...]] = {
+_NEAR_WEIGHTS: Final[dict[int, tuple[tuple[int, int], ...]]] = {
     r: tuple((near, _NEIGHBOUR[d]) for d in (1, 2) for near in _NEAR[r][d]) for r in range(1, 14)
 }
 
 
 #: each card's slot in `_Context.cheapest_discard`'s counts: suit index * 16 + rank for a
 #: natural, -1 for a wild (a joker or a 2)
-_SLOT: dict[Card, int] = {
+_SLOT: Final[dict[Card, int]] = {
     c: -1 if is_wild_card(c) else SUITS.index(SUIT[c]) * 16 + RANK[c] for c in ALL_CARDS
 }
 #: per natural's slot: the (slot, weight) of its neighbours (`_NEAR_WEIGHTS` in its suit)
-_NEAR_SLOTS: list[tuple[tuple[int, int], ...]] = [
+_NEAR_SLOTS: Final[list[tuple[tuple[int, int], ...]]] = [
     tuple((slot - slot % 16 + r, w) for r, w in _NEAR_WEIGHTS[slot % 16]) if 1 <= slot % 16 <= 13 else ()
     for slot in range(64)
 ]
@@ -508,8 +508,8 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
     return len(used)
 
 
-_BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}
-BOT_NAMES: tuple[str, ...] = tuple(_BOTS)
+_BOTS: Final[dict[str, type[RandomBot] | type[GreedyBot]]] = {"random": RandomBot, "greedy": GreedyBot}
+BOT_NAMES: Final[tuple[str, ...]] = tuple(_BOTS)
 
 
 def bot_spec(name: str) -> str:

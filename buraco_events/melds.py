@@ -343,11 +343,11 @@ def canasta_bonus(kind: CanastaKind | None, rules: Rules) -> int:
 
 
 #: `cards.sort_key` as a table
-_SORT_KEY = {c: sort_key(c) for c in ALL_CARDS}
+_SORT_KEY: Final = {c: sort_key(c) for c in ALL_CARDS}
 #: the cards that may join a run of each suit: its naturals and every wild
-_RUN_CARDS = {s: frozenset(c for c in ALL_CARDS if SUIT[c] == s or RANK[c] in (0, 2)) for s in SUITS}
+_RUN_CARDS: Final = {s: frozenset(c for c in ALL_CARDS if SUIT[c] == s or RANK[c] in (0, 2)) for s in SUITS}
 #: the cards that may join a set of each rank: its naturals and every wild
-_SET_CARDS = {r: frozenset(c for c in ALL_CARDS if RANK[c] in (0, 2, r)) for r in range(1, 14)}
+_SET_CARDS: Final = {r: frozenset(c for c in ALL_CARDS if RANK[c] in (0, 2, r)) for r in range(1, 14)}
 
 
 def _wild_kinds(hand: Mapping[Card, int]) -> list[Card]:
@@ -361,26 +361,26 @@ def _wild_kinds(hand: Mapping[Card, int]) -> list[Card]:
 # strings once, when a suit's runs first meet the cache.
 
 #: the cards in string order: the card of each code
-_CODE_CARD: tuple[Card, ...] = tuple(sorted(ALL_CARDS))
+_CODE_CARD: Final[tuple[Card, ...]] = tuple(sorted(ALL_CARDS))
 #: the code of each card
-_CODE: dict[Card, int] = {c: i for i, c in enumerate(_CODE_CARD)}
+_CODE: Final[dict[Card, int]] = {c: i for i, c in enumerate(_CODE_CARD)}
 #: the suit index (`SUITS`) of each code; -1 for the joker
-_CODE_SUIT: list[int] = [SUITS.index(SUIT[c]) if c != JOKER else -1 for c in _CODE_CARD]
+_CODE_SUIT: Final[list[int]] = [SUITS.index(SUIT[c]) if c != JOKER else -1 for c in _CODE_CARD]
 #: the rank of each code (1..13; 0 for the joker)
-_CODE_RANK: list[int] = [RANK[c] for c in _CODE_CARD]
+_CODE_RANK: Final[list[int]] = [RANK[c] for c in _CODE_CARD]
 #: `_SORT_KEY` (display order: suit, rank, joker last) of each code, as one int
-_CODE_ORDER: list[int] = [64 if c == JOKER else SUITS.index(SUIT[c]) * 16 + RANK[c] for c in _CODE_CARD]
+_CODE_ORDER: Final[list[int]] = [64 if c == JOKER else SUITS.index(SUIT[c]) * 16 + RANK[c] for c in _CODE_CARD]
 #: the code of the card at each run position (1..14, the ace at 1 and 14) of each suit
-_POS_CODE: list[list[int]] = [
+_POS_CODE: Final[list[list[int]]] = [
     [-1] + [_CODE[RANKS[(p - 1) % 13] + s] for p in range(1, 15)] for s in SUITS
 ]
 #: (code, suit index, rank) of each card: one lookup where the generator needs all three
-_CARD_CODES: dict[Card, tuple[int, int, int]] = {
+_CARD_CODES: Final[dict[Card, tuple[int, int, int]]] = {
     c: (_CODE[c], _CODE_SUIT[_CODE[c]], _CODE_RANK[_CODE[c]]) for c in _CODE_CARD
 }
 #: a suit's runs by (suit, held ranks bitmask, two aces, wild codes, own 2s held, ace_to_ace)
-_RUNS_CACHE: dict[tuple[int, int, bool, tuple[int, ...], int, bool], tuple[tuple[Card, ...], ...]] = {}
-_RUNS_CACHE_MAX = 1 << 16
+_RUNS_CACHE: Final[dict[tuple[int, int, bool, tuple[int, ...], int, bool], tuple[tuple[Card, ...], ...]]] = {}
+_RUNS_CACHE_MAX: Final = 1 << 16
 
 
 def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, ...]]:

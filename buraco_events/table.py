@@ -76,7 +76,7 @@ MAX_HANDS_PER_GAME = 200
 
 
 #: the fields of an action, in constructor order
-_ACTION_FIELDS = ("kind", "cards", "meld", "dead")
+_ACTION_FIELDS: Final = ("kind", "cards", "meld", "dead")
 
 
 class Action:
@@ -114,8 +114,8 @@ class Action:
         return (Action, self._values())
 
 
-_DRAW = Action("draw")
-_DISCARDS: dict[Card, Action] = {}
+_DRAW: Final = Action("draw")
+_DISCARDS: Final[dict[Card, Action]] = {}
 
 
 def action_of(ev: Event) -> Action:
@@ -145,8 +145,8 @@ def action_of(ev: Event) -> Action:
 
 #: the action of each candidate play seen lately: actions are immutable, so one is shared
 #: rather than built each time a play is offered again
-_PLAY_ACTIONS: dict[Play, Action] = {}
-_PLAY_ACTIONS_MAX = 1 << 16
+_PLAY_ACTIONS: Final[dict[Play, Action]] = {}
+_PLAY_ACTIONS_MAX: Final = 1 << 16
 
 
 def _play_action(play: Play) -> Action:
@@ -184,8 +184,8 @@ def _sorted_held(hand: Mapping[Card, int]) -> tuple[Card, ...]:
 #: the kept entry (`melds.meld_fits`) of each engine meld seen lately, by the meld's id(): an
 #: engine meld is immutable (a lay-off replaces it), so the entry holds it alive and an identity
 #: match means the same cards, without hashing them
-_MELD_ENTRIES: dict[int, tuple[object, Rules, MeldFits]] = {}
-_MELD_ENTRIES_MAX = 4096
+_MELD_ENTRIES: Final[dict[int, tuple[object, Rules, MeldFits]]] = {}
+_MELD_ENTRIES_MAX: Final = 4096
 
 
 def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
@@ -240,8 +240,8 @@ def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
 
 #: the plays and actions of a meld's lay-offs, by the id() of the kept answer of
 #: `MeldFits.layoffs_of` (kept alive here) and the meld's id
-_LAYOFF_PLAYS: dict[int, tuple[tuple[tuple[Card, ...], ...], int, list[Play], list[Action]]] = {}
-_LAYOFF_PLAYS_MAX = 1 << 14
+_LAYOFF_PLAYS: Final[dict[int, tuple[tuple[tuple[Card, ...], ...], int, list[Play], list[Action]]]] = {}
+_LAYOFF_PLAYS_MAX: Final = 1 << 14
 
 
 def legal_actions(state: GameState) -> list[Action]:
@@ -591,7 +591,7 @@ class BotError(ValueError):
 Recorder = Callable[[Event], None]
 
 #: the event kinds `legal_choices` offers only once they passed `engine.check`
-_CHECKED_WHEN_OFFERED = (Melded, LaidOff, Discarded, TookPile)
+_CHECKED_WHEN_OFFERED: Final = (Melded, LaidOff, Discarded, TookPile)
 
 
 def start_event(
@@ -850,7 +850,7 @@ class Table:
         return self.state.game_id if seed is None else f"{self.state.game_id} (seed {seed})"
 
 
-_DECIDES: dict[type, bool] = {}
+_DECIDES: Final[dict[type, bool]] = {}
 
 
 def _prefers_decide(cls: type) -> bool:
