@@ -508,20 +508,12 @@ class EventReader:
             self.line = line
             if lineno == 1:
                 decode = line_decoder(line)
-            # `decode_line`'s first step inlined: the common line decodes at once (see there)
-            event: AnyEvent | None = None
-            if decode is decode_event and len(line) <= MAX_LINE:
-                try:
-                    event = decode_canonical(line)
-                except Exception:  # a log is untrusted input: `decode_line` words it
-                    pass
+            event = self._decode(lineno, line, decode)
             if event is None:
-                event = self._decode_or_report(lineno, line, decode)
-                if event is None:
-                    if self._stop:
-                        self._whole = lineno - self._in_tail
-                        return
-                    continue
+                if self._stop:
+                    self._whole = lineno - self._in_tail
+                    return
+                continue
             try:
                 if check_chain:
                     chain.add(line, event)
@@ -550,17 +542,10 @@ class EventReader:
             self.line = line
             if lineno == 1:
                 decode = line_decoder(line)
-            event: AnyEvent | None = None
-            if decode is decode_event and len(line) <= MAX_LINE:
-                try:
-                    event = decode_canonical(line)
-                except Exception:  # a log is untrusted input: `decode_line` words it
-                    pass
-            if event is None:
-                event = self._decode_or_report(lineno, line, decode)
-                if self._stop:
-                    self._whole = lineno - self._in_tail
-                    return
+            event = self._decode(lineno, line, decode)
+            if event is None and self._stop:
+                self._whole = lineno - self._in_tail
+                return
             if event is not None:
                 yield lineno, line, event
             if decode is decode_event:
@@ -570,6 +555,17 @@ class EventReader:
                 line = next(source, None)
         self._whole = lineno - self._in_tail
         self._end()
+
+    def _decode(self, lineno: int, line: bytes,
+                decode: Callable[[bytes], AnyEvent]) -> AnyEvent | None:
+        """Return the line's event, or None once its problem is reported (`_decode_or_report`)."""
+        # `decode_line`'s first step inlined: the common line decodes at once (see there)
+        if decode is decode_event and len(line) <= MAX_LINE:
+            try:
+                return decode_canonical(line)
+            except Exception:  # a log is untrusted input: `decode_line` words it
+                pass
+        return self._decode_or_report(lineno, line, decode)
 
     def _decode_or_report(self, lineno: int, line: bytes,
                           decode: Callable[[bytes], AnyEvent]) -> AnyEvent | None:
