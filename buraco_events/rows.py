@@ -7,28 +7,14 @@ rule or a score. `analytics` turns the columns into Arrow tables and stores them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
 from .cards import ALL_CARDS, JOKER
 from .engine import GameState, play, team_of
-from .events import (
-    Discarded,
-    Drew,
-    Event,
-    GameEnded,
-    GameStarted,
-    HandEnded,
-    HandStarted,
-    LaidOff,
-    Melded,
-    Note,
-    StockRefilled,
-    TookDead,
-    TookPile,
-)
+from .events import EVENT_TYPES, TAGS, Drew, Event, HandEnded, HandStarted, Note, TookPile
 from .projections import meld_kind
 from .rules import UnknownVariant, canonical_variant
 
@@ -137,45 +123,6 @@ def _generic_parts(ev: Event) -> Parts:
             ev.text if isinstance(ev, Note) else None)
 
 
-def _card_parts(ev: Drew | Discarded) -> Parts:
-    return ev.player, [ev.card], ev.card, None, None, None
-
-
-def _took_pile_parts(ev: TookPile) -> Parts:
-    return ev.player, list(ev.cards), None, None, None, None
-
-
-def _play_parts(ev: Melded | LaidOff) -> Parts:
-    return ev.player, list(ev.cards), None, ev.meld, None, None
-
-
-def _took_dead_parts(ev: TookDead) -> Parts:
-    return ev.player, list(ev.cards), None, None, ev.dead, None
-
-
-def _refill_parts(ev: StockRefilled) -> Parts:
-    return None, None, None, None, ev.dead, None
-
-
-def _note_parts(ev: Note) -> Parts:
-    return None, None, None, None, None, ev.text
-
-
-def _no_parts(ev: Event) -> Parts:
-    return None, None, None, None, None, None
-
-
-#: the field columns of each event class of the contract, read without a getattr/isinstance per
-#: field; a class missing here falls back to `_generic_parts` (the tests compare both on every
-#: class)
-_PARTS: dict[type, Callable[[Any], Parts]] = {
-    Drew: _card_parts, Discarded: _card_parts, TookPile: _took_pile_parts,
-    Melded: _play_parts, LaidOff: _play_parts, TookDead: _took_dead_parts,
-    StockRefilled: _refill_parts, Note: _note_parts,
-    GameStarted: _no_parts, HandStarted: _no_parts, HandEnded: _no_parts, GameEnded: _no_parts,
-}
-
-
 def _hand_end_rows(out: Columns, game_id: str, state: GameState, ev: HandEnded,
                    first: int, turns: int, n_events: int) -> None:
     """Record a finished hand: its summary, its final melds and both teams' score sheets."""
@@ -212,7 +159,7 @@ def _fields(cls: type) -> frozenset[str]:
 #: card, and no note; every other event (the game's and hands' starts and ends, refills, notes:
 #: a few per hand) is read by `_generic_parts` after it
 _REGULAR: frozenset[type] = frozenset(
-    cls for cls in _PARTS
+    cls for cls in EVENT_TYPES
     if "player" in _fields(cls) and _fields(cls) & {"cards", "card"} and cls is not Note
 )
 
@@ -223,7 +170,7 @@ class _Tags(dict[type, str]):
 
 
 #: the tag of each event class (another class is looked up)
-_TAG_OF = _Tags({cls: str(cls.__struct_config__.tag) for cls in _PARTS})  # type: ignore[attr-defined]
+_TAG_OF = _Tags({cls: tag for tag, cls in TAGS.items()})
 #: a regular event's cards when it has a card (drew, discarded) rather than cards
 _ONE_CARD: dict[str | None, tuple[str, ...]] = {c: (c,) for c in ALL_CARDS}
 _ONE_CARD[None] = ()
