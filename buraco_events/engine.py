@@ -78,6 +78,19 @@ DeadMode = Literal["direct", "indirect"]
 Hand = dict[Card, int]
 
 
+def sorted_held(hand: Hand) -> tuple[Card, ...]:
+    """Return the cards of a hand sorted (as strings), each repeated as often as held: the
+    distinct cards sorted, then repeated."""
+    out: list[Card] = []
+    for c in sorted(hand):
+        n = hand[c]
+        if n == 1:
+            out.append(c)
+        elif n > 1:
+            out.extend([c] * n)
+    return tuple(out)
+
+
 def _elements(hand: Hand) -> list[Card]:
     """Return the cards of a hand, each repeated as often as held (as `Counter.elements`)."""
     out: list[Card] = []
@@ -1391,7 +1404,7 @@ def _layoff_plays(
         if top is not None and not may_lay_off(m.shape.cards, top, rules):
             continue  # no lay-off on this meld can hold the top: none is generated
         if held is None:
-            held = tuple(sorted(_elements(hand)))
+            held = sorted_held(hand)
         # a meld's shape is `classify` of its cards: `candidate_layoffs` without classifying again
         for layoff in shape_layoffs(held, m.shape.cards, m.shape, rules):
             if top is None or top in layoff:

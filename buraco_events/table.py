@@ -49,6 +49,7 @@ from .engine import (
     legal_draws,
     must_refill,
     raw_plays,
+    sorted_held,
 )
 from .events import (
     Discarded,
@@ -169,18 +170,6 @@ def _discard_action(card: Card) -> Action:
     return action
 
 
-def _sorted_held(hand: Mapping[Card, int]) -> tuple[Card, ...]:
-    """Return `tuple(sorted(hand.elements()))`: the distinct cards sorted, then repeated."""
-    out: list[Card] = []
-    for c in sorted(hand):
-        n = hand[c]
-        if n == 1:
-            out.append(c)
-        elif n > 1:
-            out.extend([c] * n)
-    return tuple(out)
-
-
 #: the kept entry (`melds.meld_fits`) of each engine meld seen lately, by the meld's id(): an
 #: engine meld is immutable (a lay-off replaces it), so the entry holds it alive and an identity
 #: match means the same cards, without hashing them
@@ -220,7 +209,7 @@ def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
                 entries.clear()
             entries[id(m)] = (m, rules, entry)
         if held is None:
-            held = _sorted_held(hand)
+            held = sorted_held(hand)
         relevant_cards = entry.relevant
         relevant = tuple([c for c in held if c in relevant_cards])
         found = entry.layoffs_of(relevant)
