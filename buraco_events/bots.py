@@ -33,9 +33,9 @@ from .melds import (
     meld_fits,
     shape_layoffs,
 )
-from .projections import MeldKind, MeldView, View
 from .rules import Rules, check_players, team_of
 from .table import Action, Bot, Choices, EndlessGame, SeedStreams, Table
+from .views import MeldKind, MeldView, View
 
 # `Bot` (the protocol every player here follows) and `EndlessGame` are the table's: re-exported
 __all__ = [

@@ -5,7 +5,9 @@ become counts, the stock and untaken deads become counts, a closed pile shows on
 and size, a closed pile just taken shows its rest only to the taker, and the score sheet leaves
 out the cards still held (their values would tell what the hands hold). Once the hand is over the
 hands are laid open for counting (RULES 7), so the sheet is complete. With `seat=None` it is the
-referee's view, where everything is shown.
+referee's view, where everything is shown. The views' Structs live in `views` and `player_view`
+in `seatview` (compiled in the compiled build: a bot gets a view at every decision); this module
+re-exports both.
 
 `Timeline` folds a log's events through the engine once (each event checked) and keeps a snapshot
 every few events, so the state after any seq is a copy plus a short fold; the events stay the
@@ -15,24 +17,17 @@ the table sees (a draw does not name its card; a closed pile shows its top card 
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any
 
 import msgspec
 
-from .cards import ALL_CARDS, RANKS, Card, sort_key
+from .cards import RANKS, Card
 from .engine import (
-    PLAYING_PHASES,
-    DeadFate,
     GameState,
     IllegalMove,
-    Meld,
-    Phase,
     apply,
-    hand_scores,
     play,
-    table_scores,
     team_of,
 )
 from .events import (
@@ -50,239 +45,12 @@ from .events import (
     TookDead,
     TookPile,
 )
-from .melds import CanastaKind, MeldShape, MeldType
-from .rules import Rules
-from .scoring import TeamScore
+from .melds import MeldShape
+from .seatview import player_view
+from .views import DeadView, MeldKind, MeldView, PendingView, PileView, View, meld_kind
 
-#: a meld's kind as shown and indexed: its canasta kind, or `none` below a canasta
-MeldKind = CanastaKind | Literal["none"]
 #: a snapshot of the state every this many events (seeking folds at most this many)
 SNAPSHOT_EVERY = 64
-
-
-class MeldView(msgspec.Struct, frozen=True, kw_only=True):
-    """A meld as shown: canonical cards, run or set (`type`), clean or dirty, canasta kind."""
-
-    id: int
-    team: int
-    cards: tuple[Card, ...]
-    type: MeldType
-    clean: bool
-    kind: MeldKind
-    laid_by: int
-    laid_seq: int
-    canasta_seq: int | None = None
-
-
-class PileView(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """The discard pile: size, top card, and all cards when they are visible (else omitted)."""
-
-    size: int
-    top: Card | None
-    cards: tuple[Card, ...] | None = None
-
-
-class DeadView(msgspec.Struct, frozen=True, kw_only=True):
-    """A dead: who took it (fate `taken`, or `stock` when it refilled the stock), cards or count.
-
-    `cards` counts the cards still in the dead (0 once it is gone) when they are hidden.
-    """
-
-    taken_by: int | None
-    fate: DeadFate | None
-    cards: tuple[Card, ...] | int
-    unused: bool = False
-
-
-class PendingView(msgspec.Struct, frozen=True, kw_only=True):
-    """A closed pile just taken: the top card that must be played and the rest (or a count)."""
-
-    top: Card
-    rest: tuple[Card, ...] | int
-
-
-class View(msgspec.Struct, frozen=True, kw_only=True):
-    """The table after an event, as seen from `seat` (None: the referee, who sees all).
-
-    `scores` is the running total per team (previous hands plus this hand's sheet);
-    `hands_counted` is False when the sheet leaves out the cards still held (hidden hands).
-    """
-
-    seq: int
-    game_id: str
-    variant: str
-    players: tuple[str, ...]
-    seat: int | None
-    hand: int
-    to_play: int
-    phase: Phase
-    hands: tuple[tuple[Card, ...] | int, ...]
-    melds: tuple[MeldView, ...]
-    pile: PileView
-    stock: int
-    deads: tuple[DeadView, ...]
-    pending: PendingView | None
-    scores: tuple[int, ...]
-    totals: tuple[int, ...]
-    hand_scores: tuple[TeamScore, ...]
-    hands_counted: bool = True
-    winner: int | None = None
-    #: `pile_top_use` turn_end: the top card taken from the closed pile, yet to be melded this turn
-    top_due: Card | None = None
-
-
-def meld_kind(canasta: CanastaKind | None) -> MeldKind:
-    """Return the analytics kind of a meld: none, dirty, clean, royal or ace_to_ace."""
-    return canasta or "none"
-
-
-#: MeldViews by the id of their (immutable) engine meld, which the entry keeps alive
-_MELD_VIEWS: dict[int, tuple[Meld, Rules, MeldView]] = {}
-_MELD_VIEWS_MAX = 4096
-
-
-def _meld_view(m: Meld, rules: Rules) -> MeldView:
-    """Return the view of a meld; a meld lives on across many views, so its view is kept."""
-    hit = _MELD_VIEWS.get(id(m))
-    if hit is not None and hit[0] is m and hit[1] is rules:
-        return hit[2]
-    view = MeldView(
-        id=m.id, team=m.team, cards=m.cards, type=m.shape.type, clean=m.shape.is_clean,
-        kind=meld_kind(m.canasta(rules)), laid_by=m.laid_by, laid_seq=m.laid_seq,
-        canasta_seq=m.canasta_seq,
-    )
-    if len(_MELD_VIEWS) >= _MELD_VIEWS_MAX:
-        _MELD_VIEWS.clear()
-    _MELD_VIEWS[id(m)] = (m, rules, view)
-    return view
-
-
-class _LastMelds:
-    """The meld views of the last `player_view`: the melds rarely change between two views."""
-
-    melds: tuple[Meld, ...] = ()
-    rules: Rules | None = None
-    views: tuple[MeldView, ...] = ()
-
-
-def _meld_views(melds: list[Meld], rules: Rules) -> tuple[MeldView, ...]:
-    """Return the views of the table's melds, reusing the last tuple when every meld is the same
-    (engine melds are immutable: a lay-off replaces its meld, so identity says nothing changed)."""
-    last = _LastMelds
-    if last.rules is rules and len(last.melds) == len(melds) and all(map(operator.is_, last.melds, melds)):
-        return last.views
-    if last.rules is rules:
-        # most often one meld changed (a lay-off) or one was added: the others keep their view
-        old_melds, old_views, known = last.melds, last.views, len(last.melds)
-        views = tuple([
-            old_views[i] if i < known and old_melds[i] is m else _meld_view(m, rules)
-            for i, m in enumerate(melds)
-        ])
-    else:
-        views = tuple([_meld_view(m, rules) for m in melds])
-    last.melds, last.rules, last.views = tuple(melds), rules, views
-    return views
-
-
-#: the display order of `cards.sorted_cards` as a table (a cheaper sort key)
-_DISPLAY_ORDER = {c: sort_key(c) for c in ALL_CARDS}
-
-
-def _display_hand(hand: Mapping[Card, int]) -> tuple[Card, ...]:
-    """Return the cards held in display order: `sorted(hand.elements())` by `sort_key`, the
-    distinct cards sorted and then repeated (cheaper than a key call per card of `elements`)."""
-    out: list[Card] = []
-    for c in sorted(hand, key=_DISPLAY_ORDER.__getitem__):
-        n = hand[c]
-        if n == 1:
-            out.append(c)
-        elif n > 1:
-            out.extend([c] * n)
-    return tuple(out)
-
-
-class _LastDeads:
-    """The dead views of the last `player_view` and what they were built from: the deads change
-    a few times a hand, the views are asked at every decision."""
-
-    key: tuple[Any, ...] = ()
-    views: tuple[DeadView, ...] = ()
-
-
-def _dead_views(state: GameState, hidden: bool) -> tuple[DeadView, ...]:
-    """Return the views of the deads (`hidden`: as a seat sees them, with counts for cards)."""
-    deads, takers, unused_seat = state.deads, state.dead_taker, state.unused_seat
-    # the deads' tuples are immutable and a dead only ever goes (to None): identity says enough
-    key = (hidden, *deads, *takers, *state.dead_fate, *unused_seat)
-    last = _LastDeads
-    if last.key == key:
-        return last.views
-    views = []
-    for i, d in enumerate(deads):
-        taker = takers[i]
-        if d is not None:
-            views.append(DeadView(taken_by=None, fate=None, cards=len(d) if hidden else tuple(d)))
-        else:
-            unused = taker is not None and unused_seat[team_of(taker)] == taker
-            views.append(DeadView(taken_by=taker, fate=state.dead_fate[i], cards=0, unused=unused))
-    last.key, last.views = key, tuple(views)
-    return last.views
-
-
-_PLAYING = frozenset(PLAYING_PHASES)
-
-
-def player_view(state: GameState, seat: int | None = None, *, scores: bool = True) -> View:
-    """Return what `seat` may see of the state (`None`: everything).
-
-    With `scores=False` the hand's score sheet is left out (`hand_scores` empty, `scores` = the
-    totals of finished hands): what a bot needs, at a fraction of the cost.
-    """
-    rules = state.rules
-    phase = state.phase
-    playing = phase in _PLAYING
-    hands: list[tuple[Card, ...] | int] = []
-    for s, h in enumerate(state.hands):
-        if seat is None or s == seat or not playing:
-            hands.append(_display_hand(h))
-        else:
-            hands.append(sum(h.values()))
-    melds = _meld_views(state.melds, rules)
-    pile_cards = state.pile
-    pile = PileView(
-        size=len(pile_cards),
-        top=pile_cards[-1] if pile_cards else None,
-        cards=tuple(pile_cards) if seat is None or rules.pile == "open" else None,
-    )
-    deads = _dead_views(state, seat is not None)
-    pending = None
-    if state.pending_top is not None:
-        rest: tuple[Card, ...] | int = (
-            tuple(state.pending_rest) if seat is None or seat == state.to_play else len(state.pending_rest)
-        )
-        pending = PendingView(top=state.pending_top, rest=rest)
-    counted = True
-    sheet: tuple[TeamScore, ...]
-    totals = tuple(state.totals)
-    if not scores:
-        sheet, running, counted = (), totals, False
-    elif playing or phase == "hand_end":
-        if seat is not None and playing:
-            # the sheet without the cards held (the part of RULES 7 nobody else may see)
-            sheet, counted = table_scores(state), False
-        else:
-            sheet = hand_scores(state)
-        running = tuple(t + sc.total for t, sc in zip(state.totals, sheet, strict=True))
-    else:
-        sheet = state.hand_results[-1] if state.hand_results else ()
-        running = totals
-    return View(
-        seq=state.next_seq - 1, game_id=state.game_id, variant=state.variant,
-        players=state.players, seat=seat, hand=state.hand_no, to_play=state.to_play,
-        phase=phase, hands=tuple(hands), melds=melds, pile=pile, stock=len(state.stock),
-        deads=deads, pending=pending, top_due=state.top_due, scores=running, totals=totals,
-        hand_scores=tuple(sheet), hands_counted=counted, winner=state.winner,
-    )
 
 
 # -- meld histories --------------------------------------------------------------------------
@@ -561,7 +329,7 @@ class Timeline:
 
 
 __all__ = [
-    "DeadView", "MeldHistory", "MeldStep", "MeldView", "PendingView", "PileView", "SNAPSHOT_EVERY",
+    "DeadView", "MeldHistory", "MeldKind", "MeldStep", "MeldView", "PendingView", "PileView", "SNAPSHOT_EVERY",
     "Timeline", "View", "describe", "meld_kind", "player_view", "seat_error", "team_label",
     "wild_change", "wild_stands_for",
 ]

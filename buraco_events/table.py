@@ -64,8 +64,9 @@ from .events import (
     event_type,
 )
 from .melds import MeldFits, candidate_melds, meld_fits
-from .projections import View, player_view
 from .rules import Rules, canonical_variant, check_players, find_rules, team_of
+from .seatview import player_view
+from .views import View
 
 #: a hand longer than this many turns is a bug in a bot or the engine, never a real game
 MAX_TURNS_PER_HAND = 2000

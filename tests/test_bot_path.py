@@ -21,16 +21,9 @@ from buraco_events.engine import (
     table_scores,
     team_of,
 )
-from buraco_events.projections import (
-    DeadView,
-    PendingView,
-    PileView,
-    View,
-    _display_hand,
-    _meld_views,
-    player_view,
-)
+from buraco_events.projections import DeadView, PendingView, PileView, View, player_view
 from buraco_events.rules import PRESETS
+from buraco_events.seatview import _display_hand, _meld_views
 from buraco_events.table import Choices, SeedStreams, SharedStream, Table, _play_action
 
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from buraco_events.cards import ALL_CARDS, sorted_cards
 from buraco_events.engine import (
+    PLAYING_PHASES,
     GameState,
     IllegalMove,
     _raw_plays,
@@ -36,7 +37,6 @@ from buraco_events.events import (
 )
 from buraco_events.melds import classify
 from buraco_events.projections import (
-    PLAYING_PHASES,
     Timeline,
     describe,
     player_view,
@@ -416,7 +416,7 @@ def test_the_referee_reads_the_hidden_card_a_seat_does_not():
 @given(st.lists(st.sampled_from(ALL_CARDS), max_size=24), st.lists(st.sampled_from(ALL_CARDS), max_size=6))
 def test_display_hand_is_the_cards_held_in_display_order(held: list[str], gone: list[str]) -> None:
     # a hand the engine played from keeps zero (or fewer) counts: they show no card
-    from buraco_events.projections import _display_hand
+    from buraco_events.seatview import _display_hand
 
     hand = Counter(held)
     hand.subtract(gone)
