@@ -8,7 +8,6 @@ every decision, and built in Python the view was a fifth of self-play. It builds
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -52,11 +51,21 @@ class _LastMelds:
 _LAST_MELDS: Final = _LastMelds()
 
 
+def _same(old: tuple[Meld, ...], new: list[Meld]) -> bool:
+    """Return whether two meld sequences hold the very same melds."""
+    if len(old) != len(new):
+        return False
+    for i, m in enumerate(new):
+        if old[i] is not m:
+            return False
+    return True
+
+
 def _meld_views(melds: list[Meld], rules: Rules) -> tuple[MeldView, ...]:
     """Return the views of the table's melds, reusing the last tuple when every meld is the same
     (engine melds are immutable: a lay-off replaces its meld, so identity says nothing changed)."""
     last = _LAST_MELDS
-    if last.rules is rules and len(last.melds) == len(melds) and all(map(operator.is_, last.melds, melds)):
+    if last.rules is rules and _same(last.melds, melds):
         return last.views
     if last.rules is rules:
         # most often one meld changed (a lay-off) or one was added: the others keep their view
@@ -71,15 +80,20 @@ def _meld_views(melds: list[Meld], rules: Rules) -> tuple[MeldView, ...]:
     return views
 
 
-#: the display order of `cards.sorted_cards` as a table (a cheaper sort key)
-_DISPLAY_ORDER: Final = {c: sort_key(c) for c in ALL_CARDS}
+#: the cards in the display order of `cards.sorted_cards`, and each card's place in it
+_DISPLAY_CARDS: Final = tuple(sorted(ALL_CARDS, key=sort_key))
+_DISPLAY_ORDER: Final = {c: i for i, c in enumerate(_DISPLAY_CARDS)}
 
 
 def _display_hand(hand: Mapping[Card, int]) -> tuple[Card, ...]:
     """Return the cards held in display order: `sorted(hand.elements())` by `sort_key`, the
-    distinct cards sorted and then repeated (cheaper than a key call per card of `elements`)."""
+    distinct cards' places sorted as ints and then repeated (cheaper than a key per card)."""
+    order = _DISPLAY_ORDER
+    places = [order[c] for c in hand]
+    places.sort()
     out: list[Card] = []
-    for c in sorted(hand, key=_DISPLAY_ORDER.__getitem__):
+    for i in places:
+        c = _DISPLAY_CARDS[i]
         n = hand[c]
         if n == 1:
             out.append(c)

@@ -16,7 +16,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.events import ZERO_HASH, Drew, Note, decode_event, line_hash, seal_lines
+from buraco_events.events import (
+    ZERO_HASH,
+    Drew,
+    EventFormatError,
+    Note,
+    decode_event,
+    line_hash,
+    seal_lines,
+)
 from buraco_events.log import (
     MAX_LINE,
     Collect,
@@ -146,6 +154,38 @@ def test_write_log_writes_a_sealed_log_once(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["g.jsonl"]  # no temporary file left behind
     with pytest.raises(ValueError, match="at least one event"):
         write_log(tmp_path / "empty.jsonl", [])
+
+
+@pytest.mark.parametrize("aside", ["unnamed", "no O_TMPFILE", "no /proc"])
+def test_write_log_places_the_file_whole_every_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  aside: str) -> None:
+    # the unnamed file aside (O_TMPFILE) and both fallbacks to a named one give the same file
+    if aside == "no O_TMPFILE":
+        monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+    elif aside == "no /proc":
+        link = os.link
+
+        def no_proc(src: str, dst: str, **kw: object) -> None:
+            if str(src).startswith("/proc/"):
+                raise FileNotFoundError(src)
+            link(src, dst, **kw)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(os, "link", no_proc)
+    path = tmp_path / "g.jsonl"
+    assert write_log(path, make_game(6)) == head(path)
+    assert path.read_bytes().splitlines() == game_lines(6)
+    with pytest.raises(LogExistsError, match="exists already with other content"):
+        write_log(path, make_game(7), exist_ok=True)
+    assert path.read_bytes().splitlines() == game_lines(6)
+    assert [p.name for p in tmp_path.iterdir()] == ["g.jsonl"]
+
+
+def test_write_log_refuses_an_invalid_event_and_writes_nothing(tmp_path: Path) -> None:
+    events = make_game(6)
+    bad = Drew(seq=0, player=0, card="1Z")  # no such card: the readers would refuse the line
+    with pytest.raises(EventFormatError, match=r"refusing to write an invalid event: .*\$\.card"):
+        write_log(tmp_path / "g.jsonl", [*events[:3], bad, *events[3:]])
+    assert list(tmp_path.iterdir()) == []
 
 
 # -- one writer ----------------------------------------------------------------------------------
