@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -19,7 +18,7 @@ from mypy_extensions import mypyc_attr
 
 from .cards import ALL_CARDS, RANK, SUIT, SUITS, Card, card_value, is_wild_card
 from .commit import seeded_salts
-from .engine import GameState
+from .engine import GameState, sorted_held
 from .events import Event
 from .melds import (
     CANASTA_SIZE,
@@ -31,7 +30,6 @@ from .melds import (
     classify,
     is_closing_canasta,
     meld_fits,
-    shape_layoffs,
 )
 from .rules import Rules, check_players, team_of
 from .table import Action, Bot, Choices, EndlessGame, SeedStreams, Table
@@ -194,6 +192,10 @@ class GreedyBot:
         return ctx.cheapest_discard(discards)
 
 
+#: the best worth before any card is scored (a constant: compiled, `float("inf")` parses a string)
+_INF: Final = float("inf")
+
+
 class _Context:
     """What one play-phase decision needs from the view, computed once (or on first use)."""
 
@@ -301,7 +303,7 @@ class _Context:
         # branch and bound: the meld checks only add to a card's worth, so once a card's full
         # worth is below every other card's cheap worth, no other card needs the meld checks
         ranked = sorted([(self.keep_base(a.cards[0]), i) for i, a in enumerate(discards)])
-        best, best_score = discards[ranked[0][1]], float("inf")
+        best, best_score = discards[ranked[0][1]], _INF
         for base, i in ranked:
             if base >= best_score:
                 break
@@ -482,14 +484,16 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
     """
     seat = view.seat if view.seat is not None else view.to_play
     own = view.hands[seat]
-    hand = Counter(own if isinstance(own, tuple) else ())
     pile_cards = {c for c in pile if not is_wild_card(c)}
     suits, ranks = {SUIT[c] for c in pile_cards}, {RANK[c] for c in pile_cards}
     # runs hold one suit and sets one rank: hand cards sharing neither with the pile change nothing
-    together = Counter([c for c in pile if c in pile_cards])
-    together.update({
-        c: n for c, n in hand.items() if not is_wild_card(c) and (SUIT[c] in suits or RANK[c] in ranks)
-    })
+    together: dict[Card, int] = {}
+    for c in pile:
+        if c in pile_cards:
+            together[c] = together.get(c, 0) + 1
+    for c in own if isinstance(own, tuple) else ():
+        if not is_wild_card(c) and (SUIT[c] in suits or RANK[c] in ranks):
+            together[c] = together.get(c, 0) + 1
     used: set[Card] = set()
     for cards in candidate_melds(together, rules):
         used.update(pile_cards.intersection(cards))
@@ -497,13 +501,15 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
     held: tuple[Card, ...] | None = None
     for m in view.melds:
         if m.team == team:
-            # `candidate_layoffs`, with the cards sorted once for all the melds
-            shape = classify(m.cards, rules)
-            if shape is None:
+            # `candidate_layoffs` from the meld's kept entry (`melds.meld_fits`), as the table's
+            # candidates do, with the cards sorted once for all the melds
+            entry = meld_fits(m.cards, rules)
+            if entry.shape is None:
                 continue
             if held is None:
-                held = tuple(sorted(together.elements()))
-            for layoff in shape_layoffs(held, tuple(m.cards), shape, rules):
+                held = sorted_held(together)
+            relevant = entry.relevant
+            for layoff in entry.layoffs_of(tuple([c for c in held if c in relevant])):
                 used.update(pile_cards.intersection(layoff))
     return len(used)
 

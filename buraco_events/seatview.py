@@ -8,7 +8,6 @@ every decision, and built in Python the view was a fifth of self-play. It builds
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final
 
 from .cards import ALL_CARDS, Card, sort_key
@@ -85,7 +84,7 @@ _DISPLAY_CARDS: Final = tuple(sorted(ALL_CARDS, key=sort_key))
 _DISPLAY_ORDER: Final = {c: i for i, c in enumerate(_DISPLAY_CARDS)}
 
 
-def _display_hand(hand: Mapping[Card, int]) -> tuple[Card, ...]:
+def _display_hand(hand: dict[Card, int]) -> tuple[Card, ...]:
     """Return the cards held in display order: `sorted(hand.elements())` by `sort_key`, the
     distinct cards' places sorted as ints and then repeated (cheaper than a key per card)."""
     order = _DISPLAY_ORDER
