@@ -378,8 +378,13 @@ _POS_CODE: Final[list[list[int]]] = [
 _CARD_CODES: Final[dict[Card, tuple[int, int, int]]] = {
     c: (_CODE[c], _CODE_SUIT[_CODE[c]], _CODE_RANK[_CODE[c]]) for c in _CODE_CARD
 }
-#: a suit's runs by (suit, held ranks bitmask, two aces, wild codes, own 2s held, ace_to_ace)
-_RUNS_CACHE: Final[dict[tuple[int, int, bool, tuple[int, ...], int, bool], tuple[tuple[Card, ...], ...]]] = {}
+#: a wild's bit in `candidate_melds`' set of the wilds held (0 for a natural)
+_WILD_BIT: Final[list[int]] = [
+    1 if c == JOKER else 2 << SUITS.index(SUIT[c]) if RANK[c] == 2 else 0 for c in _CODE_CARD
+]
+#: a suit's runs by one int: suit, held ranks bitmask, two aces, own 2s held (0, 1, 2 or more),
+#: ace_to_ace and the wilds held (their bits), in `candidate_melds`' layout
+_RUNS_CACHE: Final[dict[int, tuple[tuple[Card, ...], ...]]] = {}
 _RUNS_CACHE_MAX: Final = 1 << 16
 
 
@@ -390,47 +395,58 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
     by one of the distinct wild cards held. Sets (where on): all the naturals of a rank held, and
     the same plus each distinct wild held. Each candidate is a legal meld.
     """
-    # one pass: the ranks held per suit (a bitmask, bit r for rank r), the wilds, the naturals
-    masks = [0, 0, 0, 0]
-    naturals = [0, 0, 0, 0]  # cards per suit, 2s included: a run needs two natural cards
-    two_aces = [False, False, False, False]
+    # one pass, on native ints: the ranks held per suit (14 bits a suit: bit suit * 14 + rank),
+    # the suits with two naturals or more and those with two aces (a bit a suit), the wilds
+    held = hand if isinstance(hand, dict) else dict(hand)
+    masks = 0
+    one = two = two_aces = 0
     own_twos = [0, 0, 0, 0]
     wilds: list[int] = []
+    wild_bits = 0
     by_rank: dict[int, list[int]] = {}
     sets = rules.sets
     total = 0
-    for c, n in hand.items():
+    for c, n in held.items():
         if n <= 0:
             continue
         total += n
         code, suit, rank = _CARD_CODES[c]
         if suit >= 0:
-            masks[suit] |= 1 << rank
-            naturals[suit] += n
+            bit = 1 << suit
+            masks |= 1 << (suit * 14 + rank)
+            if n >= 2 or one & bit:  # RULES 3.1: a run needs two natural cards (2s included)
+                two |= bit
+            one |= bit
             if rank == 1 and n >= 2:
-                two_aces[suit] = True
+                two_aces |= bit
         if rank == 0 or rank == 2:
             wilds.append(code)
+            wild_bits |= _WILD_BIT[code]
             if rank == 2:
-                own_twos[suit] = n
+                own_twos[suit] = n if n < 2 else 2  # `_suit_runs` asks only 0, 1 or 2 and more
         elif sets:  # the naturals by rank matter to sets only
-            by_rank.setdefault(rank, []).extend([code] * n)
+            codes = by_rank.get(rank)
+            if codes is None:
+                codes = by_rank[rank] = []
+            if n == 1:
+                codes.append(code)
+            else:
+                codes.extend([code] * n)
     if total < 3:
         return []  # every candidate is three cards of the hand or more (the pile-top checks ask often)
-    wilds.sort(key=_CODE_ORDER.__getitem__)  # the order the candidates try them in
-    wild_codes = tuple(wilds)
+    wild_codes = tuple(wilds)  # in any order: each is tried, and the candidates are a set
     out: set[tuple[Card, ...]] = set()
     ace_to_ace = rules.ace_to_ace
     for suit in range(4):
-        if naturals[suit] >= 2:  # RULES 3.1: a run needs two natural cards
-            key = (suit, masks[suit], two_aces[suit], wild_codes, own_twos[suit], ace_to_ace)
+        if two >> suit & 1:
+            mask = masks >> (suit * 14) & 0x3FFF
+            aces = two_aces >> suit & 1 == 1
+            key = suit | mask << 2 | aces << 16 | own_twos[suit] << 17 | ace_to_ace << 19 | wild_bits << 20
             runs = _RUNS_CACHE.get(key)
             if runs is None:
                 if len(_RUNS_CACHE) >= _RUNS_CACHE_MAX:
                     _RUNS_CACHE.clear()
-                runs = _RUNS_CACHE[key] = _suit_runs(
-                    suit, masks[suit], two_aces[suit], wild_codes, own_twos[suit], ace_to_ace
-                )
+                runs = _RUNS_CACHE[key] = _suit_runs(suit, mask, aces, wild_codes, own_twos[suit], ace_to_ace)
             out.update(runs)
     if sets:
         for codes in by_rank.values():
