@@ -111,9 +111,15 @@ class IllegalMove(ValueError):
 
     def __init__(self, seq: int | None, player: int | None, phase: Phase, reason: str,
                  public: str | None = None):
+        # the message is made when shown (`__str__`), not here: the bots' and the look-ahead's
+        # refused candidates raise by the thousand and are never shown; `args` stays the
+        # constructor's, so an error pickles (a worker's error reaches its parent whole)
+        super().__init__(seq, player, phase, reason, public)
         self.seq, self.player, self.phase, self.reason = seq, player, phase, reason
         self.public = reason if public is None else public
-        super().__init__(self._text(reason))
+
+    def __str__(self) -> str:
+        return self._text(self.reason)
 
     def _text(self, reason: str) -> str:
         who = f"seat {self.player}, " if self.player is not None else ""
