@@ -802,7 +802,7 @@ def write_log(path: StrPath, events: Iterable[Event], *, exist_ok: bool = False)
     events = list(events)
     if not events:
         raise ValueError("a log holds at least one event")
-    if any(isinstance(e, GameEnded) for e in events[:-1]):
+    if any(map(isinstance, events[:-1], itertools.repeat(GameEnded))):  # in C: no frame per event
         raise ValueError("nothing may follow game_ended (EVENTS.md)")
     lines = seal_lines(events)
     _check_batch(lines)

@@ -186,6 +186,10 @@ def test_write_log_refuses_an_invalid_event_and_writes_nothing(tmp_path: Path) -
     with pytest.raises(EventFormatError, match=r"refusing to write an invalid event: .*\$\.card"):
         write_log(tmp_path / "g.jsonl", [*events[:3], bad, *events[3:]])
     assert list(tmp_path.iterdir()) == []
+    # nor a game that goes on after its end (EVENTS.md)
+    with pytest.raises(ValueError, match="nothing may follow game_ended"):
+        write_log(tmp_path / "g.jsonl", [*events, Note(seq=0, by="referee", text="late")])
+    assert list(tmp_path.iterdir()) == []
 
 
 # -- one writer ----------------------------------------------------------------------------------
