@@ -840,27 +840,8 @@ def _place(target: Path, data: bytes) -> None:
     /proc/self/fd): no name to create and remove, about a third of a short log's write cost.
     Where the system or the file system has none, a named temporary file beside the target.
     """
-    folder = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        try:
-            fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o666, dir_fd=folder)
-        except (AttributeError, OSError):
-            fd = -1
-        if fd >= 0:
-            try:
-                _write_all(fd, data)
-                os.fsync(fd)
-                try:
-                    os.link(f"/proc/self/fd/{fd}", target.name, dst_dir_fd=folder)
-                    return
-                except FileExistsError:
-                    raise
-                except OSError:
-                    pass  # no /proc: the named way below
-            finally:
-                os.close(fd)
-    finally:
-        os.close(folder)
+    if _place_unnamed(target, data):
+        return
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as f:
         f.write(data)
@@ -870,6 +851,33 @@ def _place(target: Path, data: bytes) -> None:
         os.link(tmp, target)
     finally:
         tmp.unlink()
+
+
+def _place_unnamed(target: Path, data: bytes) -> bool:
+    """`_place` through an unnamed file; False (nothing written) where the system cannot."""
+    tmpfile = getattr(os, "O_TMPFILE", 0)
+    if not tmpfile:
+        return False
+    folder = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fd = os.open(".", tmpfile | os.O_WRONLY, 0o666, dir_fd=folder)
+        except OSError:
+            return False  # a file system without unnamed files
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+            try:
+                os.link(f"/proc/self/fd/{fd}", target.name, dst_dir_fd=folder)
+            except FileExistsError:
+                raise
+            except OSError:
+                return False  # no /proc: the unnamed file goes with its descriptor
+            return True
+        finally:
+            os.close(fd)
+    finally:
+        os.close(folder)
 
 
 def _write_all(fd: int, data: bytes) -> None:

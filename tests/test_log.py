@@ -3,6 +3,7 @@ tails and their repair, corruption left alone, and any changed byte of a sealed 
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -156,12 +157,21 @@ def test_write_log_writes_a_sealed_log_once(tmp_path: Path) -> None:
         write_log(tmp_path / "empty.jsonl", [])
 
 
-@pytest.mark.parametrize("aside", ["unnamed", "no O_TMPFILE", "no /proc"])
+@pytest.mark.parametrize("aside", ["unnamed", "no O_TMPFILE", "file system without", "no /proc"])
 def test_write_log_places_the_file_whole_every_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                   aside: str) -> None:
     # the unnamed file aside (O_TMPFILE) and both fallbacks to a named one give the same file
     if aside == "no O_TMPFILE":
         monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+    elif aside == "file system without":
+        real_open = os.open
+
+        def no_tmpfile(path: str, flags: int, *args: object, **kw: object) -> int:
+            if flags & getattr(os, "O_TMPFILE", 0) == getattr(os, "O_TMPFILE", -1):
+                raise OSError(errno.EOPNOTSUPP, "not supported")
+            return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(os, "open", no_tmpfile)
     elif aside == "no /proc":
         link = os.link
 
