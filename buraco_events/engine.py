@@ -81,8 +81,14 @@ Hand = dict[Card, int]
 def sorted_held(hand: Hand) -> tuple[Card, ...]:
     """Return the cards of a hand sorted (as strings), each repeated as often as held: the
     distinct cards sorted, then repeated."""
+    return held_in_order(hand, sorted(hand))
+
+
+def held_in_order(hand: Hand, order: Iterable[Card]) -> tuple[Card, ...]:
+    """Return the cards of a hand in the order of its distinct cards `order`, each repeated as
+    often as held (a card held 0 times, or fewer, not at all)."""
     out: list[Card] = []
-    for c in sorted(hand):
+    for c in order:
         n = hand[c]
         if n == 1:
             out.append(c)

@@ -11,7 +11,15 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .cards import ALL_CARDS, Card, sort_key
-from .engine import PLAYING_PHASES, GameState, Meld, hand_scores, table_scores, team_of
+from .engine import (
+    PLAYING_PHASES,
+    GameState,
+    Meld,
+    hand_scores,
+    held_in_order,
+    table_scores,
+    team_of,
+)
 from .rules import Rules
 from .scoring import TeamScore
 from .views import DeadView, MeldView, PendingView, PileView, View, meld_kind
@@ -90,15 +98,7 @@ def _display_hand(hand: dict[Card, int]) -> tuple[Card, ...]:
     order = _DISPLAY_ORDER
     places = [order[c] for c in hand]
     places.sort()
-    out: list[Card] = []
-    for i in places:
-        c = _DISPLAY_CARDS[i]
-        n = hand[c]
-        if n == 1:
-            out.append(c)
-        elif n > 1:
-            out.extend([c] * n)
-    return tuple(out)
+    return held_in_order(hand, [_DISPLAY_CARDS[i] for i in places])
 
 
 class _LastDeads:
