@@ -41,7 +41,7 @@ _HOT = (
     ("melds.shape_layoffs", "melds.py", "shape_layoffs"),
     ("melds.candidate_melds", "melds.py", "candidate_melds"),
     ("melds.classify", "melds.py", "classify"),
-    ("projections.player_view", "projections.py", "player_view"),
+    ("seatview.player_view (the view)", "seatview.py", "player_view"),
     ("engine.table_scores", "engine.py", "table_scores"),
     ("bots.GreedyBot.decide", "bots.py", "decide"),
     ("engine.check", "engine.py", "check"),
