@@ -31,7 +31,7 @@ from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
 #: the modules mypyc compiles, as paths from the project root
-COMPILED = [f"buraco_events/{name}.py" for name in ("cards", "melds", "lookahead", "engine", "table", "bots", "auditcore")]
+COMPILED = [f"buraco_events/{name}.py" for name in ("cards", "melds", "lookahead", "engine", "table", "bots", "auditcore", "rows")]
 #: mypyc's shared library holding every compiled module: `buraco_events/_core__mypyc.*.so`
 GROUP = "buraco_events._core"
 #: setup.py commands that build extensions (egg_info, dist_info and sdist only need metadata)
