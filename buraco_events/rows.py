@@ -78,8 +78,8 @@ class Columns:
         columns = self.data[table]
         if len(values) != len(columns):
             raise ValueError(f"{table}: {len(values)} values for {len(columns)} columns")
-        for column, value in zip(columns.values(), values):  # compiled, zip(strict=True) is slow
-            column.append(value)
+        for i, column in enumerate(columns.values()):  # compiled, zip(strict=True) is slow
+            column.append(values[i])
 
     def extend(self, other: Columns) -> Columns:
         """Append all rows of another batch; return self."""
