@@ -16,7 +16,8 @@ of `view[os.write(fd, view):]` twice, writing log lines twice). `rules`, `events
 and `scoring` define Structs; `log`, `archive`, `audit`, `analytics`, `sim`, `pool` do I/O or run
 processes: they all stay Python. `auditcore` is the audit's step for its regular lines, kept apart
 from `audit` (Structs, files) so that it compiles with the engine it calls; `seatview` is
-`projections.player_view`, kept apart from the views' Structs (`views`) for the same reason.
+`projections.player_view`, kept apart from the views' Structs (`views`) for the same reason;
+`rows` builds the index's rows from the replay (no I/O, no Struct).
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
 #: the modules mypyc compiles, as paths from the project root
-COMPILED = [f"buraco_events/{name}.py" for name in ("cards", "melds", "lookahead", "engine", "table", "bots", "auditcore", "seatview")]
+COMPILED = [
+    f"buraco_events/{name}.py"
+    for name in ("cards", "melds", "lookahead", "engine", "table", "bots", "auditcore", "seatview", "rows")
+]
 #: mypyc's shared library holding every compiled module: `buraco_events/_core__mypyc.*.so`
 GROUP = "buraco_events._core"
 #: setup.py commands that build extensions (egg_info, dist_info and sdist only need metadata)

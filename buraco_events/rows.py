@@ -7,14 +7,24 @@ rule or a score. `analytics` turns the columns into Arrow tables and stores them
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import repeat
-from operator import attrgetter
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Final, cast
 
-from .cards import ALL_CARDS, JOKER
-from .engine import GameState, play, team_of
-from .events import EVENT_TYPES, TAGS, Drew, Event, HandEnded, HandStarted, Note, TookPile
+from .cards import ALL_CARDS, JOKER, team_of
+from .engine import GameState, play
+from .events import (
+    TAGS,
+    Discarded,
+    Drew,
+    Event,
+    HandEnded,
+    HandStarted,
+    LaidOff,
+    Melded,
+    Note,
+    TookDead,
+    TookPile,
+)
 from .projections import meld_kind
 from .rules import UnknownVariant, canonical_variant
 
@@ -42,8 +52,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-#: event classes that start a turn (RULES 2: a turn begins with a draw or the pile)
-_TURN_STARTS: frozenset[type[Event]] = frozenset((Drew, TookPile))
+#: the event classes `game_rows` tells apart (Final: compiled, no lookup in the module's globals)
+_DREW: Final = Drew
+_TOOKPILE: Final = TookPile
+_HANDSTARTED: Final = HandStarted
+_HANDENDED: Final = HandEnded
 
 
 class Columns:
@@ -62,8 +75,11 @@ class Columns:
 
     def add_values(self, table: str, values: tuple[Any, ...]) -> None:
         """Append one row given as its values in column order (`add` without the names)."""
-        for column, value in zip(self.data[table].values(), values, strict=True):
-            column.append(value)
+        columns = self.data[table]
+        if len(values) != len(columns):
+            raise ValueError(f"{table}: {len(values)} values for {len(columns)} columns")
+        for i, column in enumerate(columns.values()):  # compiled, zip(strict=True) is slow
+            column.append(values[i])
 
     def extend(self, other: Columns) -> Columns:
         """Append all rows of another batch; return self."""
@@ -104,11 +120,16 @@ def variant_name(variant: str) -> str:
         return variant
 
 
-def _cards_of(ev: Event) -> list[str] | None:
-    cards = getattr(ev, "cards", None)
+def _field(ev: Event, fields: tuple[str, ...], name: str) -> Any:
+    # a missing field is not asked for: compiled, getattr's default costs a raised AttributeError
+    return getattr(ev, name) if name in fields else None
+
+
+def _cards_of(ev: Event, fields: tuple[str, ...]) -> list[str] | None:
+    cards = _field(ev, fields, "cards")
     if cards is not None:
         return list(cards)
-    card = getattr(ev, "card", None)
+    card = _field(ev, fields, "card")
     return [card] if card is not None else None
 
 
@@ -118,8 +139,9 @@ Parts = tuple[int | None, list[str] | None, str | None, int | None, int | None, 
 
 def _generic_parts(ev: Event) -> Parts:
     """Return an event's field columns by asking for each field (any event class)."""
-    return (getattr(ev, "player", None), _cards_of(ev), getattr(ev, "card", None),
-            getattr(ev, "meld", None), getattr(ev, "dead", None),
+    fields: tuple[str, ...] = ev.__struct_fields__
+    return (_field(ev, fields, "player"), _cards_of(ev, fields), _field(ev, fields, "card"),
+            _field(ev, fields, "meld"), _field(ev, fields, "dead"),
             ev.text if isinstance(ev, Note) else None)
 
 
@@ -151,17 +173,19 @@ def _hand_end_rows(out: Columns, game_id: str, state: GameState, ev: HandEnded,
         ))
 
 
-def _fields(cls: type) -> frozenset[str]:
-    return frozenset(getattr(cls, "__struct_fields__", ()))
-
-
-#: event classes whose field columns the column-wise reader fills right: a player, cards or a
-#: card, and no note; every other event (the game's and hands' starts and ends, refills, notes:
-#: a few per hand) is read by `_generic_parts` after it
-_REGULAR: frozenset[type] = frozenset(
-    cls for cls in EVENT_TYPES
-    if "player" in _fields(cls) and _fields(cls) & {"cards", "card"} and cls is not Note
-)
+#: how `_EventColumns.add` reads the fields of the common event classes (compiled, a field is read
+#: by name: a cast names the class only for the type checker): player and card (drew, discarded),
+#: player and cards (took_pile), with meld (melded, laid_off) or dead (took_dead); any other class
+#: (the game's and hands' starts and ends, refills, notes: a few a hand) is read by
+#: `_generic_parts`. Final: compiled, a C static rather than a lookup in the module's globals.
+_CARD: Final = 1
+_CARDS: Final = 2
+_MELD: Final = 3
+_DEAD: Final = 4
+_SHAPE: Final[dict[type, int]] = {
+    Drew: _CARD, Discarded: _CARD, TookPile: _CARDS, Melded: _MELD, LaidOff: _MELD,
+    TookDead: _DEAD,
+}
 
 
 class _Tags(dict[type, str]):
@@ -170,55 +194,76 @@ class _Tags(dict[type, str]):
 
 
 #: the tag of each event class (another class is looked up)
-_TAG_OF = _Tags({cls: tag for tag, cls in TAGS.items()})
-#: a regular event's cards when it has a card (drew, discarded) rather than cards
-_ONE_CARD: dict[str | None, tuple[str, ...]] = {c: (c,) for c in ALL_CARDS}
-_ONE_CARD[None] = ()
-_SEQ = attrgetter("seq")
-_AT = attrgetter("at")
+_TAG_OF: Final = _Tags({cls: tag for tag, cls in TAGS.items()})
+#: a drew's or a discard's cards column: its card alone (one shared tuple per card)
+_ONE_CARD: Final[dict[str, tuple[str, ...]]] = {c: (c,) for c in ALL_CARDS}
 
 
-class _Teams(dict[int | None, int | None]):
-    def __missing__(self, seat: int) -> int:
-        return team_of(seat)
+class _EventColumns:
+    """The events table's columns of one game but game_id, filled an event at a time as the
+    replay goes (compiled: native lists, each field read once, no per-column pass)."""
 
+    def __init__(self) -> None:
+        self.seq: list[int] = []
+        self.hand: list[int | None] = []
+        self.turn: list[int | None] = []
+        self.type: list[str] = []
+        self.player: list[int | None] = []
+        self.team: list[int | None] = []
+        self.cards: list[Sequence[str] | None] = []
+        self.card: list[str | None] = []
+        self.meld: list[int | None] = []
+        self.dead: list[int | None] = []
+        self.n_cards: list[int | None] = []
+        self.at: list[str | None] = []
+        self.note: list[str | None] = []
 
-#: the team of each seat (the engine's `team_of`, kept for seats 0..3), and no team for no seat
-_TEAM_OF = _Teams({seat: team_of(seat) for seat in range(4)})
-_TEAM_OF[None] = None
+    def add(self, ev: Event, turn: int | None, hand: int) -> None:
+        """Append one event's row; `turn` is the engine's turn before it, `hand` its hand after
+        it (-1 before the first deal: no hand)."""
+        shape = _SHAPE.get(type(ev), 0)
+        card: str | None = None
+        cards: Sequence[str] | None
+        meld: int | None = None
+        dead: int | None = None
+        note: str | None = None
+        if shape == _CARD:
+            drew = cast(Drew, ev)  # a discard's fields have the same names
+            player: int | None = drew.player
+            card = drew.card
+            cards = _ONE_CARD[card]
+        elif shape:
+            took = cast(TookDead, ev)  # took_pile, melded and laid_off name their fields alike
+            player = took.player
+            cards = took.cards
+            if shape == _MELD:
+                meld = cast(Melded, ev).meld
+            elif shape == _DEAD:
+                dead = took.dead
+        else:
+            player, cards, card, meld, dead, note = _generic_parts(ev)
+        self.seq.append(ev.seq)
+        self.hand.append(None if hand == -1 else hand)
+        self.turn.append(None if player is None else turn)
+        self.type.append(_TAG_OF[type(ev)])
+        self.player.append(player)
+        self.team.append(None if player is None else team_of(player))
+        self.cards.append(cards)
+        self.card.append(card)
+        self.meld.append(meld)
+        self.dead.append(dead)
+        self.n_cards.append(None if cards is None else len(cards))
+        self.at.append(ev.at)
+        self.note.append(note)
 
-
-def _event_columns(game_id: str, events: list[Event], turns: list[int | None],
-                   hands: list[int | None], irregular: list[int]) -> dict[str, list[Any]]:
-    """Return the events table's columns of a game, column by column (C-level maps rather than
-    a row per event): every event read as a regular one, then the `irregular` ones (by index)
-    read again by `_generic_parts`. `turns` and `hands` are the engine's turn before and hand
-    after each event."""
-    n = len(events)
-    player = list(map(getattr, events, repeat("player"), repeat(None)))
-    card = list(map(getattr, events, repeat("card"), repeat(None)))
-    cards = list(map(getattr, events, repeat("cards"), map(_ONE_CARD.__getitem__, card)))
-    n_cards: list[int | None] = list(map(len, cards))
-    note: list[str | None] = [None] * n
-    cols: dict[str, list[Any]] = {
-        "game_id": [game_id] * n, "seq": list(map(_SEQ, events)), "hand": hands, "turn": turns,
-        "type": list(map(_TAG_OF.__getitem__, map(type, events))), "player": player,
-        "team": list(map(_TEAM_OF.__getitem__, player)), "cards": cards, "card": card,
-        "meld": list(map(getattr, events, repeat("meld"), repeat(None))),
-        "dead": list(map(getattr, events, repeat("dead"), repeat(None))), "n_cards": n_cards,
-        "at": list(map(_AT, events)), "note": note,
-    }
-    team = cols["team"]
-    dead = cols["dead"]
-    meld = cols["meld"]
-    for i in irregular:
-        p, c, one, m, d, text = _generic_parts(events[i])
-        if p is None:
-            turns[i] = None
-        player[i], team[i], cards[i], card[i], meld[i], dead[i], note[i] = (
-            p, None if p is None else team_of(p), c, one, m, d, text)
-        n_cards[i] = None if c is None else len(c)
-    return cols
+    def columns(self, game_id: str) -> dict[str, list[Any]]:
+        """Return the columns by name, in table order (`COLUMNS["events"]`)."""
+        return {
+            "game_id": [game_id] * len(self.seq), "seq": self.seq, "hand": self.hand,
+            "turn": self.turn, "type": self.type, "player": self.player, "team": self.team,
+            "cards": self.cards, "card": self.card, "meld": self.meld, "dead": self.dead,
+            "n_cards": self.n_cards, "at": self.at, "note": self.note,
+        }
 
 
 def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
@@ -232,31 +277,28 @@ def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
     rows = Columns()
     state = GameState()
     evs = events if isinstance(events, list) else list(events)
-    # the loop keeps to what only the engine knows per event (the turn before it, the hand
-    # after it); every other column is read from the events afterwards, column by column
-    turns: list[int | None] = []
-    hands: list[int | None] = []
-    irregular: list[int] = []  # events `_event_columns` reads again (a few per hand)
-    add_turn, add_hand, regular = turns.append, hands.append, _REGULAR
-    start = 0  # index of the current hand's hand_started
+    # one pass: each event is checked and applied, then its row read (the turn before it, the
+    # hand after it from the engine, the rest from the event)
+    cols = _EventColumns()
+    dealt: HandStarted | None = None  # the current hand's hand_started
+    n_events = n_turns = 0  # the events and turns of the current hand so far
     for ev in evs:
-        add_turn(state.turn)
+        turn = state.turn
         play(state, ev)
-        add_hand(state.hand_no)
-        if type(ev) not in regular:
-            i = len(hands) - 1
-            irregular.append(i)
-            if isinstance(ev, HandStarted):
-                start = i
-            elif isinstance(ev, HandEnded):
-                dealt = evs[start]
-                assert isinstance(dealt, HandStarted)
-                n_turns = sum(map(_TURN_STARTS.__contains__, map(type, evs[start:i + 1])))
-                _hand_end_rows(rows, state.game_id, state, ev, dealt.first, n_turns, i + 1 - start)
+        cols.add(ev, turn, state.hand_no)
+        kind = type(ev)
+        n_events += 1
+        if kind is _DREW or kind is _TOOKPILE:  # RULES 2: a turn begins with a draw or the pile
+            n_turns += 1
+        elif kind is _HANDSTARTED:
+            dealt = cast(HandStarted, ev)
+            n_events, n_turns = 1, 0
+        elif kind is _HANDENDED:
+            assert dealt is not None  # the engine ends no hand before its deal
+            _hand_end_rows(rows, state.game_id, state, cast(HandEnded, ev), dealt.first,
+                           n_turns, n_events)
     if state.phase == "start":
         raise ValueError("empty log: no game_started line")
-    if -1 in hands:  # the engine's hand before the first deal: no hand
-        hands = [None if h == -1 else h for h in hands]
     rows.add(
         "games", game_id=state.game_id, variant=variant_name(state.variant),
         players=list(state.players), n_players=state.n_players, target=state.rules.target, hands=len(state.hand_results),
@@ -265,7 +307,7 @@ def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
         events=state.next_seq, complete=state.phase == "over", sealed=sealed, head=head,
         source=source,
     )
-    columns = _event_columns(state.game_id, evs, turns, hands, irregular)
+    columns = cols.columns(state.game_id)
     out = rows if into is None else into.extend(rows)
     ecols = out.data["events"]
     for name, values in columns.items():

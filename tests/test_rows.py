@@ -54,17 +54,31 @@ def test_samples_cover_every_event_class() -> None:
 
 
 def test_column_reader_matches_generic_reader() -> None:
-    # every class through `_event_columns` as `game_rows` sends it: the regular ones read column
-    # by column, the others read again by the generic reader
-    irregular = [i for i, ev in enumerate(SAMPLES) if type(ev) not in rows._REGULAR]
-    n = len(SAMPLES)
-    cols = rows._event_columns("g", SAMPLES, [0] * n, [0] * n, irregular)
+    # every class through `_EventColumns.add` as `game_rows` sends it: the common ones read by
+    # their fields' names, the others by the generic reader
+    assert set(rows._SHAPE) < set(EVENT_TYPES)
+    cols = rows._EventColumns()
+    for ev in SAMPLES:
+        cols.add(ev, 3, 0)
+    got = cols.columns("g")
+    assert list(got) == list(rows.COLUMNS["events"])
+    assert got["game_id"] == ["g"] * len(SAMPLES) and got["seq"] == [ev.seq for ev in SAMPLES]
     for i, ev in enumerate(SAMPLES):
         player, cards, card, meld, dead, note = (
-            cols[c][i] for c in ("player", "cards", "card", "meld", "dead", "note"))
+            got[c][i] for c in ("player", "cards", "card", "meld", "dead", "note"))
         cards = None if cards is None else list(cards)  # a tuple or a list: one Arrow list
         assert (player, cards, card, meld, dead, note) == rows._generic_parts(ev), type(ev).__name__
-        assert cols["n_cards"][i] == (None if cards is None else len(cards))
+        assert got["n_cards"][i] == (None if cards is None else len(cards))
+        assert got["turn"][i] == (None if player is None else 3)  # no player, no turn
+        assert got["team"][i] == (None if player is None else player % 2)
+
+
+def test_column_reader_hand() -> None:
+    # the hand after the event, none before the first deal (the engine's -1)
+    cols = rows._EventColumns()
+    cols.add(SAMPLES[0], 0, -1)
+    cols.add(SAMPLES[1], 0, 0)
+    assert cols.columns("g")["hand"] == [None, 0]
 
 
 def test_generic_reader_fields() -> None:
