@@ -1,6 +1,7 @@
-"""The reference row builder: `rows.game_rows` as it was before its column-wise version (one
+"""The reference row builder: `rows.game_rows` as it was before its faster versions (one
 tuple per event through per-class field readers), the oracle of tests/test_rows.py: the faster
-builder must give the same rows, value for value, on every log."""
+builder must give the same rows, value for value, on every log. The tables' columns, the column
+store and the variant's name are `rows`' own (the schema, not the row building under test)."""
 
 from __future__ import annotations
 
@@ -26,79 +27,10 @@ from buraco_events.events import (
     event_type,
 )
 from buraco_events.projections import meld_kind
-from buraco_events.rules import UnknownVariant, canonical_variant
-
-#: the column names of each table, in table order (the analytics schema mirrors them)
-COLUMNS: dict[str, tuple[str, ...]] = {
-    "games": (
-        "game_id", "variant", "players", "n_players", "target", "hands", "totals", "winner",
-        "first_team", "events", "complete", "sealed", "head", "source",
-    ),
-    "hands": (
-        "game_id", "hand", "first", "reason", "closed_by", "turns", "events", "scores",
-        "claimed_scores", "claims_match",
-    ),
-    "events": (
-        "game_id", "seq", "hand", "turn", "type", "player", "team", "cards", "card", "meld",
-        "dead", "n_cards", "at", "note",
-    ),
-    "melds": (
-        "game_id", "hand", "meld", "team", "type", "n_cards", "cards", "kind", "clean",
-        "has_joker", "laid_by", "laid_seq", "canasta_seq",
-    ),
-    "team_hands": (
-        "game_id", "hand", "team", "meld_points", "canasta_bonus", "close_bonus", "hand_penalty",
-        "dead_penalty", "took_dead", "dead_direct", "dead_unused", "canastas", "total",
-    ),
-}
+from buraco_events.rows import COLUMNS, Columns, variant_name
 
 #: event types that start a turn (RULES 2: a turn begins with a draw or the pile)
 _TURN_STARTS = frozenset({"drew", "took_pile"})
-
-
-class Columns:
-    """Column lists for every table, filled game by game (cheap to turn into Arrow tables)."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, dict[str, list[Any]]] = {
-            t: {c: [] for c in cols} for t, cols in COLUMNS.items()
-        }
-
-    def add(self, table: str, **row: Any) -> None:
-        """Append one row (every column of the table must be given)."""
-        cols = self.data[table]
-        for name in COLUMNS[table]:
-            cols[name].append(row[name])
-
-    def add_values(self, table: str, values: tuple[Any, ...]) -> None:
-        """Append one row given as its values in column order (`add` without the names)."""
-        for column, value in zip(self.data[table].values(), values, strict=True):
-            column.append(value)
-
-    def extend(self, other: Columns) -> None:
-        """Append all rows of another batch."""
-        for table, cols in other.data.items():
-            mine = self.data[table]
-            for name, values in cols.items():
-                mine[name].extend(values)
-
-    def count(self, table: str) -> int:
-        """Return the number of rows held for a table."""
-        return len(self.data[table]["game_id"])
-
-    def clear(self) -> None:
-        """Drop every row."""
-        for cols in self.data.values():
-            for values in cols.values():
-                values.clear()
-
-
-def variant_name(variant: str) -> str:
-    """Return the preset name for a preset or alias, else the name as logged (custom rules)."""
-    try:
-        return canonical_variant(variant)
-    except UnknownVariant:
-        return variant
 
 
 def _cards_of(ev: Event) -> list[str] | None:

@@ -1,5 +1,5 @@
 """Row building: the per-class field readers of `rows` match the generic getattr reader, and the
-column-wise `game_rows` gives the rows of the reference builder (tests/reference_rows.py)."""
+`game_rows` gives the rows of the reference builder (tests/reference_rows.py)."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def test_add_values_is_add_in_column_order() -> None:
         by_order.add_values("melds", values[:-1])  # every column must be given
 
 
-# -- the column-wise builder against the reference (tests/reference_rows.py) -------------------
+# -- the builder against the reference (tests/reference_rows.py) ----------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = sorted([*(ROOT / "data" / "samples").glob("*.jsonl"),
