@@ -1,4 +1,4 @@
-"""Row building: the per-class field readers of `rows` match the generic getattr reader, and the
+"""Row building: the per-class field readers of `rows` match the generic getattr reader, and
 `game_rows` gives the rows of the reference builder (tests/reference_rows.py)."""
 
 from __future__ import annotations
