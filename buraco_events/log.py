@@ -726,10 +726,8 @@ class LogWriter:
         return line
 
     def _write(self, data: bytes) -> None:
-        view = memoryview(data)
-        try:
-            while view:  # one write per line; a short write (disk full) is finished or fails
-                view = view[os.write(self._fd, view):]
+        try:  # one write per line; a short write (disk full) is finished or fails
+            _write_all(self._fd, data)
         except OSError as exc:
             self._failed = f"{exc.strerror}; the last line may be torn (see `buraco log repair`)"
             raise LogError(self.path, None, self.next_seq, None, f"write failed: {self._failed}") from exc
