@@ -299,12 +299,10 @@ def seal_lines(events: list[Event]) -> list[bytes]:
     """Return the sealed JSON lines of events: `seq` from 0 and the `prev` chain."""
     out: list[bytes] = []
     prev = ZERO_HASH
-    # `encode_event` and `line_hash` inline: a simulation seals every event it plays
-    replace, encode, sha256 = msgspec.structs.replace, _json_encoder.encode, hashlib.sha256
     for i, ev in enumerate(events):
-        line = encode(replace(ev, seq=i, prev=prev))
+        line = encode_event(msgspec.structs.replace(ev, seq=i, prev=prev))
         out.append(line)
-        prev = sha256(line).hexdigest()
+        prev = line_hash(line)
     return out
 
 
