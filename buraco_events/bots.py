@@ -508,8 +508,7 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
                 continue
             if held is None:
                 held = sorted_held(together)
-            relevant = entry.relevant
-            for layoff in entry.layoffs_of(tuple([c for c in held if c in relevant])):
+            for layoff in entry.layoffs_in(held):
                 used.update(pile_cards.intersection(layoff))
     return len(used)
 

@@ -368,8 +368,6 @@ _CODE: Final[dict[Card, int]] = {c: i for i, c in enumerate(_CODE_CARD)}
 _CODE_SUIT: Final[list[int]] = [SUITS.index(SUIT[c]) if c != JOKER else -1 for c in _CODE_CARD]
 #: the rank of each code (1..13; 0 for the joker)
 _CODE_RANK: Final[list[int]] = [RANK[c] for c in _CODE_CARD]
-#: `_SORT_KEY` (display order: suit, rank, joker last) of each code, as one int
-_CODE_ORDER: Final[list[int]] = [64 if c == JOKER else SUITS.index(SUIT[c]) * 16 + RANK[c] for c in _CODE_CARD]
 #: the code of the card at each run position (1..14, the ace at 1 and 14) of each suit
 _POS_CODE: Final[list[list[int]]] = [
     [-1] + [_CODE[RANKS[(p - 1) % 13] + s] for p in range(1, 15)] for s in SUITS
@@ -544,11 +542,7 @@ def shape_layoffs(
     held: tuple[Card, ...], meld: tuple[Card, ...], shape: MeldShape, rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
     """Return `candidate_layoffs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
-    entry = meld_fits(meld, rules)  # its shape is `shape`: the meld's classify
-    # only the cards that may take part in a lay-off on this meld (`MeldFits.relevant`)
-    relevant_cards = entry.relevant
-    relevant = tuple([c for c in held if c in relevant_cards])  # a list comprehension: no generator frames
-    return entry.layoffs_of(relevant)
+    return meld_fits(meld, rules).layoffs_in(held)  # its shape is `shape`: the meld's classify
 
 
 class MeldFits:
@@ -602,6 +596,12 @@ class MeldFits:
         if found is None:
             found = self.layoffs[relevant] = _new_layoffs(self, self.meld, relevant, self.rules)
         return found
+
+    def layoffs_in(self, held: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+        """Return the lay-offs onto the meld from a hand given as a sorted card tuple: only the
+        cards that may take part in one (`relevant`) are kept, then `layoffs_of`."""
+        relevant = self.relevant
+        return self.layoffs_of(tuple([c for c in held if c in relevant]))  # no generator frames
 
     def grown(self, cards: tuple[Card, ...]) -> MeldShape | None:
         """Return `classify(meld + cards)`: the meld grown by a lay-off, kept per addition (a

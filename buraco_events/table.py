@@ -211,9 +211,7 @@ def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
             entries[id(m)] = (m, rules, entry)
         if held is None:
             held = sorted_held(hand)
-        relevant_cards = entry.relevant
-        relevant = tuple([c for c in held if c in relevant_cards])
-        found = entry.layoffs_of(relevant)
+        found = entry.layoffs_in(held)
         if not found:
             continue
         kept = _LAYOFF_PLAYS.get(id(found))
