@@ -267,8 +267,12 @@ class GameState:
         return new
 
     def hand_size(self, seat: int) -> int:
-        """Return the number of cards a seat holds."""
-        return sum(self.hands[seat].values())
+        """Return the number of cards a seat holds (a loop: compiled, `sum` of the values is a
+        generic call; every view counts the other seats' hands)."""
+        n = 0
+        for k in self.hands[seat].values():
+            n += k
+        return n
 
     def can_take_dead(self, team: int) -> bool:
         """Return whether the team may still take a dead (none taken yet, one left for it)."""

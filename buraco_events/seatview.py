@@ -136,14 +136,6 @@ def _dead_views(state: GameState, hidden: bool) -> tuple[DeadView, ...]:
 _PLAYING: Final = frozenset(PLAYING_PHASES)
 
 
-def _held(hand: dict[Card, int]) -> int:
-    """Return how many cards a hand holds."""
-    n = 0
-    for k in hand.values():
-        n += k
-    return n
-
-
 def player_view(state: GameState, seat: int | None = None, *, scores: bool = True) -> View:
     """Return what `seat` may see of the state (`None`: everything).
 
@@ -161,7 +153,7 @@ def player_view(state: GameState, seat: int | None = None, *, scores: bool = Tru
         if seat is None or s == seat or not playing:
             hands.append(_display_hand(h))
         else:
-            hands.append(_held(h))
+            hands.append(state.hand_size(s))
     melds = _meld_views(state.melds, rules)
     pile_cards = state.pile
     pile = PileView(
