@@ -380,43 +380,10 @@ _CARD_CODES: Final[dict[Card, tuple[int, int, int]]] = {
 _WILD_BIT: Final[list[int]] = [
     1 if c == JOKER else 2 << SUITS.index(SUIT[c]) if RANK[c] == 2 else 0 for c in _CODE_CARD
 ]
-#: a suit's runs (as `_pack` keys) by one int: suit, held ranks bitmask, two aces, own 2s held
-#: (0, 1, 2 or more), ace_to_ace and the wilds held (their bits), in `candidate_meld_keys`' layout
-_RUNS_CACHE: Final[dict[int, tuple[int, ...]]] = {}
+#: a suit's runs by one int: suit, held ranks bitmask, two aces, own 2s held (0, 1, 2 or more),
+#: ace_to_ace and the wilds held (their bits), in `candidate_melds`' layout
+_RUNS_CACHE: Final[dict[int, tuple[tuple[Card, ...], ...]]] = {}
 _RUNS_CACHE_MAX: Final = 1 << 16
-#: the bits of one card in a `_pack` key, and the most cards a key holds (a run has at most 14)
-_KEY_BITS: Final = 6
-_KEY_CARDS: Final = 16
-#: the cards of each `_pack` key met so far (the key's one card tuple, built once)
-_KEY_MELDS: Final[dict[int, tuple[Card, ...]]] = {}
-_KEY_MELDS_MAX: Final = 1 << 16
-
-
-def _pack(codes: list[int]) -> int:
-    """Return one int that orders as the sorted codes' tuple does: code + 1 in 6 bits a card,
-    the first card highest, the unused places 0 (so a shorter prefix comes first, as in tuples)."""
-    key = 0
-    for c in codes:
-        key = key << _KEY_BITS | (c + 1)
-    return key << _KEY_BITS * (_KEY_CARDS - len(codes))
-
-
-def meld_of_key(key: int) -> tuple[Card, ...]:
-    """Return the sorted card tuple of a `candidate_meld_keys` key."""
-    cards = _KEY_MELDS.get(key)
-    if cards is None:
-        out: list[Card] = []
-        rest = key
-        for _ in range(_KEY_CARDS):
-            code = rest >> _KEY_BITS * (_KEY_CARDS - 1) & 63
-            if code == 0:
-                break
-            out.append(_CODE_CARD[code - 1])
-            rest = rest << _KEY_BITS & ((1 << _KEY_BITS * _KEY_CARDS) - 1)
-        if len(_KEY_MELDS) >= _KEY_MELDS_MAX:
-            _KEY_MELDS.clear()
-        cards = _KEY_MELDS[key] = tuple(out)
-    return cards
 
 
 def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, ...]]:
@@ -426,13 +393,6 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
     by one of the distinct wild cards held. Sets (where on): all the naturals of a rank held, and
     the same plus each distinct wild held. Each candidate is a legal meld.
     """
-    return [meld_of_key(key) for key in candidate_meld_keys(hand, rules)]
-
-
-def candidate_meld_keys(hand: Mapping[Card, int], rules: Rules) -> list[int]:
-    """Return `candidate_melds` as sorted `_pack` keys (`meld_of_key` gives each one's cards):
-    built, deduplicated and sorted on ints, so a caller keeping something per candidate keys it
-    by an int rather than by a tuple of card strings."""
     # one pass, on native ints: the ranks held per suit (14 bits a suit: bit suit * 14 + rank),
     # the suits with two naturals or more and those with two aces (a bit a suit), the wilds
     held: dict[Card, int] = hand if isinstance(hand, dict) else dict(hand)
@@ -473,7 +433,7 @@ def candidate_meld_keys(hand: Mapping[Card, int], rules: Rules) -> list[int]:
     if total < 3:
         return []  # every candidate is three cards of the hand or more (the pile-top checks ask often)
     wild_codes = tuple(wilds)  # in any order: each is tried, and the candidates are a set
-    out: set[int] = set()
+    out: set[tuple[Card, ...]] = set()
     ace_to_ace = rules.ace_to_ace
     for suit in range(4):
         if two >> suit & 1:
@@ -491,21 +451,16 @@ def candidate_meld_keys(hand: Mapping[Card, int], rules: Rules) -> list[int]:
             if len(codes) >= 2:
                 codes.sort()
                 if len(codes) >= 3:
-                    out.add(_pack(codes))
+                    out.add(tuple([_CODE_CARD[c] for c in codes]))
                 for w in wild_codes:
-                    with_wild = [*codes, w]
-                    with_wild.sort()
-                    out.add(_pack(with_wild))
-    keys = list(out)
-    keys.sort()
-    return keys
+                    out.add(tuple([_CODE_CARD[c] for c in sorted([*codes, w])]))
+    return sorted(out)
 
 
 def _suit_runs(
     suit: int, mask: int, two_aces: bool, wilds: tuple[int, ...], own_twos: int, ace_to_ace: bool
-) -> tuple[int, ...]:
-    """Return the candidate runs of one suit (`_pack` keys), from the bitmask of its ranks held
-    (bit r: rank r).
+) -> tuple[tuple[Card, ...], ...]:
+    """Return the candidate runs of one suit, from the bitmask of its ranks held (bit r: rank r).
 
     Every interval of positions 1..14 (the ace at both ends) of three or more, held in full or
     missing one position that one of the `wilds` fills; an own-suit 2 is a wild only when held
@@ -518,7 +473,7 @@ def _suit_runs(
     have[14] = have[1]
     pos_code = _POS_CODE[suit]
     own_two = pos_code[2]
-    found: set[int] = set()
+    found: set[tuple[int, ...]] = set()
     for lo in range(1, 13):
         if not have[lo] and not (wilds and have[lo + 1]):
             continue  # an interval may open on a wild only when the next card is held
@@ -537,7 +492,7 @@ def _suit_runs(
             held = [pos_code[p] for p in range(lo, hi + 1) if missing == 0 or p != hole]
             if missing == 0:
                 held.sort()
-                found.add(_pack(held))
+                found.add(tuple(held))
                 continue
             if len(held) < 2:
                 continue
@@ -546,8 +501,8 @@ def _suit_runs(
                 if w != own_two or own_twos > (1 if own_two in held else 0):
                     run = [*held, w]
                     run.sort()
-                    found.add(_pack(run))
-    return tuple(found)
+                    found.add(tuple(run))
+    return tuple([tuple([_CODE_CARD[c] for c in run]) for run in found])
 
 
 def _may_fit(card: Card, shape: MeldShape) -> bool:

@@ -63,7 +63,7 @@ from .events import (
     TookPile,
     event_type,
 )
-from .melds import MeldFits, candidate_meld_keys, meld_fits, meld_of_key
+from .melds import MeldFits, candidate_melds, meld_fits
 from .rules import Rules, canonical_variant, check_players, find_rules, team_of
 from .seatview import player_view
 from .views import View
@@ -171,9 +171,6 @@ def _discard_action(card: Card) -> Action:
     return action
 
 
-#: the play and action of each new meld offered lately, by its `melds.candidate_meld_keys` key
-_MELD_PLAYS: Final[dict[int, tuple[Play, Action]]] = {}
-
 #: the kept entry (`melds.meld_fits`) of each engine meld seen lately, by the meld's id(): an
 #: engine meld is immutable (a lay-off replaces it), so the entry holds it alive and an identity
 #: match means the same cards, without hashing them
@@ -194,16 +191,10 @@ def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
     hand = state.hands[player]
     raw: list[Play] = []
     actions: list[Action] = []
-    melds = _MELD_PLAYS
-    for key in candidate_meld_keys(hand, rules):
-        offered = melds.get(key)
-        if offered is None:
-            play: Play = ("meld", None, meld_of_key(key))
-            if len(melds) >= _PLAY_ACTIONS_MAX:
-                melds.clear()
-            offered = melds[key] = (play, _play_action(play))
-        raw.append(offered[0])
-        actions.append(offered[1])
+    for cards in candidate_melds(hand, rules):
+        play: Play = ("meld", None, cards)
+        raw.append(play)
+        actions.append(_play_action(play))
     team = team_of(player)
     held: tuple[Card, ...] | None = None
     entries = _MELD_ENTRIES
