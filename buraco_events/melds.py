@@ -93,7 +93,7 @@ _POS_CARDS: Final[dict[str, tuple[Card, ...]]] = {
 }
 
 
-def _run_shape(cards: Sequence[Card], rules: Rules) -> MeldShape | None:
+def _run_shape(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
     """Return the run the cards form (RULES 3.1, 3.4), or None: positions as a bitmask.
 
     Bit p of a mask stands for run position p (1..14); the naturals other than aces and 2s sit
@@ -195,7 +195,7 @@ _ONE_ACE: Final[tuple[int, ...]] = (1 << 1, 1 << 14)
 _BOTH_ACES: Final[tuple[int, ...]] = ((1 << 1) | (1 << 14),)
 
 
-def _set_shape(cards: Sequence[Card]) -> MeldShape | None:
+def _set_shape(cards: tuple[Card, ...]) -> MeldShape | None:
     """Return the set the cards form (RULES 3.2), or None; `cards` sorted as strings.
 
     At most one wild, two naturals or more, all of one rank. Naturals of one rank sorted as
