@@ -402,3 +402,38 @@ def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
     assert not index.update((view("5S 6S 7S", 1),))  # another suit where the hearts were
     assert not index.update((view("9C 9D 9S", 0, "set"),))  # a set where a run was
     assert not index.update(())  # fewer melds: a new hand
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(variant: str) -> None:
+    """At every play decision of greedy hands, asked in play order and then jumbled (the scores
+    are kept per action across decisions, `bots._Rated`): every candidate scores the old float
+    score, and the discard chosen is the old one, found without the branch and bound: the least
+    full worth, then the least hand worth, then the first offered (`tests/reference_bots.py`)."""
+    from reference_bots import cheapest_discard as reference_cheapest_discard
+    from reference_bots import play_score as reference_play_score
+
+    from buraco_events.bots import _Context
+    from buraco_events.table import Choices
+
+    decisions = []
+    for players, seed in ((2, 8), (4, 9)):
+        events, _ = run_game(variant, players, seed, [GreedyBot() for _ in range(players)], "p", target=0)
+        state = GameState()
+        for ev in events:
+            if state.phase == "play":
+                choices = Choices(state)
+                view = player_view(state, state.to_play, scores=False)
+                decisions.append((view, state.rules, choices.candidates(), choices.discard_actions()))
+            engine.play(state, ev)
+    scored = discarded = 0
+    for i in [*range(len(decisions)), *((i * 7) % len(decisions) for i in range(len(decisions)))]:
+        view, rules, candidates, discards = decisions[i]
+        ctx = _Context(view, rules)
+        for action in candidates:
+            assert ctx.play_score(action) == reference_play_score(view, action, rules), (i, action)
+            scored += 1
+        if discards:
+            assert ctx.cheapest_discard(discards) == reference_cheapest_discard(view, discards, rules), i
+            discarded += 1
+    assert scored > 100 and discarded > 40
