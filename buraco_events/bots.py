@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from .cards import ALL_CARDS, JOKER, RANK, SUIT, SUITS, Card, card_value, is_wild_card
+from .cards import ALL_CARDS, JOKER, RANK, SUIT, SUITS, Card, card_value
 from .commit import seeded_salts
 from .engine import GameState, sorted_held
 from .events import Event
@@ -157,10 +157,11 @@ class GreedyBot:
         held = view.hands[view.seat if view.seat is not None else view.to_play]
         if pile.size <= 2 and isinstance(held, tuple) and len(held) <= 4:
             return draw  # a short hand swapping one-card piles with the opponent never ends
-        useful = _useful_cards(view, pile.cards, rules)
-        if useful * 3 >= pile.size or (useful and not late):
-            return take
-        return draw
+        # taken when a third of its cards are useful, or (early in the hand) any one of them
+        need = -(-pile.size // 3)
+        if not late:
+            need = min(need, 1)
+        return take if _useful_cards(view, pile.cards, rules, need) >= need else draw
 
     # -- play ------------------------------------------------------------------------------
 
@@ -213,6 +214,8 @@ class GreedyBot:
 #: each card's code, for the per-card tables (lists by code): suit index * 16 + rank for a card
 #: of a suit, 0 for the joker (rank 0); a code's rank is `code & 15`, 0 or 2 for a wild
 _CODE: Final[dict[Card, int]] = {c: (SUITS.index(SUIT[c]) * 16 if c != JOKER else 0) + RANK[c] for c in ALL_CARDS}
+#: each suit's index (a card's code // 16)
+_SUIT_INDEX: Final[dict[str, int]] = {s: i for i, s in enumerate(SUITS)}
 #: the codes of the wilds (the joker and the 2s)
 _WILD_CODES: Final[tuple[int, ...]] = tuple(sorted(code for code in _CODE.values() if code & 15 in (0, 2)))
 
@@ -224,27 +227,43 @@ class _RulesInfo:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         #: each card's points by code (`cards.card_value`)
-        self.values: list[int] = [0] * 64
-        for c, code in _CODE.items():
-            self.values[code] = card_value(c, rules.two_value, rules.joker_value)
+        self.values = _values(rules.two_value, rules.joker_value)
         self.sets: bool = rules.sets
         self.close_needs_clean: bool = rules.close_needs_clean
         #: whether the stock is refilled from a dead (RULES 8)
         self.refill: bool = rules.stock_end == "refill"
 
 
-#: the `_RulesInfo` of each rules object seen lately, by its id() (the entry holds it alive)
-_RULES_INFO: Final[dict[int, _RulesInfo]] = {}
+#: each card's points by code, per (two_value, joker_value): built once per pair
+_VALUES: Final[dict[tuple[int, int], list[int]]] = {}
+
+
+def _values(two_value: int, joker_value: int) -> list[int]:
+    """Return each card's points by code (`cards.card_value`) for the values of the wilds."""
+    values = _VALUES.get((two_value, joker_value))
+    if values is None:
+        values = _VALUES[two_value, joker_value] = [0] * 64
+        for c, code in _CODE.items():
+            values[code] = card_value(c, two_value, joker_value)
+    return values
+
+
+class _LastRules:
+    """The `_RulesInfo` of the rules object used last (a game asks with one rules object)."""
+
+    def __init__(self) -> None:
+        self.info = _RulesInfo(Rules())
+
+
+_LAST_RULES: Final = _LastRules()
 
 
 def _rules_info(rules: Rules) -> _RulesInfo:
-    """Return the `_RulesInfo` of `rules` (made on first use)."""
-    info = _RULES_INFO.get(id(rules))
-    if info is None or info.rules is not rules:
-        if len(_RULES_INFO) >= 64:
-            _RULES_INFO.clear()
-        info = _RULES_INFO[id(rules)] = _RulesInfo(rules)
-    return info
+    """Return the `_RulesInfo` of `rules` (made when the rules object changes)."""
+    last = _LAST_RULES
+    if last.info.rules is not rules:
+        last.info = _RulesInfo(rules)
+    return last.info
 
 
 class _Rated:
@@ -505,7 +524,7 @@ class _MeldIndex:
             shape = entry.shape
             bucket = -1
             if shape is not None:
-                bucket = SUITS.index(shape.suit or "") if shape.type == "run" else 4 + (shape.rank or 0)
+                bucket = _SUIT_INDEX[shape.suit or ""] if shape.type == "run" else 4 + (shape.rank or 0)
             mine = m.team == team
             if i < known:
                 if bucket != self.buckets[i]:
@@ -557,8 +576,9 @@ def _bonus(kind: CanastaKind | MeldKind | None, rules: Rules) -> int:
     return 0 if kind is None or kind == "none" else canasta_bonus(kind, rules)
 
 
-def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
-    """Return how many distinct natural pile cards would join a meld or a lay-off right away.
+def _useful_cards(view: View, pile: Sequence[Card], rules: Rules, enough: int = 64) -> int:
+    """Return how many distinct natural pile cards would join a meld or a lay-off right away,
+    or a number of `enough` or more once that many are found (the default counts them all).
 
     Only wild-free plays count: the play phase will not spend a wild short of a canasta, and a
     pile taken for a play it will not make is passed back and forth for ever. The wild-free
@@ -566,21 +586,35 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
     run held in full or a set of naturals never needs one; a lay-off's stretch stops where a wild
     would be needed), so the wilds are left out from the start: fewer candidates, no wild tests.
     """
-    seat = view.seat if view.seat is not None else view.to_play
+    seat = view.seat
+    if seat is None:
+        seat = view.to_play
     own = view.hands[seat]
-    pile_cards = {c for c in pile if not is_wild_card(c)}
-    suits, ranks = {SUIT[c] for c in pile_cards}, {RANK[c] for c in pile_cards}
-    # runs hold one suit and sets one rank: hand cards sharing neither with the pile change nothing
+    codes = _CODE
+    # the natural pile cards by code, and their suits and ranks as bits
+    in_pile = [False] * 64
+    suits = ranks = 0
     together: dict[Card, int] = {}
     for c in pile:
-        if c in pile_cards:
+        code = codes[c]
+        rank = code & 15
+        if rank != 0 and rank != 2:
+            in_pile[code] = True
+            suits |= 1 << (code >> 4)
+            ranks |= 1 << rank
             together[c] = together.get(c, 0) + 1
+    # runs hold one suit and sets one rank: hand cards sharing neither with the pile change nothing
     for c in own if isinstance(own, tuple) else ():
-        if not is_wild_card(c) and (SUIT[c] in suits or RANK[c] in ranks):
+        code = codes[c]
+        rank = code & 15
+        if rank != 0 and rank != 2 and (suits >> (code >> 4) & 1 or ranks >> rank & 1):
             together[c] = together.get(c, 0) + 1
-    used: set[Card] = set()
+    used = [False] * 64
+    n = 0
     for cards in candidate_melds(together, rules):
-        used.update(pile_cards.intersection(cards))
+        n = _mark_used(cards, in_pile, used, n)
+        if n >= enough:
+            return n
     team = team_of(seat)
     held: tuple[Card, ...] | None = None
     for m in view.melds:
@@ -593,8 +627,21 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
             if held is None:
                 held = sorted_held(together)
             for layoff in entry.layoffs_in(held):
-                used.update(pile_cards.intersection(layoff))
-    return len(used)
+                n = _mark_used(layoff, in_pile, used, n)
+                if n >= enough:
+                    return n
+    return n
+
+
+def _mark_used(cards: tuple[Card, ...], in_pile: list[bool], used: list[bool], n: int) -> int:
+    """Mark the natural pile cards among `cards` used (flags by card code); return `n` plus
+    those not marked before."""
+    for c in cards:
+        code = _CODE[c]
+        if in_pile[code] and not used[code]:
+            used[code] = True
+            n += 1
+    return n
 
 
 _BOTS: Final[dict[str, type[RandomBot] | type[GreedyBot]]] = {"random": RandomBot, "greedy": GreedyBot}

@@ -293,7 +293,8 @@ def test_greedy_takes_an_open_pile_only_when_it_melds(last: str, takes: bool) ->
 def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
     """`_useful_cards` (wilds left out from the start) counts the pile cards the old one counted
     (`tests/reference_bots.py`: every candidate generated, the wild-free ones kept) at every draw
-    decision of greedy hands, from the view the bot gets."""
+    decision of greedy hands, from the view the bot gets; told to stop at `enough`, it answers on
+    the same side of `enough`."""
     from reference_bots import _useful_cards as reference_useful_cards
 
     from buraco_events.bots import _useful_cards
@@ -308,6 +309,8 @@ def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
                 for pile in (view.pile.cards or (), tuple(state.pile)):
                     got = _useful_cards(view, pile, state.rules)
                     assert got == reference_useful_cards(view, pile, state.rules)
+                    for enough in (0, 1, 2, 3):  # counting stops at `enough`: the same side of it
+                        assert (_useful_cards(view, pile, state.rules, enough) >= enough) == (got >= enough)
                     compared, useful = compared + 1, useful + (got > 0)
             engine.play(state, ev)
     assert compared > 50 and useful > 5
