@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from .cards import ALL_CARDS, RANK, SUIT, SUITS, Card, card_value, is_wild_card
+from .cards import ALL_CARDS, JOKER, RANK, SUIT, SUITS, Card, card_value
 from .commit import seeded_salts
 from .engine import GameState, sorted_held
 from .events import Event
@@ -91,10 +91,12 @@ _SAME_RANK: Final = 30  # another card of the same rank (sets variants)
 _FITS_OWN: Final = 50  # a card that fits one of the team's melds (to lay off on a later turn)
 
 
-def _is_late(view: View, rules: Rules) -> bool:
-    """Return whether the hand is near its end: a short stock and no dead left to refill it."""
-    refill_left = rules.stock_end == "refill" and any(d.fate is None for d in view.deads)
-    return view.stock <= 6 and not refill_left
+def _is_late(view: View, refill: bool) -> bool:
+    """Return whether the hand is near its end: a short stock and no dead left to refill it
+    (`refill`: the rules refill the stock from a dead, RULES 8)."""
+    if view.stock > 6:
+        return False
+    return not (refill and any(d.fate is None for d in view.deads))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # users' bots may build on it
@@ -139,28 +141,34 @@ class GreedyBot:
     # -- draw ------------------------------------------------------------------------------
 
     def _draw(self, view: View, actions: list[Action], rules: Rules) -> Action:
-        take = next((a for a in actions if a.kind == "pile"), None)
-        draw = next((a for a in actions if a.kind == "draw"), None)
+        take: Action | None = None
+        draw: Action | None = None
+        for a in actions:  # the first of each kind (a loop: no generator frames)
+            if take is None and a.kind == "pile":
+                take = a
+            elif draw is None and a.kind == "draw":
+                draw = a
         if take is None or draw is None:
             return take or draw or actions[0]
-        late = _is_late(view, rules)
+        late = _is_late(view, _rules_info(rules).refill)
         pile = view.pile
         if pile.cards is None:  # closed pile: legal only when its top melds at once
             return draw if late and pile.size > 6 else take
         held = view.hands[view.seat if view.seat is not None else view.to_play]
         if pile.size <= 2 and isinstance(held, tuple) and len(held) <= 4:
             return draw  # a short hand swapping one-card piles with the opponent never ends
-        useful = _useful_cards(view, pile.cards, rules)
-        if useful * 3 >= pile.size or (useful and not late):
-            return take
-        return draw
+        # taken when a third of its cards are useful, or (early in the hand) any one of them
+        need = -(-pile.size // 3)
+        if not late:
+            need = min(need, 1)
+        return take if _useful_cards(view, pile.cards, rules, need) >= need else draw
 
     # -- play ------------------------------------------------------------------------------
 
     def _play(self, view: View, actions: list[Action], rules: Rules) -> Action:
         ctx = _Context(view, rules)
         best: Action | None = None
-        best_score = 0.0
+        best_score = 0
         discards: list[Action] = []
         for a in actions:
             if a.kind == "discard":
@@ -178,162 +186,274 @@ class GreedyBot:
         `_play`'s best, and once scores reach 0 a discard wins whenever there is one."""
         ctx = _Context(view, rules)
         candidates = choices.candidates()
-        ranked = sorted([(-ctx.play_score(a), i) for i, a in enumerate(candidates)])
-        discards: list[Action] | None = None
-        for negative, i in ranked:
-            if negative >= 0 and discards is None:
-                discards = choices.discard_actions()
-                if discards:
-                    break
-            if choices.play_event(i) is not None:
-                return candidates[i]
-        if discards is None:
-            discards = choices.discard_actions()
+        # (score desc, offer place) as one int each: -score << shift | place; the plays worth
+        # more than 0 apart, since the others are checked only when no discard is offered
+        shift = len(candidates).bit_length()
+        worth: list[int] = []
+        rest: list[int] = []
+        for i, a in enumerate(candidates):
+            score = ctx.play_score(a)
+            if score > 0:
+                worth.append((-score << shift) + i)
+            else:
+                rest.append((-score << shift) + i)
+        mask = (1 << shift) - 1
+        worth.sort()
+        for key in worth:
+            if choices.play_event(key & mask) is not None:
+                return candidates[key & mask]
+        discards = choices.discard_actions()
+        if not discards:
+            rest.sort()
+            for key in rest:
+                if choices.play_event(key & mask) is not None:
+                    return candidates[key & mask]
         return ctx.cheapest_discard(discards)
 
 
-#: the best worth before any card is scored (a constant: compiled, `float("inf")` parses a string)
-_INF: Final = float("inf")
+#: each card's code, for the per-card tables (lists by code): suit index * 16 + rank for a card
+#: of a suit, 0 for the joker (rank 0); a code's rank is `code & 15`, 0 or 2 for a wild
+_CODE: Final[dict[Card, int]] = {c: (SUITS.index(SUIT[c]) * 16 if c != JOKER else 0) + RANK[c] for c in ALL_CARDS}
+#: each suit's index (a card's code // 16)
+_SUIT_INDEX: Final[dict[str, int]] = {s: i for i, s in enumerate(SUITS)}
+#: the codes of the wilds (the joker and the 2s)
+_WILD_CODES: Final[tuple[int, ...]] = tuple(sorted(code for code in _CODE.values() if code & 15 in (0, 2)))
+
+
+class _RulesInfo:
+    """What the greedy bot reads of a rules object, read once per rules object (the rules are a
+    msgspec struct, whose fields compiled code reads generically)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        #: each card's points by code (`cards.card_value`)
+        self.values = _values(rules.two_value, rules.joker_value)
+        self.sets: bool = rules.sets
+        self.close_needs_clean: bool = rules.close_needs_clean
+        #: whether the stock is refilled from a dead (RULES 8)
+        self.refill: bool = rules.stock_end == "refill"
+
+
+#: each card's points by code, per (two_value, joker_value): built once per pair
+_VALUES: Final[dict[tuple[int, int], list[int]]] = {}
+
+
+def _values(two_value: int, joker_value: int) -> list[int]:
+    """Return each card's points by code (`cards.card_value`) for the values of the wilds."""
+    values = _VALUES.get((two_value, joker_value))
+    if values is None:
+        values = _VALUES[two_value, joker_value] = [0] * 64
+        for c, code in _CODE.items():
+            values[code] = card_value(c, two_value, joker_value)
+    return values
+
+
+class _LastRules:
+    """The `_RulesInfo` of the rules object used last (a game asks with one rules object)."""
+
+    def __init__(self) -> None:
+        self.info = _RulesInfo(Rules())
+
+
+_LAST_RULES: Final = _LastRules()
+
+
+def _rules_info(rules: Rules) -> _RulesInfo:
+    """Return the `_RulesInfo` of `rules` (made when the rules object changes)."""
+    last = _LAST_RULES
+    if last.info.rules is not rules:
+        last.info = _RulesInfo(rules)
+    return last.info
+
+
+class _Rated:
+    """The part of a play's score that does not depend on the decision (`_Context.play_score`):
+    what it lays, onto which meld view, under which rules. In points: every term is an int."""
+
+    def __init__(self, action: Action, rules: Rules, meld: MeldView | None, base: int,
+                 short_wild: bool, wild_cost: int, risk: int) -> None:
+        self.action = action
+        self.rules = rules
+        self.meld = meld
+        #: the cards laid
+        self.n = len(action.cards)
+        #: points laid, per card, length reached, canasta bonus gained, a dirty meld cleaned
+        self.base = base
+        #: a wild laid short of a canasta (onto no dirty meld): `wild_cost` is lost when the
+        #: hand is not near its end
+        self.short_wild = short_wild
+        self.wild_cost = wild_cost
+        #: the cost of dirtying a clean meld while the team has no canasta to close with (0: none)
+        self.risk = risk
+
+
+#: the `_Rated` of each play action scored lately, by the action's id() (the entry holds the
+#: action alive): the table shares one action per play, offered decision after decision
+_RATED: Final[dict[int, _Rated]] = {}
+_RATED_MAX: Final = 1 << 14
 
 
 class _Context:
-    """What one play-phase decision needs from the view, computed once (or on first use)."""
+    """What one play-phase decision needs from the view, computed once (or on first use).
+
+    The view is a msgspec struct (its fields are read generically when compiled): each field is
+    read once here. Meld ids are the melds' places on the table (the engine's `state.melds[id]`).
+    """
 
     def __init__(self, view: View, rules: Rules):
-        seat = view.seat if view.seat is not None else view.to_play
+        seat = view.seat
+        if seat is None:
+            seat = view.to_play
         self.rules = rules
+        self.info = _rules_info(rules)
         self.team = team_of(seat)
         own = view.hands[seat]
         held = own if isinstance(own, tuple) else ()
         #: the cards held (counted only by `cheapest_discard`: most decisions play instead)
         self.held: tuple[Card, ...] = held
-        self.pending = view.pending
-        pending_rest = view.pending.rest if view.pending is not None else ()
-        self.pending_n = len(pending_rest) if isinstance(pending_rest, tuple) else pending_rest
-        self.hand_n = len(held)
-        #: the melds by id (built on first use: most decisions score no lay-off)
-        self._melds: dict[int, MeldView] | None = None
-        self.values = _value_table(rules)
-        self.late = _is_late(view, rules)
+        #: the cards held once a play is made, before taking away its cards: a closed pile's
+        #: top and rest come to the hand, the top laid with the play (RULES 4)
+        self.after = len(held)
+        pending = view.pending
+        if pending is not None:
+            rest = pending.rest
+            self.after += 1 + (len(rest) if isinstance(rest, tuple) else rest)
+        self.melds = view.melds
         self._view = view
+        #: `_is_late` (-1: not asked yet)
+        self._late = -1
         self._has_close_canasta: bool | None = None
-        #: per meld id: its bonus now, whether it is dirty, its length when clean (else 0)
-        self._old: dict[int, tuple[int, bool, int]] = {}
         #: the team's index of the melds' kept entries, for `keep_melds` (set on first use)
         self._index: _MeldIndex | None = None
-        #: naturals held per slot (`_SLOT`) and per rank, set by `cheapest_discard`
+        #: naturals held per card code and per rank, set by `cheapest_discard`
         self.counts: list[int] = []
         self.rank_counts: list[int] = []
 
-    def meld(self, meld_id: int) -> MeldView:
-        """Return the meld `meld_id` of the view."""
-        melds = self._melds
-        if melds is None:
-            melds = self._melds = {m.id: m for m in self._view.melds}
-        return melds[meld_id]
-
-    def value(self, card: Card) -> int:
-        """Return the card's points."""
-        return self.values[card]
+    def is_late(self) -> bool:
+        """Return `_is_late` of the view (asked at most once)."""
+        if self._late < 0:
+            self._late = 1 if _is_late(self._view, self.info.refill) else 0
+        return self._late == 1
 
     def has_close_canasta(self) -> bool:
         """Return whether the team already holds a canasta it may close with (asked rarely)."""
         if self._has_close_canasta is None:
             team, rules = self.team, self.rules
             self._has_close_canasta = any(
-                m.team == team and is_closing_canasta(len(m.cards), m.clean, rules) for m in self._view.melds
+                m.team == team and is_closing_canasta(len(m.cards), m.clean, rules) for m in self.melds
             )
         return self._has_close_canasta
 
-    def _old_meld(self, meld_id: int) -> tuple[int, bool, int]:
-        """Return (bonus, dirty, clean length) of a meld on the table, once per decision."""
-        old = self._old.get(meld_id)
-        if old is None:
-            m = self.meld(meld_id)
-            old = self._old[meld_id] = (_bonus(m.kind, self.rules), not m.clean, len(m.cards) if m.clean else 0)
-        return old
-
-    def play_score(self, action: Action) -> float:
+    def play_score(self, action: Action) -> int:
         """Return how much a meld or a lay-off is worth now (0 = not worth playing yet)."""
+        meld: MeldView | None = None
+        if action.kind != "meld":
+            meld = self.melds[action.meld or 0]
+        rated = _RATED.get(id(action))
+        if rated is None or rated.action is not action or rated.meld is not meld or rated.rules is not self.rules:
+            rated = self._rate(action, meld)
+        n = rated.n
+        left = self.after - n
+        if left == 0:
+            return _EMPTY_HAND + n
+        score = rated.base
+        if rated.short_wild and left > 3 and not self.is_late():
+            # a wild laid short of a canasta is gone for good: count it as a loss, not a gain
+            score -= rated.wild_cost
+        if rated.risk and not self.has_close_canasta():
+            score -= rated.risk
+        return score
+
+    def _rate(self, action: Action, meld: MeldView | None) -> _Rated:
+        """Return the `_Rated` of a meld (`meld` None) or a lay-off onto `meld`, and keep it."""
         rules, cards = self.rules, action.cards
-        from_hand = len(cards) - (1 if self.pending is not None else 0)
-        left = self.hand_n - from_hand + self.pending_n
-        if action.kind == "meld":
+        if meld is None:
             shape = classify(cards, rules)
             old_bonus, old_dirty, old_clean_len = 0, False, 0
         else:
-            meld_id = action.meld or 0
             # `classify(meld + cards)`, kept by the meld's entry across decisions
-            shape = meld_fits(self.meld(meld_id).cards, rules).grown(cards)
-            old_bonus, old_dirty, old_clean_len = self._old_meld(meld_id)
+            shape = meld_fits(meld.cards, rules).grown(cards)
+            old_bonus, old_dirty = _bonus(meld.kind, rules), not meld.clean
+            old_clean_len = 0 if old_dirty else len(meld.cards)
         assert shape is not None, "the engine offers only plays that make a meld"
-        if left == 0:
-            return _EMPTY_HAND + len(cards)
-        values = self.values
+        values = self.info.values
         points = 0
         for c in cards:
-            points += values[c]
+            points += values[_CODE[c]]
         wild = shape.wild
         size = len(shape.cards)
-        score = float(points + _PER_CARD * len(cards))
-        score += _PER_LENGTH * size
-        score += _bonus(canasta_kind(shape, rules), rules) - old_bonus
+        base = points + _PER_CARD * len(cards) + _PER_LENGTH * size
+        base += _bonus(canasta_kind(shape, rules), rules) - old_bonus
+        short_wild, wild_cost, risk = False, 0, 0
         if wild is not None and not old_dirty:
-            if size < CANASTA_SIZE and left > 3 and not self.late:
-                # a wild laid short of a canasta is gone for good: count it as a loss, not a gain
-                score -= _WILD_COST + values[wild]
-            if old_clean_len and rules.close_needs_clean and not self.has_close_canasta():
-                score -= _CLEAN_RISK * old_clean_len
+            short_wild, wild_cost = size < CANASTA_SIZE, _WILD_COST + values[_CODE[wild]]
+            if old_clean_len and self.info.close_needs_clean:
+                risk = _CLEAN_RISK * old_clean_len
         elif old_dirty and wild is None:
-            score += _CLEANED
-        return score
+            base += _CLEANED
+        rated = _Rated(action, rules, meld, base, short_wild, wild_cost, risk)
+        if len(_RATED) >= _RATED_MAX:
+            _RATED.clear()
+        _RATED[id(action)] = rated
+        return rated
 
     def cheapest_discard(self, discards: list[Action]) -> Action:
         """Return the discard whose card is worth least to keep (hand worth plus meld fits)."""
-        # naturals held per (suit, rank) slot and per rank, in flat int lists (`_SLOT`)
+        # naturals held per card code and per rank, in flat int lists
         counts = [0] * 64
         by_rank = [0] * 14
-        slot_of = _SLOT
+        codes = _CODE
         for c in self.held:  # card by card: the same counts as per distinct card times held
-            slot = slot_of[c]
-            if slot >= 0:
-                counts[slot] += 1
-                by_rank[slot & 15] += 1
+            code = codes[c]
+            rank = code & 15
+            if rank != 0 and rank != 2:
+                counts[code] = counts[code] + 1
+                by_rank[rank] = by_rank[rank] + 1
         self.counts, self.rank_counts = counts, by_rank
         # branch and bound: the meld checks only add to a card's worth, so once a card's full
-        # worth is below every other card's cheap worth, no other card needs the meld checks
-        ranked = sorted([(self.keep_base(a.cards[0]), i) for i, a in enumerate(discards)])
-        best, best_score = discards[ranked[0][1]], _INF
-        for base, i in ranked:
+        # worth is below every other card's cheap worth, no other card needs the meld checks;
+        # the cards ranked by (worth, offer place) as one int each: worth << shift | place
+        shift = len(discards).bit_length()
+        ranked = [(self.keep_base(codes[a.cards[0]]) << shift) + i for i, a in enumerate(discards)]
+        ranked.sort()
+        mask = (1 << shift) - 1
+        best = ranked[0] & mask
+        best_score = (ranked[0] >> shift) + 2 * self.keep_melds(discards[best].cards[0])
+        for j in range(1, len(ranked)):
+            base = ranked[j] >> shift
             if base >= best_score:
                 break
-            score = base + self.keep_melds(discards[i].cards[0])
+            i = ranked[j] & mask
+            score = base + 2 * self.keep_melds(discards[i].cards[0])
             if score < best_score:
-                best, best_score = discards[i], score
-        return best
+                best, best_score = i, score
+        return discards[best]
 
-    def keep_base(self, card: Card) -> float:
-        """Return a card's worth from the hand alone: wilds, neighbours, same rank, its value
-        (read from the counts `cheapest_discard` made)."""
-        value = self.values[card]
-        slot = _SLOT[card]
-        if slot < 0:
-            return _KEEP_WILD + value
-        score = 0.0
+    def keep_base(self, code: int) -> int:
+        """Return twice a card's worth from the hand alone (in half points: a value counts
+        half early in the hand): wilds, neighbours, same rank, its value (read from the counts
+        `cheapest_discard` made); the card given by its code."""
+        info = self.info
+        value = info.values[code]
+        rank = code & 15
+        if rank == 0 or rank == 2:
+            return 2 * (_KEEP_WILD + value)
         counts = self.counts
-        for near, weight in _NEAR_SLOTS[slot]:
-            n = counts[near]
-            if n:
-                score += weight * n
-        if self.rules.sets:
-            score += _SAME_RANK * (self.rank_counts[slot & 15] - 1)
-        return score - (2 * value if self.late else value / 2)
+        near = far = 0
+        for c in _NEAR_CODES[code]:
+            near += counts[c]
+        for c in _FAR_CODES[code]:
+            far += counts[c]
+        score = _NEIGHBOUR[1] * near + _NEIGHBOUR[2] * far
+        if info.sets:
+            score += _SAME_RANK * (self.rank_counts[rank] - 1)
+        return 2 * score - (4 * value if self.is_late() else value)
 
     def _index_melds(self) -> _MeldIndex:
         """Return the team's index of the melds' kept entries (`melds.meld_fits`), brought up
         to this view's melds: kept per team across decisions, since few melds change between
         two discards of a team (`_MeldIndex.update`)."""
-        team, rules, melds = self.team, self.rules, self._view.melds
+        team, rules, melds = self.team, self.rules, self.melds
         kept = _MELD_INDEX.get(team)
         if kept is None or kept.rules is not rules or not kept.update(melds):
             kept = _MeldIndex(rules, team)
@@ -342,7 +462,7 @@ class _Context:
         self._index = kept
         return kept
 
-    def keep_melds(self, card: Card) -> float:
+    def keep_melds(self, card: Card) -> int:
         """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's.
 
         Which meld it fits first does not matter: one own fit and one opponent's fit count.
@@ -350,43 +470,44 @@ class _Context:
         index = self._index
         if index is None:
             index = self._index_melds()
-        entries = index.entries
-        rank = RANK[card]
-        if rank != 0 and rank != 2:
-            # a natural joins only a run of its suit or a set of its rank (RULES 3.1, 3.2)
-            entries = [entries[i] for i in index.runs.get(SUIT[card], []) + index.sets.get(rank, [])]
-        score = 0.0
+        mine_of, fits = index.mine, index.fits
+        score = 0
         fed = owned = False
-        for mine, entry in entries:
+        for i in index.by_code[_CODE[card]]:
+            mine = mine_of[i]
             if owned if mine else fed:
                 continue
             # `classify(m.cards + (card,))` is a meld, answered from the meld's kept fits
-            if not entry.fit(card):
+            if not fits[i].fit(card):
                 continue
             if mine:
                 owned, score = True, score + _FITS_OWN
             else:
                 fed, score = True, score + _FEEDS_OPPONENT
+            if owned and fed:
+                break
         return score
 
 
 class _MeldIndex:
     """The kept entries of a table's melds for one team (`_Context._index_melds`).
 
-    Per meld position: its view, (the team's, kept entry), and its bucket (a run's suit, a
-    set's rank); `runs` and `sets` list the positions per bucket. A lay-off replaces a meld's
-    view at the same position and keeps its type, suit and rank, so `update` only refreshes
-    the positions whose view changed and appends the new melds.
+    Per meld position: its view, whether it is the team's, its kept entry, its bucket (a run's
+    suit index, 4 + a set's rank; -1 for no meld); `by_code` lists per card code the positions
+    of the melds the card may join (a natural: the runs of its suit and the sets of its rank,
+    RULES 3.1, 3.2; a wild: every meld). A lay-off replaces a meld's view at the same position
+    and keeps its type, suit and rank, so `update` only refreshes the positions whose view
+    changed and appends the new melds.
     """
 
     def __init__(self, rules: Rules, team: int) -> None:
         self.rules = rules
         self.team = team
         self.views: list[MeldView] = []
-        self.entries: list[tuple[bool, MeldFits]] = []
-        self.keys: list[tuple[str, int] | None] = []
-        self.runs: dict[str, list[int]] = {}
-        self.sets: dict[int, list[int]] = {}
+        self.mine: list[bool] = []
+        self.fits: list[MeldFits] = []
+        self.buckets: list[int] = []
+        self.by_code: list[list[int]] = [[] for _ in range(64)]
 
     def update(self, melds: tuple[MeldView, ...]) -> bool:
         """Bring the index up to `melds`; False when it cannot (fewer melds, or a meld at a
@@ -401,44 +522,27 @@ class _MeldIndex:
                 continue
             entry = meld_fits(m.cards, rules)
             shape = entry.shape
-            key: tuple[str, int] | None = None
+            bucket = -1
             if shape is not None:
-                key = (shape.suit or "", 0) if shape.type == "run" else ("", shape.rank or 0)
-            item = (m.team == team, entry)
+                bucket = _SUIT_INDEX[shape.suit or ""] if shape.type == "run" else 4 + (shape.rank or 0)
+            mine = m.team == team
             if i < known:
-                if key != self.keys[i]:
+                if bucket != self.buckets[i]:
                     return False
-                views[i], self.entries[i] = m, item
+                views[i], self.mine[i], self.fits[i] = m, mine, entry
                 continue
             views.append(m)
-            self.entries.append(item)
-            self.keys.append(key)
-            if shape is None or key is None:
-                continue  # no meld: nothing joins it (`fit` is False), in no bucket
-            if shape.type == "run":
-                self.runs.setdefault(key[0], []).append(i)
-            else:
-                self.sets.setdefault(key[1], []).append(i)
+            self.mine.append(mine)
+            self.fits.append(entry)
+            self.buckets.append(bucket)
+            if bucket >= 0:  # no meld: nothing joins it (`fit` is False)
+                for code in _BUCKET_CODES[bucket]:
+                    self.by_code[code].append(i)
         return True
 
 
 #: the meld index per team, kept across decisions (`_MeldIndex.update`)
 _MELD_INDEX: Final[dict[int, _MeldIndex]] = {}
-
-
-#: each card's points, per (two_value, joker_value): plain dicts, built once per pair
-_VALUE_TABLES: Final[dict[tuple[int, int], dict[Card, int]]] = {}
-
-
-def _value_table(rules: Rules) -> dict[Card, int]:
-    """Return the card -> points table of the rules (`cards.card_value`)."""
-    key = (rules.two_value, rules.joker_value)
-    table = _VALUE_TABLES.get(key)
-    if table is None:
-        table = _VALUE_TABLES[key] = {
-            c: card_value(c, rules.two_value, rules.joker_value) for c in ALL_CARDS
-        }
-    return table
 
 
 def _neighbours(rank: int, d: int) -> tuple[int, ...]:
@@ -449,32 +553,32 @@ def _neighbours(rank: int, d: int) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-#: _NEAR[rank][d]: the ranks at run distance d (1 or 2) of a natural rank
-_NEAR: Final = {r: {d: _neighbours(r, d) for d in (1, 2)} for r in range(1, 14)}
-#: the (rank, weight) of every neighbour of a natural rank, distance 1 first (`_NEAR`, flat)
-_NEAR_WEIGHTS: Final[dict[int, tuple[tuple[int, int], ...]]] = {
-    r: tuple((near, _NEIGHBOUR[d]) for d in (1, 2) for near in _NEAR[r][d]) for r in range(1, 14)
-}
-
-
-#: each card's slot in `_Context.cheapest_discard`'s counts: suit index * 16 + rank for a
-#: natural, -1 for a wild (a joker or a 2)
-_SLOT: Final[dict[Card, int]] = {
-    c: -1 if is_wild_card(c) else SUITS.index(SUIT[c]) * 16 + RANK[c] for c in ALL_CARDS
-}
-#: per natural's slot: the (slot, weight) of its neighbours (`_NEAR_WEIGHTS` in its suit)
-_NEAR_SLOTS: Final[list[tuple[tuple[int, int], ...]]] = [
-    tuple((slot - slot % 16 + r, w) for r, w in _NEAR_WEIGHTS[slot % 16]) if 1 <= slot % 16 <= 13 else ()
-    for slot in range(64)
+#: the natural ranks (the 2s are wild)
+_NATURAL_RANKS: Final = (1, *range(3, 14))
+#: per card code of a natural: the codes of its suit at run distance 1 (`_NEAR_CODES`) and 2
+#: (`_FAR_CODES`); empty for a wild
+_NEAR_CODES: Final[list[tuple[int, ...]]] = [
+    tuple(code - code % 16 + r for r in _neighbours(code % 16, 1)) if code % 16 in _NATURAL_RANKS else ()
+    for code in range(64)
 ]
+_FAR_CODES: Final[list[tuple[int, ...]]] = [
+    tuple(code - code % 16 + r for r in _neighbours(code % 16, 2)) if code % 16 in _NATURAL_RANKS else ()
+    for code in range(64)
+]
+#: per `_MeldIndex` bucket: the codes of the cards that may join its melds (the naturals of a
+#: run's suit, of a set's rank) and the wilds
+_BUCKET_CODES: Final[list[tuple[int, ...]]] = [
+    tuple(s * 16 + r for r in _NATURAL_RANKS) + _WILD_CODES for s in range(len(SUITS))
+] + [tuple(s * 16 + r for s in range(len(SUITS))) + _WILD_CODES for r in range(14)]
 
 
 def _bonus(kind: CanastaKind | MeldKind | None, rules: Rules) -> int:
     return 0 if kind is None or kind == "none" else canasta_bonus(kind, rules)
 
 
-def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
-    """Return how many distinct natural pile cards would join a meld or a lay-off right away.
+def _useful_cards(view: View, pile: Sequence[Card], rules: Rules, enough: int = 64) -> int:
+    """Return how many distinct natural pile cards would join a meld or a lay-off right away,
+    or a number of `enough` or more once that many are found (the default counts them all).
 
     Only wild-free plays count: the play phase will not spend a wild short of a canasta, and a
     pile taken for a play it will not make is passed back and forth for ever. The wild-free
@@ -482,21 +586,35 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
     run held in full or a set of naturals never needs one; a lay-off's stretch stops where a wild
     would be needed), so the wilds are left out from the start: fewer candidates, no wild tests.
     """
-    seat = view.seat if view.seat is not None else view.to_play
+    seat = view.seat
+    if seat is None:
+        seat = view.to_play
     own = view.hands[seat]
-    pile_cards = {c for c in pile if not is_wild_card(c)}
-    suits, ranks = {SUIT[c] for c in pile_cards}, {RANK[c] for c in pile_cards}
-    # runs hold one suit and sets one rank: hand cards sharing neither with the pile change nothing
+    codes = _CODE
+    # the natural pile cards by code, and their suits and ranks as bits
+    in_pile = [False] * 64
+    suits = ranks = 0
     together: dict[Card, int] = {}
     for c in pile:
-        if c in pile_cards:
+        code = codes[c]
+        rank = code & 15
+        if rank != 0 and rank != 2:
+            in_pile[code] = True
+            suits |= 1 << (code >> 4)
+            ranks |= 1 << rank
             together[c] = together.get(c, 0) + 1
+    # runs hold one suit and sets one rank: hand cards sharing neither with the pile change nothing
     for c in own if isinstance(own, tuple) else ():
-        if not is_wild_card(c) and (SUIT[c] in suits or RANK[c] in ranks):
+        code = codes[c]
+        rank = code & 15
+        if rank != 0 and rank != 2 and (suits >> (code >> 4) & 1 or ranks >> rank & 1):
             together[c] = together.get(c, 0) + 1
-    used: set[Card] = set()
+    used = [False] * 64
+    n = 0
     for cards in candidate_melds(together, rules):
-        used.update(pile_cards.intersection(cards))
+        n = _mark_used(cards, in_pile, used, n)
+        if n >= enough:
+            return n
     team = team_of(seat)
     held: tuple[Card, ...] | None = None
     for m in view.melds:
@@ -509,8 +627,21 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
             if held is None:
                 held = sorted_held(together)
             for layoff in entry.layoffs_in(held):
-                used.update(pile_cards.intersection(layoff))
-    return len(used)
+                n = _mark_used(layoff, in_pile, used, n)
+                if n >= enough:
+                    return n
+    return n
+
+
+def _mark_used(cards: tuple[Card, ...], in_pile: list[bool], used: list[bool], n: int) -> int:
+    """Mark the natural pile cards among `cards` used (flags by card code); return `n` plus
+    those not marked before."""
+    for c in cards:
+        code = _CODE[c]
+        if in_pile[code] and not used[code]:
+            used[code] = True
+            n += 1
+    return n
 
 
 _BOTS: Final[dict[str, type[RandomBot] | type[GreedyBot]]] = {"random": RandomBot, "greedy": GreedyBot}

@@ -293,7 +293,8 @@ def test_greedy_takes_an_open_pile_only_when_it_melds(last: str, takes: bool) ->
 def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
     """`_useful_cards` (wilds left out from the start) counts the pile cards the old one counted
     (`tests/reference_bots.py`: every candidate generated, the wild-free ones kept) at every draw
-    decision of greedy hands, from the view the bot gets."""
+    decision of greedy hands, from the view the bot gets; told to stop at `enough`, it answers on
+    the same side of `enough`."""
     from reference_bots import _useful_cards as reference_useful_cards
 
     from buraco_events.bots import _useful_cards
@@ -308,6 +309,8 @@ def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
                 for pile in (view.pile.cards or (), tuple(state.pile)):
                     got = _useful_cards(view, pile, state.rules)
                     assert got == reference_useful_cards(view, pile, state.rules)
+                    for enough in (0, 1, 2, 3):  # counting stops at `enough`: the same side of it
+                        assert (_useful_cards(view, pile, state.rules, enough) >= enough) == (got >= enough)
                     compared, useful = compared + 1, useful + (got > 0)
             engine.play(state, ev)
     assert compared > 50 and useful > 5
@@ -383,7 +386,8 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
 def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
     """A meld of another suit or rank at a position already indexed (a new hand) is refused, so
     the index is built afresh; a lay-off (same suit, same position) is taken in place."""
-    from buraco_events.bots import _MeldIndex
+    from buraco_events.bots import _CODE, _MeldIndex
+    from buraco_events.cards import SUITS
     from buraco_events.projections import MeldView
 
     rules = PRESETS["stbl"]
@@ -395,8 +399,44 @@ def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
     index = _MeldIndex(rules, 0)
     assert index.update((view("5H 6H 7H", 0),))
     grown = view("5H 6H 7H 8H", 0)
-    assert index.update((grown,)) and index.views == [grown] and index.runs == {"H": [0]}
-    assert index.entries[0][1].fit("9H") and not index.entries[0][1].fit("5H")
+    assert index.update((grown,)) and index.views == [grown] and index.buckets == [SUITS.index("H")]
+    assert index.by_code[_CODE["9H"]] == index.by_code[_CODE["JK"]] == [0] and not index.by_code[_CODE["9S"]]
+    assert index.fits[0].fit("9H") and not index.fits[0].fit("5H")
     assert not index.update((view("5S 6S 7S", 1),))  # another suit where the hearts were
     assert not index.update((view("9C 9D 9S", 0, "set"),))  # a set where a run was
     assert not index.update(())  # fewer melds: a new hand
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(variant: str) -> None:
+    """At every play decision of greedy hands, asked in play order and then jumbled (the scores
+    are kept per action across decisions, `bots._Rated`): every candidate scores the old float
+    score, and the discard chosen is the old one, found without the branch and bound: the least
+    full worth, then the least hand worth, then the first offered (`tests/reference_bots.py`)."""
+    from reference_bots import cheapest_discard as reference_cheapest_discard
+    from reference_bots import play_score as reference_play_score
+
+    from buraco_events.bots import _Context
+    from buraco_events.table import Choices
+
+    decisions = []
+    for players, seed in ((2, 8), (4, 9)):
+        events, _ = run_game(variant, players, seed, [GreedyBot() for _ in range(players)], "p", target=0)
+        state = GameState()
+        for ev in events:
+            if state.phase == "play":
+                choices = Choices(state)
+                view = player_view(state, state.to_play, scores=False)
+                decisions.append((view, state.rules, choices.candidates(), choices.discard_actions()))
+            engine.play(state, ev)
+    scored = discarded = 0
+    for i in [*range(len(decisions)), *((i * 7) % len(decisions) for i in range(len(decisions)))]:
+        view, rules, candidates, discards = decisions[i]
+        ctx = _Context(view, rules)
+        for action in candidates:
+            assert ctx.play_score(action) == reference_play_score(view, action, rules), (i, action)
+            scored += 1
+        if discards:
+            assert ctx.cheapest_discard(discards) == reference_cheapest_discard(view, discards, rules), i
+            discarded += 1
+    assert scored > 100 and discarded > 40
