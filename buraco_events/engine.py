@@ -568,13 +568,9 @@ def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
     if not is_natural_top(top):
         return _as_taken(state, ev, lambda: _any_play(state))
     candidates = _top_candidates(state, ev.player, top, 1)
-    first = next(candidates, None)
-    if first is None:
+    if not candidates:
         return False
-    return _as_taken(state, ev, lambda: any(
-        _play_passes(state, ev.player, kind, meld_id, cards)
-        for kind, meld_id, cards in chain((first,), candidates)
-    ))
+    return _as_taken(state, ev, lambda: _any_passes(state, ev.player, candidates))
 
 
 def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> bool:
@@ -596,23 +592,25 @@ def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> boo
         state.pile = pile
 
 
-def _top_candidates(state: GameState, player: int, top: Card, held_top: int) -> Iterator[TopPlay]:
+def _top_candidates(state: GameState, player: int, top: Card, held_top: int) -> list[TopPlay]:
     """Return the look-ahead's candidate plays holding the natural `top` (see `lookahead`)."""
     team = team_of(player)
     team_melds = [(m.id, m.shape) for m in state.melds if m.team == team]
     return top_candidates(state.hands[player], top, held_top, team_melds, state.rules)
 
 
-def _play_passes(state: GameState, player: int, kind: str, meld_id: int, cards: tuple[Card, ...]) -> bool:
-    """Return whether a candidate play passes `check` (its seq is the next one by construction)."""
-    try:
-        if kind == "meld":
-            _check_melded(state, Melded(seq=state.next_seq, player=player, meld=len(state.melds), cards=cards))
-        else:
-            _check_laid_off(state, LaidOff(seq=state.next_seq, player=player, meld=meld_id, cards=cards))
-    except IllegalMove:
-        return False
-    return True
+def _any_passes(state: GameState, player: int, candidates: list[TopPlay]) -> bool:
+    """Return whether some candidate play passes `check` (their seq is the next one by construction)."""
+    for kind, meld_id, cards in candidates:
+        try:
+            if kind == "meld":
+                _check_melded(state, Melded(seq=state.next_seq, player=player, meld=len(state.melds), cards=cards))
+            else:
+                _check_laid_off(state, LaidOff(seq=state.next_seq, player=player, meld=meld_id, cards=cards))
+        except IllegalMove:
+            continue
+        return True
+    return False
 
 
 def _check_not_refilling(state: GameState, ev: Event) -> None:
@@ -734,10 +732,7 @@ def _top_still_playable(trial: GameState, player: int, top: Card) -> bool:
     """Return whether the due top card (held) can still be melded: `_any_play(trial, True)`."""
     if not is_natural_top(top):
         return _any_play(trial, top_plays_only=True)
-    return any(
-        _play_passes(trial, player, kind, meld_id, cards)
-        for kind, meld_id, cards in _top_candidates(trial, player, top, 0)
-    )
+    return _any_passes(trial, player, _top_candidates(trial, player, top, 0))
 
 
 def _canasta_need(state: GameState) -> str:
