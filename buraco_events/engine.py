@@ -534,6 +534,15 @@ def _check_drew(state: GameState, ev: Drew) -> None:
 
 
 def _check_took_pile(state: GameState, ev: TookPile) -> None:
+    _check_take_form(state, ev)
+    if not _pile_allows(state, ev):
+        if _bits(state.rules).pile_open:
+            raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
+        raise _fail(state, ev, f"closed pile: the top card {state.pile[-1]} cannot be melded at once")
+
+
+def _check_take_form(state: GameState, ev: TookPile) -> None:
+    """Check a take's phase, turn and cards, and that the stock is not due to be refilled first."""
     _expect_phase(state, ev, "draw")
     _expect_turn(state, ev)
     bits = _bits(state.rules)
@@ -547,15 +556,21 @@ def _check_took_pile(state: GameState, ev: TookPile) -> None:
         public = None if bits.pile_open else "took_pile cards differ from the pile"
         raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}",
                     public)
+
+
+def _pile_allows(state: GameState, ev: TookPile) -> bool:
+    """Return whether the pile's own rule lets the take of a well-formed `ev` through (RULES 2).
+
+    An open pile of one card, with no single-card return, needs a legal discard or play after
+    the take; a closed pile needs a play holding its top right after it (`_closed_take_usable`).
+    """
+    bits = _bits(state.rules)
     if bits.pile_open:
         if len(state.pile) == 1 and bits.no_single_card_return:
             trial = _trial_take(state, ev)
-            if not (legal_discards(trial) or _any_play(trial)):
-                raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
-        return
-    top = state.pile[-1]
-    if not _closed_take_usable(state, ev):
-        raise _fail(state, ev, f"closed pile: the top card {top} cannot be melded at once")
+            return bool(legal_discards(trial)) or _any_play(trial)
+        return True
+    return _closed_take_usable(state, ev)
 
 
 def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
@@ -1476,11 +1491,15 @@ def legal_draws(state: GameState) -> list[Event]:
         out.append(Drew(seq=seq, player=player, card=state.stock[-1]))
     if state.pile:
         ev = TookPile(seq=seq, player=player, cards=tuple(state.pile))
+        # what `check` runs for the take (its seq is the next one by construction), the pile's
+        # rule as a bool: most takes of a closed pile are refused, and an error raised and caught
+        # would cost more than the look-ahead that refuses them
         try:
-            check(state, ev)
-            out.append(ev)
+            _check_take_form(state, ev)
         except IllegalMove:
-            pass
+            return out
+        if _pile_allows(state, ev):
+            out.append(ev)
     return out
 
 
