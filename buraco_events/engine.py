@@ -568,7 +568,8 @@ def _pile_allows(state: GameState, ev: TookPile) -> bool:
     if bits.pile_open:
         if len(state.pile) == 1 and bits.no_single_card_return:
             trial = _trial_take(state, ev)
-            return bool(legal_discards(trial)) or _any_play(trial)
+            # `has_two_discards` answers most hands without checking every discard
+            return has_two_discards(trial) or bool(legal_discards(trial)) or _any_play(trial)
         return True
     return _closed_take_usable(state, ev)
 

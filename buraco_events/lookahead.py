@@ -83,9 +83,9 @@ def top_candidates(
     wilds: list[Card] = []  # the distinct wilds held
     wild_counts: list[int] = []
     for c, n in held.items():
-        if n <= 0 or c == top:
-            continue
         cc = _SUIT_RANK[c]
+        if n <= 0 or cc == code:
+            continue  # the top's copies are counted apart
         r = cc & 15
         if r == 0 or r == 2:
             wilds.append(c)
@@ -118,6 +118,8 @@ def _runs_through(
     stands at 1 or 14). `have` has bit p set for each run position p of the suit held.
     """
     t_lo, t_hi = (1, 14) if rank == 1 else (rank, rank)
+    if not have & (0b11011 << t_lo | 0b11011 << t_hi) >> 2:
+        return  # a run through the top holds one of the two positions either side of it at least
     pos_card = _POS_CARD[suit]
     any_wild = len(wilds) > 0
     for lo in range(1, min(t_hi, 12) + 1):
