@@ -611,7 +611,12 @@ def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> boo
 def _top_candidates(state: GameState, player: int, top: Card, held_top: int) -> list[TopPlay]:
     """Return the look-ahead's candidate plays holding the natural `top` (see `lookahead`)."""
     team = team_of(player)
-    team_melds = [(m.id, m.shape) for m in state.melds if m.team == team]
+    suit, rank = SUIT[top], RANK[top]
+    # a natural joins only a run of its suit or a set of its rank (a run has no rank, a set no suit)
+    team_melds = [
+        (m.id, m.shape) for m in state.melds
+        if m.team == team and (m.shape.suit == suit or m.shape.rank == rank)
+    ]
     return top_candidates(state.hands[player], top, held_top, team_melds, state.rules)
 
 

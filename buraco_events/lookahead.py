@@ -57,20 +57,18 @@ def top_candidates(
 
     `held_top` is how many copies of the top are added to `held` (1 while a `next_play` top waits
     apart, 0 once a `turn_end` top joined the hand); `team_melds` are the (id, shape) of the
-    player's team's melds in table order. The top laid off alone comes first.
+    player's team's melds in table order: only its runs of the top's suit and sets of its rank
+    can take the top, so the engine passes only those (others would cost time, not answers).
+    The top laid off alone comes first.
     """
     n_top = held.get(top, 0) + held_top
     if n_top <= 0:
         return []  # the top is not in the hand: no candidate can hold it
     code = _SUIT_RANK[top]
     suit, rank = code >> 4, code & 15
-    suit_letter = SUIT[top]
     out: list[TopPlay] = []
-    # a natural joins only a run of its suit or a set of its rank; the top alone first
     targets: list[tuple[int, MeldShape, MeldFits]] = []
     for meld_id, shape in team_melds:
-        if shape.suit != suit_letter if shape.type == "run" else shape.rank != rank:
-            continue
         entry = meld_fits(shape.cards, rules)
         targets.append((meld_id, shape, entry))
         if entry.fit(top):
