@@ -534,6 +534,15 @@ def _check_drew(state: GameState, ev: Drew) -> None:
 
 
 def _check_took_pile(state: GameState, ev: TookPile) -> None:
+    _check_take_form(state, ev)
+    if not _pile_allows(state, ev):
+        if _bits(state.rules).pile_open:
+            raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
+        raise _fail(state, ev, f"closed pile: the top card {state.pile[-1]} cannot be melded at once")
+
+
+def _check_take_form(state: GameState, ev: TookPile) -> None:
+    """Check a take's phase, turn and cards, and that the stock is not due to be refilled first."""
     _expect_phase(state, ev, "draw")
     _expect_turn(state, ev)
     bits = _bits(state.rules)
@@ -547,15 +556,22 @@ def _check_took_pile(state: GameState, ev: TookPile) -> None:
         public = None if bits.pile_open else "took_pile cards differ from the pile"
         raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}",
                     public)
+
+
+def _pile_allows(state: GameState, ev: TookPile) -> bool:
+    """Return whether the pile's own rule lets the take of a well-formed `ev` through (RULES 2).
+
+    An open pile of one card, with no single-card return, needs a legal discard or play after
+    the take; a closed pile needs a play holding its top right after it (`_closed_take_usable`).
+    """
+    bits = _bits(state.rules)
     if bits.pile_open:
         if len(state.pile) == 1 and bits.no_single_card_return:
             trial = _trial_take(state, ev)
-            if not (legal_discards(trial) or _any_play(trial)):
-                raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
-        return
-    top = state.pile[-1]
-    if not _closed_take_usable(state, ev):
-        raise _fail(state, ev, f"closed pile: the top card {top} cannot be melded at once")
+            # `has_two_discards` answers most hands without checking every discard
+            return has_two_discards(trial) or bool(legal_discards(trial)) or _any_play(trial)
+        return True
+    return _closed_take_usable(state, ev)
 
 
 def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
@@ -568,13 +584,9 @@ def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
     if not is_natural_top(top):
         return _as_taken(state, ev, lambda: _any_play(state))
     candidates = _top_candidates(state, ev.player, top, 1)
-    first = next(candidates, None)
-    if first is None:
+    if not candidates:
         return False
-    return _as_taken(state, ev, lambda: any(
-        _play_passes(state, ev.player, kind, meld_id, cards)
-        for kind, meld_id, cards in chain((first,), candidates)
-    ))
+    return _as_taken(state, ev, lambda: _any_passes(state, ev.player, candidates))
 
 
 def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> bool:
@@ -596,23 +608,30 @@ def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> boo
         state.pile = pile
 
 
-def _top_candidates(state: GameState, player: int, top: Card, held_top: int) -> Iterator[TopPlay]:
+def _top_candidates(state: GameState, player: int, top: Card, held_top: int) -> list[TopPlay]:
     """Return the look-ahead's candidate plays holding the natural `top` (see `lookahead`)."""
     team = team_of(player)
-    team_melds = [(m.id, m.shape) for m in state.melds if m.team == team]
+    suit, rank = SUIT[top], RANK[top]
+    # a natural joins only a run of its suit or a set of its rank (a run has no rank, a set no suit)
+    team_melds = [
+        (m.id, m.shape) for m in state.melds
+        if m.team == team and (m.shape.suit == suit or m.shape.rank == rank)
+    ]
     return top_candidates(state.hands[player], top, held_top, team_melds, state.rules)
 
 
-def _play_passes(state: GameState, player: int, kind: str, meld_id: int, cards: tuple[Card, ...]) -> bool:
-    """Return whether a candidate play passes `check` (its seq is the next one by construction)."""
-    try:
-        if kind == "meld":
-            _check_melded(state, Melded(seq=state.next_seq, player=player, meld=len(state.melds), cards=cards))
-        else:
-            _check_laid_off(state, LaidOff(seq=state.next_seq, player=player, meld=meld_id, cards=cards))
-    except IllegalMove:
-        return False
-    return True
+def _any_passes(state: GameState, player: int, candidates: list[TopPlay]) -> bool:
+    """Return whether some candidate play passes `check` (their seq is the next one by construction)."""
+    for kind, meld_id, cards in candidates:
+        try:
+            if kind == "meld":
+                _check_melded(state, Melded(seq=state.next_seq, player=player, meld=len(state.melds), cards=cards))
+            else:
+                _check_laid_off(state, LaidOff(seq=state.next_seq, player=player, meld=meld_id, cards=cards))
+        except IllegalMove:
+            continue
+        return True
+    return False
 
 
 def _check_not_refilling(state: GameState, ev: Event) -> None:
@@ -734,10 +753,7 @@ def _top_still_playable(trial: GameState, player: int, top: Card) -> bool:
     """Return whether the due top card (held) can still be melded: `_any_play(trial, True)`."""
     if not is_natural_top(top):
         return _any_play(trial, top_plays_only=True)
-    return any(
-        _play_passes(trial, player, kind, meld_id, cards)
-        for kind, meld_id, cards in _top_candidates(trial, player, top, 0)
-    )
+    return _any_passes(trial, player, _top_candidates(trial, player, top, 0))
 
 
 def _canasta_need(state: GameState) -> str:
@@ -1481,11 +1497,15 @@ def legal_draws(state: GameState) -> list[Event]:
         out.append(Drew(seq=seq, player=player, card=state.stock[-1]))
     if state.pile:
         ev = TookPile(seq=seq, player=player, cards=tuple(state.pile))
+        # what `check` runs for the take (its seq is the next one by construction), the pile's
+        # rule as a bool: most takes of a closed pile are refused, and an error raised and caught
+        # would cost more than the look-ahead that refuses them
         try:
-            check(state, ev)
-            out.append(ev)
+            _check_take_form(state, ev)
         except IllegalMove:
-            pass
+            return out
+        if _pile_allows(state, ev):
+            out.append(ev)
     return out
 
 

@@ -12,33 +12,36 @@ builds just those:
 - lay-offs onto the team's runs of that suit and sets of that rank.
 
 The candidates are exactly those of the general generator that hold the top (the same intervals,
-the same wild choices, the same `classify` filter; only the order may differ, and the top laid
-off alone, the most common play, comes first as well as in its place), so the engine's check of
-each decides as before; the property tests compare both on random tables. A wild top
-can stand in any suit or rank: there the engine keeps the general generator.
+the same wild choices, the same lay-offs; only the order may differ: the top laid off alone, the
+most common play and the cheapest to find, comes first), so the engine's check of each decides as
+before; the property tests compare both on random tables. A wild top can stand in any suit or
+rank: there the engine keeps the general generator.
 
-Pure and mypyc-friendly: plain functions over cards and counts, no I/O, no module state written.
+Most asks find no candidate at all (a closed pile is mostly left alone), so the hand is read once
+into native ints (the top suit's positions as a bitmask) and card tuples are built only for
+candidates that exist. Pure and mypyc-friendly: plain functions over cards and counts, no
+generators, no I/O, no module state written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Final
 
-from .cards import RANK, RANKS, SUIT, Card
-from .melds import MeldShape, classify, shape_layoffs
+from .cards import RANK, RANKS, SUIT, SUITS, Card
+from .melds import MeldFits, MeldShape, meld_fits
 from .rules import Rules
 
 #: a candidate play before its check: ("meld", -1, cards) or ("lay_off", meld id, cards)
 TopPlay = tuple[str, int, tuple[Card, ...]]
 
-#: the card at each run position 1..14 of each suit (position 14 is the high ace)
-_POS_CARD: Final[dict[str, tuple[Card, ...]]] = {
-    s: ("",) + tuple(RANKS[(p - 1) % 13] + s for p in range(1, 15)) for s in ("S", "H", "D", "C")
-}
-#: sort order of the wilds as `melds` lists them (2s by suit S H D C, then the joker); only the
-#: order of generation depends on it, never which candidates exist
-_WILD_ORDER: Final[dict[Card, int]] = {"2S": 0, "2H": 1, "2D": 2, "2C": 3, "JK": 4}
+#: the card at each run position 1..14 of each suit index (position 14 is the high ace)
+_POS_CARD: Final[tuple[tuple[Card, ...], ...]] = tuple(
+    ("",) + tuple(RANKS[(p - 1) % 13] + s for p in range(1, 15)) for s in SUITS
+)
+#: each card as one native int: its suit index (`SUITS`; 4 for the joker) times 16 plus its
+#: rank (0 for the joker): one lookup where the hand's pass needs both
+_SUIT_RANK: Final[dict[Card, int]] = {c: (SUITS.index(SUIT[c]) if SUIT[c] else 4) * 16 + RANK[c] for c in RANK}
 
 
 def is_natural_top(card: Card) -> bool:
@@ -47,95 +50,83 @@ def is_natural_top(card: Card) -> bool:
 
 
 def top_candidates(
-    held: Mapping[Card, int], top: Card, held_top: int,
+    held: dict[Card, int], top: Card, held_top: int,
     team_melds: Sequence[tuple[int, MeldShape]], rules: Rules,
-) -> Iterator[TopPlay]:
-    """Yield the candidate plays holding the natural `top`, from the hand `held` plus the top.
+) -> list[TopPlay]:
+    """Return the candidate plays holding the natural `top`, from the hand `held` plus the top.
 
     `held_top` is how many copies of the top are added to `held` (1 while a `next_play` top waits
     apart, 0 once a `turn_end` top joined the hand); `team_melds` are the (id, shape) of the
-    player's team's melds in table order. Candidates are yielded lazily, so the first legal one
-    ends the search.
+    player's team's melds in table order: only its runs of the top's suit and sets of its rank
+    can take the top, so the engine passes only those (others would cost time, not answers).
+    The top laid off alone comes first.
     """
-    suit, rank = SUIT[top], RANK[top]
     n_top = held.get(top, 0) + held_top
     if n_top <= 0:
-        return  # the top is not in the hand: no candidate can hold it
-    yield from _top_alone(top, team_melds, rules)
-    # the hand as `engine._top_plays` filters it: the top's suit, its rank and the wilds
-    suit_counts = [0] * 14  # index = rank 1..13 of the top's suit (2s included)
-    n_suit = n_top  # their sum
-    same_rank: list[Card] = []  # the naturals of the top's rank, with repeats
-    wilds: list[Card] = []
+        return []  # the top is not in the hand: no candidate can hold it
+    code = _SUIT_RANK[top]
+    suit, rank = code >> 4, code & 15
+    out: list[TopPlay] = []
+    targets: list[tuple[int, MeldShape, MeldFits]] = []
+    for meld_id, shape in team_melds:
+        entry = meld_fits(shape.cards, rules)
+        targets.append((meld_id, shape, entry))
+        if entry.fit(top):
+            out.append(("lay_off", meld_id, (top,)))
+    # one pass over the hand as `engine._top_plays` filters it: the top's suit, its rank, the wilds
+    mask = 1 << rank  # the ranks of the top's suit held (bit r: rank r), the top's own included
+    n_suit = n_top  # the cards of the top's suit held, the top's copies included
+    aces = n_top if rank == 1 else 0  # the aces of the top's suit
+    same_rank: list[Card] = [top] * n_top  # the naturals of the top's rank, with repeats
+    wilds: list[Card] = []  # the distinct wilds held
     wild_counts: list[int] = []
     for c, n in held.items():
-        if n <= 0 or c == top:
-            continue
-        r = RANK[c]
+        cc = _SUIT_RANK[c]
+        if n <= 0 or cc == code:
+            continue  # the top's copies are counted apart
+        r = cc & 15
         if r == 0 or r == 2:
             wilds.append(c)
             wild_counts.append(n)
-        if SUIT[c] == suit:
-            suit_counts[r] += n
+        if cc >> 4 == suit:
+            mask |= 1 << r
             n_suit += n
+            if r == 1:
+                aces += n
         elif r == rank:
             same_rank.extend([c] * n)
-    suit_counts[rank] += n_top
-    same_rank.extend([top] * n_top)
-    if len(wilds) > 1:
-        order = sorted(range(len(wilds)), key=lambda i: _WILD_ORDER[wilds[i]])
-        wilds = [wilds[i] for i in order]
-        wild_counts = [wild_counts[i] for i in order]
+    have = mask | (mask >> 1 & 1) << 14  # the run positions held: an ace stands at 1 and at 14
     if n_suit >= 2:  # RULES 3.1: a run needs two natural cards
-        for cards in _runs_through(suit, rank, suit_counts, wilds, wild_counts, rules):
-            yield "meld", -1, cards
-    if rules.sets:
-        for cards in _sets_of(same_rank, wilds, rules):
-            yield "meld", -1, cards
-    yield from _layoffs_holding(held, top, n_top, team_melds, rules)
-
-
-def _top_alone(
-    top: Card, team_melds: Sequence[tuple[int, MeldShape]], rules: Rules
-) -> Iterator[TopPlay]:
-    """Yield the lay-offs of the top alone onto a team meld it extends (each also comes later).
-
-    The top laid off alone is the play most takes make, and the cheapest candidate to build (no
-    run interval, no lay-off search over the hand): trying it first often ends the search.
-    """
-    suit, rank = SUIT[top], RANK[top]
-    for meld_id, shape in team_melds:
-        if shape.suit != suit if shape.type == "run" else shape.rank != rank:
-            continue  # a natural joins only a run of its suit or a set of its rank
-        grown = classify((*shape.cards, top), rules)
-        if grown is not None and grown.type == shape.type:  # what `check` asks of a lay-off
-            yield "lay_off", meld_id, (top,)
+        _runs_through(out, suit, rank, have, aces >= 2, wilds, wild_counts, rules)
+    if len(same_rank) >= 2 and rules.sets:
+        _sets_of(out, same_rank, wilds)
+    if targets:
+        _longer_layoffs(out, held, top, n_top, targets, have, len(same_rank), len(wilds) > 0)
+    return out
 
 
 def _runs_through(
-    suit: str, rank: int, counts: list[int], wilds: list[Card], wild_counts: list[int],
-    rules: Rules,
-) -> Iterator[tuple[Card, ...]]:
-    """Yield the candidate runs of `melds._suit_runs` that pass the top's position.
+    out: list[TopPlay], suit: int, rank: int, have: int, two_aces: bool, wilds: list[Card],
+    wild_counts: list[int], rules: Rules,
+) -> None:
+    """Append the candidate runs of `melds._suit_runs` that pass the top's position.
 
     The same intervals as there (every interval of 3+ positions held in full, or missing one
     position that one of the distinct wilds fills), keeping only those through `rank` (an ace
-    stands at 1 or 14).
+    stands at 1 or 14). `have` has bit p set for each run position p of the suit held.
     """
-    have = [False] * 15
-    for p in range(1, 14):
-        have[p] = counts[p] > 0
-    have[14] = have[1]
-    two_aces = counts[1] >= 2
     t_lo, t_hi = (1, 14) if rank == 1 else (rank, rank)
+    if not have & (0b11011 << t_lo | 0b11011 << t_hi) >> 2:
+        return  # a run through the top holds one of the two positions either side of it at least
     pos_card = _POS_CARD[suit]
+    any_wild = len(wilds) > 0
     for lo in range(1, min(t_hi, 12) + 1):
-        if not have[lo] and not (wilds and have[lo + 1]):
+        if not have >> lo & 1 and not (any_wild and have >> (lo + 1) & 1):
             continue  # an interval may open on a wild only when the next card is held
         missing = 0
         n_missing = 0
         for hi in range(lo, 15):
-            if not have[hi]:
+            if not have >> hi & 1:
                 n_missing += 1
                 if n_missing > 1:
                     break
@@ -148,55 +139,87 @@ def _runs_through(
                 continue  # the interval does not pass the top
             naturals = [pos_card[p] for p in range(lo, hi + 1) if p != missing]
             if not n_missing:
-                cards = tuple(sorted(naturals))
-                if classify(cards, rules) is not None:
-                    yield cards
+                naturals.sort()
+                out.append(("meld", -1, tuple(naturals)))
                 continue
-            for w, n in zip(wilds, wild_counts, strict=True):
-                if n > naturals.count(w):  # an own-suit 2 may be natural and wild only if held twice
-                    cards = tuple(sorted([*naturals, w]))
-                    if classify(cards, rules) is not None:
-                        yield cards
+            for i in range(len(wilds)):
+                w = wilds[i]
+                if wild_counts[i] > naturals.count(w):  # an own-suit 2 may be natural and wild only if held twice
+                    cards = [*naturals, w]
+                    cards.sort()
+                    out.append(("meld", -1, tuple(cards)))
 
 
-def _sets_of(same_rank: list[Card], wilds: list[Card], rules: Rules) -> Iterator[tuple[Card, ...]]:
-    """Yield `melds.candidate_melds`'s sets of the top's rank: all its naturals, with or without a wild."""
+def _sets_of(out: list[TopPlay], same_rank: list[Card], wilds: list[Card]) -> None:
+    """Append `melds.candidate_melds`'s sets of the top's rank: all its naturals (two or more
+    held), with or without a wild."""
+    same_rank.sort()
     if len(same_rank) >= 3:
-        cards = tuple(sorted(same_rank))
-        if classify(cards, rules) is not None:
-            yield cards
-    if len(same_rank) >= 2:
-        for w in wilds:
-            cards = tuple(sorted([*same_rank, w]))
-            if classify(cards, rules) is not None:
-                yield cards
+        out.append(("meld", -1, tuple(same_rank)))
+    for w in wilds:
+        cards = [*same_rank, w]
+        cards.sort()
+        out.append(("meld", -1, tuple(cards)))
 
 
-def _layoffs_holding(
-    held: Mapping[Card, int], top: Card, n_top: int,
-    team_melds: Sequence[tuple[int, MeldShape]], rules: Rules,
-) -> Iterator[TopPlay]:
-    """Yield the lay-offs holding the top onto the team's runs of its suit and sets of its rank.
+def _longer_layoffs(
+    out: list[TopPlay], held: dict[Card, int], top: Card, n_top: int,
+    targets: list[tuple[int, MeldShape, MeldFits]], have: int, n_same: int, has_wild: bool,
+) -> None:
+    """Append the lay-offs of two cards or more holding the top onto the `targets` melds.
 
-    A natural card can join no other meld, so the others are skipped; for these the lay-offs are
-    `melds.shape_layoffs` of the filtered hand (which keeps the same cards a meld may take).
+    They are `melds.shape_layoffs` of the filtered hand (the meld's kept entry, which keeps the
+    same cards a meld may take), asked only of the melds where one can hold the top: a set
+    needs another natural of its rank (its lay-off of two cards or more is all of them), a run
+    a stretch from one of its ends that reaches the top (`_stretch_reaches`). The top alone is
+    there already. `have` is the top suit's run positions held, `n_same` the naturals of the
+    top's rank held (the top's copies included).
     """
-    suit, rank = SUIT[top], RANK[top]
+    rank = RANK[top]
+    positions = (1, 14) if rank == 1 else (rank, rank)
     hand: tuple[Card, ...] | None = None
-    for meld_id, shape in team_melds:
+    for meld_id, shape, entry in targets:
         if shape.type == "run":
-            if shape.suit != suit:
+            free = has_wild and shape.wild is None  # a stretch takes a wild only onto a clean run
+            if not (_stretch_reaches(have, positions[0], shape.low, shape.high, free)
+                    or _stretch_reaches(have, positions[1], shape.low, shape.high, free)):
                 continue
-        elif shape.rank != rank:
+        elif n_same < 2:
             continue
         if hand is None:
             hand = _filtered_hand(held, top, n_top)
-        for layoff in shape_layoffs(hand, shape.cards, shape, rules):
-            if top in layoff:
-                yield "lay_off", meld_id, layoff
+        for layoff in entry.layoffs_in(hand):
+            if len(layoff) > 1 and top in layoff:
+                out.append(("lay_off", meld_id, layoff))
 
 
-def _filtered_hand(held: Mapping[Card, int], top: Card, n_top: int) -> tuple[Card, ...]:
+def _stretch_reaches(have: int, p: int, low: int, high: int, free: bool) -> bool:
+    """Return False when no stretch of `melds._new_layoffs` onto the run low..high holds position p.
+
+    A stretch of two cards or more starts next to an end of the run and goes on through the
+    positions held (`have`), one of them filled by a wild when `free`: it holds p only if each
+    position between the run and p is held but one that the wild fills, and, when p is next to
+    the run, if it goes on past p. A cheap filter on the positions bitmask (a True asks the
+    lay-offs themselves).
+    """
+    if p > high:
+        gaps = ((1 << p) - (2 << high)) & ~have  # the positions high+1..p-1 not held
+        beyond = p + 1 if p < 14 else 0
+        next_to = p == high + 1
+    elif p < low:
+        gaps = ((1 << low) - (2 << p)) & ~have  # the positions p+1..low-1 not held
+        beyond = p - 1
+        next_to = p == low - 1
+    else:
+        return False  # inside the run: a stretch only reaches beyond its ends
+    if gaps and (not free or gaps & (gaps - 1)):
+        return False  # a hole and no wild for it, or two holes
+    if not next_to:
+        return True
+    return beyond > 0 and (free or have >> beyond & 1 == 1)
+
+
+def _filtered_hand(held: dict[Card, int], top: Card, n_top: int) -> tuple[Card, ...]:
     """Return the hand `engine._top_plays` builds, as a sorted card tuple with repeats."""
     suit, rank = SUIT[top], RANK[top]
     out: list[Card] = [top] * n_top

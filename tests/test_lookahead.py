@@ -20,12 +20,15 @@ from hypothesis import strategies as st
 from buraco_events.cards import RANK, make_deck, parse_cards
 from buraco_events.engine import (
     GameState,
+    IllegalMove,
     Meld,
     _any_play,
     _closed_take_usable,
     _shallow,
     _start_turn,
     _top_still_playable,
+    check,
+    legal_draws,
 )
 from buraco_events.events import TookPile
 from buraco_events.lookahead import is_natural_top, top_candidates
@@ -154,6 +157,25 @@ def test_take_check_leaves_the_state_as_it_was(seed: int) -> None:
     _closed_take_usable(state, ev)
     assert state == before
     assert state.pile is pile
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_legal_draws_offers_the_take_check_accepts(seed: int) -> None:
+    # `legal_draws` asks the pile's rule as a bool rather than raising: it offers the take exactly
+    # when `check` accepts it, closed piles and open ones of a single card (no single-card return)
+    rng = random.Random(seed)
+    state, player = random_table(rng)
+    if rng.random() < 0.3:
+        state.rules = msgspec.structs.replace(state.rules, pile="open", no_single_card_return=True)
+        state.pile = state.pile[-1:]
+    ev = TookPile(seq=state.next_seq, player=player, cards=tuple(state.pile))
+    try:
+        check(state, ev)
+        accepted = True
+    except IllegalMove:
+        accepted = False
+    assert (ev in legal_draws(state)) == accepted
 
 
 def test_lookahead_sees_both_answers() -> None:
