@@ -152,7 +152,8 @@ class ArchiveError(ValueError):
             where += f": member {self.member}"
             if self.name is not None:
                 where += f" ({visible(repr(self.name))})"
-        return f"{where}: {self.message}"
+        # the message may quote the archive's bytes (a decoder naming a damaged field): escaped
+        return f"{where}: {visible(self.message)}"
 
     @property
     def unread(self) -> int | None:

@@ -724,3 +724,13 @@ def test_archive_limit_options(tmp_path: Path) -> None:
     assert fine.exit_code == 0, fine.output
     bad = runner.invoke(app, ["archive", "list", str(path), "--max-archive-size", "big"])
     assert bad.exit_code == 2 and "--max-archive-size: 'big' is not a size" in bad.stderr
+
+
+def test_archive_error_shows_quoted_input_escaped() -> None:
+    """A decoder's message quoting a damaged field name (a byte flipped into a newline) stays one
+    visible line: found by the damaged-archive fuzz test, `sch\\nma_version`."""
+    from buraco_events.archive import ArchiveError
+
+    err = ArchiveError("a.bra", "Unexpected keyword argument 'sch\nma_version'", member=1, name="x")
+    assert "\n" not in str(err)
+    assert "sch\\x0ama_version" in str(err)
