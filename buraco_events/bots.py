@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from .cards import ALL_CARDS, JOKER, RANK, SUIT, SUITS, Card, card_value
+from .cards import SUIT_RANK, SUIT_RANK_SIZE, SUITS, Card, card_value
 from .commit import seeded_salts
 from .engine import GameState, sorted_held
 from .events import Event
@@ -211,13 +211,10 @@ class GreedyBot:
         return ctx.cheapest_discard(discards)
 
 
-#: each card's code, for the per-card tables (lists by code): suit index * 16 + rank for a card
-#: of a suit, 0 for the joker (rank 0); a code's rank is `code & 15`, 0 or 2 for a wild
-_CODE: Final[dict[Card, int]] = {c: (SUITS.index(SUIT[c]) * 16 if c != JOKER else 0) + RANK[c] for c in ALL_CARDS}
 #: each suit's index (a card's code // 16)
 _SUIT_INDEX: Final[dict[str, int]] = {s: i for i, s in enumerate(SUITS)}
 #: the codes of the wilds (the joker and the 2s)
-_WILD_CODES: Final[tuple[int, ...]] = tuple(sorted(code for code in _CODE.values() if code & 15 in (0, 2)))
+_WILD_CODES: Final[tuple[int, ...]] = tuple(sorted(code for code in SUIT_RANK.values() if code & 15 in (0, 2)))
 
 
 class _RulesInfo:
@@ -242,8 +239,8 @@ def _values(two_value: int, joker_value: int) -> list[int]:
     """Return each card's points by code (`cards.card_value`) for the values of the wilds."""
     values = _VALUES.get((two_value, joker_value))
     if values is None:
-        values = _VALUES[two_value, joker_value] = [0] * 64
-        for c, code in _CODE.items():
+        values = _VALUES[two_value, joker_value] = [0] * SUIT_RANK_SIZE
+        for c, code in SUIT_RANK.items():
             values[code] = card_value(c, two_value, joker_value)
     return values
 
@@ -379,14 +376,14 @@ class _Context:
         values = self.info.values
         points = 0
         for c in cards:
-            points += values[_CODE[c]]
+            points += values[SUIT_RANK[c]]
         wild = shape.wild
         size = len(shape.cards)
         base = points + _PER_CARD * len(cards) + _PER_LENGTH * size
         base += _bonus(canasta_kind(shape, rules), rules) - old_bonus
         short_wild, wild_cost, risk = False, 0, 0
         if wild is not None and not old_dirty:
-            short_wild, wild_cost = size < CANASTA_SIZE, _WILD_COST + values[_CODE[wild]]
+            short_wild, wild_cost = size < CANASTA_SIZE, _WILD_COST + values[SUIT_RANK[wild]]
             if old_clean_len and self.info.close_needs_clean:
                 risk = _CLEAN_RISK * old_clean_len
         elif old_dirty and wild is None:
@@ -400,9 +397,9 @@ class _Context:
     def cheapest_discard(self, discards: list[Action]) -> Action:
         """Return the discard whose card is worth least to keep (hand worth plus meld fits)."""
         # naturals held per card code and per rank, in flat int lists
-        counts = [0] * 64
+        counts = [0] * SUIT_RANK_SIZE
         by_rank = [0] * 14
-        codes = _CODE
+        codes = SUIT_RANK
         for c in self.held:  # card by card: the same counts as per distinct card times held
             code = codes[c]
             rank = code & 15
@@ -473,7 +470,7 @@ class _Context:
         mine_of, fits = index.mine, index.fits
         score = 0
         fed = owned = False
-        for i in index.by_code[_CODE[card]]:
+        for i in index.by_code[SUIT_RANK[card]]:
             mine = mine_of[i]
             if owned if mine else fed:
                 continue
@@ -507,7 +504,7 @@ class _MeldIndex:
         self.mine: list[bool] = []
         self.fits: list[MeldFits] = []
         self.buckets: list[int] = []
-        self.by_code: list[list[int]] = [[] for _ in range(64)]
+        self.by_code: list[list[int]] = [[] for _ in range(SUIT_RANK_SIZE)]
 
     def update(self, melds: tuple[MeldView, ...]) -> bool:
         """Bring the index up to `melds`; False when it cannot (fewer melds, or a meld at a
@@ -559,11 +556,11 @@ _NATURAL_RANKS: Final = (1, *range(3, 14))
 #: (`_FAR_CODES`); empty for a wild
 _NEAR_CODES: Final[list[tuple[int, ...]]] = [
     tuple(code - code % 16 + r for r in _neighbours(code % 16, 1)) if code % 16 in _NATURAL_RANKS else ()
-    for code in range(64)
+    for code in range(SUIT_RANK_SIZE)
 ]
 _FAR_CODES: Final[list[tuple[int, ...]]] = [
     tuple(code - code % 16 + r for r in _neighbours(code % 16, 2)) if code % 16 in _NATURAL_RANKS else ()
-    for code in range(64)
+    for code in range(SUIT_RANK_SIZE)
 ]
 #: per `_MeldIndex` bucket: the codes of the cards that may join its melds (the naturals of a
 #: run's suit, of a set's rank) and the wilds
@@ -590,9 +587,9 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules, enough: int = 
     if seat is None:
         seat = view.to_play
     own = view.hands[seat]
-    codes = _CODE
+    codes = SUIT_RANK
     # the natural pile cards by code, and their suits and ranks as bits
-    in_pile = [False] * 64
+    in_pile = [False] * SUIT_RANK_SIZE
     suits = ranks = 0
     together: dict[Card, int] = {}
     for c in pile:
@@ -609,7 +606,7 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules, enough: int = 
         rank = code & 15
         if rank != 0 and rank != 2 and (suits >> (code >> 4) & 1 or ranks >> rank & 1):
             together[c] = together.get(c, 0) + 1
-    used = [False] * 64
+    used = [False] * SUIT_RANK_SIZE
     n = 0
     for cards in candidate_melds(together, rules):
         n = _mark_used(cards, in_pile, used, n)
@@ -637,7 +634,7 @@ def _mark_used(cards: tuple[Card, ...], in_pile: list[bool], used: list[bool], n
     """Mark the natural pile cards among `cards` used (flags by card code); return `n` plus
     those not marked before."""
     for c in cards:
-        code = _CODE[c]
+        code = SUIT_RANK[c]
         if in_pile[code] and not used[code]:
             used[code] = True
             n += 1

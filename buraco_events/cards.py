@@ -31,6 +31,14 @@ RANK: Final[dict[Card, int]] = {r + s: i + 1 for s in SUITS for i, r in enumerat
 SUIT: Final[dict[Card, str]] = {r + s: s for s in SUITS for r in RANKS} | {JOKER: ""}
 #: the card of each small integer code, for compact encodings (the archive's dictionary)
 CODE_CARD: Final[tuple[Card, ...]] = ALL_CARDS
+#: each card as one small int for per-card tables (lists by code): its suit's index in `SUITS`
+#: times 16 plus its rank; the joker is 64 (suit index 4, rank 0). So `code & 15` is every card's
+#: rank (0 or 2 for a wild) and `code >> 4` a suit index only for the cards of a suit
+SUIT_RANK: Final[dict[Card, int]] = {
+    c: (SUITS.index(SUIT[c]) if SUIT[c] else len(SUITS)) * 16 + RANK[c] for c in ALL_CARDS
+}
+#: the length of a list indexed by `SUIT_RANK` codes
+SUIT_RANK_SIZE: Final = 16 * len(SUITS) + 1
 
 
 def team_of(seat: int) -> int:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from .cards import RANK, RANKS, SUIT, SUITS, Card
+from .cards import RANK, RANKS, SUIT, SUIT_RANK, SUITS, Card
 from .melds import MeldFits, MeldShape, meld_fits
 from .rules import Rules
 
@@ -39,9 +39,6 @@ TopPlay = tuple[str, int, tuple[Card, ...]]
 _POS_CARD: Final[tuple[tuple[Card, ...], ...]] = tuple(
     ("",) + tuple(RANKS[(p - 1) % 13] + s for p in range(1, 15)) for s in SUITS
 )
-#: each card as one native int: its suit index (`SUITS`; 4 for the joker) times 16 plus its
-#: rank (0 for the joker): one lookup where the hand's pass needs both
-_SUIT_RANK: Final[dict[Card, int]] = {c: (SUITS.index(SUIT[c]) if SUIT[c] else 4) * 16 + RANK[c] for c in RANK}
 
 
 def is_natural_top(card: Card) -> bool:
@@ -64,7 +61,7 @@ def top_candidates(
     n_top = held.get(top, 0) + held_top
     if n_top <= 0:
         return []  # the top is not in the hand: no candidate can hold it
-    code = _SUIT_RANK[top]
+    code = SUIT_RANK[top]
     suit, rank = code >> 4, code & 15
     out: list[TopPlay] = []
     targets: list[tuple[int, MeldShape, MeldFits]] = []
@@ -81,7 +78,7 @@ def top_candidates(
     wilds: list[Card] = []  # the distinct wilds held
     wild_counts: list[int] = []
     for c, n in held.items():
-        cc = _SUIT_RANK[c]
+        cc = SUIT_RANK[c]
         if n <= 0 or cc == code:
             continue  # the top's copies are counted apart
         r = cc & 15

@@ -386,8 +386,8 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
 def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
     """A meld of another suit or rank at a position already indexed (a new hand) is refused, so
     the index is built afresh; a lay-off (same suit, same position) is taken in place."""
-    from buraco_events.bots import _CODE, _MeldIndex
-    from buraco_events.cards import SUITS
+    from buraco_events.bots import _MeldIndex
+    from buraco_events.cards import SUIT_RANK, SUITS
     from buraco_events.projections import MeldView
 
     rules = PRESETS["stbl"]
@@ -400,7 +400,7 @@ def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
     assert index.update((view("5H 6H 7H", 0),))
     grown = view("5H 6H 7H 8H", 0)
     assert index.update((grown,)) and index.views == [grown] and index.buckets == [SUITS.index("H")]
-    assert index.by_code[_CODE["9H"]] == index.by_code[_CODE["JK"]] == [0] and not index.by_code[_CODE["9S"]]
+    assert index.by_code[SUIT_RANK["9H"]] == index.by_code[SUIT_RANK["JK"]] == [0] and not index.by_code[SUIT_RANK["9S"]]
     assert index.fits[0].fit("9H") and not index.fits[0].fit("5H")
     assert not index.update((view("5S 6S 7S", 1),))  # another suit where the hearts were
     assert not index.update((view("9C 9D 9S", 0, "set"),))  # a set where a run was
