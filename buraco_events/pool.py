@@ -30,24 +30,49 @@ def default_workers() -> int:
     return os.cpu_count() or 1
 
 
+#: net new objects that paused blocks may leave unscanned (their survivors handed to the oldest
+#: generation without a collection) before a block's end collects everything once
+UNSCANNED_MAX = 1_000_000
+
+
+class _Unscanned:
+    """The net new objects paused blocks have left unscanned since the last collection they made."""
+
+    count = 0
+
+
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(unscanned_max: int | None = None) -> Iterator[None]:
     """Run a block of batch work with the cyclic garbage collector out of the way.
 
     A batch (a chunk of logs to audit or index, a batch of games to play) allocates many small
     objects that plain reference counting frees, yet each allocation burst would start a
     collection that scans every live object again. So the objects already there (modules, caches,
     the work's setup) are frozen out of the collector's view, and the collector is off until the
-    block ends; then both are restored, and what the block left in cycles is collected as usual.
-    Memory stays bounded by one block's work. Not reentrant: an inner block ends the outer's freeze.
+    block ends; then both are restored.
+
+    What the block kept (mostly the engine's caches, which a scan would only find alive) goes to
+    the oldest generation unscanned, so the end of a batch costs no collection; once blocks have
+    left more than `unscanned_max` (default `UNSCANNED_MAX`) net new objects so, a block's end
+    collects everything once. Memory stays bounded: cycles the blocks made are at most that many
+    objects before they are collected. Not reentrant: an inner block ends the outer's freeze.
     """
+    limit = UNSCANNED_MAX if unscanned_max is None else unscanned_max
     enabled = gc.isenabled()
     gc.freeze()
     gc.disable()
     try:
         yield
     finally:
-        gc.unfreeze()
+        kept = gc.get_count()[0]  # objects the block allocated less those it freed (tracked ones)
+        if _Unscanned.count + kept <= limit:
+            _Unscanned.count += kept
+            gc.freeze()  # the block's survivors join the frozen objects, the young count restarts
+            gc.unfreeze()  # and all of them go back to the oldest generation
+        else:
+            gc.unfreeze()
+            gc.collect()
+            _Unscanned.count = 0
         if enabled:
             gc.enable()
 

@@ -132,3 +132,33 @@ def test_collector_paused_freezes_and_restores() -> None:
         assert not gc.isenabled() and gc.get_freeze_count() == 0  # left off as it was found
     finally:
         gc.enable()
+
+
+def test_collector_paused_leaves_survivors_unscanned_until_the_limit() -> None:
+    """A block's end starts no collection (its survivors go to the oldest generation unscanned),
+    until blocks have left more than the limit; then one collection frees their cycles."""
+    import gc
+    import weakref
+
+    from buraco_events import pool
+
+    class Node:
+        def __init__(self) -> None:
+            self.me = self  # a cycle: only the collector frees it
+
+    pool._Unscanned.count = 0
+    kept = [object() for _ in range(10)]
+    with pool.collector_paused(unscanned_max=10_000):
+        garbage = Node()
+        alive = [[i] for i in range(1_000)]  # survivors: 1,000 lists
+        ref = weakref.ref(garbage)
+        del garbage
+    assert ref() is not None  # no collection at the block's end
+    assert gc.get_count()[0] < 100  # ... nor one pending: the survivors left the young generation
+    assert 900 <= pool._Unscanned.count <= 1_200  # the survivors, less what the block freed
+    with pool.collector_paused(unscanned_max=10_000):
+        more = [[i] for i in range(20_000)]  # past the limit: this block's end collects
+    assert ref() is None
+    assert pool._Unscanned.count == 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert len(alive) + len(more) + len(kept) == 21_010
