@@ -130,6 +130,8 @@ def action_of(ev: Event) -> Action:
         return action
     if cls is Drew:
         return _DRAW
+    if cls is TookPile:  # offered at most draws, once per draw phase
+        return Action("pile")
     if isinstance(ev, Drew):
         return Action("draw")
     if isinstance(ev, TookPile):
