@@ -1445,12 +1445,20 @@ def _layoff_plays(
 
 def legal_discards(state: GameState) -> list[Discarded]:
     """Return each distinct legal discard for the player to move."""
-    if state.phase != "play" or state.pending_top is not None:
-        return []
+    if state.phase != "play" or state.pending_top is not None or state.top_due is not None:
+        return []  # `_check_discard_card` refuses every card while a closed pile's top waits
     player, seq = state.to_play, state.next_seq
-    last = _holds_one(state.hands[player])
+    hand = state.hands[player]
+    last = _holds_one(hand)
+    single_taken = state.single_taken
     out = []
-    for card in sorted(state.hands[player]):
+    for card in sorted(hand):
+        if not last:
+            # what `_check_discard_card` asks of a card held (a key of the hand) when it is not
+            # the last one: only the single card just taken is refused
+            if card != single_taken:
+                out.append(Discarded(seq=seq, player=player, card=card))
+            continue
         ev = Discarded(seq=seq, player=player, card=card)
         try:
             # what `check` runs once the seq, the phase and the turn hold, as they do here

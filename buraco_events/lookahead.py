@@ -25,7 +25,6 @@ generators, no I/O, no module state written.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Final
 
 from .cards import RANK, RANKS, SUIT, SUIT_RANK, SUITS, Card
@@ -48,7 +47,7 @@ def is_natural_top(card: Card) -> bool:
 
 def top_candidates(
     held: dict[Card, int], top: Card, held_top: int,
-    team_melds: Sequence[tuple[int, MeldShape]], rules: Rules,
+    team_melds: list[tuple[int, MeldShape]], rules: Rules,
 ) -> list[TopPlay]:
     """Return the candidate plays holding the natural `top`, from the hand `held` plus the top.
 

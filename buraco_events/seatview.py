@@ -8,11 +8,12 @@ every decision, and built in Python the view was a fifth of self-play. It builds
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from .cards import ALL_CARDS, Card, sort_key
 from .engine import (
     PLAYING_PHASES,
+    DeadFate,
     GameState,
     Meld,
     hand_scores,
@@ -93,8 +94,35 @@ _DISPLAY_ORDER: Final = {c: i for i, c in enumerate(_DISPLAY_CARDS)}
 
 
 def _display_hand(hand: dict[Card, int]) -> tuple[Card, ...]:
-    """Return the cards held in display order: `sorted(hand.elements())` by `sort_key`, the
-    distinct cards' places sorted as ints and then repeated (cheaper than a key per card)."""
+    """Return the cards held in display order: `sorted(hand.elements())` by `sort_key`.
+
+    Each distinct card held becomes one small int, its display place times 4 plus how many are
+    held less one, so one sort of ints orders them and the counts come along without a second
+    look-up; the ints stay below 256 (Python's cached ints: nothing allocated). A card held more
+    than 4 times, which no deck allows, takes the plain way."""
+    order = _DISPLAY_ORDER
+    keys: list[int] = []
+    for c, n in hand.items():
+        if n < 1:
+            continue  # as `held_in_order`: a card held 0 times is not shown
+        if n > 4:
+            return _display_hand_plain(hand)
+        keys.append(order[c] * 4 + n - 1)
+    keys.sort()
+    cards = _DISPLAY_CARDS
+    out: list[Card] = []
+    for key in keys:
+        c = cards[key >> 2]
+        n = key & 3
+        if n == 0:
+            out.append(c)
+        else:
+            out.extend([c] * (n + 1))
+    return tuple(out)
+
+
+def _display_hand_plain(hand: dict[Card, int]) -> tuple[Card, ...]:
+    """Return `_display_hand` the plain way: the distinct cards' places sorted, then repeated."""
     order = _DISPLAY_ORDER
     places = [order[c] for c in hand]
     places.sort()
@@ -106,7 +134,12 @@ class _LastDeads:
     a few times a hand, the views are asked at every decision."""
 
     def __init__(self) -> None:
-        self.key: tuple[Any, ...] = ()
+        self.hidden = False
+        #: copies of the state's lists the views were built from (None: no views yet)
+        self.deads: list[tuple[Card, ...] | None] | None = None
+        self.takers: list[int | None] = []
+        self.fates: list[DeadFate | None] = []
+        self.unused: list[int | None] = []
         self.views: tuple[DeadView, ...] = ()
 
 
@@ -116,10 +149,14 @@ _LAST_DEADS: Final = _LastDeads()
 def _dead_views(state: GameState, hidden: bool) -> tuple[DeadView, ...]:
     """Return the views of the deads (`hidden`: as a seat sees them, with counts for cards)."""
     deads, takers, unused_seat = state.deads, state.dead_taker, state.unused_seat
-    # the deads' tuples are immutable and a dead only ever goes (to None): identity says enough
-    key = (hidden, *deads, *takers, *state.dead_fate, *unused_seat)
+    fates = state.dead_fate
+    # the deads' tuples are immutable and a dead only ever goes (to None): list equality (an
+    # identity test first, per item) says whether anything changed
     last = _LAST_DEADS
-    if last.key == key:
+    if (
+        last.deads is not None and last.hidden == hidden and last.deads == deads
+        and last.takers == takers and last.fates == fates and last.unused == unused_seat
+    ):
         return last.views
     views = []
     for i, d in enumerate(deads):
@@ -129,7 +166,8 @@ def _dead_views(state: GameState, hidden: bool) -> tuple[DeadView, ...]:
         else:
             unused = taker is not None and unused_seat[team_of(taker)] == taker
             views.append(DeadView(taken_by=taker, fate=state.dead_fate[i], cards=0, unused=unused))
-    last.key, last.views = key, tuple(views)
+    last.hidden, last.deads, last.takers = hidden, list(deads), list(takers)
+    last.fates, last.unused, last.views = list(fates), list(unused_seat), tuple(views)
     return last.views
 
 
@@ -153,7 +191,10 @@ def player_view(state: GameState, seat: int | None = None, *, scores: bool = Tru
         if seat is None or s == seat or not playing:
             hands.append(_display_hand(h))
         else:
-            hands.append(state.hand_size(s))
+            n = 0
+            for k in h.values():
+                n += k
+            hands.append(n)
     melds = _meld_views(state.melds, rules)
     pile_cards = state.pile
     pile = PileView(

@@ -130,6 +130,8 @@ def action_of(ev: Event) -> Action:
         return action
     if cls is Drew:
         return _DRAW
+    if cls is TookPile:  # offered at most draws, once per draw phase
+        return Action("pile")
     if isinstance(ev, Drew):
         return Action("draw")
     if isinstance(ev, TookPile):
@@ -580,6 +582,18 @@ Recorder = Callable[[Event], None]
 
 #: the event kinds `legal_choices` offers only once they passed `engine.check`
 _CHECKED_WHEN_OFFERED: Final = (Melded, LaidOff, Discarded, TookPile)
+#: `isinstance(event, _CHECKED_WHEN_OFFERED)` by the event's class, asked once per class (a
+#: Struct class's isinstance goes through its metaclass: slow at every step)
+_CHECKED_BY_TYPE: Final[dict[type, bool]] = {}
+
+
+def _checked_when_offered(event: Event) -> bool:
+    """Return `isinstance(event, _CHECKED_WHEN_OFFERED)`, kept per class."""
+    cls = type(event)
+    known = _CHECKED_BY_TYPE.get(cls)
+    if known is None:
+        known = _CHECKED_BY_TYPE[cls] = isinstance(event, _CHECKED_WHEN_OFFERED)
+    return known
 
 
 def start_event(
@@ -754,7 +768,7 @@ class Table:
             return self.append(hand)
         event = table_event(state)
         if event is not None:
-            if isinstance(event, HandEnded) and self.salts is not None:
+            if self.salts is not None and isinstance(event, HandEnded):
                 # the hand ends (closed, or the stock ran out): reveal its deal's salt
                 event = msgspec.structs.replace(event, salt=self.salts(state.hand_no))
             return self.append(event)
@@ -772,7 +786,7 @@ class Table:
             event = self._ask(bot, seat, choices)
         # the offered event equals `action_event(state, action)`; the engine checked it on this
         # very state unless it is a draw or a dead take, so only those are checked again
-        if isinstance(event, _CHECKED_WHEN_OFFERED):
+        if _checked_when_offered(event):
             return self._commit(event)
         return self.append(event)
 
