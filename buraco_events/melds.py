@@ -8,12 +8,11 @@ plays a bot or a UI offers. Positions inside a run are 1..14: the ace is 1 (low)
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, get_args
 
-from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUITS, Card, sort_key, value_repr
+from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUIT_RANK, SUITS, Card, sort_key, value_repr
 from .rules import Rules
 
 #: a meld's type: a run of one suit or a set of one rank (`kind` is kept for the canasta kind)
@@ -301,6 +300,137 @@ def is_meld(cards: Iterable[Card], rules: Rules) -> bool:
     return classify(cards, rules) is not None
 
 
+class _Tally:
+    """What `classify` asks of a multiset of cards, as ints: whether it is a meld (`ok`) is then
+    arithmetic, and a meld's tally grows by a card (`add`) without classifying a new card tuple.
+
+    `ok()` equals `classify(cards) is not None` (tested against it): the checks of `_run_shape`
+    and `_set_shape` on counts, no arrangement built.
+    """
+
+    def __init__(self) -> None:
+        #: the cards counted
+        self.n = 0
+        #: the suits of the naturals (bit suit index), and their ranks (bit rank; the ace bit 1)
+        self.suits = 0
+        self.ranks = 0
+        #: a natural rank 3..K held twice (no run), the naturals counted, the aces among them
+        self.dup = False
+        self.nats = 0
+        self.aces = 0
+        #: the 2s per suit (8 bits a suit: bits 8 * suit index), all the 2s, the jokers
+        self.twos = 0
+        self.n_twos = 0
+        self.jokers = 0
+
+    def copy(self) -> _Tally:
+        t = _Tally()
+        t.n, t.suits, t.ranks, t.dup = self.n, self.suits, self.ranks, self.dup
+        t.nats, t.aces, t.twos, t.n_twos, t.jokers = self.nats, self.aces, self.twos, self.n_twos, self.jokers
+        return t
+
+    def add(self, card: Card) -> None:
+        """Count one card more."""
+        code = SUIT_RANK[card]
+        self.n += 1
+        r = code & 15
+        if r == 0:
+            self.jokers += 1
+        elif r == 2:
+            self.twos += 1 << ((code >> 4) * 8)
+            self.n_twos += 1
+        else:
+            self.suits |= 1 << (code >> 4)
+            bit = 1 << r
+            if r == 1:
+                self.aces += 1
+            elif self.ranks & bit:
+                self.dup = True
+            self.ranks |= bit
+            self.nats += 1
+
+    def ok(self, rules: Rules) -> bool:
+        """Return whether the cards counted form a meld: `classify(cards, rules) is not None`."""
+        if self.n < 3:
+            return False
+        return self._run_ok(rules.ace_to_ace) or (rules.sets and self._set_ok())
+
+    def _set_ok(self) -> bool:
+        # `_set_shape`: one wild at most, two naturals or more, all of one rank
+        ranks = self.ranks
+        return self.jokers + self.n_twos <= 1 and self.nats >= 2 and ranks & (ranks - 1) == 0
+
+    def _run_ok(self, ace_to_ace: bool) -> bool:
+        # `_run_shape`, on counts: naturals of one suit, no rank 3..K twice
+        suits = self.suits
+        if suits == 0 or suits & (suits - 1) or self.dup:
+            return False
+        suit = 0
+        while not suits >> suit & 1:
+            suit += 1
+        own2 = (self.twos >> (suit * 8)) & 255
+        n_forced = self.jokers + self.n_twos - own2
+        aces = self.aces
+        if n_forced > 1 or aces > 2:
+            return False
+        mask = self.ranks & ~2  # the positions of the naturals 3..K
+        n_mask = self.nats - aces
+        # the options of `_run_shape`: (a wild stands, the own 2 stands as natural), best first
+        if n_forced == 1:
+            if own2 > 1:
+                return False
+            if self._run_fits(mask, n_mask, aces, True, own2 == 1, ace_to_ace):
+                return True
+            return False
+        if own2 == 0:
+            return self._run_fits(mask, n_mask, aces, False, False, ace_to_ace)
+        if own2 == 1:
+            return (self._run_fits(mask, n_mask, aces, False, True, ace_to_ace)
+                    or self._run_fits(mask, n_mask, aces, True, False, ace_to_ace))
+        if own2 == 2:
+            return self._run_fits(mask, n_mask, aces, True, True, ace_to_ace)
+        return False
+
+    def _run_fits(self, mask: int, n_mask: int, aces: int, wild: bool, nat2: bool, ace_to_ace: bool) -> bool:
+        if nat2:
+            mask |= 4
+            n_mask += 1
+        if aces == 2:
+            if not ace_to_ace:
+                return False
+            return _positions_fit(mask | (1 << 1) | (1 << 14), n_mask + 2, wild)
+        if aces == 1:
+            return _positions_fit(mask | (1 << 1), n_mask + 1, wild) or _positions_fit(mask | (1 << 14), n_mask + 1, wild)
+        return _positions_fit(mask, n_mask, wild)
+
+
+def _positions_fit(pos: int, n: int, wild: bool) -> bool:
+    """Return whether run positions `pos` (bits 1..14, `n` of them) make a run, with one wild
+    standing or none: no gap, or one gap the wild fills, or the wild beside an end."""
+    if n < 2:
+        return False
+    lo = 1
+    while not pos >> lo & 1:
+        lo += 1
+    hi = 14
+    while not pos >> hi & 1:
+        hi -= 1
+    gaps = hi - lo + 1 - n
+    if not wild:
+        return gaps == 0
+    if gaps > 1:
+        return False
+    return gaps == 1 or lo > 1 or hi < 14
+
+
+def tally(cards: Iterable[Card]) -> _Tally:
+    """Return the tally of some cards (`_Tally`)."""
+    t = _Tally()
+    for c in cards:
+        t.add(c)
+    return t
+
+
 def canasta_kind(shape: MeldShape, rules: Rules, one_turn: bool = True) -> CanastaKind | None:
     """Return the canasta kind of a meld (RULES 3.5), or None below 7 cards.
 
@@ -505,25 +635,6 @@ def _suit_runs(
     return tuple([tuple([_CODE_CARD[c] for c in run]) for run in found])
 
 
-def _may_fit(card: Card, shape: MeldShape) -> bool:
-    """Return False when a single card surely cannot join the meld (a cheap filter)."""
-    r = RANK[card]
-    if shape.type == "set":
-        return r == shape.rank or (r in (0, 2) and shape.wild is None)
-    if "2" + (shape.suit or "") in shape.cards:
-        return True  # a 2 of the suit may switch between natural and wild (RULES 3.3)
-    if r == 0:
-        return shape.wild is None
-    if r == 2 or shape.wild is not None:
-        return r == 2 or SUIT[card] == shape.suit
-    if SUIT[card] != shape.suit:
-        return False
-    # a natural of the suit joins a clean run only at an end (the ace at 1 or 14)
-    if r == 1:
-        return shape.low == 2 or shape.high == 13
-    return r == shape.low - 1 or r == shape.high + 1
-
-
 def candidate_layoffs(
     hand: Counter[Card], meld: Sequence[Card], rules: Rules
 ) -> list[tuple[Card, ...]]:
@@ -553,10 +664,12 @@ class MeldFits:
         #: the meld's cards as given (the key of its entry)
         self.meld = meld
         self.shape = classify(meld, rules)
-        #: the meld's cards sorted as strings: a card is inserted, not the whole sorted again
+        #: the meld's cards sorted as strings (`grown` sorts the meld and the cards added)
         self.sorted = tuple(sorted(meld))
         self.fits: dict[Card, bool] = {}
         shape = self.shape
+        #: the meld's cards as counts: whether cards join it is arithmetic on a copy (`_Tally.ok`)
+        self.tally = tally(meld)
         #: the hand cards that may take part in a lay-off: a run's suit and the wilds, but not
         #: the naturals 3..K it holds already (a rank twice is no run, and its stretches only
         #: reach beyond its ends); a set's rank and the wilds
@@ -576,13 +689,12 @@ class MeldFits:
         """Return whether `card` joins the meld alone (`fits_alone`)."""
         fit = self.fits.get(card)
         if fit is None:
-            shape = self.shape
-            if shape is None or not _may_fit(card, shape):
+            if self.shape is None:
                 fit = False
-            else:
-                cards = self.sorted
-                at = bisect_right(cards, card)
-                fit = _classify_sorted(cards[:at] + (card,) + cards[at:], self.rules) is not None
+            else:  # `classify(meld + (card,)) is not None`, on the meld's counts
+                t = self.tally.copy()
+                t.add(card)
+                fit = t.ok(self.rules)
             self.fits[card] = fit
         return fit
 
@@ -690,8 +802,11 @@ def _new_layoffs(
     out: list[tuple[Card, ...]] = []
     for a in longer:
         ok = joins.get(a)
-        if ok is None:
-            ok = joins[a] = _classify_sorted(tuple(sorted(meld + a)), rules) is not None
+        if ok is None:  # `classify(meld + a) is not None`, on the meld's counts
+            t = entry.tally.copy()
+            for c in a:
+                t.add(c)
+            ok = joins[a] = t.ok(rules)
         if ok:
             out.append(a)
     out.extend(singles)
