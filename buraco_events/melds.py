@@ -425,8 +425,12 @@ def _positions_fit(pos: int, n: int, wild: bool) -> bool:
 
 def tally(cards: Iterable[Card]) -> _Tally:
     """Return the tally of some cards (`_Tally`)."""
+    return _tally_of(tuple(cards))
+
+
+def _tally_of(cards: tuple[Card, ...]) -> _Tally:
     t = _Tally()
-    for c in cards:
+    for c in cards:  # a tuple: compiled, no iterator protocol
         t.add(c)
     return t
 
@@ -472,16 +476,10 @@ def canasta_bonus(kind: CanastaKind | None, rules: Rules) -> int:
     return rules.bonus_ace_to_ace  # the last kind: mypy checks the ladder is exhaustive
 
 
-#: `cards.sort_key` as a table
-_SORT_KEY: Final = {c: sort_key(c) for c in ALL_CARDS}
 #: the cards that may join a run of each suit: its naturals and every wild
 _RUN_CARDS: Final = {s: frozenset(c for c in ALL_CARDS if SUIT[c] == s or RANK[c] in (0, 2)) for s in SUITS}
 #: the cards that may join a set of each rank: its naturals and every wild
 _SET_CARDS: Final = {r: frozenset(c for c in ALL_CARDS if RANK[c] in (0, 2, r)) for r in range(1, 14)}
-
-
-def _wild_kinds(hand: Mapping[Card, int]) -> list[Card]:
-    return sorted((c for c, n in hand.items() if n > 0 and RANK[c] in (0, 2)), key=_SORT_KEY.__getitem__)
 
 
 # -- the candidate generator, on small ints ----------------------------------------------------
@@ -669,7 +667,7 @@ class MeldFits:
         self.fits: dict[Card, bool] = {}
         shape = self.shape
         #: the meld's cards as counts: whether cards join it is arithmetic on a copy (`_Tally.ok`)
-        self.tally = tally(meld)
+        self.tally = _tally_of(meld)
         #: the hand cards that may take part in a lay-off: a run's suit and the wilds, but not
         #: the naturals 3..K it holds already (a rank twice is no run, and its stretches only
         #: reach beyond its ends); a set's rank and the wilds
@@ -774,24 +772,15 @@ def _new_layoffs(
     longer: set[tuple[Card, ...]] = set()
     if shape.type == "run":
         row = _POS_CARDS[shape.suit or ""]
-        wilds = _wild_kinds(hand) if shape.wild is None else []
-        for step, start in ((1, shape.high + 1), (-1, shape.low - 1)):
-            for wild in [None, *wilds]:
-                added: list[Card] = []
-                used_wild = False
-                p = start
-                while 1 <= p <= 14:
-                    card = row[p]
-                    if hand.get(card, 0) > added.count(card):
-                        added.append(card)
-                    elif wild is not None and not used_wild:
-                        added.append(wild)
-                        used_wild = True
-                    else:
-                        break
-                    if len(added) >= 2:
-                        longer.add(tuple(sorted(added)))
-                    p += step
+        # the wilds held, in display order (`cards.sort_key`: the 2s by suit, then the joker)
+        wilds = [w for w in _WILDS_SHOWN if w in hand] if shape.wild is None else []
+        high, low = shape.high + 1, shape.low - 1
+        _stretches(longer, row, hand, high, 1, None)
+        for wild in wilds:
+            _stretches(longer, row, hand, high, 1, wild)
+        _stretches(longer, row, hand, low, -1, None)
+        for wild in wilds:
+            _stretches(longer, row, hand, low, -1, wild)
     else:
         same = [c for c in hand for _ in range(hand[c]) if RANK[c] == shape.rank]
         if len(same) >= 2:
@@ -812,3 +801,32 @@ def _new_layoffs(
     out.extend(singles)
     out.sort()
     return tuple(out)
+
+
+#: the wild cards in display order (`cards.sort_key`)
+_WILDS_SHOWN: Final[tuple[Card, ...]] = tuple(sorted((c for c in ALL_CARDS if RANK[c] in (0, 2)), key=sort_key))
+
+
+def _stretches(
+    longer: set[tuple[Card, ...]], row: tuple[Card, ...], hand: dict[Card, int], start: int, step: int,
+    wild: Card | None,
+) -> None:
+    """Add to `longer` the stretches of two cards or more from run position `start` on, one
+    position a step: the naturals held, `wild` (if any) standing once for a natural not held."""
+    added: list[Card] = []
+    used_wild = False
+    p = start
+    while 1 <= p <= 14:
+        card = row[p]
+        # the copies of `card` in `added`: only as the wild (a position is visited once, and
+        # the ace's two positions 1 and 14 are never both on one walk)
+        if hand.get(card, 0) > (1 if used_wild and card == wild else 0):
+            added.append(card)
+        elif wild is not None and not used_wild:
+            added.append(wild)
+            used_wild = True
+        else:
+            break
+        if len(added) >= 2:
+            longer.add(tuple(sorted(added)))
+        p += step
