@@ -529,7 +529,7 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
     own_twos = [0, 0, 0, 0]
     wilds: list[int] = []
     wild_bits = 0
-    by_rank: dict[int, list[int]] = {}
+    naturals: list[int] = []  # the codes of the naturals held, each copy (sets only)
     sets = rules.sets
     total = 0
     for c, n in held.items():
@@ -550,18 +550,18 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
             wild_bits |= _WILD_BIT[code]
             if rank == 2:
                 own_twos[suit] = n if n < 2 else 2  # `_suit_runs` asks only 0, 1 or 2 and more
-        elif sets:  # the naturals by rank matter to sets only
-            codes = by_rank.get(rank)
-            if codes is None:
-                codes = by_rank[rank] = []
+        elif sets:  # the naturals matter to sets only
             if n == 1:
-                codes.append(code)
+                naturals.append(code)
             else:
-                codes.extend([code] * n)
+                naturals.extend([code] * n)
     if total < 3:
         return []  # every candidate is three cards of the hand or more (the pile-top checks ask often)
     wild_codes = tuple(wilds)  # in any order: each is tried, and the candidates are a set
-    out: set[tuple[Card, ...]] = set()
+    # the candidates are distinct without a set: runs of one suit are distinct (`_suit_runs`),
+    # runs of two suits share no natural, a set's candidates differ in length or wild, and a
+    # set holds two naturals of one rank that no run candidate holds (both aces need 1..14)
+    out: list[tuple[Card, ...]] = []
     ace_to_ace = rules.ace_to_ace
     for suit in range(4):
         if two >> suit & 1:
@@ -573,15 +573,24 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
                 if len(_RUNS_CACHE) >= _RUNS_CACHE_MAX:
                     _RUNS_CACHE.clear()
                 runs = _RUNS_CACHE[key] = _suit_runs(suit, mask, aces, wild_codes, own_twos[suit], ace_to_ace)
-            out.update(runs)
+            out.extend(runs)
     if sets:
-        for codes in by_rank.values():
-            if len(codes) >= 2:
-                codes.sort()
-                if len(codes) >= 3:
-                    out.add(tuple([_CODE_CARD[c] for c in codes]))
+        # codes sort as the cards' strings, so the naturals of a rank stand together (no
+        # natural's string starts as another rank's): one sort, then each rank's group
+        naturals.sort()
+        i, end = 0, len(naturals)
+        while i < end:
+            rank = _CODE_RANK[naturals[i]]
+            j = i + 1
+            while j < end and _CODE_RANK[naturals[j]] == rank:
+                j += 1
+            if j - i >= 2:
+                codes = naturals[i:j]
+                if j - i >= 3:
+                    out.append(tuple([_CODE_CARD[c] for c in codes]))
                 for w in wild_codes:
-                    out.add(tuple([_CODE_CARD[c] for c in sorted([*codes, w])]))
+                    out.append(tuple([_CODE_CARD[c] for c in sorted([*codes, w])]))
+            i = j
     return sorted(out)
 
 
