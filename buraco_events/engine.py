@@ -79,12 +79,19 @@ Hand = dict[Card, int]
 
 
 def sorted_held(hand: Hand) -> tuple[Card, ...]:
-    """Return the cards of a hand sorted (as strings), each repeated as often as held: the
-    distinct cards sorted, then repeated."""
-    return held_in_order(hand, sorted(hand))
+    """Return the cards of a hand sorted (as strings), each repeated as often as held: every
+    copy listed from the hand's items, then one sort (copies are equal strings: no lookups)."""
+    out: list[Card] = []
+    for c, n in hand.items():
+        if n == 1:
+            out.append(c)
+        elif n > 1:
+            out.extend([c] * n)
+    out.sort()
+    return tuple(out)
 
 
-def held_in_order(hand: Hand, order: Iterable[Card]) -> tuple[Card, ...]:
+def held_in_order(hand: Hand, order: list[Card]) -> tuple[Card, ...]:
     """Return the cards of a hand in the order of its distinct cards `order`, each repeated as
     often as held (a card held 0 times, or fewer, not at all)."""
     out: list[Card] = []

@@ -8,12 +8,11 @@ plays a bot or a UI offers. Positions inside a run are 1..14: the ace is 1 (low)
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, get_args
 
-from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUITS, Card, sort_key, value_repr
+from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUIT_RANK, SUITS, Card, sort_key, value_repr
 from .rules import Rules
 
 #: a meld's type: a run of one suit or a set of one rank (`kind` is kept for the canasta kind)
@@ -301,6 +300,141 @@ def is_meld(cards: Iterable[Card], rules: Rules) -> bool:
     return classify(cards, rules) is not None
 
 
+class _Tally:
+    """What `classify` asks of a multiset of cards, as ints: whether it is a meld (`ok`) is then
+    arithmetic, and a meld's tally grows by a card (`add`) without classifying a new card tuple.
+
+    `ok()` equals `classify(cards) is not None` (tested against it): the checks of `_run_shape`
+    and `_set_shape` on counts, no arrangement built.
+    """
+
+    def __init__(self) -> None:
+        #: the cards counted
+        self.n = 0
+        #: the suits of the naturals (bit suit index), and their ranks (bit rank; the ace bit 1)
+        self.suits = 0
+        self.ranks = 0
+        #: a natural rank 3..K held twice (no run), the naturals counted, the aces among them
+        self.dup = False
+        self.nats = 0
+        self.aces = 0
+        #: the 2s per suit (8 bits a suit: bits 8 * suit index), all the 2s, the jokers
+        self.twos = 0
+        self.n_twos = 0
+        self.jokers = 0
+
+    def copy(self) -> _Tally:
+        t = _Tally()
+        t.n, t.suits, t.ranks, t.dup = self.n, self.suits, self.ranks, self.dup
+        t.nats, t.aces, t.twos, t.n_twos, t.jokers = self.nats, self.aces, self.twos, self.n_twos, self.jokers
+        return t
+
+    def add(self, card: Card) -> None:
+        """Count one card more."""
+        code = SUIT_RANK[card]
+        self.n += 1
+        r = code & 15
+        if r == 0:
+            self.jokers += 1
+        elif r == 2:
+            self.twos += 1 << ((code >> 4) * 8)
+            self.n_twos += 1
+        else:
+            self.suits |= 1 << (code >> 4)
+            bit = 1 << r
+            if r == 1:
+                self.aces += 1
+            elif self.ranks & bit:
+                self.dup = True
+            self.ranks |= bit
+            self.nats += 1
+
+    def ok(self, rules: Rules) -> bool:
+        """Return whether the cards counted form a meld: `classify(cards, rules) is not None`."""
+        if self.n < 3:
+            return False
+        return self._run_ok(rules.ace_to_ace) or (rules.sets and self._set_ok())
+
+    def _set_ok(self) -> bool:
+        # `_set_shape`: one wild at most, two naturals or more, all of one rank
+        ranks = self.ranks
+        return self.jokers + self.n_twos <= 1 and self.nats >= 2 and ranks & (ranks - 1) == 0
+
+    def _run_ok(self, ace_to_ace: bool) -> bool:
+        # `_run_shape`, on counts: naturals of one suit, no rank 3..K twice
+        suits = self.suits
+        if suits == 0 or suits & (suits - 1) or self.dup:
+            return False
+        suit = 0
+        while not suits >> suit & 1:
+            suit += 1
+        own2 = (self.twos >> (suit * 8)) & 255
+        n_forced = self.jokers + self.n_twos - own2
+        aces = self.aces
+        if n_forced > 1 or aces > 2:
+            return False
+        mask = self.ranks & ~2  # the positions of the naturals 3..K
+        n_mask = self.nats - aces
+        # the options of `_run_shape`: (a wild stands, the own 2 stands as natural), best first
+        if n_forced == 1:
+            if own2 > 1:
+                return False
+            if self._run_fits(mask, n_mask, aces, True, own2 == 1, ace_to_ace):
+                return True
+            return False
+        if own2 == 0:
+            return self._run_fits(mask, n_mask, aces, False, False, ace_to_ace)
+        if own2 == 1:
+            return (self._run_fits(mask, n_mask, aces, False, True, ace_to_ace)
+                    or self._run_fits(mask, n_mask, aces, True, False, ace_to_ace))
+        if own2 == 2:
+            return self._run_fits(mask, n_mask, aces, True, True, ace_to_ace)
+        return False
+
+    def _run_fits(self, mask: int, n_mask: int, aces: int, wild: bool, nat2: bool, ace_to_ace: bool) -> bool:
+        if nat2:
+            mask |= 4
+            n_mask += 1
+        if aces == 2:
+            if not ace_to_ace:
+                return False
+            return _positions_fit(mask | (1 << 1) | (1 << 14), n_mask + 2, wild)
+        if aces == 1:
+            return _positions_fit(mask | (1 << 1), n_mask + 1, wild) or _positions_fit(mask | (1 << 14), n_mask + 1, wild)
+        return _positions_fit(mask, n_mask, wild)
+
+
+def _positions_fit(pos: int, n: int, wild: bool) -> bool:
+    """Return whether run positions `pos` (bits 1..14, `n` of them) make a run, with one wild
+    standing or none: no gap, or one gap the wild fills, or the wild beside an end."""
+    if n < 2:
+        return False
+    lo = 1
+    while not pos >> lo & 1:
+        lo += 1
+    hi = 14
+    while not pos >> hi & 1:
+        hi -= 1
+    gaps = hi - lo + 1 - n
+    if not wild:
+        return gaps == 0
+    if gaps > 1:
+        return False
+    return gaps == 1 or lo > 1 or hi < 14
+
+
+def tally(cards: Iterable[Card]) -> _Tally:
+    """Return the tally of some cards (`_Tally`)."""
+    return _tally_of(tuple(cards))
+
+
+def _tally_of(cards: tuple[Card, ...]) -> _Tally:
+    t = _Tally()
+    for c in cards:  # a tuple: compiled, no iterator protocol
+        t.add(c)
+    return t
+
+
 def canasta_kind(shape: MeldShape, rules: Rules, one_turn: bool = True) -> CanastaKind | None:
     """Return the canasta kind of a meld (RULES 3.5), or None below 7 cards.
 
@@ -342,16 +476,10 @@ def canasta_bonus(kind: CanastaKind | None, rules: Rules) -> int:
     return rules.bonus_ace_to_ace  # the last kind: mypy checks the ladder is exhaustive
 
 
-#: `cards.sort_key` as a table
-_SORT_KEY: Final = {c: sort_key(c) for c in ALL_CARDS}
 #: the cards that may join a run of each suit: its naturals and every wild
 _RUN_CARDS: Final = {s: frozenset(c for c in ALL_CARDS if SUIT[c] == s or RANK[c] in (0, 2)) for s in SUITS}
 #: the cards that may join a set of each rank: its naturals and every wild
 _SET_CARDS: Final = {r: frozenset(c for c in ALL_CARDS if RANK[c] in (0, 2, r)) for r in range(1, 14)}
-
-
-def _wild_kinds(hand: Mapping[Card, int]) -> list[Card]:
-    return sorted((c for c, n in hand.items() if n > 0 and RANK[c] in (0, 2)), key=_SORT_KEY.__getitem__)
 
 
 # -- the candidate generator, on small ints ----------------------------------------------------
@@ -401,7 +529,7 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
     own_twos = [0, 0, 0, 0]
     wilds: list[int] = []
     wild_bits = 0
-    by_rank: dict[int, list[int]] = {}
+    naturals: list[int] = []  # the codes of the naturals held, each copy (sets only)
     sets = rules.sets
     total = 0
     for c, n in held.items():
@@ -422,18 +550,18 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
             wild_bits |= _WILD_BIT[code]
             if rank == 2:
                 own_twos[suit] = n if n < 2 else 2  # `_suit_runs` asks only 0, 1 or 2 and more
-        elif sets:  # the naturals by rank matter to sets only
-            codes = by_rank.get(rank)
-            if codes is None:
-                codes = by_rank[rank] = []
+        elif sets:  # the naturals matter to sets only
             if n == 1:
-                codes.append(code)
+                naturals.append(code)
             else:
-                codes.extend([code] * n)
+                naturals.extend([code] * n)
     if total < 3:
         return []  # every candidate is three cards of the hand or more (the pile-top checks ask often)
     wild_codes = tuple(wilds)  # in any order: each is tried, and the candidates are a set
-    out: set[tuple[Card, ...]] = set()
+    # the candidates are distinct without a set: runs of one suit are distinct (`_suit_runs`),
+    # runs of two suits share no natural, a set's candidates differ in length or wild, and a
+    # set holds two naturals of one rank that no run candidate holds (both aces need 1..14)
+    out: list[tuple[Card, ...]] = []
     ace_to_ace = rules.ace_to_ace
     for suit in range(4):
         if two >> suit & 1:
@@ -445,15 +573,24 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
                 if len(_RUNS_CACHE) >= _RUNS_CACHE_MAX:
                     _RUNS_CACHE.clear()
                 runs = _RUNS_CACHE[key] = _suit_runs(suit, mask, aces, wild_codes, own_twos[suit], ace_to_ace)
-            out.update(runs)
+            out.extend(runs)
     if sets:
-        for codes in by_rank.values():
-            if len(codes) >= 2:
-                codes.sort()
-                if len(codes) >= 3:
-                    out.add(tuple([_CODE_CARD[c] for c in codes]))
+        # codes sort as the cards' strings, so the naturals of a rank stand together (no
+        # natural's string starts as another rank's): one sort, then each rank's group
+        naturals.sort()
+        i, end = 0, len(naturals)
+        while i < end:
+            rank = _CODE_RANK[naturals[i]]
+            j = i + 1
+            while j < end and _CODE_RANK[naturals[j]] == rank:
+                j += 1
+            if j - i >= 2:
+                codes = naturals[i:j]
+                if j - i >= 3:
+                    out.append(tuple([_CODE_CARD[c] for c in codes]))
                 for w in wild_codes:
-                    out.add(tuple([_CODE_CARD[c] for c in sorted([*codes, w])]))
+                    out.append(tuple([_CODE_CARD[c] for c in sorted([*codes, w])]))
+            i = j
     return sorted(out)
 
 
@@ -505,25 +642,6 @@ def _suit_runs(
     return tuple([tuple([_CODE_CARD[c] for c in run]) for run in found])
 
 
-def _may_fit(card: Card, shape: MeldShape) -> bool:
-    """Return False when a single card surely cannot join the meld (a cheap filter)."""
-    r = RANK[card]
-    if shape.type == "set":
-        return r == shape.rank or (r in (0, 2) and shape.wild is None)
-    if "2" + (shape.suit or "") in shape.cards:
-        return True  # a 2 of the suit may switch between natural and wild (RULES 3.3)
-    if r == 0:
-        return shape.wild is None
-    if r == 2 or shape.wild is not None:
-        return r == 2 or SUIT[card] == shape.suit
-    if SUIT[card] != shape.suit:
-        return False
-    # a natural of the suit joins a clean run only at an end (the ace at 1 or 14)
-    if r == 1:
-        return shape.low == 2 or shape.high == 13
-    return r == shape.low - 1 or r == shape.high + 1
-
-
 def candidate_layoffs(
     hand: Counter[Card], meld: Sequence[Card], rules: Rules
 ) -> list[tuple[Card, ...]]:
@@ -553,10 +671,12 @@ class MeldFits:
         #: the meld's cards as given (the key of its entry)
         self.meld = meld
         self.shape = classify(meld, rules)
-        #: the meld's cards sorted as strings: a card is inserted, not the whole sorted again
+        #: the meld's cards sorted as strings (`grown` sorts the meld and the cards added)
         self.sorted = tuple(sorted(meld))
         self.fits: dict[Card, bool] = {}
         shape = self.shape
+        #: the meld's cards as counts: whether cards join it is arithmetic on a copy (`_Tally.ok`)
+        self.tally = _tally_of(meld)
         #: the hand cards that may take part in a lay-off: a run's suit and the wilds, but not
         #: the naturals 3..K it holds already (a rank twice is no run, and its stretches only
         #: reach beyond its ends); a set's rank and the wilds
@@ -576,13 +696,12 @@ class MeldFits:
         """Return whether `card` joins the meld alone (`fits_alone`)."""
         fit = self.fits.get(card)
         if fit is None:
-            shape = self.shape
-            if shape is None or not _may_fit(card, shape):
+            if self.shape is None:
                 fit = False
-            else:
-                cards = self.sorted
-                at = bisect_right(cards, card)
-                fit = _classify_sorted(cards[:at] + (card,) + cards[at:], self.rules) is not None
+            else:  # `classify(meld + (card,)) is not None`, on the meld's counts
+                t = self.tally.copy()
+                t.add(card)
+                fit = t.ok(self.rules)
             self.fits[card] = fit
         return fit
 
@@ -662,24 +781,15 @@ def _new_layoffs(
     longer: set[tuple[Card, ...]] = set()
     if shape.type == "run":
         row = _POS_CARDS[shape.suit or ""]
-        wilds = _wild_kinds(hand) if shape.wild is None else []
-        for step, start in ((1, shape.high + 1), (-1, shape.low - 1)):
-            for wild in [None, *wilds]:
-                added: list[Card] = []
-                used_wild = False
-                p = start
-                while 1 <= p <= 14:
-                    card = row[p]
-                    if hand.get(card, 0) > added.count(card):
-                        added.append(card)
-                    elif wild is not None and not used_wild:
-                        added.append(wild)
-                        used_wild = True
-                    else:
-                        break
-                    if len(added) >= 2:
-                        longer.add(tuple(sorted(added)))
-                    p += step
+        # the wilds held, in display order (`cards.sort_key`: the 2s by suit, then the joker)
+        wilds = [w for w in _WILDS_SHOWN if w in hand] if shape.wild is None else []
+        high, low = shape.high + 1, shape.low - 1
+        _stretches(longer, row, hand, high, 1, None)
+        for wild in wilds:
+            _stretches(longer, row, hand, high, 1, wild)
+        _stretches(longer, row, hand, low, -1, None)
+        for wild in wilds:
+            _stretches(longer, row, hand, low, -1, wild)
     else:
         same = [c for c in hand for _ in range(hand[c]) if RANK[c] == shape.rank]
         if len(same) >= 2:
@@ -690,10 +800,42 @@ def _new_layoffs(
     out: list[tuple[Card, ...]] = []
     for a in longer:
         ok = joins.get(a)
-        if ok is None:
-            ok = joins[a] = _classify_sorted(tuple(sorted(meld + a)), rules) is not None
+        if ok is None:  # `classify(meld + a) is not None`, on the meld's counts
+            t = entry.tally.copy()
+            for c in a:
+                t.add(c)
+            ok = joins[a] = t.ok(rules)
         if ok:
             out.append(a)
     out.extend(singles)
     out.sort()
     return tuple(out)
+
+
+#: the wild cards in display order (`cards.sort_key`)
+_WILDS_SHOWN: Final[tuple[Card, ...]] = tuple(sorted((c for c in ALL_CARDS if RANK[c] in (0, 2)), key=sort_key))
+
+
+def _stretches(
+    longer: set[tuple[Card, ...]], row: tuple[Card, ...], hand: dict[Card, int], start: int, step: int,
+    wild: Card | None,
+) -> None:
+    """Add to `longer` the stretches of two cards or more from run position `start` on, one
+    position a step: the naturals held, `wild` (if any) standing once for a natural not held."""
+    added: list[Card] = []
+    used_wild = False
+    p = start
+    while 1 <= p <= 14:
+        card = row[p]
+        # the copies of `card` in `added`: only as the wild (a position is visited once, and
+        # the ace's two positions 1 and 14 are never both on one walk)
+        if hand.get(card, 0) > (1 if used_wild and card == wild else 0):
+            added.append(card)
+        elif wild is not None and not used_wild:
+            added.append(wild)
+            used_wild = True
+        else:
+            break
+        if len(added) >= 2:
+            longer.add(tuple(sorted(added)))
+        p += step
