@@ -129,8 +129,8 @@ def _play_games(
                 tally.score[sheet.team] += sheet.total
                 for kind, n in sheet.canastas.items():
                     tally.canastas[kind][sheet.team] += n
-        for ev in events:
-            if isinstance(ev, HandEnded) and ev.closed_by is not None:
+        for ev in events:  # the table's own events: `type(ev) is`, not isinstance (slow on Structs)
+            if type(ev) is HandEnded and ev.closed_by is not None:
                 tally.closes[team_of(ev.closed_by)] += 1
     return tally
 
