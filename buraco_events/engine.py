@@ -1401,7 +1401,44 @@ def raw_plays(state: GameState) -> list[_Play]:
     """
     if state.phase != "play":
         return []
+    top = state.pending_top
+    if top is not None and is_natural_top(top):
+        return _natural_top_plays(state, state.to_play, top)  # no generator frames
     return list(_raw_plays(state, state.to_play))
+
+
+def _natural_top_plays(state: GameState, player: int, top: Card) -> list[_Play]:
+    """Return `_top_plays` of a natural closed-pile top waiting apart, in its very order, built
+    from the look-ahead's candidates (`lookahead.top_candidates`: the same plays, found without
+    listing every meld of the hand).
+
+    `_top_plays` yields the new melds holding the top sorted (`candidate_melds` is sorted),
+    then per team meld in table order its lay-offs holding the top, sorted (`shape_layoffs`).
+    The look-ahead may find a run twice (the wild at either end of the same naturals): the
+    sorted melds are kept once each. A meld's id is its place on the table (`Melded.meld` is
+    `len(state.melds)`, a lay-off replaces `state.melds[id]`), so the lay-offs sorted by
+    (meld id, cards) come in table order.
+    """
+    melds: list[tuple[Card, ...]] = []
+    layoffs: list[tuple[int, tuple[Card, ...]]] = []
+    for kind, meld_id, cards in _top_candidates(state, player, top, 1):
+        if kind == "meld":
+            melds.append(cards)
+        else:
+            layoffs.append((meld_id, cards))
+    out: list[_Play] = []
+    if melds:
+        melds.sort()
+        last: tuple[Card, ...] = ()
+        for cards in melds:
+            if cards != last:
+                out.append(("meld", None, cards))
+                last = cards
+    if layoffs:
+        layoffs.sort()
+        for meld_id, cards in layoffs:
+            out.append(("lay_off", meld_id, cards))
+    return out
 
 
 def checked_play(state: GameState, play: _Play) -> Melded | LaidOff | None:
@@ -1422,8 +1459,12 @@ def checked_play(state: GameState, play: _Play) -> Melded | LaidOff | None:
 
 
 def _raw_plays(state: GameState, player: int) -> Iterator[_Play]:
-    if state.pending_top is not None:
-        yield from _top_plays(state, player, state.pending_top)
+    top = state.pending_top
+    if top is not None:
+        if is_natural_top(top):
+            yield from _natural_top_plays(state, player, top)
+        else:
+            yield from _top_plays(state, player, top)
         return
     hand, team, rules = state.hands[player], team_of(player), state.rules
     for cards in candidate_melds(hand, rules):
