@@ -430,10 +430,24 @@ def check(state: GameState, ev: Event) -> None:
     """Raise `IllegalMove` unless `ev` may come next; never changes the state."""
     if ev.seq != state.next_seq:
         raise _fail(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
-    checker = _CHECKS.get(type(ev))
-    if checker is None:
-        raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
-    checker(state, ev)
+    # the common events by direct calls (compiled: no call through the function objects'
+    # Python entry points), the rest through the table
+    kind = type(ev)
+    if kind is _DISCARDED:
+        _check_discarded(state, cast(Discarded, ev))
+    elif kind is _DREW:
+        _check_drew(state, cast(Drew, ev))
+    elif kind is _LAIDOFF:
+        _check_laid_off(state, cast(LaidOff, ev))
+    elif kind is _MELDED:
+        _check_melded(state, cast(Melded, ev))
+    elif kind is _TOOKPILE:
+        _check_took_pile(state, cast(TookPile, ev))
+    else:
+        checker = _CHECKS.get(kind)
+        if checker is None:
+            raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
+        checker(state, ev)
 
 
 def _check_note(state: GameState, ev: Note) -> None:
@@ -880,16 +894,16 @@ def _lowest_dead(state: GameState) -> int | None:
     return next((i for i, d in enumerate(state.deads) if d is not None), None)
 
 
-def _must_refill(state: GameState) -> bool:
-    """Return whether the table refills the stock before anyone draws (RULES 5)."""
+def must_refill(state: GameState) -> bool:
+    """Return whether the table refills the stock before anyone draws (RULES 5).
+
+    Public for the table (`table.table_event`), which refills the stock before anyone draws; a
+    def rather than an alias, so that the compiled table calls it directly.
+    """
     return (
-        state.phase == "draw" and state.rules.stock_end == "refill"
-        and (not state.stock or state.refilling)
+        state.phase == "draw" and (not state.stock or state.refilling)
+        and _bits(state.rules).stock_refill
     )
-
-
-#: public for the table (`table.table_event`), which refills the stock before anyone draws
-must_refill = _must_refill
 
 
 def _stock_exhausted(state: GameState) -> bool:
@@ -946,7 +960,19 @@ _CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
 
 def apply(state: GameState, ev: Event) -> GameState:
     """Apply a checked event to the state in place and return it (trusts its input)."""
-    _APPLY[type(ev)](state, ev)
+    kind = type(ev)  # the common events by direct calls, as in `play`
+    if kind is _DISCARDED:
+        _apply_discarded(state, cast(Discarded, ev))
+    elif kind is _DREW:
+        _apply_drew(state, cast(Drew, ev))
+    elif kind is _LAIDOFF:
+        _apply_laid_off(state, cast(LaidOff, ev))
+    elif kind is _MELDED:
+        _apply_melded(state, cast(Melded, ev))
+    elif kind is _TOOKPILE:
+        _apply_took_pile(state, cast(TookPile, ev))
+    else:
+        _APPLY[kind](state, ev)
     state.next_seq = ev.seq + 1
     return state
 
@@ -1541,7 +1567,7 @@ def legal_draws(state: GameState) -> list[Event]:
     if state.phase != "draw":
         return []
     seq, player = state.next_seq, state.to_play
-    if _must_refill(state):
+    if must_refill(state):
         refills: list[Event] = [
             StockRefilled(seq=seq, dead=i) for i, d in enumerate(state.deads) if d is not None
         ]
