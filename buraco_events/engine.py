@@ -1637,11 +1637,41 @@ def legal_events(state: GameState) -> list[Event]:
 # -- chance ------------------------------------------------------------------------------------
 
 
+#: whether `random.Random.shuffle` draws as `shuffle` below: each place from the top down swaps
+#: with `_randbelow(i + 1)`, which asks `getrandbits` (CPython 3.11 and later)
+_SHUFFLE_BY_BITS: Final = (
+    getattr(random.Random, "_randbelow", None) is getattr(random.Random, "_randbelow_with_getrandbits", 0)
+)
+
+
+def shuffle(rng: random.Random, cards: list[Card]) -> None:
+    """Shuffle `cards` in place exactly as `rng.shuffle(cards)` does: the same order, the rng left
+    in the same state.
+
+    For a plain `random.Random` the loop of `Random.shuffle` and `Random._randbelow` runs here
+    (compiled: no Python frame per card, `getrandbits` called directly); any other rng (a
+    subclass may draw otherwise) shuffles itself.
+    """
+    if type(rng) is not random.Random or not _SHUFFLE_BY_BITS:
+        rng.shuffle(cards)
+        return
+    getrandbits = rng.getrandbits
+    i = len(cards) - 1
+    while i > 0:
+        n = i + 1
+        k = n.bit_length()
+        j: int = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+        i -= 1
+
+
 def deal(state: GameState, rng: random.Random, first: int | None = None) -> HandStarted:
     """Return the next `hand_started` event: a shuffled deck from the injected `rng`."""
     rules, n = state.rules, state.n_players
     deck = list(make_deck(rules.jokers))
-    rng.shuffle(deck)
+    shuffle(rng, deck)
     hand = state.hand_no + 1
     if hand > 0 or first is None:
         first = (state.first_of_game + hand) % n if hand > 0 else rng.randrange(n)
