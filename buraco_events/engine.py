@@ -430,10 +430,24 @@ def check(state: GameState, ev: Event) -> None:
     """Raise `IllegalMove` unless `ev` may come next; never changes the state."""
     if ev.seq != state.next_seq:
         raise _fail(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
-    checker = _CHECKS.get(type(ev))
-    if checker is None:
-        raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
-    checker(state, ev)
+    # the common events by direct calls (compiled: no call through the function objects'
+    # Python entry points), the rest through the table
+    kind = type(ev)
+    if kind is _DISCARDED:
+        _check_discarded(state, cast(Discarded, ev))
+    elif kind is _DREW:
+        _check_drew(state, cast(Drew, ev))
+    elif kind is _LAIDOFF:
+        _check_laid_off(state, cast(LaidOff, ev))
+    elif kind is _MELDED:
+        _check_melded(state, cast(Melded, ev))
+    elif kind is _TOOKPILE:
+        _check_took_pile(state, cast(TookPile, ev))
+    else:
+        checker = _CHECKS.get(kind)
+        if checker is None:
+            raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
+        checker(state, ev)
 
 
 def _check_note(state: GameState, ev: Note) -> None:
@@ -880,16 +894,16 @@ def _lowest_dead(state: GameState) -> int | None:
     return next((i for i, d in enumerate(state.deads) if d is not None), None)
 
 
-def _must_refill(state: GameState) -> bool:
-    """Return whether the table refills the stock before anyone draws (RULES 5)."""
+def must_refill(state: GameState) -> bool:
+    """Return whether the table refills the stock before anyone draws (RULES 5).
+
+    Public for the table (`table.table_event`), which refills the stock before anyone draws; a
+    def rather than an alias, so that the compiled table calls it directly.
+    """
     return (
-        state.phase == "draw" and state.rules.stock_end == "refill"
-        and (not state.stock or state.refilling)
+        state.phase == "draw" and (not state.stock or state.refilling)
+        and _bits(state.rules).stock_refill
     )
-
-
-#: public for the table (`table.table_event`), which refills the stock before anyone draws
-must_refill = _must_refill
 
 
 def _stock_exhausted(state: GameState) -> bool:
@@ -946,7 +960,19 @@ _CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
 
 def apply(state: GameState, ev: Event) -> GameState:
     """Apply a checked event to the state in place and return it (trusts its input)."""
-    _APPLY[type(ev)](state, ev)
+    kind = type(ev)  # the common events by direct calls, as in `play`
+    if kind is _DISCARDED:
+        _apply_discarded(state, cast(Discarded, ev))
+    elif kind is _DREW:
+        _apply_drew(state, cast(Drew, ev))
+    elif kind is _LAIDOFF:
+        _apply_laid_off(state, cast(LaidOff, ev))
+    elif kind is _MELDED:
+        _apply_melded(state, cast(Melded, ev))
+    elif kind is _TOOKPILE:
+        _apply_took_pile(state, cast(TookPile, ev))
+    else:
+        _APPLY[kind](state, ev)
     state.next_seq = ev.seq + 1
     return state
 
@@ -1401,7 +1427,44 @@ def raw_plays(state: GameState) -> list[_Play]:
     """
     if state.phase != "play":
         return []
+    top = state.pending_top
+    if top is not None and is_natural_top(top):
+        return _natural_top_plays(state, state.to_play, top)  # no generator frames
     return list(_raw_plays(state, state.to_play))
+
+
+def _natural_top_plays(state: GameState, player: int, top: Card) -> list[_Play]:
+    """Return `_top_plays` of a natural closed-pile top waiting apart, in its very order, built
+    from the look-ahead's candidates (`lookahead.top_candidates`: the same plays, found without
+    listing every meld of the hand).
+
+    `_top_plays` yields the new melds holding the top sorted (`candidate_melds` is sorted),
+    then per team meld in table order its lay-offs holding the top, sorted (`shape_layoffs`).
+    The look-ahead may find a run twice (the wild at either end of the same naturals): the
+    sorted melds are kept once each. A meld's id is its place on the table (`Melded.meld` is
+    `len(state.melds)`, a lay-off replaces `state.melds[id]`), so the lay-offs sorted by
+    (meld id, cards) come in table order.
+    """
+    melds: list[tuple[Card, ...]] = []
+    layoffs: list[tuple[int, tuple[Card, ...]]] = []
+    for kind, meld_id, cards in _top_candidates(state, player, top, 1):
+        if kind == "meld":
+            melds.append(cards)
+        else:
+            layoffs.append((meld_id, cards))
+    out: list[_Play] = []
+    if melds:
+        melds.sort()
+        last: tuple[Card, ...] = ()
+        for cards in melds:
+            if cards != last:
+                out.append(("meld", None, cards))
+                last = cards
+    if layoffs:
+        layoffs.sort()
+        for meld_id, cards in layoffs:
+            out.append(("lay_off", meld_id, cards))
+    return out
 
 
 def checked_play(state: GameState, play: _Play) -> Melded | LaidOff | None:
@@ -1422,8 +1485,12 @@ def checked_play(state: GameState, play: _Play) -> Melded | LaidOff | None:
 
 
 def _raw_plays(state: GameState, player: int) -> Iterator[_Play]:
-    if state.pending_top is not None:
-        yield from _top_plays(state, player, state.pending_top)
+    top = state.pending_top
+    if top is not None:
+        if is_natural_top(top):
+            yield from _natural_top_plays(state, player, top)
+        else:
+            yield from _top_plays(state, player, top)
         return
     hand, team, rules = state.hands[player], team_of(player), state.rules
     for cards in candidate_melds(hand, rules):
@@ -1500,7 +1567,7 @@ def legal_draws(state: GameState) -> list[Event]:
     if state.phase != "draw":
         return []
     seq, player = state.next_seq, state.to_play
-    if _must_refill(state):
+    if must_refill(state):
         refills: list[Event] = [
             StockRefilled(seq=seq, dead=i) for i, d in enumerate(state.deads) if d is not None
         ]
@@ -1570,11 +1637,41 @@ def legal_events(state: GameState) -> list[Event]:
 # -- chance ------------------------------------------------------------------------------------
 
 
+#: whether `random.Random.shuffle` draws as `shuffle` below: each place from the top down swaps
+#: with `_randbelow(i + 1)`, which asks `getrandbits` (CPython 3.11 and later)
+_SHUFFLE_BY_BITS: Final = (
+    getattr(random.Random, "_randbelow", None) is getattr(random.Random, "_randbelow_with_getrandbits", 0)
+)
+
+
+def shuffle(rng: random.Random, cards: list[Card]) -> None:
+    """Shuffle `cards` in place exactly as `rng.shuffle(cards)` does: the same order, the rng left
+    in the same state.
+
+    For a plain `random.Random` the loop of `Random.shuffle` and `Random._randbelow` runs here
+    (compiled: no Python frame per card, `getrandbits` called directly); any other rng (a
+    subclass may draw otherwise) shuffles itself.
+    """
+    if type(rng) is not random.Random or not _SHUFFLE_BY_BITS:
+        rng.shuffle(cards)
+        return
+    getrandbits = rng.getrandbits
+    i = len(cards) - 1
+    while i > 0:
+        n = i + 1
+        k = n.bit_length()
+        j: int = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+        i -= 1
+
+
 def deal(state: GameState, rng: random.Random, first: int | None = None) -> HandStarted:
     """Return the next `hand_started` event: a shuffled deck from the injected `rng`."""
     rules, n = state.rules, state.n_players
     deck = list(make_deck(rules.jokers))
-    rng.shuffle(deck)
+    shuffle(rng, deck)
     hand = state.hand_no + 1
     if hand > 0 or first is None:
         first = (state.first_of_game + hand) % n if hand > 0 else rng.randrange(n)

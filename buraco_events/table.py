@@ -341,9 +341,9 @@ class Choices:
             state = self._state
             if self._discards is None and self.phase == "play" and has_two_discards(state):
                 hand, taken = state.hands[state.to_play], state.single_taken
-                self._discard_actions = [
-                    _discard_action(c) for c in sorted(hand) if hand[c] > 0 and c != taken
-                ]
+                held = [c for c, n in hand.items() if n > 0 and c != taken]  # no lookup per card
+                held.sort()
+                self._discard_actions = [_discard_action(c) for c in held]
             else:
                 self._discard_actions = [a for a, _ in self.discards()]
         return self._discard_actions

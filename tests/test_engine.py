@@ -871,3 +871,26 @@ def test_shallow_copy_carries_every_field() -> None:
     for f in dataclasses.fields(GameState):
         assert getattr(new, f.name) is getattr(state, f.name), f.name
         assert getattr(state, f.name) != getattr(default, f.name), f.name
+
+
+def test_shuffle_is_the_rngs_own() -> None:
+    # `engine.shuffle` runs `Random.shuffle`'s loop itself: the same order and the rng left in
+    # the same state, for decks of every size and many seeds; another rng class shuffles itself
+    import random as _random
+
+    from buraco_events.engine import shuffle
+
+    class Other(_random.Random):
+        def random(self) -> float:
+            return super().random()
+
+    for seed in range(300):
+        for size in (0, 1, 2, 3, 7, 104, 108):
+            for cls in (_random.Random, Other):
+                ours, theirs = cls(seed), cls(seed)
+                a = [f"c{i}" for i in range(size)]
+                b = list(a)
+                shuffle(ours, a)
+                theirs.shuffle(b)
+                assert a == b
+                assert ours.getstate() == theirs.getstate()

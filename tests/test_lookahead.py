@@ -255,3 +255,42 @@ def test_take_refused_when_the_only_play_leaves_one_card_and_no_close() -> None:
     state.team_dead = [0, None]
     state.deads = [None, state.deads[1]]
     assert take_decisions(state, player) == (False, False)
+
+
+def test_pending_top_plays_are_the_general_ones_in_order() -> None:
+    # a natural top waiting apart: `raw_plays` builds the plays from the look-ahead, in the very
+    # order of the general generator (`_top_plays`), which stays the oracle; both answers occur
+    from buraco_events.engine import _top_plays, raw_plays
+
+    seen = Counter()
+    for seed in range(1500):
+        state, player = random_table(random.Random(seed))
+        ev = TookPile(seq=state.next_seq, player=player, cards=tuple(state.pile))
+        trial = _closed_trial(state, ev)
+        top = state.pile[-1]
+        theirs = list(_top_plays(trial, player, top))
+        ours = raw_plays(trial)
+        assert ours == theirs, seed
+        seen[(is_natural_top(top), len(theirs) > 1)] += 1
+    assert seen[(True, True)] > 50 and seen[(True, False)] > 100
+
+
+def test_pending_top_plays_in_self_play() -> None:
+    # at every closed-pile top waiting in seeded greedy games: the same plays in the same order
+    from buraco_events.bots import GreedyBot
+    from buraco_events.engine import _top_plays, raw_plays
+    from buraco_events.table import Table
+
+    compared = 0
+    for variant in CLOSED:
+        for players in (2, 4):
+            for seed in range(3):
+                table = Table.start(variant, [f"p{i}" for i in range(players)], game_id="g",
+                                    seats=[GreedyBot() for _ in range(players)], rng=seed, target=0)
+                while table.step() is not None:
+                    state = table.state
+                    top = state.pending_top
+                    if state.phase == "play" and top is not None:
+                        assert raw_plays(state) == list(_top_plays(state, state.to_play, top))
+                        compared += 1
+    assert compared > 30
