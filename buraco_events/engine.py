@@ -1441,7 +1441,7 @@ def _natural_top_plays(state: GameState, player: int, top: Card) -> list[_Play]:
     `_top_plays` yields the new melds holding the top sorted (`candidate_melds` is sorted),
     then per team meld in table order its lay-offs holding the top, sorted (`shape_layoffs`).
     The look-ahead may find a run twice (the wild at either end of the same naturals): the
-    sorted melds are kept once each. A meld's id is its place on the table (`Melded.meld` is
+    sorted melds (and lay-offs) are kept once each. A meld's id is its place on the table (`Melded.meld` is
     `len(state.melds)`, a lay-off replaces `state.melds[id]`), so the lay-offs sorted by
     (meld id, cards) come in table order.
     """
@@ -1462,8 +1462,11 @@ def _natural_top_plays(state: GameState, player: int, top: Card) -> list[_Play]:
                 last = cards
     if layoffs:
         layoffs.sort()
-        for meld_id, cards in layoffs:
-            out.append(("lay_off", meld_id, cards))
+        seen: tuple[int, tuple[Card, ...]] = (-1, ())
+        for entry in layoffs:  # each once, as `shape_layoffs` gives them
+            if entry != seen:
+                out.append(("lay_off", entry[0], entry[1]))
+                seen = entry
     return out
 
 
