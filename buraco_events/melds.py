@@ -521,6 +521,12 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
     by one of the distinct wild cards held. Sets (where on): all the naturals of a rank held, and
     the same plus each distinct wild held. Each candidate is a legal meld.
     """
+    return hand_melds(hand, rules)[0]
+
+
+def hand_melds(hand: Mapping[Card, int], rules: Rules) -> tuple[list[tuple[Card, ...]], int]:
+    """Return `candidate_melds` and the hand's mask: the `gate_bit` of every card held (a meld's
+    gate and the mask share no bit when the hand holds no lay-off onto it: `MeldFits.gate_mask`)."""
     # one pass, on native ints: the ranks held per suit (14 bits a suit: bit suit * 14 + rank),
     # the suits with two naturals or more and those with two aces (a bit a suit), the wilds
     held: dict[Card, int] = hand if isinstance(hand, dict) else dict(hand)
@@ -555,8 +561,10 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
                 naturals.append(code)
             else:
                 naturals.extend([code] * n)
+    if wild_bits & 1:
+        masks |= 1  # the joker's bit (`gate_bit`)
     if total < 3:
-        return []  # every candidate is three cards of the hand or more (the pile-top checks ask often)
+        return [], masks  # every candidate is three cards of the hand or more (the pile-top checks ask often)
     wild_codes = tuple(wilds)  # in any order: each is tried, and the candidates are a set
     # the candidates are distinct without a set: runs of one suit are distinct (`_suit_runs`),
     # runs of two suits share no natural, a set's candidates differ in length or wild, and a
@@ -591,7 +599,7 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
                 for w in wild_codes:
                     out.append(tuple([_CODE_CARD[c] for c in sorted([*codes, w])]))
             i = j
-    return sorted(out)
+    return sorted(out), masks
 
 
 def _suit_runs(
@@ -685,6 +693,14 @@ class MeldFits:
             else _RUN_CARDS[shape.suit or ""].difference([c for c in meld if RANK[c] >= 3])
             if shape.type == "run" else _SET_CARDS[shape.rank or 0]
         )
+        #: the gate: every lay-off onto the meld (`_new_layoffs`) holds one of these cards, so a
+        #: hand holding none of them has none (`_gate`)
+        self.gate: frozenset[Card] = frozenset()
+        #: the gate's mask (`gate_bit`): a hand's mask (`hand_melds`) and this one share no bit
+        #: when the hand holds no lay-off onto the meld
+        self.gate_mask = 0
+        if shape is not None:
+            self.gate, self.gate_mask = _gate(shape, meld)
         #: per addition asked of `grown`: the meld it makes (None: none)
         self.grows: dict[tuple[Card, ...], MeldShape | None] = {}
         #: per lay-off of two cards or more tried so far (a sorted tuple), whether it joins
@@ -730,6 +746,81 @@ class MeldFits:
         if shape is _UNKNOWN:
             shape = grows[cards] = _classify_sorted(tuple(sorted(self.sorted + cards)), self.rules)
         return shape
+
+
+#: the gates kept by one int: a set's rank and cleanness, or a run's suit, ends, wild's position,
+#: cleanness and whether it holds its suit's 2 (`_gate`)
+_GATES: Final[dict[int, tuple[frozenset[Card], int]]] = {}
+
+
+def gate_bit(card: Card) -> int:
+    """Return a card's bit in a gate's or a hand's mask: bit suit index * 14 + rank, the joker
+    bit 0 (the mask `hand_melds` gives along)."""
+    _, suit, rank = _CARD_CODES[card]
+    return 1 if suit < 0 else 1 << (suit * 14 + rank)
+
+
+def _gate(shape: MeldShape, meld: tuple[Card, ...]) -> tuple[frozenset[Card], int]:
+    """Return cards of which every lay-off onto the meld (`_new_layoffs`) holds one, and their
+    mask (`gate_bit`).
+
+    A lay-off is a single card that joins the meld alone (`MeldFits.fit`) or a longer one: all
+    the naturals of a set's rank held (each joins alone), or a run's stretch from one end, whose
+    first card is a natural at `low - 1` or `high + 1` (it joins alone: the meld's arrangement
+    with it beside that end) or a wild (clean runs only). So the gate holds every card that may
+    join alone. A set: its rank's naturals, and the wilds when it is clean (a second wild makes
+    no set, and a set plus one card is never a run). A run: its suit's naturals at positions
+    `low - 2 .. high + 2` but those it holds (a natural joins at a position beside the other
+    naturals, or two away with the wild between; aces and the suit's 2, which may change places
+    or roles, only move within that span), its suit's 2, and the other wilds when it is clean or
+    holds its suit's 2 (with a wild standing already, a joker or another suit's 2 joins only
+    when the suit's 2 turns natural). Tested against `classify` and the reference lay-offs over
+    many melds and hands (`tests/test_melds_gate.py`).
+    """
+    clean = shape.wild is None
+    if shape.type == "set":
+        rank = shape.rank or 0
+        key = rank << 1 | clean
+        found = _GATES.get(key)
+        if found is None:
+            cards = [c for c in ALL_CARDS if RANK[c] == rank]
+            if clean:
+                cards.extend(_WILDS_SHOWN)
+            found = _GATES[key] = _gate_entry(cards)
+        return found
+    lo, hi = shape.low, shape.high
+    arranged = shape.cards
+    suit = shape.suit or ""
+    row = _POS_CARDS[suit]
+    own_two = row[2]
+    hole = 0  # the wild's position (0: none)
+    if not clean:  # the arrangement is the row with the wild at one position (its suit's 2 may be both)
+        for p in range(lo, hi + 1):
+            if arranged[p - lo] != row[p]:
+                hole = p
+                break
+    holds_two = own_two in meld
+    key = 1 << 30 | _CARD_CODES[own_two][1] | hole << 2 | lo << 6 | hi << 10 | clean << 14 | holds_two << 15
+    found = _GATES.get(key)
+    if found is None:
+        # the naturals 3..K at the meld's positions but the wild's are held already, and a rank
+        # twice is no run (nor a relevant card: `MeldFits.relevant`)
+        cards = [
+            row[p] for p in range(max(lo - 2, 1), min(hi + 2, 14) + 1)
+            if not (lo <= p <= hi and 3 <= p <= 13 and p != hole)
+        ]
+        cards.append(own_two)
+        if clean or holds_two:
+            cards.extend(_WILDS_SHOWN)
+        found = _GATES[key] = _gate_entry(cards)
+    return found
+
+
+def _gate_entry(cards: list[Card]) -> tuple[frozenset[Card], int]:
+    mask = 0
+    for c in cards:
+        mask |= gate_bit(c)
+    return frozenset(cards), mask
 
 
 def meld_fits(meld: tuple[Card, ...], rules: Rules) -> MeldFits:
