@@ -25,11 +25,11 @@ from .melds import (
     CanastaKind,
     MeldFits,
     canasta_bonus,
-    canasta_kind,
     candidate_melds,
-    classify,
     is_closing_canasta,
     meld_fits,
+    meld_wild,
+    size_kind,
 )
 from .rules import Rules, check_players, team_of
 from .table import Action, Bot, Choices, EndlessGame, SeedStreams, Table
@@ -364,29 +364,32 @@ class _Context:
     def _rate(self, action: Action, meld: MeldView | None) -> _Rated:
         """Return the `_Rated` of a meld (`meld` None) or a lay-off onto `meld`, and keep it."""
         rules, cards = self.rules, action.cards
+        # the wild of `classify(cards)` or of `classify(meld + cards)` (its code; -1: clean), on
+        # the cards' counts (`melds._Tally.wild_code`): no card tuple sorted nor classified
         if meld is None:
-            shape = classify(cards, rules)
+            wild = meld_wild(cards, rules)
+            size = len(cards)
             old_bonus, old_dirty, old_clean_len = 0, False, 0
         else:
-            # `classify(meld + cards)`, kept by the meld's entry across decisions
-            shape = meld_fits(meld.cards, rules).grown(cards)
+            wild = meld_fits(meld.cards, rules).grown_wild(cards)
+            size = len(meld.cards) + len(cards)
             old_bonus, old_dirty = _bonus(meld.kind, rules), not meld.clean
             old_clean_len = 0 if old_dirty else len(meld.cards)
-        assert shape is not None, "the engine offers only plays that make a meld"
+        assert wild != -2, "the engine offers only plays that make a meld"
         values = self.info.values
         points = 0
         for c in cards:
             points += values[SUIT_RANK[c]]
-        wild = shape.wild
-        size = len(shape.cards)
         base = points + _PER_CARD * len(cards) + _PER_LENGTH * size
-        base += _bonus(canasta_kind(shape, rules), rules) - old_bonus
+        # `canasta_kind` of the shape: a meld of 13 cards or more is a run (a set holds at most
+        # the 8 naturals of its rank and one wild)
+        base += _bonus(size_kind(size, wild == -1, size >= 13, rules), rules) - old_bonus
         short_wild, wild_cost, risk = False, 0, 0
-        if wild is not None and not old_dirty:
-            short_wild, wild_cost = size < CANASTA_SIZE, _WILD_COST + values[SUIT_RANK[wild]]
+        if wild != -1 and not old_dirty:
+            short_wild, wild_cost = size < CANASTA_SIZE, _WILD_COST + values[wild]
             if old_clean_len and self.info.close_needs_clean:
                 risk = _CLEAN_RISK * old_clean_len
-        elif old_dirty and wild is None:
+        elif old_dirty and wild == -1:
             base += _CLEANED
         rated = _Rated(action, rules, meld, base, short_wild, wild_cost, risk)
         if len(_RATED) >= _RATED_MAX:

@@ -355,6 +355,45 @@ class _Tally:
             return False
         return self._run_ok(rules.ace_to_ace) or (rules.sets and self._set_ok())
 
+    def wild_code(self, rules: Rules) -> int:
+        """Return the `cards.SUIT_RANK` code of the card acting as wild in `classify(cards,
+        rules)`, -1 for a clean meld, -2 for no meld (tested against `classify`).
+
+        `_run_shape` first, its options in order: a joker or another suit's 2 (at most one) is the
+        wild; else the suit's 2 held once stands as a natural when the run fits so, else as the
+        wild; held twice, one is the wild. Then `_set_shape`: the wild held, if any.
+        """
+        if self.n < 3:
+            return -2
+        if self._run_ok(rules.ace_to_ace):
+            suit = 0
+            suits = self.suits
+            while not suits >> suit & 1:
+                suit += 1
+            own2 = (self.twos >> (suit * 8)) & 255
+            if self.jokers + self.n_twos > own2:  # one forced wild (`_run_ok` allows no more)
+                return self._other_wild(suit)
+            if own2 == 0:
+                return -1
+            if own2 == 1 and self._run_fits(
+                self.ranks & ~2, self.nats - self.aces, self.aces, False, True, rules.ace_to_ace
+            ):
+                return -1
+            return suit * 16 + 2
+        if rules.sets and self._set_ok():
+            return -1 if self.jokers + self.n_twos == 0 else self._other_wild(-1)
+        return -2
+
+    def _other_wild(self, suit: int) -> int:
+        # the one wild counted that is not a 2 of `suit`: the joker, or the 2 of another suit
+        if self.jokers:
+            return 64
+        twos = self.twos
+        for t in range(4):
+            if t != suit and (twos >> (t * 8)) & 255:
+                return t * 16 + 2
+        return -2  # not reached: the caller counted one
+
     def _set_ok(self) -> bool:
         # `_set_shape`: one wild at most, two naturals or more, all of one rank
         ranks = self.ranks
@@ -423,6 +462,12 @@ def _positions_fit(pos: int, n: int, wild: bool) -> bool:
     return gaps == 1 or lo > 1 or hi < 14
 
 
+def meld_wild(cards: tuple[Card, ...], rules: Rules) -> int:
+    """Return `_Tally.wild_code` of some cards: the code of the wild of `classify(cards)`, -1
+    when it is clean, -2 when it is no meld."""
+    return _tally_of(cards).wild_code(rules)
+
+
 def tally(cards: Iterable[Card]) -> _Tally:
     """Return the tally of some cards (`_Tally`)."""
     return _tally_of(tuple(cards))
@@ -441,12 +486,16 @@ def canasta_kind(shape: MeldShape, rules: Rules, one_turn: bool = True) -> Canas
     `one_turn` says whether the meld was laid complete within a single turn; with
     `royal_in_one_turn` the royal and ace-to-ace bonuses need it.
     """
-    n = len(shape.cards)
+    return size_kind(len(shape.cards), shape.wild is None, shape.type == "run", rules, one_turn)
+
+
+def size_kind(n: int, clean: bool, run: bool, rules: Rules, one_turn: bool = True) -> CanastaKind | None:
+    """Return `canasta_kind` of a meld of `n` cards, clean or not, a run or a set."""
     if n < CANASTA_SIZE:
         return None
-    if shape.wild is not None:
+    if not clean:
         return "dirty"
-    if shape.type == "run" and (one_turn or not rules.royal_in_one_turn):
+    if run and (one_turn or not rules.royal_in_one_turn):
         if n == 14 and rules.ace_to_ace and rules.bonus_ace_to_ace:
             return "ace_to_ace"
         if n == 13 and rules.bonus_royal:
@@ -737,6 +786,14 @@ class MeldFits:
         cards that may take part in one (`relevant`) are kept, then `layoffs_of`."""
         relevant = self.relevant
         return self.layoffs_of(tuple([c for c in held if c in relevant]))  # no generator frames
+
+    def grown_wild(self, cards: tuple[Card, ...]) -> int:
+        """Return `_Tally.wild_code` of the meld grown by `cards`: the code of the wild of
+        `grown(cards)`, -1 when it is clean, -2 when it is no meld (no card tuple classified)."""
+        t = self.tally.copy()
+        for c in cards:
+            t.add(c)
+        return t.wild_code(self.rules)
 
     def grown(self, cards: tuple[Card, ...]) -> MeldShape | None:
         """Return `classify(meld + cards)`: the meld grown by a lay-off, kept per addition (a
