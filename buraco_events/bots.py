@@ -26,6 +26,7 @@ from .melds import (
     MeldFits,
     canasta_bonus,
     candidate_melds,
+    canonical_rules,
     is_closing_canasta,
     meld_fits,
     meld_wild,
@@ -223,6 +224,9 @@ class _RulesInfo:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
+        #: the first rules object seen equal to these (`melds.canonical_rules`): a play's
+        #: `_Rated` depends on the rules' values only, so games of equal rules share them
+        self.canon = canonical_rules(rules)
         #: each card's points by code (`cards.card_value`)
         self.values = _values(rules.two_value, rules.joker_value)
         self.sets: bool = rules.sets
@@ -265,7 +269,8 @@ def _rules_info(rules: Rules) -> _RulesInfo:
 
 class _Rated:
     """The part of a play's score that does not depend on the decision (`_Context.play_score`):
-    what it lays, onto which meld view, under which rules. In points: every term is an int."""
+    what it lays, onto which meld view, under which rules (`_RulesInfo.canon`: equal rules share
+    it). In points: every term is an int."""
 
     def __init__(self, action: Action, rules: Rules, meld: MeldView | None, base: int,
                  short_wild: bool, wild_cost: int, risk: int) -> None:
@@ -347,7 +352,7 @@ class _Context:
         if action.kind != "meld":
             meld = self.melds[action.meld or 0]
         rated = _RATED.get(id(action))
-        if rated is None or rated.action is not action or rated.meld is not meld or rated.rules is not self.rules:
+        if rated is None or rated.action is not action or rated.meld is not meld or rated.rules is not self.info.canon:
             rated = self._rate(action, meld)
         n = rated.n
         left = self.after - n
@@ -391,7 +396,7 @@ class _Context:
                 risk = _CLEAN_RISK * old_clean_len
         elif old_dirty and wild == -1:
             base += _CLEANED
-        rated = _Rated(action, rules, meld, base, short_wild, wild_cost, risk)
+        rated = _Rated(action, self.info.canon, meld, base, short_wild, wild_cost, risk)
         if len(_RATED) >= _RATED_MAX:
             _RATED.clear()
         _RATED[id(action)] = rated

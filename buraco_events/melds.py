@@ -270,6 +270,12 @@ def _caches(rules: Rules) -> _RulesCaches:
     return caches
 
 
+def canonical_rules(rules: Rules) -> Rules:
+    """Return the first rules object seen equal to `rules` (lately): answers kept per rules
+    object that depend only on the rules' values may be kept per this one."""
+    return _caches(rules).rules
+
+
 def _classify_sorted(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
     """`classify` of cards already sorted (as strings), cached."""
     last = _LAST  # `_caches(rules)`, its common case inline
