@@ -25,11 +25,12 @@ from .melds import (
     CanastaKind,
     MeldFits,
     canasta_bonus,
-    canasta_kind,
     candidate_melds,
-    classify,
+    canonical_rules,
     is_closing_canasta,
     meld_fits,
+    meld_wild,
+    size_kind,
 )
 from .rules import Rules, check_players, team_of
 from .table import Action, Bot, Choices, EndlessGame, SeedStreams, Table
@@ -223,6 +224,9 @@ class _RulesInfo:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
+        #: the first rules object seen equal to these (`melds.canonical_rules`): a play's
+        #: `_Rated` depends on the rules' values only, so games of equal rules share them
+        self.canon = canonical_rules(rules)
         #: each card's points by code (`cards.card_value`)
         self.values = _values(rules.two_value, rules.joker_value)
         self.sets: bool = rules.sets
@@ -265,7 +269,8 @@ def _rules_info(rules: Rules) -> _RulesInfo:
 
 class _Rated:
     """The part of a play's score that does not depend on the decision (`_Context.play_score`):
-    what it lays, onto which meld view, under which rules. In points: every term is an int."""
+    what it lays, onto which meld view, under which rules (`_RulesInfo.canon`: equal rules share
+    it). In points: every term is an int."""
 
     def __init__(self, action: Action, rules: Rules, meld: MeldView | None, base: int,
                  short_wild: bool, wild_cost: int, risk: int) -> None:
@@ -347,7 +352,7 @@ class _Context:
         if action.kind != "meld":
             meld = self.melds[action.meld or 0]
         rated = _RATED.get(id(action))
-        if rated is None or rated.action is not action or rated.meld is not meld or rated.rules is not self.rules:
+        if rated is None or rated.action is not action or rated.meld is not meld or rated.rules is not self.info.canon:
             rated = self._rate(action, meld)
         n = rated.n
         left = self.after - n
@@ -364,31 +369,34 @@ class _Context:
     def _rate(self, action: Action, meld: MeldView | None) -> _Rated:
         """Return the `_Rated` of a meld (`meld` None) or a lay-off onto `meld`, and keep it."""
         rules, cards = self.rules, action.cards
+        # the wild of `classify(cards)` or of `classify(meld + cards)` (its code; -1: clean), on
+        # the cards' counts (`melds._Tally.wild_code`): no card tuple sorted nor classified
         if meld is None:
-            shape = classify(cards, rules)
+            wild = meld_wild(cards, rules)
+            size = len(cards)
             old_bonus, old_dirty, old_clean_len = 0, False, 0
         else:
-            # `classify(meld + cards)`, kept by the meld's entry across decisions
-            shape = meld_fits(meld.cards, rules).grown(cards)
+            wild = meld_fits(meld.cards, rules).grown_wild(cards)
+            size = len(meld.cards) + len(cards)
             old_bonus, old_dirty = _bonus(meld.kind, rules), not meld.clean
             old_clean_len = 0 if old_dirty else len(meld.cards)
-        assert shape is not None, "the engine offers only plays that make a meld"
+        assert wild != -2, "the engine offers only plays that make a meld"
         values = self.info.values
         points = 0
         for c in cards:
             points += values[SUIT_RANK[c]]
-        wild = shape.wild
-        size = len(shape.cards)
         base = points + _PER_CARD * len(cards) + _PER_LENGTH * size
-        base += _bonus(canasta_kind(shape, rules), rules) - old_bonus
+        # `canasta_kind` of the shape: a meld of 13 cards or more is a run (a set holds at most
+        # the 8 naturals of its rank and one wild)
+        base += _bonus(size_kind(size, wild == -1, size >= 13, rules), rules) - old_bonus
         short_wild, wild_cost, risk = False, 0, 0
-        if wild is not None and not old_dirty:
-            short_wild, wild_cost = size < CANASTA_SIZE, _WILD_COST + values[SUIT_RANK[wild]]
+        if wild != -1 and not old_dirty:
+            short_wild, wild_cost = size < CANASTA_SIZE, _WILD_COST + values[wild]
             if old_clean_len and self.info.close_needs_clean:
                 risk = _CLEAN_RISK * old_clean_len
-        elif old_dirty and wild is None:
+        elif old_dirty and wild == -1:
             base += _CLEANED
-        rated = _Rated(action, rules, meld, base, short_wild, wild_cost, risk)
+        rated = _Rated(action, self.info.canon, meld, base, short_wild, wild_cost, risk)
         if len(_RATED) >= _RATED_MAX:
             _RATED.clear()
         _RATED[id(action)] = rated

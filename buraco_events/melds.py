@@ -270,6 +270,12 @@ def _caches(rules: Rules) -> _RulesCaches:
     return caches
 
 
+def canonical_rules(rules: Rules) -> Rules:
+    """Return the first rules object seen equal to `rules` (lately): answers kept per rules
+    object that depend only on the rules' values may be kept per this one."""
+    return _caches(rules).rules
+
+
 def _classify_sorted(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
     """`classify` of cards already sorted (as strings), cached."""
     last = _LAST  # `_caches(rules)`, its common case inline
@@ -355,6 +361,45 @@ class _Tally:
             return False
         return self._run_ok(rules.ace_to_ace) or (rules.sets and self._set_ok())
 
+    def wild_code(self, rules: Rules) -> int:
+        """Return the `cards.SUIT_RANK` code of the card acting as wild in `classify(cards,
+        rules)`, -1 for a clean meld, -2 for no meld (tested against `classify`).
+
+        `_run_shape` first, its options in order: a joker or another suit's 2 (at most one) is the
+        wild; else the suit's 2 held once stands as a natural when the run fits so, else as the
+        wild; held twice, one is the wild. Then `_set_shape`: the wild held, if any.
+        """
+        if self.n < 3:
+            return -2
+        if self._run_ok(rules.ace_to_ace):
+            suit = 0
+            suits = self.suits
+            while not suits >> suit & 1:
+                suit += 1
+            own2 = (self.twos >> (suit * 8)) & 255
+            if self.jokers + self.n_twos > own2:  # one forced wild (`_run_ok` allows no more)
+                return self._other_wild(suit)
+            if own2 == 0:
+                return -1
+            if own2 == 1 and self._run_fits(
+                self.ranks & ~2, self.nats - self.aces, self.aces, False, True, rules.ace_to_ace
+            ):
+                return -1
+            return suit * 16 + 2
+        if rules.sets and self._set_ok():
+            return -1 if self.jokers + self.n_twos == 0 else self._other_wild(-1)
+        return -2
+
+    def _other_wild(self, suit: int) -> int:
+        # the one wild counted that is not a 2 of `suit`: the joker, or the 2 of another suit
+        if self.jokers:
+            return 64
+        twos = self.twos
+        for t in range(4):
+            if t != suit and (twos >> (t * 8)) & 255:
+                return t * 16 + 2
+        return -2  # not reached: the caller counted one
+
     def _set_ok(self) -> bool:
         # `_set_shape`: one wild at most, two naturals or more, all of one rank
         ranks = self.ranks
@@ -423,6 +468,12 @@ def _positions_fit(pos: int, n: int, wild: bool) -> bool:
     return gaps == 1 or lo > 1 or hi < 14
 
 
+def meld_wild(cards: tuple[Card, ...], rules: Rules) -> int:
+    """Return `_Tally.wild_code` of some cards: the code of the wild of `classify(cards)`, -1
+    when it is clean, -2 when it is no meld."""
+    return _tally_of(cards).wild_code(rules)
+
+
 def tally(cards: Iterable[Card]) -> _Tally:
     """Return the tally of some cards (`_Tally`)."""
     return _tally_of(tuple(cards))
@@ -441,12 +492,16 @@ def canasta_kind(shape: MeldShape, rules: Rules, one_turn: bool = True) -> Canas
     `one_turn` says whether the meld was laid complete within a single turn; with
     `royal_in_one_turn` the royal and ace-to-ace bonuses need it.
     """
-    n = len(shape.cards)
+    return size_kind(len(shape.cards), shape.wild is None, shape.type == "run", rules, one_turn)
+
+
+def size_kind(n: int, clean: bool, run: bool, rules: Rules, one_turn: bool = True) -> CanastaKind | None:
+    """Return `canasta_kind` of a meld of `n` cards, clean or not, a run or a set."""
     if n < CANASTA_SIZE:
         return None
-    if shape.wild is not None:
+    if not clean:
         return "dirty"
-    if shape.type == "run" and (one_turn or not rules.royal_in_one_turn):
+    if run and (one_turn or not rules.royal_in_one_turn):
         if n == 14 and rules.ace_to_ace and rules.bonus_ace_to_ace:
             return "ace_to_ace"
         if n == 13 and rules.bonus_royal:
@@ -521,6 +576,12 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
     by one of the distinct wild cards held. Sets (where on): all the naturals of a rank held, and
     the same plus each distinct wild held. Each candidate is a legal meld.
     """
+    return hand_melds(hand, rules)[0]
+
+
+def hand_melds(hand: Mapping[Card, int], rules: Rules) -> tuple[list[tuple[Card, ...]], int]:
+    """Return `candidate_melds` and the hand's mask: the `gate_bit` of every card held (a meld's
+    gate and the mask share no bit when the hand holds no lay-off onto it: `MeldFits.gate_mask`)."""
     # one pass, on native ints: the ranks held per suit (14 bits a suit: bit suit * 14 + rank),
     # the suits with two naturals or more and those with two aces (a bit a suit), the wilds
     held: dict[Card, int] = hand if isinstance(hand, dict) else dict(hand)
@@ -555,8 +616,10 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
                 naturals.append(code)
             else:
                 naturals.extend([code] * n)
+    if wild_bits & 1:
+        masks |= 1  # the joker's bit (`gate_bit`)
     if total < 3:
-        return []  # every candidate is three cards of the hand or more (the pile-top checks ask often)
+        return [], masks  # every candidate is three cards of the hand or more (the pile-top checks ask often)
     wild_codes = tuple(wilds)  # in any order: each is tried, and the candidates are a set
     # the candidates are distinct without a set: runs of one suit are distinct (`_suit_runs`),
     # runs of two suits share no natural, a set's candidates differ in length or wild, and a
@@ -591,7 +654,7 @@ def candidate_melds(hand: Mapping[Card, int], rules: Rules) -> list[tuple[Card, 
                 for w in wild_codes:
                     out.append(tuple([_CODE_CARD[c] for c in sorted([*codes, w])]))
             i = j
-    return sorted(out)
+    return sorted(out), masks
 
 
 def _suit_runs(
@@ -685,6 +748,14 @@ class MeldFits:
             else _RUN_CARDS[shape.suit or ""].difference([c for c in meld if RANK[c] >= 3])
             if shape.type == "run" else _SET_CARDS[shape.rank or 0]
         )
+        #: the gate: every lay-off onto the meld (`_new_layoffs`) holds one of these cards, so a
+        #: hand holding none of them has none (`_gate`)
+        self.gate: frozenset[Card] = frozenset()
+        #: the gate's mask (`gate_bit`): a hand's mask (`hand_melds`) and this one share no bit
+        #: when the hand holds no lay-off onto the meld
+        self.gate_mask = 0
+        if shape is not None:
+            self.gate, self.gate_mask = _gate(shape, meld)
         #: per addition asked of `grown`: the meld it makes (None: none)
         self.grows: dict[tuple[Card, ...], MeldShape | None] = {}
         #: per lay-off of two cards or more tried so far (a sorted tuple), whether it joins
@@ -722,6 +793,14 @@ class MeldFits:
         relevant = self.relevant
         return self.layoffs_of(tuple([c for c in held if c in relevant]))  # no generator frames
 
+    def grown_wild(self, cards: tuple[Card, ...]) -> int:
+        """Return `_Tally.wild_code` of the meld grown by `cards`: the code of the wild of
+        `grown(cards)`, -1 when it is clean, -2 when it is no meld (no card tuple classified)."""
+        t = self.tally.copy()
+        for c in cards:
+            t.add(c)
+        return t.wild_code(self.rules)
+
     def grown(self, cards: tuple[Card, ...]) -> MeldShape | None:
         """Return `classify(meld + cards)`: the meld grown by a lay-off, kept per addition (a
         bot scores the same lay-offs turn after turn while the meld stands)."""
@@ -730,6 +809,81 @@ class MeldFits:
         if shape is _UNKNOWN:
             shape = grows[cards] = _classify_sorted(tuple(sorted(self.sorted + cards)), self.rules)
         return shape
+
+
+#: the gates kept by one int: a set's rank and cleanness, or a run's suit, ends, wild's position,
+#: cleanness and whether it holds its suit's 2 (`_gate`)
+_GATES: Final[dict[int, tuple[frozenset[Card], int]]] = {}
+
+
+def gate_bit(card: Card) -> int:
+    """Return a card's bit in a gate's or a hand's mask: bit suit index * 14 + rank, the joker
+    bit 0 (the mask `hand_melds` gives along)."""
+    _, suit, rank = _CARD_CODES[card]
+    return 1 if suit < 0 else 1 << (suit * 14 + rank)
+
+
+def _gate(shape: MeldShape, meld: tuple[Card, ...]) -> tuple[frozenset[Card], int]:
+    """Return cards of which every lay-off onto the meld (`_new_layoffs`) holds one, and their
+    mask (`gate_bit`).
+
+    A lay-off is a single card that joins the meld alone (`MeldFits.fit`) or a longer one: all
+    the naturals of a set's rank held (each joins alone), or a run's stretch from one end, whose
+    first card is a natural at `low - 1` or `high + 1` (it joins alone: the meld's arrangement
+    with it beside that end) or a wild (clean runs only). So the gate holds every card that may
+    join alone. A set: its rank's naturals, and the wilds when it is clean (a second wild makes
+    no set, and a set plus one card is never a run). A run: its suit's naturals at positions
+    `low - 2 .. high + 2` but those it holds (a natural joins at a position beside the other
+    naturals, or two away with the wild between; aces and the suit's 2, which may change places
+    or roles, only move within that span), its suit's 2, and the other wilds when it is clean or
+    holds its suit's 2 (with a wild standing already, a joker or another suit's 2 joins only
+    when the suit's 2 turns natural). Tested against `classify` and the reference lay-offs over
+    many melds and hands (`tests/test_melds_gate.py`).
+    """
+    clean = shape.wild is None
+    if shape.type == "set":
+        rank = shape.rank or 0
+        key = rank << 1 | clean
+        found = _GATES.get(key)
+        if found is None:
+            cards = [c for c in ALL_CARDS if RANK[c] == rank]
+            if clean:
+                cards.extend(_WILDS_SHOWN)
+            found = _GATES[key] = _gate_entry(cards)
+        return found
+    lo, hi = shape.low, shape.high
+    arranged = shape.cards
+    suit = shape.suit or ""
+    row = _POS_CARDS[suit]
+    own_two = row[2]
+    hole = 0  # the wild's position (0: none)
+    if not clean:  # the arrangement is the row with the wild at one position (its suit's 2 may be both)
+        for p in range(lo, hi + 1):
+            if arranged[p - lo] != row[p]:
+                hole = p
+                break
+    holds_two = own_two in meld
+    key = 1 << 30 | _CARD_CODES[own_two][1] | hole << 2 | lo << 6 | hi << 10 | clean << 14 | holds_two << 15
+    found = _GATES.get(key)
+    if found is None:
+        # the naturals 3..K at the meld's positions but the wild's are held already, and a rank
+        # twice is no run (nor a relevant card: `MeldFits.relevant`)
+        cards = [
+            row[p] for p in range(max(lo - 2, 1), min(hi + 2, 14) + 1)
+            if not (lo <= p <= hi and 3 <= p <= 13 and p != hole)
+        ]
+        cards.append(own_two)
+        if clean or holds_two:
+            cards.extend(_WILDS_SHOWN)
+        found = _GATES[key] = _gate_entry(cards)
+    return found
+
+
+def _gate_entry(cards: list[Card]) -> tuple[frozenset[Card], int]:
+    mask = 0
+    for c in cards:
+        mask |= gate_bit(c)
+    return frozenset(cards), mask
 
 
 def meld_fits(meld: tuple[Card, ...], rules: Rules) -> MeldFits:

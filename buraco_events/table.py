@@ -63,7 +63,7 @@ from .events import (
     TookPile,
     event_type,
 )
-from .melds import MeldFits, candidate_melds, meld_fits
+from .melds import MeldFits, hand_melds, meld_fits
 from .rules import Rules, canonical_variant, check_players, find_rules, team_of
 from .seatview import player_view
 from .views import View
@@ -193,7 +193,8 @@ def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
     hand = state.hands[player]
     raw: list[Play] = []
     actions: list[Action] = []
-    for cards in candidate_melds(hand, rules):
+    found_melds, hand_mask = hand_melds(hand, rules)
+    for cards in found_melds:
         play: Play = ("meld", None, cards)
         raw.append(play)
         actions.append(_play_action(play))
@@ -211,6 +212,8 @@ def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
             if len(entries) >= _MELD_ENTRIES_MAX:
                 entries.clear()
             entries[id(m)] = (m, rules, entry)
+        if not entry.gate_mask & hand_mask:
+            continue  # every lay-off holds a card of the gate (`melds._gate`): none here
         if held is None:
             held = sorted_held(hand)
         found = entry.layoffs_in(held)
