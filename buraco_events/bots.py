@@ -455,15 +455,16 @@ class _Context:
         return 2 * score - (4 * value if self.is_late() else value)
 
     def _index_melds(self) -> _MeldIndex:
-        """Return the team's index of the melds' kept entries (`melds.meld_fits`), brought up
-        to this view's melds: kept per team across decisions, since few melds change between
-        two discards of a team (`_MeldIndex.update`)."""
-        team, rules, melds = self.team, self.rules, self.melds
-        kept = _MELD_INDEX.get(team)
+        """Return the index of the melds' kept entries (`melds.meld_fits`), brought up to this
+        view's melds: one index for both teams (a meld's team is kept, `mine` is the test of
+        `keep_melds`), kept across decisions, since few melds change between two discards
+        (`_MeldIndex.update`)."""
+        rules, melds = self.rules, self.melds
+        kept = _MELD_INDEX.get(0)
         if kept is None or kept.rules is not rules or not kept.update(melds):
-            kept = _MeldIndex(rules, team)
+            kept = _MeldIndex(rules)
             kept.update(melds)
-            _MELD_INDEX[team] = kept
+            _MELD_INDEX[0] = kept
         self._index = kept
         return kept
 
@@ -475,11 +476,11 @@ class _Context:
         index = self._index
         if index is None:
             index = self._index_melds()
-        mine_of, fits = index.mine, index.fits
+        team_of_meld, fits, team = index.teams, index.fits, self.team
         score = 0
         fed = owned = False
         for i in index.by_code[SUIT_RANK[card]]:
-            mine = mine_of[i]
+            mine = team_of_meld[i] == team
             if owned if mine else fed:
                 continue
             # `classify(m.cards + (card,))` is a meld, answered from the meld's kept fits
@@ -495,9 +496,9 @@ class _Context:
 
 
 class _MeldIndex:
-    """The kept entries of a table's melds for one team (`_Context._index_melds`).
+    """The kept entries of a table's melds, for both teams (`_Context._index_melds`).
 
-    Per meld position: its view, whether it is the team's, its kept entry, its bucket (a run's
+    Per meld position: its view, its team, its kept entry, its bucket (a run's
     suit index, 4 + a set's rank; -1 for no meld); `by_code` lists per card code the positions
     of the melds the card may join (a natural: the runs of its suit and the sets of its rank,
     RULES 3.1, 3.2; a wild: every meld). A lay-off replaces a meld's view at the same position
@@ -505,11 +506,10 @@ class _MeldIndex:
     changed and appends the new melds.
     """
 
-    def __init__(self, rules: Rules, team: int) -> None:
+    def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.team = team
         self.views: list[MeldView] = []
-        self.mine: list[bool] = []
+        self.teams: list[int] = []
         self.fits: list[MeldFits] = []
         self.buckets: list[int] = []
         self.by_code: list[list[int]] = [[] for _ in range(SUIT_RANK_SIZE)]
@@ -521,7 +521,7 @@ class _MeldIndex:
         known = len(views)
         if len(melds) < known:
             return False
-        team, rules = self.team, self.rules
+        rules = self.rules
         for i, m in enumerate(melds):
             if i < known and views[i] is m:
                 continue
@@ -530,14 +530,14 @@ class _MeldIndex:
             bucket = -1
             if shape is not None:
                 bucket = _SUIT_INDEX[shape.suit or ""] if shape.type == "run" else 4 + (shape.rank or 0)
-            mine = m.team == team
+            team = m.team
             if i < known:
                 if bucket != self.buckets[i]:
                     return False
-                views[i], self.mine[i], self.fits[i] = m, mine, entry
+                views[i], self.teams[i], self.fits[i] = m, team, entry
                 continue
             views.append(m)
-            self.mine.append(mine)
+            self.teams.append(team)
             self.fits.append(entry)
             self.buckets.append(bucket)
             if bucket >= 0:  # no meld: nothing joins it (`fit` is False)
@@ -546,7 +546,7 @@ class _MeldIndex:
         return True
 
 
-#: the meld index per team, kept across decisions (`_MeldIndex.update`)
+#: the meld index (under key 0), kept across decisions (`_MeldIndex.update`)
 _MELD_INDEX: Final[dict[int, _MeldIndex]] = {}
 
 

@@ -354,7 +354,7 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
 
 
 def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
-    """The meld index is kept per team across decisions (`bots._MeldIndex.update`): views of two
+    """The meld index is kept across decisions, shared by both teams (`bots._MeldIndex.update`): views of two
     games asked in turn (melds replaced, added, dropped, other buckets at a known position, another
     team's melds at one) still give the reference worth of every card held."""
     from reference_bots import keep_melds as reference_keep_melds
@@ -396,7 +396,7 @@ def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
         return MeldView(id=0, team=team, cards=tuple(cards.split()), type=type_,  # type: ignore[arg-type]
                         clean=True, kind="none", laid_by=team, laid_seq=1)
 
-    index = _MeldIndex(rules, 0)
+    index = _MeldIndex(rules)
     assert index.update((view("5H 6H 7H", 0),))
     grown = view("5H 6H 7H 8H", 0)
     assert index.update((grown,)) and index.views == [grown] and index.buckets == [SUITS.index("H")]
