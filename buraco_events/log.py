@@ -13,11 +13,13 @@ line, which `repair` truncates after a backup. Stored lines are never rewritten.
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import functools
 import itertools
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -797,6 +799,39 @@ def write_log(path: StrPath, events: Iterable[Event], *, exist_ok: bool = False)
     existing file is never replaced: with `exist_ok` one holding exactly these bytes is accepted
     (a rerun of the same simulation), anything else raises `LogExistsError`.
     """
+    data, log_head = _sealed(events)
+    target = Path(path)
+    try:
+        _place(target, data)
+    except FileExistsError:
+        _accept_existing(target, data, exist_ok)
+    return log_head
+
+
+def write_logs(logs: Iterable[tuple[StrPath, Iterable[Event]]], *, exist_ok: bool = False) -> list[str]:
+    """`write_log` for several new logs at once, flushed to disk together; return their heads.
+
+    Every log is sealed and checked first: an invalid one raises before anything is written.
+    Then the files of one folder are written aside (unnamed), made durable by one flush of their
+    file system (Linux `syncfs`: one write-back for all of them instead of an fsync each, which
+    costs a short log about two thirds of its writing), and linked into place in order. Each file
+    still appears whole or not at all, and none is linked before its bytes are on disk. An
+    existing file is never replaced (`write_log`'s `exist_ok`); a `LogExistsError` leaves the
+    logs before it in place and none after it. Where there is no `syncfs`, no unnamed file or no
+    /proc, or the logs are in several folders, they are written one `write_log` after another.
+    """
+    items = [(Path(path), *_sealed(events)) for path, events in logs]
+    placed = _place_together(items, exist_ok) if len(items) > 1 else 0
+    for target, data, _ in items[placed:]:
+        try:
+            _place(target, data)
+        except FileExistsError:
+            _accept_existing(target, data, exist_ok)
+    return [log_head for _, _, log_head in items]
+
+
+def _sealed(events: Iterable[Event]) -> tuple[bytes, str]:
+    """Return the bytes of a new sealed log of `events` and its head (refusing what readers would)."""
     events = list(events)
     if not events:
         raise ValueError("a log holds at least one event")
@@ -805,17 +840,65 @@ def write_log(path: StrPath, events: Iterable[Event], *, exist_ok: bool = False)
         raise ValueError("nothing may follow game_ended (EVENTS.md)")
     lines = seal_lines(events)
     _check_batch(lines)
-    data = b"\n".join(lines) + b"\n"
-    target = Path(path)
+    return b"\n".join(lines) + b"\n", line_hash(lines[-1])
+
+
+def _accept_existing(target: Path, data: bytes, exist_ok: bool) -> None:
+    """An existing file at `target`: accepted when `exist_ok` and it holds `data`, else refused."""
+    if not (exist_ok and target.read_bytes() == data):
+        raise LogExistsError(
+            target, None, None, None,
+            "exists already with other content; a log is never replaced (choose another folder)",
+        ) from None
+
+
+@functools.cache
+def _syncfs() -> Callable[[int], int] | None:
+    """Return Linux's `syncfs(fd)` (flush the file system holding `fd`), or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
     try:
-        _place(target, data)
-    except FileExistsError:
-        if not (exist_ok and target.read_bytes() == data):
-            raise LogExistsError(
-                target, None, None, None,
-                "exists already with other content; a log is never replaced (choose another folder)",
-            ) from None
-    return line_hash(lines[-1])
+        function = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _place_together(items: list[tuple[Path, bytes, str]], exist_ok: bool) -> int:
+    """`write_logs`' group commit: write the files aside unnamed, flush their file system once,
+    link them in order; return how many were placed (0 where this way is not open: the caller
+    places the rest one by one). Raises what a failed flush or an existing file raise."""
+    syncfs = _syncfs()
+    tmpfile = getattr(os, "O_TMPFILE", 0)
+    if syncfs is None or not tmpfile or len({target.parent for target, _, _ in items}) != 1:
+        return 0
+    folder = os.open(items[0][0].parent, os.O_RDONLY | os.O_DIRECTORY)
+    fds: list[int] = []
+    try:
+        for _, data, _ in items:
+            try:
+                fd = os.open(".", tmpfile | os.O_WRONLY, 0o666, dir_fd=folder)
+            except OSError:
+                return 0  # a file system without unnamed files: nothing linked yet
+            fds.append(fd)
+            _write_all(fd, data)
+        if syncfs(folder) != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, f"syncfs: {os.strerror(error)}")
+        for placed, ((target, data, _), fd) in enumerate(zip(items, fds, strict=True)):
+            try:
+                os.link(f"/proc/self/fd/{fd}", target.name, dst_dir_fd=folder)
+            except FileExistsError:
+                _accept_existing(target, data, exist_ok)
+            except OSError:
+                return placed  # no /proc: the rest one by one (the unnamed files go with their fds)
+        return len(items)
+    finally:
+        for fd in fds:
+            os.close(fd)
+        os.close(folder)
 
 
 def _check_batch(lines: list[bytes]) -> None:

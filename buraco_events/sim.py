@@ -1,9 +1,10 @@
 """Simulation: many seeded bot games, one sealed log per game, and a summary of the results.
 
 The shell around `bots.run_game` (a `table.Table` of bots): it derives each game's id and seed
-from the run's seed, writes `DIR/<game_id>.jsonl` with `log.write_log`, and spreads batches of
-games over a process pool. A game depends only on its id and seed, never on the worker that plays
-it or on the clock, so the same arguments give the same bytes with any number of workers.
+from the run's seed, writes `DIR/<game_id>.jsonl` with `log.write_logs` (a batch's logs flushed
+to disk together), and spreads batches of games over a process pool. A game depends only on its
+id and seed, never on the worker that plays it or on the clock, so the same arguments give the
+same bytes with any number of workers.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import msgspec
 
 from .bots import bot_by_name, bot_spec, run_game
 from .engine import team_of
-from .events import HandEnded
-from .log import write_log
+from .events import Event, HandEnded
+from .log import write_logs
 from .melds import CANASTA_KINDS
 from .pool import collector_paused
 from .rules import canonical_variant, check_players
@@ -115,10 +116,11 @@ def _play_games(
     """`_play_batch`'s work (the collector paused around it)."""
     tally = _Tally()
     bots = [bot_by_name(n) for n in seats]
+    logs: list[tuple[Path, list[Event]]] = []  # written together at the end (one flush to disk)
     for i in indices:
         gid = game_id(variant, players, seed, i)
         events, state = run_game(variant, players, game_seed(seed, i), bots, gid, target, commit=commit)
-        write_log(Path(out_dir) / f"{gid}.jsonl", events, exist_ok=True)
+        logs.append((Path(out_dir) / f"{gid}.jsonl", events))
         tally.games += 1
         tally.events += len(events)
         tally.hands += len(state.hand_results)
@@ -132,6 +134,7 @@ def _play_games(
         for ev in events:  # the table's own events: `type(ev) is`, not isinstance (slow on Structs)
             if type(ev) is HandEnded and ev.closed_by is not None:
                 tally.closes[team_of(ev.closed_by)] += 1
+    write_logs(logs, exist_ok=True)
     return tally
 
 

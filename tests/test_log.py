@@ -47,6 +47,7 @@ from buraco_events.log import (
     repair,
     verify_chain,
     write_log,
+    write_logs,
 )
 from buraco_events.sources import iter_logs
 from cli.main import app
@@ -188,6 +189,111 @@ def test_write_log_places_the_file_whole_every_way(tmp_path: Path, monkeypatch: 
         write_log(path, make_game(7), exist_ok=True)
     assert path.read_bytes().splitlines() == game_lines(6)
     assert [p.name for p in tmp_path.iterdir()] == ["g.jsonl"]
+
+
+def test_write_logs_writes_each_log_as_write_log_with_one_flush(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The group commit: the same files and heads as one write_log each, made durable by one
+    syncfs of the folder's file system before any is linked, and no fsync."""
+    import buraco_events.log as log_module
+
+    syncfs = log_module._syncfs()
+    if syncfs is None:
+        pytest.skip("no syncfs here: write_logs writes one log after another (tested below)")
+    flushed: list[list[str]] = []
+
+    def counting_syncfs(fd: int) -> int:
+        flushed.append(sorted(p.name for p in tmp_path.iterdir()))  # what is linked at the flush
+        return syncfs(fd)
+
+    def no_fsync(fd: int) -> None:
+        raise AssertionError("write_logs flushes the file system once, not each file")
+
+    monkeypatch.setattr(log_module, "_syncfs", lambda: counting_syncfs)
+    monkeypatch.setattr(os, "fsync", no_fsync)
+    heads = write_logs([(tmp_path / f"g{i}.jsonl", make_game(i)) for i in range(5)])
+    assert flushed == [[]]  # one flush, before any file was linked
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"g{i}.jsonl" for i in range(5)]
+    for i in range(5):
+        assert (tmp_path / f"g{i}.jsonl").read_bytes().splitlines() == game_lines(i)
+        assert heads[i] == head(tmp_path / f"g{i}.jsonl")
+
+
+def test_write_logs_never_replaces_a_log_and_stops_at_the_first_conflict(tmp_path: Path) -> None:
+    write_log(tmp_path / "g1.jsonl", make_game(1))
+    write_log(tmp_path / "g2.jsonl", make_game(7))  # other content than game 2 below
+    # the same bytes again are accepted with exist_ok
+    write_logs([(tmp_path / f"g{i}.jsonl", make_game(i)) for i in (0, 1)], exist_ok=True)
+    with pytest.raises(LogExistsError, match="exists already with other content"):
+        write_logs([(tmp_path / f"g{i}.jsonl", make_game(i)) for i in (3, 2, 4)], exist_ok=True)
+    # the log before the conflict is in place, none after it; the conflicting one is untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g0.jsonl", "g1.jsonl", "g2.jsonl", "g3.jsonl"]
+    assert (tmp_path / "g2.jsonl").read_bytes().splitlines() == game_lines(7)
+    assert (tmp_path / "g3.jsonl").read_bytes().splitlines() == game_lines(3)
+    with pytest.raises(FileExistsError):
+        write_logs([(tmp_path / "g5.jsonl", make_game(5)), (tmp_path / "g1.jsonl", make_game(1))])
+    # an invalid log in the batch: nothing of the batch is written
+    bad = Drew(seq=0, player=0, card="1Z")
+    game = make_game(8)
+    with pytest.raises(EventFormatError):
+        write_logs([(tmp_path / "g6.jsonl", make_game(6)), (tmp_path / "g8.jsonl", [*game[:3], bad, *game[3:]])])
+    assert not (tmp_path / "g6.jsonl").exists() and not (tmp_path / "g8.jsonl").exists()
+
+
+@pytest.mark.parametrize("aside", ["no syncfs", "no O_TMPFILE", "file system without", "no /proc",
+                                   "two folders"])
+def test_write_logs_falls_back_to_one_log_after_another(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, aside: str) -> None:
+    import buraco_events.log as log_module
+
+    if aside == "no syncfs":
+        monkeypatch.setattr(log_module, "_syncfs", lambda: None)
+    elif aside == "no O_TMPFILE":
+        monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+    elif aside == "file system without":
+        real_open = os.open
+
+        def no_tmpfile(path: str, flags: int, *args: object, **kw: object) -> int:
+            if flags & getattr(os, "O_TMPFILE", 0) == getattr(os, "O_TMPFILE", -1):
+                raise OSError(errno.EOPNOTSUPP, "not supported")
+            return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(os, "open", no_tmpfile)
+    elif aside == "no /proc":
+        link = os.link
+
+        def no_proc(src: str, dst: str, **kw: object) -> None:
+            if str(src).startswith("/proc/"):
+                raise FileNotFoundError(src)
+            link(src, dst, **kw)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(os, "link", no_proc)
+    folders = [tmp_path / "a", tmp_path / ("b" if aside == "two folders" else "a")]
+    for folder in folders:
+        folder.mkdir(exist_ok=True)
+    paths = [folders[i % 2] / f"g{i}.jsonl" for i in range(4)]
+    heads = write_logs([(path, make_game(i)) for i, path in enumerate(paths)])
+    for i, path in enumerate(paths):
+        assert path.read_bytes().splitlines() == game_lines(i)
+        assert heads[i] == head(path)
+    assert sorted(p.name for f in set(folders) for p in f.iterdir()) == [f"g{i}.jsonl" for i in range(4)]
+
+
+def test_write_logs_links_nothing_when_the_flush_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ctypes
+
+    import buraco_events.log as log_module
+
+    def failing_syncfs(fd: int) -> int:
+        ctypes.set_errno(errno.EIO)
+        return -1
+
+    monkeypatch.setattr(log_module, "_syncfs", lambda: failing_syncfs)
+    if not getattr(os, "O_TMPFILE", 0):
+        pytest.skip("no unnamed files here: write_logs writes one log after another")
+    with pytest.raises(OSError, match="syncfs"):
+        write_logs([(tmp_path / f"g{i}.jsonl", make_game(i)) for i in range(3)])
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_write_log_refuses_an_invalid_event_and_writes_nothing(tmp_path: Path) -> None:
