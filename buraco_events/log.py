@@ -869,7 +869,8 @@ def _syncfs() -> Callable[[int], int] | None:
 def _place_together(items: list[tuple[Path, bytes, str]], exist_ok: bool) -> int:
     """`write_logs`' group commit: write the files aside unnamed, flush their file system once,
     link them in order; return how many were placed (0 where this way is not open: the caller
-    places the rest one by one). Raises what a failed flush or an existing file raise."""
+    places the rest one by one). Where syncfs fails, each file is fsynced; raises what a failed
+    fsync or an existing file raise (a failed flush links nothing)."""
     syncfs = _syncfs()
     tmpfile = getattr(os, "O_TMPFILE", 0)
     if syncfs is None or not tmpfile or len({target.parent for target, _, _ in items}) != 1:
@@ -884,9 +885,9 @@ def _place_together(items: list[tuple[Path, bytes, str]], exist_ok: bool) -> int
                 return 0  # a file system without unnamed files: nothing linked yet
             fds.append(fd)
             _write_all(fd, data)
-        if syncfs(folder) != 0:
-            error = ctypes.get_errno()
-            raise OSError(error, f"syncfs: {os.strerror(error)}")
+        if syncfs(folder) != 0:  # refused (a file system that cannot): an fsync each instead
+            for fd in fds:
+                os.fsync(fd)
         for placed, ((target, data, _), fd) in enumerate(zip(items, fds, strict=True)):
             try:
                 os.link(f"/proc/self/fd/{fd}", target.name, dst_dir_fd=folder)

@@ -279,21 +279,40 @@ def test_write_logs_falls_back_to_one_log_after_another(
     assert sorted(p.name for f in set(folders) for p in f.iterdir()) == [f"g{i}.jsonl" for i in range(4)]
 
 
-def test_write_logs_links_nothing_when_the_flush_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_logs_fsyncs_each_file_when_syncfs_fails_and_links_nothing_when_that_fails(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import ctypes
 
     import buraco_events.log as log_module
 
+    if not getattr(os, "O_TMPFILE", 0):
+        pytest.skip("no unnamed files here: write_logs writes one log after another")
+
     def failing_syncfs(fd: int) -> int:
-        ctypes.set_errno(errno.EIO)
+        ctypes.set_errno(errno.EINVAL)
         return -1
 
     monkeypatch.setattr(log_module, "_syncfs", lambda: failing_syncfs)
-    if not getattr(os, "O_TMPFILE", 0):
-        pytest.skip("no unnamed files here: write_logs writes one log after another")
-    with pytest.raises(OSError, match="syncfs"):
-        write_logs([(tmp_path / f"g{i}.jsonl", make_game(i)) for i in range(3)])
-    assert list(tmp_path.iterdir()) == []
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def counting_fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    write_logs([(tmp_path / f"g{i}.jsonl", make_game(i)) for i in range(3)])
+    assert len(synced) == 3  # the flush refused: each file fsynced before any was linked
+    assert [(tmp_path / f"g{i}.jsonl").read_bytes().splitlines() for i in range(3)] == [
+        game_lines(i) for i in range(3)]
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(errno.EIO, "I/O error")
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    with pytest.raises(OSError, match="I/O error"):
+        write_logs([(tmp_path / f"h{i}.jsonl", make_game(i)) for i in range(3)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g0.jsonl", "g1.jsonl", "g2.jsonl"]
 
 
 def test_write_log_refuses_an_invalid_event_and_writes_nothing(tmp_path: Path) -> None:
