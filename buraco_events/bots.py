@@ -25,8 +25,8 @@ from .melds import (
     CanastaKind,
     MeldFits,
     canasta_bonus,
-    candidate_melds,
     canonical_rules,
+    hand_melds,
     is_closing_canasta,
     meld_fits,
     meld_wild,
@@ -616,7 +616,8 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules, enough: int = 
             together[c] = together.get(c, 0) + 1
     used = [False] * SUIT_RANK_SIZE
     n = 0
-    for cards in candidate_melds(together, rules):
+    found, together_mask = hand_melds(together, rules)
+    for cards in found:
         n = _mark_used(cards, in_pile, used, n)
         if n >= enough:
             return n
@@ -627,8 +628,8 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules, enough: int = 
             # `candidate_layoffs` from the meld's kept entry (`melds.meld_fits`), as the table's
             # candidates do, with the cards sorted once for all the melds
             entry = meld_fits(m.cards, rules)
-            if entry.shape is None:
-                continue
+            if entry.shape is None or not entry.gate_mask & together_mask:
+                continue  # no meld, or none of the cards every lay-off onto it holds one of
             if held is None:
                 held = sorted_held(together)
             for layoff in entry.layoffs_in(held):
