@@ -76,12 +76,32 @@ def remove_compiled_files(root: Path) -> None:
         say(f"removed {f.relative_to(root)} (left by an earlier compiled build)")
 
 
+#: compile flags of the shared library: its functions hidden from the dynamic linker, so that
+#: the compiled modules call one another (and mypyc's runtime helpers) directly, not through
+#: the PLT, and the C compiler may inline across them: 1.6% fewer instructions in self-play.
+#: The modules' init functions stay visible (Python declares them so); gcc and clang take it.
+HIDDEN = ["-fvisibility=hidden"]
+
+
+def add_hidden(extensions: list[Any], compiler_type: str) -> None:
+    """Add `HIDDEN` to each extension's compile flags for a unix compiler (gcc, clang), not MSVC."""
+    if compiler_type != "unix":
+        return
+    for ext in extensions:
+        ext.extra_compile_args = ext.extra_compile_args + [f for f in HIDDEN if f not in ext.extra_compile_args]
+
+
 class BuildExtOrPure(build_ext):
     """build_ext that falls back to pure Python when the C compiler fails.
 
     The compiled modules only work together (each module's stub imports the shared library), so
     a failure removes whatever this build made and leaves the pure Python sources alone.
     """
+
+    def build_extensions(self) -> None:
+        """Build them with `HIDDEN` added where the compiler takes such flags."""
+        add_hidden(self.extensions, self.compiler.compiler_type)
+        super().build_extensions()
 
     def run(self) -> None:
         """Build the extensions, or report the failure and leave a pure build."""

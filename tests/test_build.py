@@ -8,6 +8,7 @@ differs between the builds where users can see it (copying, pickling, subclassin
 from __future__ import annotations
 
 import copy
+import ctypes
 import importlib
 import importlib.util
 import os
@@ -17,7 +18,7 @@ import subprocess
 import sys
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 from helpers import random_game
@@ -223,3 +224,27 @@ def test_a_failing_c_compiler_leaves_a_pure_build(tmp_path: Path) -> None:
                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)},
                            capture_output=True, text=True, check=True)
     assert check.stdout == "pure\n"
+
+
+def test_setup_hides_the_shared_librarys_functions_from_unix_compilers_only() -> None:
+    # -fvisibility=hidden: the compiled modules call one another directly (1.6% fewer instructions)
+    setup = _setup_module()
+    unix = [SimpleNamespace(extra_compile_args=[]), SimpleNamespace(extra_compile_args=["-O2"])]
+    setup.add_hidden(unix, "unix")
+    setup.add_hidden(unix, "unix")  # twice: the flag once
+    assert [e.extra_compile_args for e in unix] == [["-fvisibility=hidden"], ["-O2", "-fvisibility=hidden"]]
+    msvc = [SimpleNamespace(extra_compile_args=[])]
+    setup.add_hidden(msvc, "msvc")
+    assert msvc[0].extra_compile_args == []
+
+
+@pytest.mark.skipif(build() != "compiled" or not sys.platform.startswith("linux"), reason="the compiled build's library, on Linux")
+def test_the_compiled_library_exports_its_init_functions_only() -> None:
+    # what the dynamic linker sees of the shared library: the init function Python calls, none of
+    # the compiled functions (each module's stub reaches them through a capsule, not by name)
+    package = Path(buraco_events.__file__).parent
+    (core,) = [p for p in package.iterdir() if p.name.startswith("_core__mypyc.") and p.suffix == ".so"]
+    library = ctypes.CDLL(str(core))
+    assert hasattr(library, "PyInit__core__mypyc")
+    assert not hasattr(library, "CPyDef_engine___apply")
+    assert not hasattr(library, "CPyDef_melds___classify")
