@@ -47,12 +47,14 @@ from .lookahead import TopPlay, is_natural_top, top_candidates
 from .melds import (
     CANASTA_SIZE,
     CanastaKind,
+    MeldFits,
     MeldShape,
     canasta_kind,
     candidate_melds,
     classify,
     is_closing_canasta,
     may_lay_off,
+    meld_fits,
     shape_layoffs,
 )
 from .rules import (
@@ -465,19 +467,29 @@ _EXPECTED: Final[dict[Phase, str]] = {
 
 def _expect_phase(state: GameState, ev: Event, *phases: Phase) -> None:
     if state.phase not in phases:
-        if state.phase == "over":
-            raise _fail(state, ev, "the game is over")
-        want = _EXPECTED[state.phase]
-        raise _fail(state, ev, f"{event_type(ev)} is not allowed now; expected {want}")
+        raise _phase_error(state, ev)
+
+
+def _phase_error(state: GameState, ev: Event) -> IllegalMove:
+    """Return the error of `ev` coming in a phase that does not take it."""
+    if state.phase == "over":
+        return _fail(state, ev, "the game is over")
+    want = _EXPECTED[state.phase]
+    return _fail(state, ev, f"{event_type(ev)} is not allowed now; expected {want}")
 
 
 def _expect_turn(state: GameState, ev: Event) -> int:
     player: int = ev.player  # type: ignore[attr-defined]
     if player != state.to_play:  # the seat to play always exists: test the seat only when off turn
-        if player >= state.n_players:
-            raise _fail(state, ev, f"no seat {player} in a {state.n_players}-player game")
-        raise _fail(state, ev, f"it is seat {state.to_play}'s turn, not seat {player}'s")
+        raise _turn_error(state, ev, player)
     return player
+
+
+def _turn_error(state: GameState, ev: Event, player: int) -> IllegalMove:
+    """Return the error of `ev` by `player`, who is not the seat to play."""
+    if player >= state.n_players:
+        return _fail(state, ev, f"no seat {player} in a {state.n_players}-player game")
+    return _fail(state, ev, f"it is seat {state.to_play}'s turn, not seat {player}'s")
 
 
 def _check_game_started(state: GameState, ev: GameStarted) -> None:
@@ -644,14 +656,12 @@ def _top_candidates(state: GameState, player: int, top: Card, held_top: int) -> 
 def _any_passes(state: GameState, player: int, candidates: list[TopPlay]) -> bool:
     """Return whether some candidate play passes `check` (their seq is the next one by construction)."""
     for kind, meld_id, cards in candidates:
-        try:
-            if kind == "meld":
-                _check_melded(state, Melded(seq=state.next_seq, player=player, meld=len(state.melds), cards=cards))
-            else:
-                _check_laid_off(state, LaidOff(seq=state.next_seq, player=player, meld=meld_id, cards=cards))
-        except IllegalMove:
-            continue
-        return True
+        if kind == "meld":
+            err = _melded_error(state, Melded(seq=state.next_seq, player=player, meld=len(state.melds), cards=cards))
+        else:
+            err = _laid_off_error(state, LaidOff(seq=state.next_seq, player=player, meld=meld_id, cards=cards))
+        if err is None:
+            return True
     return False
 
 
@@ -674,27 +684,30 @@ def _trial_take(state: GameState, ev: TookPile) -> GameState:
     return apply(trial, ev)
 
 
-def _play_base(state: GameState, ev: Melded | LaidOff) -> tuple[int, dict[Card, int]]:
-    """Check turn, phase and card ownership; return the player and the cards taken from the hand."""
+def _play_need(state: GameState, ev: Melded | LaidOff) -> dict[Card, int] | IllegalMove:
+    """Check turn, phase and card ownership; return the cards the play takes from the hand of
+    its player (`ev.player`, the seat to play), or the error."""
     if state.phase != "play":
-        _expect_phase(state, ev, "play")
-    player = _expect_turn(state, ev)
+        return _phase_error(state, ev)
+    player = ev.player
+    if player != state.to_play:
+        return _turn_error(state, ev, player)
     cards: Sequence[Card] = ev.cards
     if not cards:
-        raise _fail(state, ev, "cards: empty")
+        return _fail(state, ev, "cards: empty")
     top = state.pending_top
     held = state.hands[player]
     if top is not None:
         if top not in cards:
-            raise _fail(state, ev, f"closed pile: the top card {top} must go into the first play after taking the pile")
+            return _fail(state, ev, f"closed pile: the top card {top} must go into the first play after taking the pile")
         rest = list(cards)  # the top comes from the pile, the other cards from the hand
         rest.remove(top)
         cards = rest
     need = _need(held, cards)
     if need is None:
         missing = Counter(cards) - Counter(held)
-        raise _fail(state, ev, f"cards not in hand: {_fmt(sorted(missing.elements()))}")
-    return player, need
+        return _fail(state, ev, f"cards not in hand: {_fmt(sorted(missing.elements()))}")
+    return need
 
 
 def _kept(state: GameState, player: int, need: dict[Card, int]) -> set[Card]:
@@ -704,51 +717,56 @@ def _kept(state: GameState, player: int, need: dict[Card, int]) -> set[Card]:
     return kept
 
 
-def _check_after_play(
+def _after_play_error(
     state: GameState, ev: Event, player: int, need: dict[Card, int], meld: Callable[[], Meld]
-) -> None:
-    """Check what a play that takes `need` from the hand leaves in it (RULES 4 and 6).
+) -> IllegalMove | None:
+    """Return why a play that takes `need` from the hand may not leave it as it does (RULES 4
+    and 6), or None.
 
     `meld` builds the played meld as it would stand, only when closing needs it.
     """
     hand = state.hands[player]
     if state.single_taken is None and state.top_due is None and len(hand) - len(need) >= 2:
-        return  # the common case: two distinct cards the play leaves alone stay, no constraint
+        return None  # the common case: two distinct cards the play leaves alone stay, no constraint
     left = sum(hand.values()) - sum(need.values()) + len(state.pending_rest)
     if left > 1 and state.single_taken is None and state.top_due is None:
-        return  # more than one card stays, nothing taken that constrains it
+        return None  # more than one card stays, nothing taken that constrains it
     team = team_of(player)
     if left == 0:
         if state.rules.dead_by_discard:
-            raise _fail(state, ev, "in this variant a hand may only empty by a discard")
+            return _fail(state, ev, "in this variant a hand may only empty by a discard")
         if state.can_take_dead(team):
-            return  # direct dead
+            return None  # direct dead
         if state.rules.close_by_discard:
-            raise _fail(state, ev, "only a discard may close in this variant; this play would empty the hand")
+            return _fail(state, ev, "only a discard may close in this variant; this play would empty the hand")
         if not state.has_closing_canasta(team, meld()):
-            raise _fail(state, ev, "cannot close: the team has no " + _canasta_need(state))
-        return
+            return _fail(state, ev, "cannot close: the team has no " + _canasta_need(state))
+        return None
     # the kept cards matter only for a single card taken from an open pile, or one card left
     if state.single_taken is not None and _kept(state, player, need) == {state.single_taken}:
-        raise _fail(state, ev, f"this play leaves only {state.single_taken}, which may not go back to the pile (no single-card return)")
+        return _fail(state, ev, f"this play leaves only {state.single_taken}, which may not go back to the pile (no single-card return)")
     if state.top_due is not None and state.top_due not in need:
-        _check_top_still_usable(state, ev, player, need, meld)
+        err = _top_still_usable_error(state, ev, player, need, meld)
+        if err is not None:
+            return err
     if left != 1:
-        return
+        return None
     (last,) = _kept(state, player, need)
     if not state.can_take_dead(team):
         if not state.has_closing_canasta(team, meld()):
-            raise _fail(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {_canasta_need(state)} to close",
-                        f"this play leaves a single card, which could not be discarded: the team has no {_canasta_need(state)} to close")
+            return _fail(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {_canasta_need(state)} to close",
+                         f"this play leaves a single card, which could not be discarded: the team has no {_canasta_need(state)} to close")
         if state.rules.no_wild_last_discard and is_wild_card(last):
-            raise _fail(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard",
-                        "this play leaves a single card, a wild, which may not be the closing discard")
+            return _fail(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard",
+                         "this play leaves a single card, a wild, which may not be the closing discard")
+    return None
 
 
-def _check_top_still_usable(
+def _top_still_usable_error(
     state: GameState, ev: Event, player: int, need: dict[Card, int], meld: Callable[[], Meld]
-) -> None:
-    """Refuse a play that would leave the due top card no legal way to be melded this turn.
+) -> IllegalMove | None:
+    """Return the error of a play that would leave the due top card no legal way to be melded
+    this turn, or None.
 
     Under `pile_top_use` = turn_end the turn may not end until the top card is melded (RULES 2):
     a play that made that impossible would leave the player with no legal way on.
@@ -767,7 +785,8 @@ def _check_top_still_usable(
     trial.melds.insert(min(played.id, len(trial.melds)), played)
     trial.next_seq = ev.seq + 1
     if not _top_still_playable(trial, player, top):
-        raise _fail(state, ev, f"this play leaves no way to meld the top card {state.top_due} taken from the pile, which must be melded before the turn ends")
+        return _fail(state, ev, f"this play leaves no way to meld the top card {state.top_due} taken from the pile, which must be melded before the turn ends")
+    return None
 
 
 def _top_still_playable(trial: GameState, player: int, top: Card) -> bool:
@@ -782,19 +801,35 @@ def _canasta_need(state: GameState) -> str:
 
 
 def _check_melded(state: GameState, ev: Melded) -> None:
-    player, need = _play_base(state, ev)
+    """Raise the error `_melded_error` finds, if any."""
+    err = _melded_error(state, ev)
+    if err is not None:
+        raise err
+
+
+def _melded_error(state: GameState, ev: Melded) -> IllegalMove | None:
+    """Return why `check` refuses the new meld `ev` (the seq aside: it is the caller's), or None.
+
+    The check of a meld returns its error rather than raise it: the table and the look-ahead
+    check candidate plays by the thousand, and compiled, an error raised and caught costs more
+    than the check.
+    """
+    need = _play_need(state, ev)
+    if isinstance(need, IllegalMove):
+        return need
+    player = ev.player
     if ev.meld != len(state.melds):
-        raise _fail(state, ev, f"meld: the next meld number is {len(state.melds)}, got {ev.meld}")
+        return _fail(state, ev, f"meld: the next meld number is {len(state.melds)}, got {ev.meld}")
     rules = state.rules
     shape = classify(ev.cards, rules)
     if shape is None:
-        raise _fail(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
+        return _fail(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
     _hand_over(ev, None, rules, shape)
     team = team_of(player)
     if shape.type == "set" and _bits(rules).one_set_per_rank:
         if any(m.team == team and m.shape.type == "set" and m.shape.rank == shape.rank for m in state.melds):
-            raise _fail(state, ev, "one set per rank: the team already has a set of that rank")
-    _check_after_play(
+            return _fail(state, ev, "one set per rank: the team already has a set of that rank")
+    return _after_play_error(
         state, ev, player, need, lambda: Meld(len(state.melds), team, shape, player, ev.seq, state.turn, state.turn)
     )
 
@@ -804,17 +839,33 @@ def _meld_words(rules: Rules) -> str:
 
 
 def _check_laid_off(state: GameState, ev: LaidOff) -> None:
-    player, need = _play_base(state, ev)
+    """Raise the error `_laid_off_error` finds, if any."""
+    err = _laid_off_error(state, ev)
+    if err is not None:
+        raise err
+
+
+def _laid_off_error(state: GameState, ev: LaidOff) -> IllegalMove | None:
+    """Return why `check` refuses the lay-off `ev` (the seq aside: it is the caller's), or None
+    (returned rather than raised, as `_melded_error`).
+
+    The meld it makes is the one its kept entry (`meld_entry`) grows by the cards: `classify` of
+    the meld's cards and the lay-off's, kept per lay-off while the meld stands.
+    """
+    need = _play_need(state, ev)
+    if isinstance(need, IllegalMove):
+        return need
+    player = ev.player
     if ev.meld >= len(state.melds):
-        raise _fail(state, ev, f"meld: there is no meld {ev.meld}")
+        return _fail(state, ev, f"meld: there is no meld {ev.meld}")
     old = state.melds[ev.meld]
     team = team_of(player)
     if old.team != team:
-        raise _fail(state, ev, f"meld {ev.meld} belongs to the other team")
+        return _fail(state, ev, f"meld {ev.meld} belongs to the other team")
     rules = state.rules
-    shape = classify(old.cards + tuple(ev.cards), rules)
+    shape = meld_entry(old, rules).grown(tuple(ev.cards))
     if shape is None or shape.type != old.shape.type:
-        raise _fail(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
+        return _fail(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
     _hand_over(ev, old, rules, shape)
     top = state.pending_top or state.top_due
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
@@ -822,8 +873,29 @@ def _check_laid_off(state: GameState, ev: LaidOff) -> None:
         top is not None and _bits(rules).wild_top_new_meld_only and is_wild_card(top)
         and shape.wild == top and top in ev.cards
     ):
-        raise _fail(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
-    _check_after_play(state, ev, player, need, lambda: old.with_shape(shape, old.last_turn, old.canasta_seq))
+        return _fail(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
+    return _after_play_error(state, ev, player, need, lambda: old.with_shape(shape, old.last_turn, old.canasta_seq))
+
+
+#: the kept entry (`melds.meld_fits`) of each meld seen lately, by the meld's id(): a meld is
+#: immutable (a lay-off replaces it), so the entry holds it alive and an identity match means
+#: the same cards, without hashing them
+_MELD_ENTRIES: Final[dict[int, tuple[Meld, Rules, MeldFits]]] = {}
+_MELD_ENTRIES_MAX: Final = 4096
+
+
+def meld_entry(m: Meld, rules: Rules) -> MeldFits:
+    """Return the kept entry of a table meld under `rules` (`melds.meld_fits` of its cards),
+    found by the meld's identity."""
+    entries = _MELD_ENTRIES
+    hit = entries.get(id(m))
+    if hit is not None and hit[0] is m and hit[1] is rules:
+        return hit[2]
+    entry = meld_fits(m.shape.cards, rules)
+    if len(entries) >= _MELD_ENTRIES_MAX:
+        entries.clear()
+    entries[id(m)] = (m, rules, entry)
+    return entry
 
 
 def _check_discarded(state: GameState, ev: Discarded) -> None:
@@ -1123,7 +1195,7 @@ def _apply_laid_off(state: GameState, ev: LaidOff) -> None:
     if memo[0] is ev and memo[2] is rules and memo[1] is old:
         shape: MeldShape | None = memo[3]  # classified by the check of this very event
     else:
-        shape = classify(old.cards + tuple(ev.cards), rules)
+        shape = meld_entry(old, rules).grown(tuple(ev.cards))
     assert shape is not None
     canasta_seq = old.canasta_seq
     if canasta_seq is None and len(shape.cards) >= CANASTA_SIZE:
@@ -1475,16 +1547,11 @@ def checked_play(state: GameState, play: _Play) -> Melded | LaidOff | None:
     kind, meld_id, cards = play
     player, seq = state.to_play, state.next_seq
     # what `check` runs for these events (their seq is the next one by construction)
-    try:
-        if kind == "meld":
-            melded = Melded(seq=seq, player=player, meld=len(state.melds), cards=cards)
-            _check_melded(state, melded)
-            return melded
-        laid = LaidOff(seq=seq, player=player, meld=meld_id, cards=cards)  # type: ignore[arg-type]
-        _check_laid_off(state, laid)
-        return laid
-    except IllegalMove:
-        return None
+    if kind == "meld":
+        melded = Melded(seq=seq, player=player, meld=len(state.melds), cards=cards)
+        return melded if _melded_error(state, melded) is None else None
+    laid = LaidOff(seq=seq, player=player, meld=meld_id, cards=cards)  # type: ignore[arg-type]
+    return laid if _laid_off_error(state, laid) is None else None
 
 
 def _raw_plays(state: GameState, player: int) -> Iterator[_Play]:

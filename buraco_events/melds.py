@@ -733,9 +733,10 @@ class MeldFits:
         self.rules = rules
         #: the meld's cards as given (the key of its entry)
         self.meld = meld
-        self.shape = classify(meld, rules)
-        #: the meld's cards sorted as strings (`grown` sorts the meld and the cards added)
+        #: the meld's cards sorted as strings, sorted once: its shape is classified from them,
+        #: and `grown` sorts them with the cards added
         self.sorted = tuple(sorted(meld))
+        self.shape = _classify_sorted(self.sorted, rules)
         self.fits: dict[Card, bool] = {}
         shape = self.shape
         #: the meld's cards as counts: whether cards join it is arithmetic on a copy (`_Tally.ok`)
@@ -745,7 +746,7 @@ class MeldFits:
         #: reach beyond its ends); a set's rank and the wilds
         self.relevant: frozenset[Card] = (
             frozenset() if shape is None
-            else _RUN_CARDS[shape.suit or ""].difference([c for c in meld if RANK[c] >= 3])
+            else _run_relevant(shape.suit or "", meld)
             if shape.type == "run" else _SET_CARDS[shape.rank or 0]
         )
         #: the gate: every lay-off onto the meld (`_new_layoffs`) holds one of these cards, so a
@@ -809,6 +810,26 @@ class MeldFits:
         if shape is _UNKNOWN:
             shape = grows[cards] = _classify_sorted(tuple(sorted(self.sorted + cards)), self.rules)
         return shape
+
+
+#: `_run_relevant` by one int: the suit's index and the ranks 3..K the run holds (bit r: rank r)
+_RUN_RELEVANT: Final[dict[int, frozenset[Card]]] = {}
+
+
+def _run_relevant(suit: str, meld: tuple[Card, ...]) -> frozenset[Card]:
+    """Return the cards that may take part in a lay-off onto a run of `suit` (`MeldFits.relevant`):
+    the suit's cards and the wilds, but not the naturals 3..K the run holds. Kept per those
+    ranks: a run's naturals 3..K are all of its suit, so they and the suit make the answer."""
+    held = 0
+    for c in meld:
+        rank = RANK[c]
+        if rank >= 3:
+            held |= 1 << rank
+    key = held << 2 | SUITS.index(suit)
+    found = _RUN_RELEVANT.get(key)
+    if found is None:
+        found = _RUN_RELEVANT[key] = _RUN_CARDS[suit].difference([c for c in meld if RANK[c] >= 3])
+    return found
 
 
 #: the gates kept by one int: a set's rank and cleanness, or a run's suit, ends, wild's position,

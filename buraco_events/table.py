@@ -47,6 +47,7 @@ from .engine import (
     legal_dead_takes,
     legal_discards,
     legal_draws,
+    meld_entry,
     must_refill,
     raw_plays,
     sorted_held,
@@ -63,7 +64,7 @@ from .events import (
     TookPile,
     event_type,
 )
-from .melds import MeldFits, hand_melds, meld_fits
+from .melds import hand_melds
 from .rules import Rules, canonical_variant, check_players, find_rules, team_of
 from .seatview import player_view
 from .views import View
@@ -173,21 +174,14 @@ def _discard_action(card: Card) -> Action:
     return action
 
 
-#: the kept entry (`melds.meld_fits`) of each engine meld seen lately, by the meld's id(): an
-#: engine meld is immutable (a lay-off replaces it), so the entry holds it alive and an identity
-#: match means the same cards, without hashing them
-_MELD_ENTRIES: Final[dict[int, tuple[object, Rules, MeldFits]]] = {}
-_MELD_ENTRIES_MAX: Final = 4096
-
-
 def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
     """Return `engine.raw_plays` (no closed-pile top waiting) and the action of each play.
 
     The same plays in the same order: the hand's new melds (`melds.candidate_melds`, sorted),
     then, per team meld in table order, its lay-offs (`melds.shape_layoffs`, sorted). Lay-offs
-    come from the meld's kept entry found by identity; their plays and actions are kept with
-    the entry's answer for those cards, so a decision that meets the same lay-offs again (the
-    next decision of the turn, or of the next turn) builds nothing.
+    come from the meld's kept entry found by identity (`engine.meld_entry`); their plays and
+    actions are kept with the entry's answer for those cards, so a decision that meets the same
+    lay-offs again (the next decision of the turn, or of the next turn) builds nothing.
     """
     player, rules = state.to_play, state.rules
     hand = state.hands[player]
@@ -200,18 +194,10 @@ def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
         actions.append(_play_action(play))
     team = team_of(player)
     held: tuple[Card, ...] | None = None
-    entries = _MELD_ENTRIES
     for m in state.melds:
         if m.team != team:
             continue
-        hit = entries.get(id(m))
-        if hit is not None and hit[0] is m and hit[1] is rules:
-            entry = hit[2]
-        else:
-            entry = meld_fits(m.shape.cards, rules)
-            if len(entries) >= _MELD_ENTRIES_MAX:
-                entries.clear()
-            entries[id(m)] = (m, rules, entry)
+        entry = meld_entry(m, rules)
         if not entry.gate_mask & hand_mask:
             continue  # every lay-off holds a card of the gate (`melds._gate`): none here
         if held is None:

@@ -3,6 +3,7 @@ code they replaced gave (`tests/reference_melds.py`): same shapes, same lay-offs
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from hypothesis import given, settings
@@ -10,8 +11,17 @@ from hypothesis import strategies as st
 from reference_melds import classify as reference_classify
 from reference_melds import shape_layoffs as reference_shape_layoffs
 
-from buraco_events.cards import make_deck, parse_cards
-from buraco_events.melds import classify, fits_alone, may_lay_off, meld_fits, shape_layoffs
+from buraco_events.cards import RANK, make_deck, parse_cards
+from buraco_events.melds import (
+    _RUN_CARDS,
+    MeldFits,
+    _run_relevant,
+    classify,
+    fits_alone,
+    may_lay_off,
+    meld_fits,
+    shape_layoffs,
+)
 from buraco_events.rules import PRESETS, Rules, find_rules
 
 DECK = make_deck(4)
@@ -79,6 +89,38 @@ def test_grown_is_the_classify_of_the_meld_and_the_cards(case: tuple[tuple[str, 
         for n in range(1, min(len(held), 3) + 1):
             cards = held[:n]
             assert entry.grown(cards) == reference_classify((*meld, *cards), rules)
+
+
+@settings(max_examples=300, deadline=None)
+@given(meld_and_hand(), st.randoms(use_true_random=False))
+def test_grown_in_any_order_is_the_engine_classify(
+    case: tuple[tuple[str, ...], tuple[str, ...], Rules], rng: random.Random
+) -> None:
+    # RULES 3.4: the engine's lay-off check asks `grown` with the lay-off's cards in the order
+    # the event gives them; the answer is `classify` of the meld and the cards, as the check
+    # asked before (legal or not, of the meld's type or not), whatever the order
+    meld, held, rules = case
+    entry = meld_fits(meld, rules)
+    for _ in range(3):
+        cards = list(held[:rng.randint(1, 4)]) if held else [rng.choice(DECK)]
+        rng.shuffle(cards)
+        assert entry.grown(tuple(cards)) == classify(meld + tuple(cards), rules)
+
+
+@settings(max_examples=300, deadline=None)
+@given(meld_and_hand())
+def test_meld_fits_shape_and_relevant_cards_are_as_before(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
+    # the entry classifies the cards it sorted once, and keeps a run's relevant cards per suit
+    # and ranks held (`_run_relevant`): both as computed before
+    meld, _, rules = case
+    entry = MeldFits(meld, rules)
+    shape = classify(meld, rules)
+    assert entry.shape == shape and entry.sorted == tuple(sorted(meld))
+    assert shape is not None
+    if shape.type == "run":
+        suit = shape.suit or ""
+        assert entry.relevant == _RUN_CARDS[suit].difference([c for c in meld if RANK[c] >= 3])
+        assert _run_relevant(suit, meld) is _run_relevant(suit, tuple(reversed(meld)))
 
 
 @settings(max_examples=200, deadline=None)
