@@ -157,7 +157,7 @@ class Meld:
     interpreted in the compiled build.
     """
 
-    __slots__ = _MELD_FIELDS
+    __slots__ = (*_MELD_FIELDS, "_fits", "_fits_rules")
 
     def __init__(
         self,
@@ -178,6 +178,9 @@ class Meld:
         self.first_turn: Final = first_turn
         self.last_turn: Final = last_turn
         self.canasta_seq: Final = canasta_seq
+        #: `meld_entry`'s answer and the rules it is for (a cache, no part of the meld's value)
+        self._fits: MeldFits | None = None
+        self._fits_rules: Rules | None = None
 
     def _values(self) -> tuple[Any, ...]:
         return (self.id, self.team, self.shape, self.laid_by, self.laid_seq, self.first_turn,
@@ -877,24 +880,16 @@ def _laid_off_error(state: GameState, ev: LaidOff) -> IllegalMove | None:
     return _after_play_error(state, ev, player, need, lambda: old.with_shape(shape, old.last_turn, old.canasta_seq))
 
 
-#: the kept entry (`melds.meld_fits`) of each meld seen lately, by the meld's id(): a meld is
-#: immutable (a lay-off replaces it), so the entry holds it alive and an identity match means
-#: the same cards, without hashing them
-_MELD_ENTRIES: Final[dict[int, tuple[Meld, Rules, MeldFits]]] = {}
-_MELD_ENTRIES_MAX: Final = 4096
-
-
 def meld_entry(m: Meld, rules: Rules) -> MeldFits:
-    """Return the kept entry of a table meld under `rules` (`melds.meld_fits` of its cards),
-    found by the meld's identity."""
-    entries = _MELD_ENTRIES
-    hit = entries.get(id(m))
-    if hit is not None and hit[0] is m and hit[1] is rules:
-        return hit[2]
+    """Return the kept entry of a table meld under `rules` (`melds.meld_fits` of its cards).
+
+    Kept on the meld itself: a meld is immutable (a lay-off replaces it), so its entry never
+    goes stale, and reading an attribute costs less than looking the meld up by its id()."""
+    entry = m._fits
+    if entry is not None and m._fits_rules is rules:
+        return entry
     entry = meld_fits(m.shape.cards, rules)
-    if len(entries) >= _MELD_ENTRIES_MAX:
-        entries.clear()
-    entries[id(m)] = (m, rules, entry)
+    m._fits, m._fits_rules = entry, rules
     return entry
 
 
