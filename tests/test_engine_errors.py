@@ -11,6 +11,8 @@ what the check classified before (RULES 3.4).
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 
 import pytest
@@ -183,3 +185,15 @@ def test_meld_entry_is_the_meld_fits_of_its_cards_kept_by_identity() -> None:
     play(state, ev)
     grown = state.melds[ev.meld]
     assert meld_entry(grown, rules).shape == grown.shape == entry.grown(tuple(ev.cards))
+
+
+def test_a_melds_kept_entry_is_no_part_of_its_value() -> None:
+    # `meld_entry` keeps the entry on the meld: equality, hashing, repr and pickling ignore it
+    state, ev = _first_play()
+    m = state.melds[ev.meld]
+    fresh = pickle.loads(pickle.dumps(m))
+    assert fresh._fits is None
+    meld_entry(m, state.rules)
+    assert m._fits is not None
+    assert m == fresh and hash(m) == hash(fresh) and repr(m) == repr(fresh)
+    assert pickle.loads(pickle.dumps(m))._fits is None and copy.copy(m) == m
