@@ -158,10 +158,9 @@ def test_write_log_writes_a_sealed_log_once(tmp_path: Path) -> None:
         write_log(tmp_path / "empty.jsonl", [])
 
 
-@pytest.mark.parametrize("aside", ["unnamed", "no O_TMPFILE", "file system without", "no /proc"])
-def test_write_log_places_the_file_whole_every_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                  aside: str) -> None:
-    # the unnamed file aside (O_TMPFILE) and both fallbacks to a named one give the same file
+def take_away(aside: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Take away what writing a file aside may use: `O_TMPFILE` ("no O_TMPFILE"), a file system's
+    support for it ("file system without"), or /proc to link it by ("no /proc")."""
     if aside == "no O_TMPFILE":
         monkeypatch.delattr(os, "O_TMPFILE", raising=False)
     elif aside == "file system without":
@@ -182,6 +181,13 @@ def test_write_log_places_the_file_whole_every_way(tmp_path: Path, monkeypatch: 
             link(src, dst, **kw)  # type: ignore[arg-type]
 
         monkeypatch.setattr(os, "link", no_proc)
+
+
+@pytest.mark.parametrize("aside", ["unnamed", "no O_TMPFILE", "file system without", "no /proc"])
+def test_write_log_places_the_file_whole_every_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  aside: str) -> None:
+    # the unnamed file aside (O_TMPFILE) and both fallbacks to a named one give the same file
+    take_away(aside, monkeypatch)
     path = tmp_path / "g.jsonl"
     assert write_log(path, make_game(6)) == head(path)
     assert path.read_bytes().splitlines() == game_lines(6)
@@ -248,26 +254,8 @@ def test_write_logs_falls_back_to_one_log_after_another(
 
     if aside == "no syncfs":
         monkeypatch.setattr(log_module, "_syncfs", lambda: None)
-    elif aside == "no O_TMPFILE":
-        monkeypatch.delattr(os, "O_TMPFILE", raising=False)
-    elif aside == "file system without":
-        real_open = os.open
-
-        def no_tmpfile(path: str, flags: int, *args: object, **kw: object) -> int:
-            if flags & getattr(os, "O_TMPFILE", 0) == getattr(os, "O_TMPFILE", -1):
-                raise OSError(errno.EOPNOTSUPP, "not supported")
-            return real_open(path, flags, *args, **kw)  # type: ignore[arg-type]
-
-        monkeypatch.setattr(os, "open", no_tmpfile)
-    elif aside == "no /proc":
-        link = os.link
-
-        def no_proc(src: str, dst: str, **kw: object) -> None:
-            if str(src).startswith("/proc/"):
-                raise FileNotFoundError(src)
-            link(src, dst, **kw)  # type: ignore[arg-type]
-
-        monkeypatch.setattr(os, "link", no_proc)
+    else:
+        take_away(aside, monkeypatch)
     folders = [tmp_path / "a", tmp_path / ("b" if aside == "two folders" else "a")]
     for folder in folders:
         folder.mkdir(exist_ok=True)
