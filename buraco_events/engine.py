@@ -1641,6 +1641,8 @@ def legal_draws(state: GameState) -> list[Event]:
         return refills or [end_of_hand(state)]
     out: list[Event] = []
     if state.stock:
+        # passes `check` by construction: the phase, the turn, the stock's top, and no refill
+        # due (`refilling` is set only where the stock refills: `must_refill` answered above)
         out.append(Drew(seq=seq, player=player, card=state.stock[-1]))
     if state.pile:
         ev = TookPile(seq=seq, player=player, cards=tuple(state.pile))

@@ -231,8 +231,8 @@ def legal_actions(state: GameState) -> list[Action]:
 def legal_choices(state: GameState) -> list[tuple[Action, Event]]:
     """Return the choices of the player to move, each with the event `action_event` gives for it.
 
-    The melds, lay-offs, discards and pile takes among them have passed `check` on this state
-    (see `engine.legal_events`); draws and dead takes have not.
+    The melds, lay-offs, discards, draws and pile takes among them have passed `check` on this
+    state (see `engine.legal_events` and `engine.legal_draws`); dead takes have not.
     """
     return Choices(state).all()
 
@@ -569,8 +569,9 @@ class BotError(ValueError):
 #: gets each event after the engine checked it and before the table applies it
 Recorder = Callable[[Event], None]
 
-#: the event kinds `legal_choices` offers only once they passed `engine.check`
-_CHECKED_WHEN_OFFERED: Final = (Melded, LaidOff, Discarded, TookPile)
+#: the event kinds `legal_choices` offers only once they passed `engine.check` (a draw by
+#: construction: see `engine.legal_draws`)
+_CHECKED_WHEN_OFFERED: Final = (Melded, LaidOff, Discarded, TookPile, Drew)
 #: `isinstance(event, _CHECKED_WHEN_OFFERED)` by the event's class, asked once per class (a
 #: Struct class's isinstance goes through its metaclass: slow at every step)
 _CHECKED_BY_TYPE: Final[dict[type, bool]] = {}
@@ -774,7 +775,7 @@ class Table:
         else:
             event = self._ask(bot, seat, choices)
         # the offered event equals `action_event(state, action)`; the engine checked it on this
-        # very state unless it is a draw or a dead take, so only those are checked again
+        # very state unless it is a dead take, so only those are checked again
         if _checked_when_offered(event):
             return self._commit(event)
         return self.append(event)

@@ -1,6 +1,7 @@
 """The view's and the offer's shortcuts against the plain computations they replace (oracles):
 `seatview._display_hand` is `sorted_cards` of the cards held, `engine.legal_discards` keeps the
-cards `engine.check` accepts, and the table's kept event-class test is `isinstance`."""
+cards `engine.check` accepts, `engine.legal_draws`'s draw passes it, and the table's kept
+event-class test is `isinstance`."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from hypothesis import strategies as st
 
 from buraco_events.bots import GreedyBot, RandomBot
 from buraco_events.cards import make_deck, sorted_cards
-from buraco_events.engine import GameState, IllegalMove, check, legal_discards
-from buraco_events.events import Discarded
+from buraco_events.engine import GameState, IllegalMove, check, legal_discards, legal_draws
+from buraco_events.events import Discarded, Drew
 from buraco_events.rules import PRESETS
 from buraco_events.seatview import _display_hand
 from buraco_events.table import (
@@ -68,6 +69,17 @@ def test_legal_discards_are_the_cards_check_accepts(decision_states: list[GameSt
 
 
 _DECK = make_deck(4)
+
+
+def test_the_offered_draw_passes_check(decision_states: list[GameState]) -> None:
+    """The table commits an offered draw unchecked (`table._CHECKED_WHEN_OFFERED`): `check`
+    accepts each, and a draw is offered in most draw phases (no test if none were)."""
+    draws = [ev for state in decision_states for ev in legal_draws(state) if type(ev) is Drew]
+    assert len(draws) > 200
+    for state in decision_states:
+        for ev in legal_draws(state):
+            if type(ev) is Drew:
+                check(state, ev)
 
 
 @settings(max_examples=300, deadline=None)
