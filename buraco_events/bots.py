@@ -132,10 +132,11 @@ class GreedyBot:
         The plays are scored before their check and checked best first, so the first legal one
         is the one `choose` would rank first; the discards are listed only when it plays none.
         """
-        if view.phase == "draw":
+        phase = view.phase  # read once: the view is a msgspec struct
+        if phase == "draw":
             draws = [a for a, _ in choices.draws()]
             return draws[0] if len(draws) == 1 else self._draw(view, draws, rules)
-        if view.phase == "dead":
+        if phase == "dead":
             return choices.deads()[0][0]
         return self._play_lazy(view, choices, rules)
 
@@ -153,16 +154,18 @@ class GreedyBot:
             return take or draw or actions[0]
         late = _is_late(view, _rules_info(rules).refill)
         pile = view.pile
-        if pile.cards is None:  # closed pile: legal only when its top melds at once
-            return draw if late and pile.size > 6 else take
-        held = view.hands[view.seat if view.seat is not None else view.to_play]
-        if pile.size <= 2 and isinstance(held, tuple) and len(held) <= 4:
+        cards, size = pile.cards, pile.size  # read once: the pile view is a msgspec struct
+        if cards is None:  # closed pile: legal only when its top melds at once
+            return draw if late and size > 6 else take
+        seat = view.seat
+        held = view.hands[seat if seat is not None else view.to_play]
+        if size <= 2 and isinstance(held, tuple) and len(held) <= 4:
             return draw  # a short hand swapping one-card piles with the opponent never ends
         # taken when a third of its cards are useful, or (early in the hand) any one of them
-        need = -(-pile.size // 3)
+        need = -(-size // 3)
         if not late:
             need = min(need, 1)
-        return take if _useful_cards(view, pile.cards, rules, need) >= need else draw
+        return take if _useful_cards(view, cards, rules, need) >= need else draw
 
     # -- play ------------------------------------------------------------------------------
 
@@ -327,9 +330,6 @@ class _Context:
         self._has_close_canasta: bool | None = None
         #: the team's index of the melds' kept entries, for `keep_melds` (set on first use)
         self._index: _MeldIndex | None = None
-        #: naturals held per card code and per rank, set by `cheapest_discard`
-        self.counts: list[int] = []
-        self.rank_counts: list[int] = []
 
     def is_late(self) -> bool:
         """Return `_is_late` of the view (asked at most once)."""
@@ -376,10 +376,11 @@ class _Context:
             size = len(cards)
             old_bonus, old_dirty, old_clean_len = 0, False, 0
         else:
-            wild = meld_fits(meld.cards, rules).grown_wild(cards)
-            size = len(meld.cards) + len(cards)
+            laid = meld.cards  # the meld view's fields read once (a msgspec struct)
+            wild = meld_fits(laid, rules).grown_wild(cards)
+            size = len(laid) + len(cards)
             old_bonus, old_dirty = _bonus(meld.kind, rules), not meld.clean
-            old_clean_len = 0 if old_dirty else len(meld.cards)
+            old_clean_len = 0 if old_dirty else len(laid)
         assert wild != -2, "the engine offers only plays that make a meld"
         values = self.info.values
         points = 0
@@ -414,45 +415,47 @@ class _Context:
             if rank != 0 and rank != 2:
                 counts[code] = counts[code] + 1
                 by_rank[rank] = by_rank[rank] + 1
-        self.counts, self.rank_counts = counts, by_rank
         # branch and bound: the meld checks only add to a card's worth, so once a card's full
         # worth is below every other card's cheap worth, no other card needs the meld checks;
-        # the cards ranked by (worth, offer place) as one int each: worth << shift | place
+        # the cards ranked by (worth, offer place) as one int each, the card's code below them
+        # (looked up once): (worth << shift | place) << 7 | code
         shift = len(discards).bit_length()
-        ranked = [(self.keep_base(codes[a.cards[0]]) << shift) + i for i, a in enumerate(discards)]
+        info = self.info
+        values, sets, late = info.values, info.sets, self.is_late()
+        ranked: list[int] = []
+        for i, a in enumerate(discards):
+            code = codes[a.cards[0]]
+            # twice the card's worth from the hand alone (in half points: a value counts half
+            # early in the hand): wilds, neighbours, same rank, its value
+            value = values[code]
+            rank = code & 15
+            if rank == 0 or rank == 2:
+                worth = 2 * (_KEEP_WILD + value)
+            else:
+                near = far = 0
+                for other in _NEAR_CODES[code]:
+                    near += counts[other]
+                for other in _FAR_CODES[code]:
+                    far += counts[other]
+                score = _NEIGHBOUR[1] * near + _NEIGHBOUR[2] * far
+                if sets:
+                    score += _SAME_RANK * (by_rank[rank] - 1)
+                worth = 2 * score - (4 * value if late else value)
+            ranked.append(((worth << shift) + i) << 7 | code)
         ranked.sort()
         mask = (1 << shift) - 1
-        best = ranked[0] & mask
-        best_score = (ranked[0] >> shift) + 2 * self.keep_melds(discards[best].cards[0])
+        best = (ranked[0] >> 7) & mask
+        best_score = (ranked[0] >> (shift + 7)) + 2 * self.keep_melds(discards[best].cards[0], ranked[0] & 127)
         for j in range(1, len(ranked)):
-            base = ranked[j] >> shift
+            key = ranked[j]
+            base = key >> (shift + 7)
             if base >= best_score:
                 break
-            i = ranked[j] & mask
-            score = base + 2 * self.keep_melds(discards[i].cards[0])
+            i = (key >> 7) & mask
+            score = base + 2 * self.keep_melds(discards[i].cards[0], key & 127)
             if score < best_score:
                 best, best_score = i, score
         return discards[best]
-
-    def keep_base(self, code: int) -> int:
-        """Return twice a card's worth from the hand alone (in half points: a value counts
-        half early in the hand): wilds, neighbours, same rank, its value (read from the counts
-        `cheapest_discard` made); the card given by its code."""
-        info = self.info
-        value = info.values[code]
-        rank = code & 15
-        if rank == 0 or rank == 2:
-            return 2 * (_KEEP_WILD + value)
-        counts = self.counts
-        near = far = 0
-        for c in _NEAR_CODES[code]:
-            near += counts[c]
-        for c in _FAR_CODES[code]:
-            far += counts[c]
-        score = _NEIGHBOUR[1] * near + _NEIGHBOUR[2] * far
-        if info.sets:
-            score += _SAME_RANK * (self.rank_counts[rank] - 1)
-        return 2 * score - (4 * value if self.is_late() else value)
 
     def _index_melds(self) -> _MeldIndex:
         """Return the index of the melds' kept entries (`melds.meld_fits`), brought up to this
@@ -468,8 +471,9 @@ class _Context:
         self._index = kept
         return kept
 
-    def keep_melds(self, card: Card) -> int:
-        """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's.
+    def keep_melds(self, card: Card, code: int) -> int:
+        """Return the worth (>= 0) a card adds by fitting a meld: an opponent's, or the team's
+        (`code`: the card's `SUIT_RANK` code).
 
         Which meld it fits first does not matter: one own fit and one opponent's fit count.
         """
@@ -479,7 +483,7 @@ class _Context:
         team_of_meld, fits, team = index.teams, index.fits, self.team
         score = 0
         fed = owned = False
-        for i in index.by_code[SUIT_RANK[card]]:
+        for i in index.by_code[code]:
             mine = team_of_meld[i] == team
             if owned if mine else fed:
                 continue
@@ -581,7 +585,7 @@ def _bonus(kind: CanastaKind | MeldKind | None, rules: Rules) -> int:
     return 0 if kind is None or kind == "none" else canasta_bonus(kind, rules)
 
 
-def _useful_cards(view: View, pile: Sequence[Card], rules: Rules, enough: int = 64) -> int:
+def _useful_cards(view: View, pile: tuple[Card, ...], rules: Rules, enough: int = 64) -> int:
     """Return how many distinct natural pile cards would join a meld or a lay-off right away,
     or a number of `enough` or more once that many are found (the default counts them all).
 
@@ -596,15 +600,15 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules, enough: int = 
         seat = view.to_play
     own = view.hands[seat]
     codes = SUIT_RANK
-    # the natural pile cards by code, and their suits and ranks as bits
-    in_pile = [False] * SUIT_RANK_SIZE
-    suits = ranks = 0
+    # the natural pile cards as bits by card code (a natural's code is below 62: a small int,
+    # no list to build), and their suits and ranks as bits
+    in_pile = suits = ranks = 0
     together: dict[Card, int] = {}
     for c in pile:
         code = codes[c]
         rank = code & 15
         if rank != 0 and rank != 2:
-            in_pile[code] = True
+            in_pile |= 1 << code
             suits |= 1 << (code >> 4)
             ranks |= 1 << rank
             together[c] = together.get(c, 0) + 1
@@ -614,11 +618,10 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules, enough: int = 
         rank = code & 15
         if rank != 0 and rank != 2 and (suits >> (code >> 4) & 1 or ranks >> rank & 1):
             together[c] = together.get(c, 0) + 1
-    used = [False] * SUIT_RANK_SIZE
-    n = 0
+    used = n = 0
     found, together_mask = hand_melds(together, rules)
     for cards in found:
-        n = _mark_used(cards, in_pile, used, n)
+        used, n = _mark_used(cards, in_pile, used, n)
         if n >= enough:
             return n
     team = team_of(seat)
@@ -633,21 +636,21 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules, enough: int = 
             if held is None:
                 held = sorted_held(together)
             for layoff in entry.layoffs_in(held):
-                n = _mark_used(layoff, in_pile, used, n)
+                used, n = _mark_used(layoff, in_pile, used, n)
                 if n >= enough:
                     return n
     return n
 
 
-def _mark_used(cards: tuple[Card, ...], in_pile: list[bool], used: list[bool], n: int) -> int:
-    """Mark the natural pile cards among `cards` used (flags by card code); return `n` plus
-    those not marked before."""
+def _mark_used(cards: tuple[Card, ...], in_pile: int, used: int, n: int) -> tuple[int, int]:
+    """Mark the natural pile cards among `cards` used (bits by card code of `in_pile`, `used`);
+    return the new `used` and `n` plus those not marked before (the cards are naturals)."""
     for c in cards:
-        code = SUIT_RANK[c]
-        if in_pile[code] and not used[code]:
-            used[code] = True
+        bit = 1 << SUIT_RANK[c]
+        if in_pile & bit and not used & bit:
+            used |= bit
             n += 1
-    return n
+    return used, n
 
 
 _BOTS: Final[dict[str, type[RandomBot] | type[GreedyBot]]] = {"random": RandomBot, "greedy": GreedyBot}

@@ -19,7 +19,7 @@ from buraco_events.bots import (
     play_game,
     run_game,
 )
-from buraco_events.cards import is_wild_card, make_deck
+from buraco_events.cards import SUIT_RANK, is_wild_card, make_deck
 from buraco_events.engine import GameState
 from buraco_events.events import (
     Discarded,
@@ -346,7 +346,7 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
                 view = player_view(state, state.to_play, scores=False)
                 ctx = _Context(view, state.rules)
                 for card in sorted(state.hands[state.to_play]):
-                    got = ctx.keep_melds(card)
+                    got = ctx.keep_melds(card, SUIT_RANK[card])
                     assert got == reference_keep_melds(view.melds, ctx.team, card, state.rules)
                     compared, fits = compared + 1, fits + (got > 0)
             engine.play(state, ev)
@@ -378,7 +378,7 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
             view, rules, held = views[(i * 7) % len(views)]  # jump about: melds come and go
             ctx = _Context(view, rules)
             for card in held:
-                assert ctx.keep_melds(card) == reference_keep_melds(view.melds, ctx.team, card, rules)
+                assert ctx.keep_melds(card, SUIT_RANK[card]) == reference_keep_melds(view.melds, ctx.team, card, rules)
                 compared += 1
     assert compared > 300
 
