@@ -277,7 +277,6 @@ class _Rated:
 
     def __init__(self, action: Action, rules: Rules, meld: MeldView | None, base: int,
                  short_wild: bool, wild_cost: int, risk: int) -> None:
-        self.action = action
         self.rules = rules
         self.meld = meld
         #: the cards laid
@@ -290,12 +289,6 @@ class _Rated:
         self.wild_cost = wild_cost
         #: the cost of dirtying a clean meld while the team has no canasta to close with (0: none)
         self.risk = risk
-
-
-#: the `_Rated` of each play action scored lately, by the action's id() (the entry holds the
-#: action alive): the table shares one action per play, offered decision after decision
-_RATED: Final[dict[int, _Rated]] = {}
-_RATED_MAX: Final = 1 << 14
 
 
 class _Context:
@@ -351,8 +344,10 @@ class _Context:
         meld: MeldView | None = None
         if action.kind != "meld":
             meld = self.melds[action.meld or 0]
-        rated = _RATED.get(id(action))
-        if rated is None or rated.action is not action or rated.meld is not meld or rated.rules is not self.info.canon:
+        # kept on the action (`Action._memo`): the table shares one action per play, offered
+        # decision after decision, and the rating holds while its meld view and rules do
+        rated = action._memo
+        if not isinstance(rated, _Rated) or rated.meld is not meld or rated.rules is not self.info.canon:
             rated = self._rate(action, meld)
         n = rated.n
         left = self.after - n
@@ -398,9 +393,7 @@ class _Context:
         elif old_dirty and wild == -1:
             base += _CLEANED
         rated = _Rated(action, self.info.canon, meld, base, short_wild, wild_cost, risk)
-        if len(_RATED) >= _RATED_MAX:
-            _RATED.clear()
-        _RATED[id(action)] = rated
+        action._memo = rated
         return rated
 
     def cheapest_discard(self, discards: list[Action]) -> Action:

@@ -89,7 +89,7 @@ class Action:
     `dead` (dead). Immutable, compared and hashed by value.
     """
 
-    __slots__ = _ACTION_FIELDS
+    __slots__ = (*_ACTION_FIELDS, "_memo")
 
     def __init__(
         self, kind: str, cards: tuple[Card, ...] = (), meld: int | None = None, dead: int | None = None
@@ -98,6 +98,9 @@ class Action:
         self.cards: Final = cards
         self.meld: Final = meld
         self.dead: Final = dead
+        #: a built-in bot's note on this action (the greedy bot's rating of a play, checked for
+        #: the meld and rules it is for before use); no part of the action's value
+        self._memo: object = None
 
     def _values(self) -> tuple[Any, ...]:
         return (self.kind, self.cards, self.meld, self.dead)

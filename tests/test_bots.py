@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -440,3 +442,27 @@ def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(var
             assert ctx.cheapest_discard(discards) == reference_cheapest_discard(view, discards, rules), i
             discarded += 1
     assert scored > 100 and discarded > 40
+
+
+def test_a_play_rating_kept_on_its_action_is_no_part_of_its_value() -> None:
+    # the greedy bot keeps a play's rating on the shared action (`Action._memo`): equality, hash,
+    # repr and pickling ignore it, and a fresh action rates the same
+    events = play_game("fechado", 2, 3, [GreedyBot(), GreedyBot()], "memo", target=0)
+    state = GameState()
+    rated: list[Action] = []
+    for ev in events:
+        if state.phase == "play":
+            choices = table_module.Choices(state)
+            if choices.candidates():
+                view = player_view(state, state.to_play, scores=False)
+                GreedyBot().decide(view, choices, state.rules, random.Random(0))
+                rated += [a for a in choices.candidates() if a._memo is not None]
+        engine.play(state, ev)
+        if len(rated) >= 5:
+            break
+    assert rated, "no play rated in the game"
+    for action in rated:
+        fresh = pickle.loads(pickle.dumps(action))
+        assert fresh._memo is None
+        assert fresh == action and hash(fresh) == hash(action) and repr(fresh) == repr(action)
+        assert copy.copy(action) == action
