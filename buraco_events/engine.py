@@ -1371,9 +1371,31 @@ def iter_states(events: Iterable[Event]) -> Iterator[tuple[Event, GameState]]:
 # -- scoring the current hand ------------------------------------------------------------------
 
 
+#: the last sheets `hand_scores` counted, with what they were counted from (`_sheets_key`): the
+#: table counts them for the `hand_ended` it offers (`end_of_hand`) and the apply of that event
+#: counts them again for the same position. One tuple, swapped whole (as `_handoff`).
+_last_sheets: tuple[tuple[object, ...], tuple[TeamScore, TeamScore]] | None = None
+
+
 def hand_scores(state: GameState) -> tuple[TeamScore, TeamScore]:
     """Return both teams' score sheets for the hand as it stands (RULES 7)."""
-    return _sheets(state, True)
+    global _last_sheets
+    key = _sheets_key(state)
+    last = _last_sheets
+    if last is not None and last[0] == key:
+        return last[1]
+    sheets = _sheets(state, True)
+    _last_sheets = (key, sheets)
+    return sheets
+
+
+def _sheets_key(state: GameState) -> tuple[object, ...]:
+    """Return what `_sheets` reads of a state to count the cards held, by value (the hands are
+    copied: they change in place; melds are immutable)."""
+    return (
+        state.rules, tuple(state.melds), tuple([h.copy() for h in state.hands]), tuple(state.unused_seat),
+        tuple(state.team_dead), state.closed_by, state.to_play, state.pending_top, tuple(state.pending_rest),
+    )
 
 
 def table_scores(state: GameState) -> tuple[TeamScore, TeamScore]:

@@ -460,6 +460,22 @@ def test_two_left_ends_hand_after_the_turn() -> None:
     assert [s.total for s in hand_scores(st)] == [-155, -155]
 
 
+def test_hand_scores_kept_only_for_the_same_position() -> None:
+    # the sheets counted for the offered hand_ended are reused by its apply, and recounted as
+    # soon as anything they count changes (a hand changed in place included)
+    t = Table("burraco", EQUAL, discard="KS")
+    st = t.state
+    first = hand_scores(st)
+    kept = hand_scores(st)  # the same sheets (compiled, the pair itself is boxed anew per call)
+    assert kept[0] is first[0] and kept[1] is first[1] and hand_scores(st.copy()) == first
+    card = next(iter(st.hands[0]))
+    st.hands[0][card] += 1
+    again = hand_scores(st)
+    assert again != first and again == engine._sheets(st, True)
+    st.hands[0][card] -= 1
+    assert hand_scores(st) == first
+
+
 def test_two_left_closing_still_possible_and_burraco_closing_rules() -> None:
     # RULES 5: the player whose draw leaves 2 cards may still close in that turn.
     # RULES 6 burraco: close_by_discard, no_wild_last_discard, any canasta.
