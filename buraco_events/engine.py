@@ -397,6 +397,30 @@ def _fail(state: GameState, ev: Event, reason: str, public: str | None = None) -
     return IllegalMove(ev.seq, getattr(ev, "player", None), state.phase, reason, public)
 
 
+class _Refusal:
+    """Why a returning check refuses a play, before its `IllegalMove` is made (`error`).
+
+    The table and the look-ahead check candidate plays by the thousand and only ask whether
+    they pass: compiled, making an `IllegalMove` (its ValueError base set up through Python
+    calls) costs several times this. `check` raises `error()`: the same words, one source.
+    """
+
+    __slots__ = ("ev", "phase", "reason", "public")
+
+    def __init__(self, ev: Event, phase: Phase, reason: str, public: str | None) -> None:
+        self.ev, self.phase, self.reason, self.public = ev, phase, reason, public
+
+    def error(self) -> IllegalMove:
+        """Return the error `check` raises (as `_fail` makes it)."""
+        ev = self.ev
+        return IllegalMove(ev.seq, getattr(ev, "player", None), self.phase, self.reason, self.public)
+
+
+def _refuse(state: GameState, ev: Event, reason: str, public: str | None = None) -> _Refusal:
+    """Return the refusal of `ev` (`_fail`'s error, not made yet)."""
+    return _Refusal(ev, state.phase, reason, public)
+
+
 def _need(hand: Hand, cards: Sequence[Card]) -> dict[Card, int] | None:
     """Return how many of each card a play takes from the hand, or None if it holds too few."""
     need: dict[Card, int] = {}
@@ -475,10 +499,15 @@ def _expect_phase(state: GameState, ev: Event, *phases: Phase) -> None:
 
 def _phase_error(state: GameState, ev: Event) -> IllegalMove:
     """Return the error of `ev` coming in a phase that does not take it."""
+    return _fail(state, ev, _phase_reason(state, ev))
+
+
+def _phase_reason(state: GameState, ev: Event) -> str:
+    """Return the words of `_phase_error` (a returning check refuses with them: `_Refusal`)."""
     if state.phase == "over":
-        return _fail(state, ev, "the game is over")
+        return "the game is over"
     want = _EXPECTED[state.phase]
-    return _fail(state, ev, f"{event_type(ev)} is not allowed now; expected {want}")
+    return f"{event_type(ev)} is not allowed now; expected {want}"
 
 
 def _expect_turn(state: GameState, ev: Event) -> int:
@@ -490,9 +519,14 @@ def _expect_turn(state: GameState, ev: Event) -> int:
 
 def _turn_error(state: GameState, ev: Event, player: int) -> IllegalMove:
     """Return the error of `ev` by `player`, who is not the seat to play."""
+    return _fail(state, ev, _turn_reason(state, player))
+
+
+def _turn_reason(state: GameState, player: int) -> str:
+    """Return the words of `_turn_error` (a returning check refuses with them: `_Refusal`)."""
     if player >= state.n_players:
-        return _fail(state, ev, f"no seat {player} in a {state.n_players}-player game")
-    return _fail(state, ev, f"it is seat {state.to_play}'s turn, not seat {player}'s")
+        return f"no seat {player} in a {state.n_players}-player game"
+    return f"it is seat {state.to_play}'s turn, not seat {player}'s"
 
 
 def _check_game_started(state: GameState, ev: GameStarted) -> None:
@@ -687,29 +721,29 @@ def _trial_take(state: GameState, ev: TookPile) -> GameState:
     return apply(trial, ev)
 
 
-def _play_need(state: GameState, ev: Melded | LaidOff) -> dict[Card, int] | IllegalMove:
+def _play_need(state: GameState, ev: Melded | LaidOff) -> dict[Card, int] | _Refusal:
     """Check turn, phase and card ownership; return the cards the play takes from the hand of
     its player (`ev.player`, the seat to play), or the error."""
     if state.phase != "play":
-        return _phase_error(state, ev)
+        return _refuse(state, ev, _phase_reason(state, ev))
     player = ev.player
     if player != state.to_play:
-        return _turn_error(state, ev, player)
+        return _refuse(state, ev, _turn_reason(state, player))
     cards: Sequence[Card] = ev.cards
     if not cards:
-        return _fail(state, ev, "cards: empty")
+        return _refuse(state, ev, "cards: empty")
     top = state.pending_top
     held = state.hands[player]
     if top is not None:
         if top not in cards:
-            return _fail(state, ev, f"closed pile: the top card {top} must go into the first play after taking the pile")
+            return _refuse(state, ev, f"closed pile: the top card {top} must go into the first play after taking the pile")
         rest = list(cards)  # the top comes from the pile, the other cards from the hand
         rest.remove(top)
         cards = rest
     need = _need(held, cards)
     if need is None:
         missing = Counter(cards) - Counter(held)
-        return _fail(state, ev, f"cards not in hand: {_fmt(sorted(missing.elements()))}")
+        return _refuse(state, ev, f"cards not in hand: {_fmt(sorted(missing.elements()))}")
     return need
 
 
@@ -722,7 +756,7 @@ def _kept(state: GameState, player: int, need: dict[Card, int]) -> set[Card]:
 
 def _after_play_error(
     state: GameState, ev: Event, player: int, need: dict[Card, int], meld: Callable[[], Meld]
-) -> IllegalMove | None:
+) -> _Refusal | None:
     """Return why a play that takes `need` from the hand may not leave it as it does (RULES 4
     and 6), or None.
 
@@ -737,17 +771,17 @@ def _after_play_error(
     team = team_of(player)
     if left == 0:
         if state.rules.dead_by_discard:
-            return _fail(state, ev, "in this variant a hand may only empty by a discard")
+            return _refuse(state, ev, "in this variant a hand may only empty by a discard")
         if state.can_take_dead(team):
             return None  # direct dead
         if state.rules.close_by_discard:
-            return _fail(state, ev, "only a discard may close in this variant; this play would empty the hand")
+            return _refuse(state, ev, "only a discard may close in this variant; this play would empty the hand")
         if not state.has_closing_canasta(team, meld()):
-            return _fail(state, ev, "cannot close: the team has no " + _canasta_need(state))
+            return _refuse(state, ev, "cannot close: the team has no " + _canasta_need(state))
         return None
     # the kept cards matter only for a single card taken from an open pile, or one card left
     if state.single_taken is not None and _kept(state, player, need) == {state.single_taken}:
-        return _fail(state, ev, f"this play leaves only {state.single_taken}, which may not go back to the pile (no single-card return)")
+        return _refuse(state, ev, f"this play leaves only {state.single_taken}, which may not go back to the pile (no single-card return)")
     if state.top_due is not None and state.top_due not in need:
         err = _top_still_usable_error(state, ev, player, need, meld)
         if err is not None:
@@ -757,17 +791,17 @@ def _after_play_error(
     (last,) = _kept(state, player, need)
     if not state.can_take_dead(team):
         if not state.has_closing_canasta(team, meld()):
-            return _fail(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {_canasta_need(state)} to close",
+            return _refuse(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {_canasta_need(state)} to close",
                          f"this play leaves a single card, which could not be discarded: the team has no {_canasta_need(state)} to close")
         if state.rules.no_wild_last_discard and is_wild_card(last):
-            return _fail(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard",
+            return _refuse(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard",
                          "this play leaves a single card, a wild, which may not be the closing discard")
     return None
 
 
 def _top_still_usable_error(
     state: GameState, ev: Event, player: int, need: dict[Card, int], meld: Callable[[], Meld]
-) -> IllegalMove | None:
+) -> _Refusal | None:
     """Return the error of a play that would leave the due top card no legal way to be melded
     this turn, or None.
 
@@ -788,7 +822,7 @@ def _top_still_usable_error(
     trial.melds.insert(min(played.id, len(trial.melds)), played)
     trial.next_seq = ev.seq + 1
     if not _top_still_playable(trial, player, top):
-        return _fail(state, ev, f"this play leaves no way to meld the top card {state.top_due} taken from the pile, which must be melded before the turn ends")
+        return _refuse(state, ev, f"this play leaves no way to meld the top card {state.top_due} taken from the pile, which must be melded before the turn ends")
     return None
 
 
@@ -807,10 +841,10 @@ def _check_melded(state: GameState, ev: Melded) -> None:
     """Raise the error `_melded_error` finds, if any."""
     err = _melded_error(state, ev)
     if err is not None:
-        raise err
+        raise err.error()
 
 
-def _melded_error(state: GameState, ev: Melded) -> IllegalMove | None:
+def _melded_error(state: GameState, ev: Melded) -> _Refusal | None:
     """Return why `check` refuses the new meld `ev` (the seq aside: it is the caller's), or None.
 
     The check of a meld returns its error rather than raise it: the table and the look-ahead
@@ -818,20 +852,20 @@ def _melded_error(state: GameState, ev: Melded) -> IllegalMove | None:
     than the check.
     """
     need = _play_need(state, ev)
-    if isinstance(need, IllegalMove):
+    if isinstance(need, _Refusal):
         return need
     player = ev.player
     if ev.meld != len(state.melds):
-        return _fail(state, ev, f"meld: the next meld number is {len(state.melds)}, got {ev.meld}")
+        return _refuse(state, ev, f"meld: the next meld number is {len(state.melds)}, got {ev.meld}")
     rules = state.rules
     shape = classify(ev.cards, rules)
     if shape is None:
-        return _fail(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
+        return _refuse(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
     _hand_over(ev, None, rules, shape)
     team = team_of(player)
     if shape.type == "set" and _bits(rules).one_set_per_rank:
         if any(m.team == team and m.shape.type == "set" and m.shape.rank == shape.rank for m in state.melds):
-            return _fail(state, ev, "one set per rank: the team already has a set of that rank")
+            return _refuse(state, ev, "one set per rank: the team already has a set of that rank")
     return _after_play_error(
         state, ev, player, need, lambda: Meld(len(state.melds), team, shape, player, ev.seq, state.turn, state.turn)
     )
@@ -845,10 +879,10 @@ def _check_laid_off(state: GameState, ev: LaidOff) -> None:
     """Raise the error `_laid_off_error` finds, if any."""
     err = _laid_off_error(state, ev)
     if err is not None:
-        raise err
+        raise err.error()
 
 
-def _laid_off_error(state: GameState, ev: LaidOff) -> IllegalMove | None:
+def _laid_off_error(state: GameState, ev: LaidOff) -> _Refusal | None:
     """Return why `check` refuses the lay-off `ev` (the seq aside: it is the caller's), or None
     (returned rather than raised, as `_melded_error`).
 
@@ -856,19 +890,19 @@ def _laid_off_error(state: GameState, ev: LaidOff) -> IllegalMove | None:
     the meld's cards and the lay-off's, kept per lay-off while the meld stands.
     """
     need = _play_need(state, ev)
-    if isinstance(need, IllegalMove):
+    if isinstance(need, _Refusal):
         return need
     player = ev.player
     if ev.meld >= len(state.melds):
-        return _fail(state, ev, f"meld: there is no meld {ev.meld}")
+        return _refuse(state, ev, f"meld: there is no meld {ev.meld}")
     old = state.melds[ev.meld]
     team = team_of(player)
     if old.team != team:
-        return _fail(state, ev, f"meld {ev.meld} belongs to the other team")
+        return _refuse(state, ev, f"meld {ev.meld} belongs to the other team")
     rules = state.rules
     shape = meld_entry(old, rules).grown(tuple(ev.cards))
     if shape is None or shape.type != old.shape.type:
-        return _fail(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
+        return _refuse(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
     _hand_over(ev, old, rules, shape)
     top = state.pending_top or state.top_due
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
@@ -876,7 +910,7 @@ def _laid_off_error(state: GameState, ev: LaidOff) -> IllegalMove | None:
         top is not None and _bits(rules).wild_top_new_meld_only and is_wild_card(top)
         and shape.wild == top and top in ev.cards
     ):
-        return _fail(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
+        return _refuse(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
     return _after_play_error(state, ev, player, need, lambda: old.with_shape(shape, old.last_turn, old.canasta_seq))
 
 

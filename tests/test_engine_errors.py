@@ -55,10 +55,13 @@ def raised(state: GameState, ev: Event) -> IllegalMove | None:
 
 
 def returned(state: GameState, ev: Melded | LaidOff) -> IllegalMove | None:
-    """Return the error the returning check of `ev` gives."""
-    if isinstance(ev, Melded):
-        return engine._melded_error(state, ev)
-    return engine._laid_off_error(state, ev)
+    """Return the error of the refusal the returning check of `ev` gives (`_Refusal.error`)."""
+    refusal = engine._melded_error(state, ev) if isinstance(ev, Melded) else engine._laid_off_error(state, ev)
+    if refusal is None:
+        return None
+    err = refusal.error()
+    assert err.reason == refusal.reason and err.phase == refusal.phase == state.phase
+    return err
 
 
 def broken(state: GameState, ev: Melded | LaidOff, rng: random.Random) -> list[Melded | LaidOff]:
