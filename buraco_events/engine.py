@@ -886,8 +886,7 @@ def _laid_off_error(state: GameState, ev: LaidOff) -> _Refusal | None:
     """Return why `check` refuses the lay-off `ev` (the seq aside: it is the caller's), or None
     (returned rather than raised, as `_melded_error`).
 
-    The meld it makes is the one its kept entry (`meld_entry`) grows by the cards: `classify` of
-    the meld's cards and the lay-off's, kept per lay-off while the meld stands.
+    The meld it makes is `grown_shape`: `classify` of the meld's cards and the lay-off's.
     """
     need = _play_need(state, ev)
     if isinstance(need, _Refusal):
@@ -900,7 +899,7 @@ def _laid_off_error(state: GameState, ev: LaidOff) -> _Refusal | None:
     if old.team != team:
         return _refuse(state, ev, f"meld {ev.meld} belongs to the other team")
     rules = state.rules
-    shape = meld_entry(old, rules).grown(tuple(ev.cards))
+    shape = grown_shape(old, tuple(ev.cards), rules)
     if shape is None or shape.type != old.shape.type:
         return _refuse(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
     _hand_over(ev, old, rules, shape)
@@ -912,6 +911,20 @@ def _laid_off_error(state: GameState, ev: LaidOff) -> _Refusal | None:
     ):
         return _refuse(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
     return _after_play_error(state, ev, player, need, lambda: old.with_shape(shape, old.last_turn, old.canasta_seq))
+
+
+def grown_shape(m: Meld, cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
+    """Return `classify` of a table meld's cards and `cards` (a lay-off's meld, or None).
+
+    From the meld's kept entry (`MeldFits.grown`, kept per lay-off while the meld stands) when it
+    has one under these rules: a table whose bots list the lay-offs made it already. Otherwise
+    `classify` (cached by cards): building an entry costs more than one classify, and a replay
+    or an audit, which never lists lay-offs, would build one for every meld laid off onto.
+    """
+    entry = m._fits
+    if entry is not None and m._fits_rules is rules:
+        return entry.grown(cards)
+    return classify(m.cards + cards, rules)
 
 
 def meld_entry(m: Meld, rules: Rules) -> MeldFits:
@@ -1224,7 +1237,7 @@ def _apply_laid_off(state: GameState, ev: LaidOff) -> None:
     if memo[0] is ev and memo[2] is rules and memo[1] is old:
         shape: MeldShape | None = memo[3]  # classified by the check of this very event
     else:
-        shape = meld_entry(old, rules).grown(tuple(ev.cards))
+        shape = grown_shape(old, tuple(ev.cards), rules)
     assert shape is not None
     canasta_seq = old.canasta_seq
     if canasta_seq is None and len(shape.cards) >= CANASTA_SIZE:

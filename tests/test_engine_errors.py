@@ -200,3 +200,18 @@ def test_a_melds_kept_entry_is_no_part_of_its_value() -> None:
     assert m._fits is not None
     assert m == fresh and hash(m) == hash(fresh) and repr(m) == repr(fresh)
     assert pickle.loads(pickle.dumps(m))._fits is None and copy.copy(m) == m
+
+
+def test_grown_shape_is_classify_with_or_without_a_kept_entry() -> None:
+    # RULES 3: a lay-off's meld is the classify of the meld's cards and the lay-off's; a meld with
+    # no kept entry (a replay, an audit) gets none built, one with an entry grows from it
+    state, ev = _first_play()
+    rules, cards = state.rules, tuple(ev.cards)
+    bare = pickle.loads(pickle.dumps(state.melds[ev.meld]))  # no entry kept
+    want = classify(bare.cards + cards, rules)
+    assert engine.grown_shape(bare, cards, rules) == want
+    assert bare._fits is None
+    meld_entry(bare, rules)
+    assert engine.grown_shape(bare, cards, rules) == want
+    other = find_rules("burraco") if rules != find_rules("burraco") else find_rules("stbl")
+    assert engine.grown_shape(bare, cards, other) == classify(bare.cards + cards, other)
