@@ -394,7 +394,7 @@ def _bits(rules: Rules) -> _RuleBits:
 
 def _fail(state: GameState, ev: Event, reason: str, public: str | None = None) -> IllegalMove:
     """Return the error for `ev`; `public` when `reason` names a card some seat cannot see."""
-    return IllegalMove(ev.seq, getattr(ev, "player", None), state.phase, reason, public)
+    return _refuse(state, ev, reason, public).error()
 
 
 class _Refusal:
@@ -411,7 +411,7 @@ class _Refusal:
         self.ev, self.phase, self.reason, self.public = ev, phase, reason, public
 
     def error(self) -> IllegalMove:
-        """Return the error `check` raises (as `_fail` makes it)."""
+        """Return the error `check` raises (every `IllegalMove` of the checks is made here)."""
         ev = self.ev
         return IllegalMove(ev.seq, getattr(ev, "player", None), self.phase, self.reason, self.public)
 
@@ -494,16 +494,12 @@ _EXPECTED: Final[dict[Phase, str]] = {
 
 def _expect_phase(state: GameState, ev: Event, *phases: Phase) -> None:
     if state.phase not in phases:
-        raise _phase_error(state, ev)
-
-
-def _phase_error(state: GameState, ev: Event) -> IllegalMove:
-    """Return the error of `ev` coming in a phase that does not take it."""
-    return _fail(state, ev, _phase_reason(state, ev))
+        raise _fail(state, ev, _phase_reason(state, ev))
 
 
 def _phase_reason(state: GameState, ev: Event) -> str:
-    """Return the words of `_phase_error` (a returning check refuses with them: `_Refusal`)."""
+    """Return why `ev` may not come in this phase (`_expect_phase` raises it, a returning check
+    refuses with it: `_Refusal`)."""
     if state.phase == "over":
         return "the game is over"
     want = _EXPECTED[state.phase]
@@ -513,17 +509,13 @@ def _phase_reason(state: GameState, ev: Event) -> str:
 def _expect_turn(state: GameState, ev: Event) -> int:
     player: int = ev.player  # type: ignore[attr-defined]
     if player != state.to_play:  # the seat to play always exists: test the seat only when off turn
-        raise _turn_error(state, ev, player)
+        raise _fail(state, ev, _turn_reason(state, player))
     return player
 
 
-def _turn_error(state: GameState, ev: Event, player: int) -> IllegalMove:
-    """Return the error of `ev` by `player`, who is not the seat to play."""
-    return _fail(state, ev, _turn_reason(state, player))
-
-
 def _turn_reason(state: GameState, player: int) -> str:
-    """Return the words of `_turn_error` (a returning check refuses with them: `_Refusal`)."""
+    """Return why `player`, who is not the seat to play, may not act (`_expect_turn` raises it,
+    a returning check refuses with it: `_Refusal`)."""
     if player >= state.n_players:
         return f"no seat {player} in a {state.n_players}-player game"
     return f"it is seat {state.to_play}'s turn, not seat {player}'s"
