@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,16 @@ def cpu_replay(logs: str) -> tuple[float, int]:
     return cpu_of(replay), counted[0]
 
 
+def _checked_chunks(logs: str) -> Iterator[Any]:
+    """Yield the logs' chunks checked into Arrow rows as `index` checks them, one at a time."""
+    from buraco_events import analytics
+
+    for item in analytics._work([logs], analytics.CHUNK_LOGS):
+        chunk = analytics._check_work(item)
+        assert isinstance(chunk, analytics.CheckedChunk), chunk
+        yield chunk
+
+
 def cpu_check(logs: str) -> tuple[float, int]:
     """In a fresh process: CPU seconds of the index's checking alone: every chunk of logs
     decoded, chain-checked, replayed and turned into Arrow rows as `index` does (no database)."""
@@ -90,9 +101,7 @@ def cpu_check(logs: str) -> tuple[float, int]:
 
     def check() -> None:
         # each chunk dropped once counted, as `index` drops it once stored: no memory held
-        for item in analytics._work([logs], analytics.CHUNK_LOGS):
-            chunk = analytics._check_work(item)
-            assert isinstance(chunk, analytics.CheckedChunk), chunk
+        for chunk in _checked_chunks(logs):
             checked[0] += sum(c.events for c in chunk.outcomes
                               if isinstance(c, analytics.Checked))
 
@@ -105,11 +114,7 @@ def cpu_store(logs: str, db: str) -> tuple[float, int]:
     (its connection settings, batches and single transaction, the commit and close timed)."""
     from buraco_events import analytics
 
-    chunks = []
-    for item in analytics._work([logs], analytics.CHUNK_LOGS):
-        chunk = analytics._check_work(item)
-        assert isinstance(chunk, analytics.CheckedChunk), chunk
-        chunks.append(chunk)
+    chunks = list(_checked_chunks(logs))
     stored = [0]
 
     def store() -> None:
