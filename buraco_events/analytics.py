@@ -26,13 +26,24 @@ from typing import Any, Literal, NamedTuple
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from . import build
 from .engine import IllegalMove
 from .events import Event
 from .log import ChainStatus, EventReader, LogError, RawLines
 from .melds import CANASTA_KINDS
 from .pool import chunked, collector_paused, ordered_map
-from .rows import COLUMNS, Columns, game_rows, variant_name
+from .rows import (
+    CARD_NAMES,
+    COLUMNS,
+    EVENT_TAG_NAMES,
+    Columns,
+    EventBuffers,
+    RowsNotNative,
+    game_rows,
+    variant_name,
+)
 from .sources import iter_logs
 from .text import visible
 
@@ -590,7 +601,11 @@ def _replay_log(source: str, lines: RawLines, into: Columns) -> Checked | Reject
     try:
         events, status = _decode_log(lines)
         head = status.head or ""
-        game_rows(events, source, head, status.sealed, into)
+        try:
+            game_rows(events, source, head, status.sealed, into)
+        except RowsNotNative:  # a value beyond its column, say: the lists tell which
+            _to_lists(into)
+            game_rows(events, source, head, status.sealed, into)
     except OSError as exc:
         return Rejected(source, _reason(exc, source), "unreadable")
     except LogError as exc:
@@ -614,7 +629,74 @@ _MISFIT_ERRORS = (pa.ArrowException, OverflowError, UnicodeError)
 def _arrow_table(columns: Columns, table: str) -> pa.Table:
     """Return one table's rows as Arrow (`SCHEMAS`); raises one of `_MISFIT_ERRORS` where a
     value does not fit its column's type."""
+    if table == "events" and columns.native is not None:
+        return _native_events(columns.native)
     return pa.Table.from_pydict(columns.data[table], schema=SCHEMAS[table])
+
+
+#: the strings behind the native events rows' codes (`rows.EventBuffers`)
+_TAG_NAMES = pa.array(EVENT_TAG_NAMES, pa.string())
+_CARD_NAMES = pa.array(CARD_NAMES, pa.string())
+
+
+_NO_BYTES = pa.py_buffer(b"")
+
+
+def _buffer(values: Any) -> pa.Buffer:
+    """Return a vector's memory as an Arrow buffer (an empty vector has no pointer to give)."""
+    return pa.py_buffer(values) if len(values) else _NO_BYTES
+
+
+def _validity(ok: Any, n: int) -> pa.Buffer:
+    """Return Arrow's validity bitmap of a vector of 1 (a value) and 0 (null)."""
+    flags = pa.Array.from_buffers(pa.uint8(), n, [None, _buffer(ok)])
+    return pc.cast(flags, pa.bool_()).buffers()[1]
+
+
+def _native_events(buf: EventBuffers) -> pa.Table:
+    """Return the events rows held natively as their Arrow table: each column a view of its
+    vector (validity bitmaps and the string columns, taken from their codes, built by Arrow)."""
+    n = len(buf)
+    schema = SCHEMAS["events"]
+
+    def ints(name: str, data: Any, ok: pa.Buffer | None = None) -> pa.Array:
+        return pa.Array.from_buffers(schema.field(name).type, n, [ok, _buffer(data)])
+
+    def codes(data: Any, rows: int, ok: pa.Buffer | None = None) -> pa.Array:
+        return pa.Array.from_buffers(pa.uint8(), rows, [ok, _buffer(data)])
+
+    player_ok = _validity(buf.player_ok, n)
+    cards_ok = _validity(buf.cards_ok, n)
+    card_codes = codes(buf.card_codes, len(buf.card_codes))
+    cards = pa.Array.from_buffers(_LIST, n, [cards_ok, _buffer(buf.cards_end)],
+                                  children=[_CARD_NAMES.take(card_codes)])
+    game = pa.Array.from_buffers(pa.int32(), n, [None, _buffer(buf.game)])
+    return pa.Table.from_arrays([
+        pa.array(buf.game_ids, pa.string()).take(game),
+        ints("seq", buf.seq),
+        ints("hand", buf.hand, _validity(buf.hand_ok, n)),
+        ints("turn", buf.turn, _validity(buf.turn_ok, n)),
+        _TAG_NAMES.take(codes(buf.type, n)),
+        ints("player", buf.player, player_ok),
+        ints("team", buf.team, player_ok),
+        cards,
+        _CARD_NAMES.take(codes(buf.card, n, _validity(buf.card_ok, n))),
+        ints("meld", buf.meld, _validity(buf.meld_ok, n)),
+        ints("dead", buf.dead, _validity(buf.dead_ok, n)),
+        ints("n_cards", buf.n_cards, cards_ok),
+        pa.array(buf.at, pa.string()),
+        pa.array(buf.note, pa.string()),
+    ], schema=schema)
+
+
+def _to_lists(columns: Columns) -> None:
+    """Move the events rows held natively into the plain lists (after the rows there)."""
+    native = columns.native
+    if native is not None:
+        columns.native = None
+        lists = columns.data["events"]
+        for name, values in _native_events(native).to_pydict().items():
+            lists[name].extend(values)
 
 
 def arrow_tables(columns: Columns) -> dict[str, pa.Table]:
@@ -652,6 +734,12 @@ def _without_misfits(outcomes: list[Checked | Rejected], batch: Columns
     return out, kept
 
 
+#: whether `check_chunk` builds the events rows natively (`rows.EventBuffers`): in the compiled
+#: build, where appending a machine int costs a few instructions; the pure build's plain lists
+#: are the faster there (each append a call either way, and pyarrow converts lists in C)
+_NATIVE_ROWS = build() == "compiled"
+
+
 def check_chunk(logs: Sequence[tuple[str, RawLines]]) -> CheckedChunk:
     """Check a chunk of logs (as `log_rows` each) into their outcomes and Arrow rows (a worker's
     job).
@@ -661,11 +749,12 @@ def check_chunk(logs: Sequence[tuple[str, RawLines]]) -> CheckedChunk:
     that the logs that do not fit are rejected (with the seq and column `log_rows` names) and
     the others kept.
     """
-    batch = Columns()
+    batch = Columns(native=_NATIVE_ROWS)
     outcomes = [_replay_log(source, lines, batch) for source, lines in logs]
     try:
         tables = {table: _arrow_table(batch, table) for table in TABLES}
     except _MISFIT_ERRORS:
+        _to_lists(batch)
         outcomes, batch = _without_misfits(outcomes, batch)
         tables = arrow_tables(batch)
     return CheckedChunk(outcomes, tables)

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Final, cast
 
+from librt.vecs import append, vec
+from mypy_extensions import i16, i32, u8
+
 from .cards import ALL_CARDS, JOKER, team_of
 from .engine import GameState, play
 from .events import (
@@ -62,10 +65,13 @@ _HANDENDED: Final = HandEnded
 class Columns:
     """Column lists for every table, filled game by game (cheap to turn into Arrow tables)."""
 
-    def __init__(self) -> None:
+    def __init__(self, native: bool = False) -> None:
         self.data: dict[str, dict[str, list[Any]]] = {
             t: {c: [] for c in cols} for t, cols in COLUMNS.items()
         }
+        #: with `native`, `game_rows` writes the events table here rather than into `data`
+        #: (until a row does not fit: see `EventBuffers`)
+        self.native: EventBuffers | None = EventBuffers() if native else None
 
     def add(self, table: str, **row: Any) -> None:
         """Append one row (every column of the table must be given)."""
@@ -91,7 +97,7 @@ class Columns:
 
     def counts(self) -> dict[str, int]:
         """Return the number of rows held for each table."""
-        return {table: len(cols["game_id"]) for table, cols in self.data.items()}
+        return {table: self.count(table) for table in self.data}
 
     def rows(self, starts: dict[str, int], counts: dict[str, int]) -> Columns:
         """Return a copy of `counts[table]` rows of each table from `starts[table]` on."""
@@ -103,7 +109,9 @@ class Columns:
 
     def count(self, table: str) -> int:
         """Return the number of rows held for a table."""
-        return len(self.data[table]["game_id"])
+        held = len(self.data[table]["game_id"])
+        native = self.native
+        return held + len(native.seq) if native is not None and table == "events" else held
 
     def clear(self) -> None:
         """Drop every row."""
@@ -134,7 +142,7 @@ def _cards_of(ev: Event, fields: tuple[str, ...]) -> list[str] | None:
 
 
 #: the per-event columns that depend on the event's fields: player, cards, card, meld, dead, note
-Parts = tuple[int | None, list[str] | None, str | None, int | None, int | None, str | None]
+Parts = tuple[int | None, Sequence[str] | None, str | None, int | None, int | None, str | None]
 
 
 def _generic_parts(ev: Event) -> Parts:
@@ -199,7 +207,33 @@ _TAG_OF: Final = _Tags({cls: tag for tag, cls in TAGS.items()})
 _ONE_CARD: Final[dict[str, tuple[str, ...]]] = {c: (c,) for c in ALL_CARDS}
 
 
-class _EventColumns:
+def _event_parts(ev: Event) -> Parts:
+    """Return an event's field columns (`Parts`): the common classes read by their fields'
+    names (`_SHAPE`), any other by `_generic_parts`."""
+    shape = _SHAPE.get(type(ev), 0)
+    if shape == _CARD:
+        drew = cast(Drew, ev)  # a discard's fields have the same names
+        card = drew.card  # the engine took only a card of the notation; any other is its own
+        return drew.player, _ONE_CARD.get(card) or (card,), card, None, None, None
+    if shape:
+        took = cast(TookDead, ev)  # took_pile, melded and laid_off name their fields alike
+        if shape == _MELD:
+            return took.player, took.cards, None, cast(Melded, ev).meld, None, None
+        return took.player, took.cards, None, None, took.dead if shape == _DEAD else None, None
+    return _generic_parts(ev)
+
+
+class _EventRows:
+    """A builder of the events table's rows, one event at a time (`_EventColumns`,
+    `EventBuffers`)."""
+
+    def add(self, ev: Event, turn: int | None, hand: int) -> bool:
+        """Append one event's row; `turn` is the engine's turn before it, `hand` its hand after
+        it (-1 before the first deal: no hand). Returns whether the row was appended."""
+        raise NotImplementedError
+
+
+class _EventColumns(_EventRows):
     """The events table's columns of one game but game_id, filled an event at a time as the
     replay goes (compiled: native lists, each field read once, no per-column pass)."""
 
@@ -218,30 +252,9 @@ class _EventColumns:
         self.at: list[str | None] = []
         self.note: list[str | None] = []
 
-    def add(self, ev: Event, turn: int | None, hand: int) -> None:
-        """Append one event's row; `turn` is the engine's turn before it, `hand` its hand after
-        it (-1 before the first deal: no hand)."""
-        shape = _SHAPE.get(type(ev), 0)
-        card: str | None = None
-        cards: Sequence[str] | None
-        meld: int | None = None
-        dead: int | None = None
-        note: str | None = None
-        if shape == _CARD:
-            drew = cast(Drew, ev)  # a discard's fields have the same names
-            player: int | None = drew.player
-            card = drew.card
-            cards = _ONE_CARD[card]
-        elif shape:
-            took = cast(TookDead, ev)  # took_pile, melded and laid_off name their fields alike
-            player = took.player
-            cards = took.cards
-            if shape == _MELD:
-                meld = cast(Melded, ev).meld
-            elif shape == _DEAD:
-                dead = took.dead
-        else:
-            player, cards, card, meld, dead, note = _generic_parts(ev)
+    def add(self, ev: Event, turn: int | None, hand: int) -> bool:
+        """Append one event's row (every row fits a list: True)."""
+        player, cards, card, meld, dead, note = _event_parts(ev)
         self.seq.append(ev.seq)
         self.hand.append(None if hand == -1 else hand)
         self.turn.append(None if player is None else turn)
@@ -255,6 +268,7 @@ class _EventColumns:
         self.n_cards.append(None if cards is None else len(cards))
         self.at.append(ev.at)
         self.note.append(note)
+        return True
 
     def columns(self, game_id: str) -> dict[str, list[Any]]:
         """Return the columns by name, in table order (`COLUMNS["events"]`)."""
@@ -266,26 +280,191 @@ class _EventColumns:
         }
 
 
+#: the strings of the native events rows' codes: each event class's tag, each card
+EVENT_TAG_NAMES: Final[tuple[str, ...]] = tuple(TAGS)
+CARD_NAMES: Final[tuple[str, ...]] = ALL_CARDS
+_TAG_CODE: Final[dict[type, int]] = {cls: i for i, cls in enumerate(TAGS.values())}
+_CARD_CODE: Final[dict[str, int]] = {c: i for i, c in enumerate(ALL_CARDS)}
+
+
+class RowsNotNative(Exception):
+    """A row `EventBuffers` cannot hold: `game_rows` left no row of the game in them."""
+
+
+def _fits(value: int, bits: int) -> bool:
+    """Return whether a value fits a signed integer of `bits` bits."""
+    half = 1 << (bits - 1)
+    return -half <= value < half
+
+
+class EventBuffers(_EventRows):
+    """The events table's rows of a chunk of games as native columns (compiled: machine ints in
+    `librt` vectors, no Python object a value), which Arrow takes without a pass over the values
+    (`analytics`). Strings are codes: `type` into `EVENT_TAG_NAMES`, `card` and the cards into
+    `CARD_NAMES`; a nullable column has a vector of 1 (a value) or 0 (null) beside it; `game`
+    is each row's index into `game_ids`.
+
+    `add` holds what the column types hold (`SCHEMAS` in `analytics`), but for the TINYINT
+    columns (player, team, dead) only 0 to 127, held as u8 (the same bytes as int8: the stubs
+    know no i8); a row with a value beyond that, a card outside the notation or an event class
+    outside `TAGS` is refused (False), so that the caller takes the plain lists, which hold any
+    value and say what did not fit.
+    """
+
+    def __init__(self) -> None:
+        self.game_ids: list[str] = []
+        self.game: vec[i32] = vec[i32]()
+        self.seq: vec[i32] = vec[i32]()
+        self.hand: vec[i16] = vec[i16]()
+        self.hand_ok: vec[u8] = vec[u8]()
+        self.turn: vec[i16] = vec[i16]()
+        self.turn_ok: vec[u8] = vec[u8]()
+        self.type: vec[u8] = vec[u8]()
+        self.player: vec[u8] = vec[u8]()
+        self.team: vec[u8] = vec[u8]()
+        self.player_ok: vec[u8] = vec[u8]()  # also team's
+        self.cards_end: vec[i32] = vec[i32]([0])  # Arrow's list offsets: row i's cards end
+        self.cards_ok: vec[u8] = vec[u8]()  # also n_cards'
+        self.card_codes: vec[u8] = vec[u8]()  # every row's cards, one after the other
+        self.card: vec[u8] = vec[u8]()
+        self.card_ok: vec[u8] = vec[u8]()
+        self.meld: vec[i16] = vec[i16]()
+        self.meld_ok: vec[u8] = vec[u8]()
+        self.dead: vec[u8] = vec[u8]()
+        self.dead_ok: vec[u8] = vec[u8]()
+        self.n_cards: vec[i16] = vec[i16]()
+        self.at: list[str | None] = []
+        self.note: list[str | None] = []
+
+    def __len__(self) -> int:
+        return len(self.seq)
+
+    def add(self, ev: Event, turn: int | None, hand: int) -> bool:
+        """Append one event's row as `_EventColumns.add` reads it; False (nothing appended)
+        where a value does not fit (see the class)."""
+        player, cards, card, meld, dead, note = _event_parts(ev)
+        tag = _TAG_CODE.get(type(ev), -1)
+        seq = ev.seq
+        if tag < 0 or not _fits(seq, 32) or not -1 <= hand < 32768:
+            return False
+        if player is not None and (not 0 <= player < 128 or turn is not None
+                                   and not _fits(turn, 16)):
+            return False
+        if meld is not None and not _fits(meld, 16) or dead is not None and not 0 <= dead < 128:
+            return False
+        code = 0
+        if card is not None:
+            code = _CARD_CODE.get(card, -1)
+            if code < 0:
+                return False
+        start = len(self.card_codes)
+        if cards is not None:
+            if len(cards) >= 32768:
+                return False
+            codes = self.card_codes
+            for c in cards:
+                each = _CARD_CODE.get(c, -1)
+                if each < 0:
+                    self.card_codes = codes[:start]
+                    return False
+                codes = append(codes, u8(each))
+            self.card_codes = codes
+        self.game = append(self.game, i32(len(self.game_ids)))
+        self.seq = append(self.seq, i32(seq))
+        self.hand = append(self.hand, i16(max(hand, 0)))
+        self.hand_ok = append(self.hand_ok, 0 if hand == -1 else 1)
+        if player is None or turn is None:
+            self.turn = append(self.turn, 0)
+            self.turn_ok = append(self.turn_ok, 0)
+        else:
+            self.turn = append(self.turn, i16(turn))
+            self.turn_ok = append(self.turn_ok, 1)
+        self.type = append(self.type, u8(tag))
+        if player is None:
+            self.player = append(self.player, 0)
+            self.team = append(self.team, 0)
+            self.player_ok = append(self.player_ok, 0)
+        else:
+            self.player = append(self.player, u8(player))
+            self.team = append(self.team, u8(team_of(player)))
+            self.player_ok = append(self.player_ok, 1)
+        self.cards_end = append(self.cards_end, i32(len(self.card_codes)))
+        self.cards_ok = append(self.cards_ok, 0 if cards is None else 1)
+        self.n_cards = append(self.n_cards, i16(len(self.card_codes) - start))
+        self.card = append(self.card, u8(code))
+        self.card_ok = append(self.card_ok, 0 if card is None else 1)
+        self.meld = append(self.meld, i16(0 if meld is None else meld))
+        self.meld_ok = append(self.meld_ok, 0 if meld is None else 1)
+        self.dead = append(self.dead, u8(0 if dead is None else dead))
+        self.dead_ok = append(self.dead_ok, 0 if dead is None else 1)
+        self.at.append(ev.at)
+        self.note.append(note)
+        return True
+
+    def end_game(self, game_id: str) -> None:
+        """Name the game whose rows were added since the last `end_game`."""
+        self.game_ids.append(game_id)
+
+    def cut(self, rows: int) -> None:
+        """Drop the rows from `rows` on (the rows of a game that did not finish)."""
+        self.card_codes = self.card_codes[:self.cards_end[rows]]
+        self.cards_end = self.cards_end[:rows + 1]
+        self.game = self.game[:rows]
+        self.seq = self.seq[:rows]
+        self.hand = self.hand[:rows]
+        self.hand_ok = self.hand_ok[:rows]
+        self.turn = self.turn[:rows]
+        self.turn_ok = self.turn_ok[:rows]
+        self.type = self.type[:rows]
+        self.player = self.player[:rows]
+        self.team = self.team[:rows]
+        self.player_ok = self.player_ok[:rows]
+        self.cards_ok = self.cards_ok[:rows]
+        self.n_cards = self.n_cards[:rows]
+        self.card = self.card[:rows]
+        self.card_ok = self.card_ok[:rows]
+        self.meld = self.meld[:rows]
+        self.meld_ok = self.meld_ok[:rows]
+        self.dead = self.dead[:rows]
+        self.dead_ok = self.dead_ok[:rows]
+        del self.at[rows:]
+        del self.note[rows:]
+
+
 def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
               into: Columns | None = None) -> Columns:
     """Replay a game (every event checked: raises `IllegalMove`) and return its rows.
 
     `head` and `sealed` describe the log (see `log.Chain`); `source` names where it was read.
     With `into`, the rows are appended to it (and it is returned), all of them or, when the
-    game raises, none.
+    game raises, none. Where `into` holds its events rows natively (`Columns.native`), a row
+    they cannot hold raises `RowsNotNative`, none of the game's rows added.
     """
+    native = None if into is None else into.native
+    if native is None:
+        return _game_rows(events, source, head, sealed, into, _EventColumns())
+    rows = len(native)
+    try:
+        return _game_rows(events, source, head, sealed, into, native)
+    except BaseException:
+        native.cut(rows)
+        raise
+
+
+def _game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
+               into: Columns | None, cols: _EventRows) -> Columns:
     rows = Columns()
     state = GameState()
     evs = events if isinstance(events, list) else list(events)
     # one pass: each event is checked and applied, then its row read (the turn before it, the
     # hand after it from the engine, the rest from the event)
-    cols = _EventColumns()
     dealt: HandStarted | None = None  # the current hand's hand_started
     n_events = n_turns = 0  # the events and turns of the current hand so far
     for ev in evs:
         turn = state.turn
         play(state, ev)
-        cols.add(ev, turn, state.hand_no)
+        if not cols.add(ev, turn, state.hand_no):
+            raise RowsNotNative(f"{source}: seq {ev.seq}: a row the native columns cannot hold")
         kind = type(ev)
         n_events += 1
         if kind is _DREW or kind is _TOOKPILE:  # RULES 2: a turn begins with a draw or the pile
@@ -307,9 +486,11 @@ def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
         events=state.next_seq, complete=state.phase == "over", sealed=sealed, head=head,
         source=source,
     )
-    columns = cols.columns(state.game_id)
     out = rows if into is None else into.extend(rows)
-    ecols = out.data["events"]
-    for name, values in columns.items():
-        ecols[name].extend(values)
+    if isinstance(cols, EventBuffers):
+        cols.end_game(state.game_id)
+    else:
+        ecols = out.data["events"]
+        for name, values in cast(_EventColumns, cols).columns(state.game_id).items():
+            ecols[name].extend(values)
     return out

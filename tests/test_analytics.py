@@ -17,6 +17,7 @@ import pytest
 from helpers import random_game
 from typer.testing import CliRunner
 
+from buraco_events import analytics, build, rows
 from buraco_events.analytics import (
     TABLES,
     VIEWS,
@@ -726,9 +727,13 @@ def test_a_folder_that_is_not_an_export_is_refused(tmp_path: Path):
     assert result.exit_code == 2 and "has no hands/ folder" in result.stderr
 
 
-def test_a_chunk_with_values_that_do_not_fit_rejects_those_logs_alone(tmp_path: Path):
+@pytest.mark.parametrize("native", [False, True], ids=["lists", "native"])
+def test_a_chunk_with_values_that_do_not_fit_rejects_those_logs_alone(
+        tmp_path: Path, native: bool, monkeypatch: pytest.MonkeyPatch):
     # the chunk's conversion to Arrow fails on the misfits; then each log is checked alone and
-    # the outcomes are those of `log_rows`, log by log, and the rows those of the logs kept
+    # the outcomes are those of `log_rows`, log by log, and the rows those of the logs kept;
+    # the same with the events rows built either way (`analytics._NATIVE_ROWS`)
+    monkeypatch.setattr(analytics, "_NATIVE_ROWS", native)
     folder = tmp_path / "logs"
     folder.mkdir()
     out_of_range_logs(folder)
@@ -760,3 +765,29 @@ def test_a_chunk_with_values_that_do_not_fit_rejects_those_logs_alone(tmp_path: 
     good = [log for log, a in zip(logs, alone, strict=True) if not isinstance(a, Rejected)]
     assert {t: check_chunk(good).tables[t].to_pylist() for t in TABLES} == {
         t: expected[t].to_pylist() for t in TABLES}
+
+
+@pytest.mark.skipif(build() == "compiled", reason="rows._TAG_CODE is a compiled constant")
+def test_a_row_the_native_columns_refuse_moves_the_chunk_to_lists(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # the native builder refuses a row (here: a note, its class taken out of the codes) in the
+    # second log: the rows built so far move to the plain lists, that log is replayed into
+    # them, and the chunk's tables and outcomes are those of the lists alone
+    for seed in range(3):
+        events = random_game("stbl", 2, 40 + seed)
+        if seed == 1:
+            events = [*events[:-1], Note(seq=0, by="referee", text="checked"), events[-1]]
+        write_log(tmp_path / f"g{seed}.jsonl", events)
+    monkeypatch.setattr(analytics, "_NATIVE_ROWS", False)
+    expected = check_chunk(list(iter_logs(tmp_path)))
+    monkeypatch.setattr(analytics, "_NATIVE_ROWS", True)
+    codes = {cls: code for cls, code in rows._TAG_CODE.items() if cls is not Note}
+    monkeypatch.setattr(rows, "_TAG_CODE", codes)
+    calls: list[int] = []
+    real = analytics._to_lists
+    monkeypatch.setattr(analytics, "_to_lists", lambda cols: calls.append(1) or real(cols))
+    got = check_chunk(list(iter_logs(tmp_path)))
+    assert calls == [1]  # once: the chunk stays in lists after
+    assert got.outcomes == expected.outcomes
+    assert {t: got.tables[t].to_pylist() for t in TABLES} == {
+        t: expected.tables[t].to_pylist() for t in TABLES}

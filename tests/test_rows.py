@@ -12,7 +12,7 @@ import pytest
 import reference_rows
 from helpers import random_game
 
-from buraco_events import rows
+from buraco_events import analytics, rows
 from buraco_events.events import (
     EVENT_TYPES,
     Discarded,
@@ -79,6 +79,61 @@ def test_column_reader_hand() -> None:
     cols.add(SAMPLES[0], 0, -1)
     cols.add(SAMPLES[1], 0, 0)
     assert cols.columns("g")["hand"] == [None, 0]
+
+
+def _native(events: list[Event], turn: int = 3, hand: int = 0) -> dict[str, list[Any]]:
+    """Return the events rows of `events` as `EventBuffers` holds them, read back as lists."""
+    buf = rows.EventBuffers()
+    for ev in events:
+        assert buf.add(ev, turn, hand)
+    buf.end_game("g")
+    return analytics._native_events(buf).to_pydict()
+
+
+def test_native_rows_are_the_lists_rows() -> None:
+    # every class, both hand values (-1: before the first deal) and no turn: the same rows
+    # as the plain lists (a tuple of cards there, a list in Arrow)
+    for turn, hand in ((3, 0), (None, -1), (0, 7)):
+        cols = rows._EventColumns()
+        for ev in SAMPLES:
+            cols.add(ev, turn, hand)
+        lists = {c: [_plain(v) for v in vs] for c, vs in cols.columns("g").items()}
+        assert _native(SAMPLES, turn, hand) == lists
+
+
+def test_native_rows_refuse_what_their_columns_cannot_hold() -> None:
+    # a value beyond its column (SMALLINT meld, turn and hand; TINYINT player, held 0..127),
+    # a card outside the notation (even after good ones): refused, nothing appended
+    buf = rows.EventBuffers()
+    assert buf.add(SAMPLES[4], 1, 0)
+    buf.end_game("g")
+    before = analytics._native_events(buf).to_pydict()
+    refused = [
+        (Melded(seq=4, player=1, meld=32768, cards=("3S", "4S", "5S")), 1, 0),
+        (Drew(seq=2, player=1, card="4C"), 32768, 0),
+        (Drew(seq=2, player=1, card="4C"), 1, 32768),
+        (Drew(seq=2, player=128, card="4C"), 1, 0),
+        (TookPile(seq=3, player=0, cards=("9S", "ZZ")), 1, 0),
+        (Discarded(seq=6, player=2, card="1H"), 1, 0),
+    ]
+    for ev, turn, hand in refused:
+        assert not buf.add(ev, turn, hand), ev
+    assert len(buf) == 1 and len(buf.card_codes) == 3
+    assert analytics._native_events(buf).to_pydict() == before
+    # the widest values that fit are held
+    assert buf.add(Melded(seq=2**31 - 1, player=127, meld=-32768, cards=("3S",)), 32767, 32767)
+
+
+def test_native_rows_cut_drops_a_game() -> None:
+    buf = rows.EventBuffers()
+    for ev in SAMPLES[:2]:
+        buf.add(ev, 0, 0)
+    buf.end_game("g")
+    for ev in SAMPLES[2:]:
+        buf.add(ev, 0, 0)
+    buf.cut(2)  # the second game did not finish
+    buf.end_game("h")
+    assert analytics._native_events(buf).to_pydict() == _native(SAMPLES[:2], 0, 0)
 
 
 def test_generic_reader_fields() -> None:
