@@ -683,7 +683,7 @@ def _native_events(buf: EventBuffers) -> pa.Table:
         _CARD_NAMES.take(codes(buf.card, n, _validity(buf.card_ok, n))),
         ints("meld", buf.meld, _validity(buf.meld_ok, n)),
         ints("dead", buf.dead, _validity(buf.dead_ok, n)),
-        ints("n_cards", buf.n_cards, cards_ok),
+        pc.list_value_length(cards).cast(schema.field("n_cards").type),  # fits: see `add`
         pa.array(buf.at, pa.string()),
         pa.array(buf.note, pa.string()),
     ], schema=schema)

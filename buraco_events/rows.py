@@ -324,7 +324,7 @@ class EventBuffers(_EventRows):
         self.team: vec[u8] = vec[u8]()
         self.player_ok: vec[u8] = vec[u8]()  # also team's
         self.cards_end: vec[i32] = vec[i32]([0])  # Arrow's list offsets: row i's cards end
-        self.cards_ok: vec[u8] = vec[u8]()  # also n_cards'
+        self.cards_ok: vec[u8] = vec[u8]()  # n_cards is Arrow's length of each row's cards
         self.card_codes: vec[u8] = vec[u8]()  # every row's cards, one after the other
         self.card: vec[u8] = vec[u8]()
         self.card_ok: vec[u8] = vec[u8]()
@@ -332,7 +332,6 @@ class EventBuffers(_EventRows):
         self.meld_ok: vec[u8] = vec[u8]()
         self.dead: vec[u8] = vec[u8]()
         self.dead_ok: vec[u8] = vec[u8]()
-        self.n_cards: vec[i16] = vec[i16]()
         self.at: list[str | None] = []
         self.note: list[str | None] = []
 
@@ -390,7 +389,6 @@ class EventBuffers(_EventRows):
             self.player_ok = append(self.player_ok, 1)
         self.cards_end = append(self.cards_end, i32(len(self.card_codes)))
         self.cards_ok = append(self.cards_ok, 0 if cards is None else 1)
-        self.n_cards = append(self.n_cards, i16(len(self.card_codes) - start))
         self.card = append(self.card, u8(code))
         self.card_ok = append(self.card_ok, 0 if card is None else 1)
         self.meld = append(self.meld, i16(0 if meld is None else meld))
@@ -420,7 +418,6 @@ class EventBuffers(_EventRows):
         self.team = self.team[:rows]
         self.player_ok = self.player_ok[:rows]
         self.cards_ok = self.cards_ok[:rows]
-        self.n_cards = self.n_cards[:rows]
         self.card = self.card[:rows]
         self.card_ok = self.card_ok[:rows]
         self.meld = self.meld[:rows]
