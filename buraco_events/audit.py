@@ -39,7 +39,7 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial as partial_fn
 from pathlib import Path
 from typing import Literal
@@ -68,6 +68,10 @@ from .sources import iter_logs
 ProblemKind = Literal["format", "integrity", "deal", "illegal", "score", "unfinished", "unsealed"]
 #: kinds that make a log fail (an unsealed log can still pass)
 FAILING: frozenset[str] = frozenset({"format", "integrity", "deal", "illegal", "score", "unfinished"})
+#: the kinds that judge the play (the rules and the claims), which an edit of the file may cause
+_PLAY_KINDS: frozenset[str] = frozenset({"deal", "illegal", "score"})
+#: how a head other than the expected one is worded (the headline tells it from other findings)
+_OTHER_HEAD = "head "
 #: how many problems a report keeps (the first ones in seq order, plus the first of each kind);
 #: `problems_total` counts them all, so a hostile file cannot make a report of any size
 PROBLEMS_KEPT = 100
@@ -111,11 +115,19 @@ class AuditReport(msgspec.Struct, frozen=True):
     game (the last line is `game_ended`): without `--partial`, an unfinished log is never ok.
     `problems` holds the first `PROBLEMS_KEPT` problems in seq order (and the first of each
     kind); `problems_total` counts every problem found.
+
+    `first` is the headline: where the file itself shows an edit (`changed`: the seq of the
+    first line the chain proves is not as sealed, or after which a line is missing; or a head
+    other than the published one), that edit; else the first failing problem. A legality, deal
+    or score finding on or after an edited line says in its message that it follows from the
+    edit, so no player is blamed for what the file shows was changed.
     """
 
     path: str
     game_id: str | None
     ok: bool
+    first: Problem | None
+    changed: int | None
     complete: bool
     sealed: bool
     head: str | None
@@ -159,6 +171,24 @@ class AuditInputError(ValueError):
         super().__init__(message)
         self.unread = unread
         self.damage = damage
+
+
+def headline(report: AuditReport) -> str | None:
+    """Return the verdict's headline in words (what `first` is, and what follows from it), the
+    same in the text report, its page and the demo; None when nothing fails."""
+    first = report.first
+    if first is None:
+        return None
+    if report.changed is not None:
+        return (f"the file was edited at seq {report.changed} (seq {first.seq}: {first.message});"
+                f" findings from seq {report.changed} on follow from the edit, not from play")
+    if first.kind == "integrity" and first.message.startswith(_OTHER_HEAD):
+        return (f"not the published log: its head differs (seq {first.seq}); findings may"
+                " follow from an edit, not from play")
+    words = f"{first.kind} at seq {first.seq}"
+    if not report.sealed and first.kind in _PLAY_KINDS:
+        words += " (the log is unsealed: an edit cannot be told from a play)"
+    return words
 
 
 # -- pure checks ------------------------------------------------------------------------------
@@ -272,16 +302,35 @@ class _Auditor:
         self.pending: HandStarted | None = None  # a deal whose commitment awaits its salt
         self.open_claim: HandEnded | None = None  # the claim of the hand the replay stopped in
         self.hands: list[HandReport] = []
+        # the first line the chain proves edited (its seq) and the integrity problem proving it
+        self.edit: tuple[int, Problem] | None = None
+        # the seq of the line each deal problem rests on (its hand_ended, or what came instead),
+        # by the problem's identity (the problem is kept with it, so its id stays its own): a
+        # deal problem is reported at its hand_started
+        self.rests_on: dict[int, tuple[Problem, int]] = {}
 
     @property
     def ended(self) -> int | None:
         """Return the seq of the first game_ended read (None before it)."""
         return self.chain.ended
 
-    def add(self, seq: int, kind: ProblemKind, message: str) -> None:
+    def add(self, seq: int, kind: ProblemKind, message: str) -> Problem:
         problem = Problem(seq, kind, message)
         self.problems.add(problem)
         self.fresh.append(problem)
+        return problem
+
+    def add_edit(self, edited: int, seq: int, message: str) -> None:
+        """Report a broken link at `seq` that proves the line at `edited` is not as sealed (or
+        that a line after it is missing); the earliest such line is the audit's headline."""
+        problem = self.add(seq, "integrity", message)
+        if self.edit is None or edited < self.edit[0]:
+            self.edit = (edited, problem)
+
+    def add_deal(self, seq: int, rests_on: int, message: str) -> None:
+        """Report a deal problem at its hand_started `seq`, found on the line at `rests_on`."""
+        problem = self.add(seq, "deal", message)
+        self.rests_on[id(problem)] = (problem, rests_on)
 
     def note_finding(self, seq: int, line: bytes, ev: AnyEvent | None,
                      before: GameState | None) -> None:
@@ -364,17 +413,17 @@ class _Auditor:
 
     def _check_chain(self, ev: AnyEvent, index: int) -> None:
         link = self.chain.link(ev)
-        if link.seq is not None:
-            self.add(ev.seq, "integrity", _seq_words(ev.seq, link.seq))
+        if link.seq is not None:  # lines missing, repeated or moved: an edit from the expected seq
+            self.add_edit(link.seq, ev.seq, _seq_words(ev.seq, link.seq))
         self.regular.count_prev(ev.seq, ev.prev)
         if ev.prev is not None:
             if link.prev is not None:
                 if index == 0:
-                    self.add(ev.seq, "integrity", "prev of line 1 must be 64 zeros")
+                    self.add_edit(ev.seq, ev.seq, "prev of line 1 must be 64 zeros")
                 else:
-                    self.add(ev.seq, "integrity",
-                             f"prev does not match the SHA-256 of line {index} (seq {self.last_seq}):"
-                             " that line was changed, or a line is missing")
+                    self.add_edit(self.last_seq, ev.seq,
+                                  f"prev does not match the SHA-256 of line {index} (seq"
+                                  f" {self.last_seq}): that line was changed, or a line is missing")
         if index == 0 and isinstance(ev, GameStarted):
             self.game_id = ev.game_id
 
@@ -427,7 +476,7 @@ class _Auditor:
         """Check a commitment once its hand ends (EVENTS.md: the salt must be revealed); keep the
         claim of the hand the replay stopped in. Only one deal waits for its salt at a time."""
         if isinstance(ev, HandStarted):
-            self._unrevealed(f"the next deal (seq {ev.seq}) came first")
+            self._unrevealed(f"the next deal (seq {ev.seq}) came first", ev.seq)
             if ev.commitment is not None:
                 self.pending = ev
         elif isinstance(ev, HandEnded):
@@ -438,19 +487,20 @@ class _Auditor:
                 return
             self.pending = None
             if ev.salt is None:
-                self.add(deal.seq, "deal", f"hand {ev.hand}: the deal's commitment is never revealed:"
-                         f" hand_ended (seq {ev.seq}) has no salt, so the deal cannot be checked")
+                self.add_deal(deal.seq, ev.seq,
+                              f"hand {ev.hand}: the deal's commitment is never revealed: hand_ended"
+                              f" (seq {ev.seq}) has no salt, so the deal cannot be checked")
             elif deal_commitment(ev.salt, deal) != deal.commitment:
-                self.add(deal.seq, "deal",
-                         f"hand {ev.hand}: the deal does not match its commitment with the salt"
-                         f" of seq {ev.seq}: the cards were changed after the commitment")
+                self.add_deal(deal.seq, ev.seq,
+                              f"hand {ev.hand}: the deal does not match its commitment with the"
+                              f" salt of seq {ev.seq}: the cards were changed after the commitment")
 
-    def _unrevealed(self, why: str) -> None:
-        """Report the waiting deal's commitment as never revealed."""
+    def _unrevealed(self, why: str, at: int) -> None:
+        """Report the waiting deal's commitment as never revealed, found on the line at `at`."""
         deal, self.pending = self.pending, None
         if deal is not None:
-            self.add(deal.seq, "deal", f"hand {deal.hand}: the deal's commitment is never revealed:"
-                     f" {why} without its hand_ended and salt")
+            self.add_deal(deal.seq, at, f"hand {deal.hand}: the deal's commitment is never"
+                          f" revealed: {why} without its hand_ended and salt")
 
     def finish(self, torn: TornTailError | None) -> Audit:
         last = max(self.last_seq, 0)
@@ -466,17 +516,18 @@ class _Auditor:
         sealed = counted.with_prev > 0
         if sealed:
             for seq in counted.without_prev:
-                self.add(seq, "integrity", "prev missing, but other lines have one: a log is"
-                         " sealed on every line or on none")
+                self.add_edit(seq, seq, "prev missing, but other lines have one: a log is sealed"
+                              " on every line or on none (this line's seal was removed)")
             self.problems.count("integrity", counted.n_without_prev - len(counted.without_prev))
         elif self.n_decoded:
             self.add(0, "unsealed", "no line has a prev: the log is unsealed, so changes to it"
                      " cannot be detected (it is still replayed and checked)")
+        other_head: Problem | None = None
         if self.expect_head is not None and head != self.expect_head:
-            self.add(last, "integrity", f"head {head} differs from the expected {self.expect_head}:"
-                     " the log was changed, truncated or extended")
+            other_head = self.add(last, "integrity", f"{_OTHER_HEAD}{head} differs from the expected"
+                                  f" {self.expect_head}: the log was changed, truncated or extended")
         if complete:
-            self._unrevealed("the game ended")
+            self._unrevealed("the game ended", last)
         elif self.n_lines and self.ended is None and self.not_a_log is None and not self.partial:
             self.add(last, "unfinished", f"the log ends at seq {last} without game_ended: an"
                      " unfinished game (cut short, or still being played: audit a game in"
@@ -493,13 +544,46 @@ class _Auditor:
                 detail=[team_line(s) for s in sheet],
             ))
         counts = self.problems.counts
+        changed = self.edit[0] if self.edit is not None else None
+        problems = [self._attributed(p, changed, other_head) for p in self.problems.kept()]
+        failing = [p for p in problems if p.kind in FAILING]
+        first = self.edit[1] if self.edit is not None else other_head
+        if first is None and failing:
+            first = failing[0]
+        finding = self.finding
+        if finding is not None:
+            finding = replace(finding, problem=self._attributed(finding.problem, changed, other_head))
         report = AuditReport(
             path=self.path, game_id=self.game_id,
-            ok=not any(counts[k] for k in FAILING), complete=complete, sealed=sealed, head=head,
-            events=self.n_lines, hands=hands, problems=self.problems.kept(),
+            ok=not any(counts[k] for k in FAILING), first=first, changed=changed,
+            complete=complete, sealed=sealed, head=head,
+            events=self.n_lines, hands=hands, problems=problems,
             problems_total=self.problems.total,
         )
-        return Audit(report, self.finding, state.n_players, dict(counts), self.not_a_log)
+        return Audit(report, finding, state.n_players, dict(counts), self.not_a_log)
+
+    def _attributed(self, problem: Problem, changed: int | None,
+                    other_head: Problem | None) -> Problem:
+        """Return `problem` with its message saying when it follows from an edit the file shows
+        (a line the chain proves changed, or a head other than the published one) rather than
+        from play: legality, deal and score findings only, the others being the file's own."""
+        if problem.kind not in _PLAY_KINDS:
+            return problem
+        found = self.rests_on.get(id(problem))
+        line = found[1] if found is not None and found[0] is problem else problem.seq
+        if changed is not None and line >= changed:
+            if line == changed:
+                why = (f"the line at seq {changed} is the one the chain shows was edited: this"
+                       " follows from the edit, not from play")
+            else:
+                why = (f"it comes after the line at seq {changed}, which the chain shows was"
+                       " edited: it may follow from the edit rather than from play")
+        elif other_head is not None:
+            why = ("the file is not the published log (its head differs): this may follow from"
+                   " an edit rather than from play")
+        else:
+            return problem
+        return Problem(problem.seq, problem.kind, f"{problem.message} ({why})")
 
 
 def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None = None,

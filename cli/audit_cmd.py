@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from buraco_events.archive import is_archive
-from buraco_events.audit import Audit, AuditInputError, HandReport, audit_path
+from buraco_events.audit import Audit, AuditInputError, HandReport, audit_path, headline
 from buraco_events.pool import default_workers
 from buraco_events.projections import player_view
 from buraco_events.render import render_view
@@ -165,9 +165,9 @@ def _verdict(result: Audit) -> Text:
     seal = f"sealed, head {rep.head[:12]}…" if rep.sealed and rep.head else "UNSEALED"
     facts = [f"game {visible(rep.game_id or '?')}", f"{rep.events} events", f"{len(rep.hands)} hands",
              "complete" if rep.complete else "unfinished", seal]
-    if failing:
-        first = failing[0]
-        facts.append(f"{n_failing:,} problem(s), first: {first.kind} at seq {first.seq}")
+    first = headline(rep)
+    if failing and first is not None:
+        facts.append(f"{n_failing:,} problem(s), first: {first}")
     if not rep.ok:
         word = ("FAIL", "bold red")
     elif rep.complete:
@@ -193,8 +193,20 @@ def _print_finding(result: Audit, seat: int | None) -> None:
     console = out()
     shown = _acting_seat(result, seat)
     p = finding.problem
+    rep = result.report
     who = f"seat {shown}" if shown is not None else "the referee"
-    console.print(Text(f"first bad event: seq {p.seq} ({p.kind}); the table just before it, seen by {who}:",
+    if rep.changed is not None and rep.first is not None:
+        console.print(Text(visible(headline(rep) or ""), style="bold"))
+        what = ("first bad event" if p.seq < rep.changed else
+                "first finding, on the edited line" if p.seq == rep.changed else
+                "first finding, after the edited line")
+    elif not rep.sealed and p.kind in ("deal", "illegal", "score"):
+        console.print(Text("the log is unsealed: nothing tells an edit of the file from a play",
+                           style="bold"))
+        what = "first bad event"
+    else:
+        what = "first bad event"
+    console.print(Text(f"{what}: seq {p.seq} ({p.kind}); the table just before it, seen by {who}:",
                        style="bold"))
     if finding.state.n_players:
         console.print(render_view(player_view(finding.state, shown)))
