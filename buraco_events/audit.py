@@ -48,7 +48,7 @@ import msgspec
 
 from .archive import ArchiveError
 from .auditcore import Regular
-from .commit import deal_commitment
+from .commit import Broken, Commitments
 from .commit import deck_text as deck_text  # moved to the core; still importable from here
 from .engine import GameState, IllegalMove, apply, check, hand_scores
 from .events import (
@@ -299,7 +299,7 @@ class _Auditor:
         self.regular = Regular(self.state, decode_canonical, MAX_LINE, PROBLEMS_KEPT)
         self.complete = False  # the last line read is game_ended
         self.not_a_log: str | None = None
-        self.pending: HandStarted | None = None  # a deal whose commitment awaits its salt
+        self.commitments = Commitments()  # the deals whose commitments await their salt
         self.open_claim: HandEnded | None = None  # the claim of the hand the replay stopped in
         self.hands: list[HandReport] = []
         # the first line the chain proves edited (its seq) and the integrity problem proving it
@@ -473,34 +473,32 @@ class _Auditor:
             self.add(seq, "score", f"winner: claimed team {ev.winner}, recount team {state.winner}")
 
     def _note_claims(self, ev: AnyEvent) -> None:
-        """Check a commitment once its hand ends (EVENTS.md: the salt must be revealed); keep the
-        claim of the hand the replay stopped in. Only one deal waits for its salt at a time."""
+        """Check a commitment once its hand ends (`commit.Commitments`); keep the claim of the hand
+        the replay stopped in."""
         if isinstance(ev, HandStarted):
-            self._unrevealed(f"the next deal (seq {ev.seq}) came first", ev.seq)
-            if ev.commitment is not None:
-                self.pending = ev
+            self._commitment(self.commitments.deal(ev))
         elif isinstance(ev, HandEnded):
             if not self.live and ev.hand == self.state.hand_no and self.open_claim is None:
                 self.open_claim = ev
-            deal = self.pending
-            if deal is None or deal.hand != ev.hand:
-                return
-            self.pending = None
-            if ev.salt is None:
-                self.add_deal(deal.seq, ev.seq,
-                              f"hand {ev.hand}: the deal's commitment is never revealed: hand_ended"
-                              f" (seq {ev.seq}) has no salt, so the deal cannot be checked")
-            elif deal_commitment(ev.salt, deal) != deal.commitment:
-                self.add_deal(deal.seq, ev.seq,
-                              f"hand {ev.hand}: the deal does not match its commitment with the"
-                              f" salt of seq {ev.seq}: the cards were changed after the commitment")
+            self._commitment(self.commitments.ended(ev))
 
-    def _unrevealed(self, why: str, at: int) -> None:
-        """Report the waiting deal's commitment as never revealed, found on the line at `at`."""
-        deal, self.pending = self.pending, None
-        if deal is not None:
-            self.add_deal(deal.seq, at, f"hand {deal.hand}: the deal's commitment is never"
-                          f" revealed: {why} without its hand_ended and salt")
+    def _commitment(self, broken: Broken | None) -> None:
+        """Report a deal whose commitment fails, in words."""
+        if broken is None:
+            return
+        hand, at = broken.deal.hand, broken.at
+        if broken.why == "mismatch":
+            words = (f"hand {hand}: the deal does not match its commitment with the salt of seq"
+                     f" {at}: the cards were changed after the commitment")
+        elif broken.why == "no_salt":
+            words = (f"hand {hand}: the deal's commitment is never revealed: hand_ended (seq {at})"
+                     " has no salt, so the deal cannot be checked")
+        else:
+            came = (f"the next deal (seq {at}) came first" if broken.why == "next_deal"
+                    else "the game ended")
+            words = (f"hand {hand}: the deal's commitment is never revealed: {came} without its"
+                     " hand_ended and salt")
+        self.add_deal(broken.deal.seq, at, words)
 
     def finish(self, torn: TornTailError | None) -> Audit:
         last = max(self.last_seq, 0)
@@ -527,7 +525,7 @@ class _Auditor:
             other_head = self.add(last, "integrity", f"{_OTHER_HEAD}{head} differs from the expected"
                                   f" {self.expect_head}: the log was changed, truncated or extended")
         if complete:
-            self._unrevealed("the game ended", last)
+            self._commitment(self.commitments.game_ended(last))
         elif self.n_lines and self.ended is None and self.not_a_log is None and not self.partial:
             self.add(last, "unfinished", f"the log ends at seq {last} without game_ended: an"
                      " unfinished game (cut short, or still being played: audit a game in"

@@ -22,8 +22,9 @@ import hashlib
 import hmac
 import random
 from collections.abc import Callable
+from typing import NamedTuple
 
-from .events import HandStarted
+from .events import HandEnded, HandStarted
 
 #: the salt of each hand (0-based hand number -> salt)
 SaltSource = Callable[[int], str]
@@ -42,6 +43,57 @@ def deck_text(ev: HandStarted) -> str:
 def deal_commitment(salt: str, ev: HandStarted) -> str:
     """Return the commitment a deal should carry: hex SHA-256 of `salt + "|" + deck`."""
     return hashlib.sha256(f"{salt}|{deck_text(ev)}".encode()).hexdigest()
+
+
+class Broken(NamedTuple):
+    """A deal whose commitment fails: the deal, the seq of the line that shows it (its
+    `hand_ended`, or what came in its place), and why: `no_salt` (that hand_ended reveals no
+    salt), `mismatch` (the salt does not give the commitment), `next_deal` or `game_ended` (the
+    next deal or the end of the game came before the hand's end)."""
+
+    deal: HandStarted
+    at: int
+    why: str
+
+
+class Commitments:
+    """The commitment rule of the log format, followed event by event: a deal that carries a
+    commitment must have it revealed by its own `hand_ended` salt before anything else ends it.
+
+    `deal` and `ended` take each `hand_started` and `hand_ended` in order, `game_ended` takes the
+    end of a complete game; each returns the deal it shows broken, if any. One deal waits for its
+    salt at a time.
+    """
+
+    def __init__(self) -> None:
+        self.pending: HandStarted | None = None
+
+    def deal(self, ev: HandStarted) -> Broken | None:
+        """Take a new deal: the waiting one (if any) was never revealed."""
+        broken = self._unrevealed(ev.seq, "next_deal")
+        if ev.commitment is not None:
+            self.pending = ev
+        return broken
+
+    def ended(self, ev: HandEnded) -> Broken | None:
+        """Take a hand's end: its salt must reveal the waiting deal of the same hand."""
+        deal = self.pending
+        if deal is None or deal.hand != ev.hand:
+            return None
+        self.pending = None
+        if ev.salt is None:
+            return Broken(deal, ev.seq, "no_salt")
+        if deal_commitment(ev.salt, deal) != deal.commitment:
+            return Broken(deal, ev.seq, "mismatch")
+        return None
+
+    def game_ended(self, seq: int) -> Broken | None:
+        """Take the end of the game at `seq`: a deal still waiting was never revealed."""
+        return self._unrevealed(seq, "game_ended")
+
+    def _unrevealed(self, seq: int, why: str) -> Broken | None:
+        deal, self.pending = self.pending, None
+        return None if deal is None else Broken(deal, seq, why)
 
 
 def seeded_salts(seed: int) -> SaltSource:
@@ -63,4 +115,4 @@ def keyed_salts(key: bytes) -> SaltSource:
     return salt
 
 
-__all__ = ["SaltSource", "deal_commitment", "deck_text", "keyed_salts", "seeded_salts"]
+__all__ = ["Broken", "Commitments", "SaltSource", "deal_commitment", "deck_text", "keyed_salts", "seeded_salts"]

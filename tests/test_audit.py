@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from buraco_events.archive import pack
-from buraco_events.audit import audit_bytes, audit_lines, audit_path, deal_commitment
+from buraco_events.audit import audit_bytes, audit_lines, audit_path
+from buraco_events.commit import deal_commitment
 from buraco_events.events import (
     ZERO_HASH,
     GameEnded,

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import msgspec
 
-from buraco_events.audit import deal_commitment
 from buraco_events.bots import GreedyBot
 from buraco_events.cards import ALL_CARDS
+from buraco_events.commit import deal_commitment
 from buraco_events.engine import (
     GameState,
     IllegalMove,
