@@ -22,7 +22,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 import duckdb
 import pyarrow as pa
@@ -46,6 +46,7 @@ from .rows import (
 )
 from .sources import iter_logs
 from .text import visible
+from .verdicts import FAILING
 
 DEFAULT_DB = "buraco.duckdb"
 TABLES: tuple[str, ...] = tuple(COLUMNS)
@@ -60,7 +61,8 @@ SCHEMAS: dict[str, pa.Schema] = {
         ("n_players", pa.int8()), ("target", pa.int32()), ("hands", pa.int16()),
         ("totals", _INTS), ("winner", pa.int8()), ("first_team", pa.int8()),
         ("events", pa.int32()), ("complete", pa.bool_()), ("sealed", pa.bool_()),
-        ("head", pa.string()), ("source", pa.string()),
+        ("head", pa.string()), ("source", pa.string()), ("audit_ok", pa.bool_()),
+        ("audit_problems", _LIST),
     ]),
     "hands": pa.schema([
         ("game_id", pa.string()), ("hand", pa.int16()), ("first", pa.int8()),
@@ -91,7 +93,8 @@ SCHEMAS: dict[str, pa.Schema] = {
 
 #: one line on each table: `buraco sql --help` lists them, and each table carries it as its COMMENT
 TABLE_ABOUT: dict[str, str] = {
-    "games": "one row per game: variant, players, target, hands, totals, winner, head",
+    "games": "one row per game: variant, players, target, hands, totals, winner, head, and the"
+             " audit's verdict (audit_ok, audit_problems: its problems' kinds)",
     "hands": "one row per hand: first seat, end reason, turns, scores recounted and claimed",
     "events": "one row per event: seq, hand, turn, type, player, cards, meld, dead, note",
     "melds": "one row per meld at its hand's end: team, cards, canasta kind, laid by",
@@ -121,16 +124,23 @@ class View(NamedTuple):
     sql: str
 
 
+#: the query variable that leaves the games failing the audit out of every view (`counted_games`)
+PASSED_ONLY = "buraco_passed_only"
 #: the analytics views shipped in every indexed database (names are part of the interface)
 VIEWS: dict[str, View] = {
+    # first: the views below count the games of this one
+    "counted_games": View("the games the views count: all, or those that pass the audit with"
+                          " --passed-only", f"""
+        SELECT * FROM games
+        WHERE audit_ok OR NOT coalesce(getvariable('{PASSED_ONLY}'), false)"""),
     "canasta_rates": View("canastas of each kind per hand and per team hand, by variant", f"""
         WITH th AS (
             SELECT g.variant, count(*) AS team_hands, count(DISTINCT (t.game_id, t.hand)) AS hands
-            FROM team_hands t JOIN games g USING (game_id) GROUP BY g.variant),
+            FROM team_hands t JOIN counted_games g USING (game_id) GROUP BY g.variant),
         c AS (
             SELECT g.variant, m.kind, count(*) AS canastas,
                    count(DISTINCT (m.game_id, m.hand, m.team)) AS team_hands_with
-            FROM melds m JOIN games g USING (game_id) WHERE m.kind <> 'none'
+            FROM melds m JOIN counted_games g USING (game_id) WHERE m.kind <> 'none'
             GROUP BY g.variant, m.kind)
         SELECT th.variant, k.kind, th.hands, th.team_hands,
                coalesce(c.canastas, 0) AS canastas,
@@ -147,7 +157,7 @@ VIEWS: dict[str, View] = {
                avg(CASE WHEN t.dead_direct THEN 1 ELSE 0 END) AS dead_direct_rate,
                avg(t.dead_penalty) AS avg_dead_penalty,
                avg(t.hand_penalty) AS avg_hand_penalty
-        FROM team_hands t JOIN games g USING (game_id)
+        FROM team_hands t JOIN counted_games g USING (game_id)
         GROUP BY g.variant ORDER BY g.variant"""),
     "closing_rates": View("share of hands closed, ended by the stock, claimed right, by variant", """
         SELECT g.variant, count(*) AS hands,
@@ -155,27 +165,27 @@ VIEWS: dict[str, View] = {
                avg(CASE WHEN h.reason = 'stock_exhausted' THEN 1 ELSE 0 END) AS exhausted_rate,
                avg(CASE WHEN h.reason = 'stalemate' THEN 1 ELSE 0 END) AS stalemate_rate,
                avg(CASE WHEN h.claims_match THEN 1 ELSE 0 END) AS claims_match_rate
-        FROM hands h JOIN games g USING (game_id)
+        FROM hands h JOIN counted_games g USING (game_id)
         GROUP BY g.variant ORDER BY g.variant"""),
     "hand_lengths": View("turns and events per hand (mean, median, max), by variant and end", """
         SELECT g.variant, h.reason, count(*) AS hands,
                avg(h.turns) AS avg_turns, median(h.turns) AS median_turns, max(h.turns) AS max_turns,
                avg(h.events) AS avg_events, median(h.events) AS median_events,
                max(h.events) AS max_events
-        FROM hands h JOIN games g USING (game_id)
+        FROM hands h JOIN counted_games g USING (game_id)
         GROUP BY g.variant, h.reason ORDER BY g.variant, h.reason"""),
     "win_rates": View("wins of the team that played first and of team 0, by variant, players", """
         SELECT variant, n_players, count(*) AS games,
                avg(CASE WHEN winner = first_team THEN 1 ELSE 0 END) AS first_team_win_rate,
                avg(CASE WHEN winner = 0 THEN 1 ELSE 0 END) AS team0_win_rate,
                avg(hands) AS avg_hands
-        FROM games WHERE complete
+        FROM counted_games WHERE complete
         GROUP BY variant, n_players ORDER BY variant, n_players"""),
     "player_standings": View("games, wins and win rate per player name, over finished games", """
         WITH seats AS (
             SELECT game_id, variant, winner, totals, unnest(players) AS player,
                    generate_subscripts(players, 1) - 1 AS seat
-            FROM games WHERE complete)
+            FROM counted_games WHERE complete)
         SELECT player, count(*) AS games, count(*) FILTER (WHERE winner = seat % 2) AS wins,
                avg(CASE WHEN winner = seat % 2 THEN 1 ELSE 0 END) AS win_rate,
                avg(totals[seat % 2 + 1]) AS avg_team_total,
@@ -184,11 +194,11 @@ VIEWS: dict[str, View] = {
     "score_quantiles": View("quantiles of team hand totals and of game totals, by variant", f"""
         SELECT g.variant, 'team_hand_total' AS measure, count(*) AS n, min(t.total) AS min,
                {_quantile_cols('t.total')}, max(t.total) AS max, avg(t.total) AS avg
-        FROM team_hands t JOIN games g USING (game_id) GROUP BY g.variant
+        FROM team_hands t JOIN counted_games g USING (game_id) GROUP BY g.variant
         UNION ALL
         SELECT variant, 'game_total' AS measure, count(*) AS n, min(total) AS min,
                {_quantile_cols('total')}, max(total) AS max, avg(total) AS avg
-        FROM (SELECT variant, unnest(totals) AS total FROM games WHERE complete)
+        FROM (SELECT variant, unnest(totals) AS total FROM counted_games WHERE complete)
         GROUP BY variant
         ORDER BY 1, 2"""),
 }
@@ -212,7 +222,9 @@ class AccessRefused(AnalyticsError):
 
 
 #: why a log (or an input path) was not indexed: `Rejected.kind`, the `rejects` table's kind
-RejectKind = Literal["unreadable", "format", "illegal", "range", "internal", "conflict"]
+#: (`deal`, `score`, `unfinished`: a game that fails the audit, refused by `index --strict`)
+RejectKind = Literal["unreadable", "format", "illegal", "range", "internal", "conflict", "deal",
+                     "score", "unfinished"]
 
 
 @dataclass(frozen=True)
@@ -254,6 +266,7 @@ class IndexReport:
     replaced: int = 0
     skipped: int = 0
     events: int = 0
+    failing: int = 0  # games stored that fail the audit (`games.audit_ok` false)
     rejected: list[Rejected] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
 
@@ -418,6 +431,10 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     for table, schema in SCHEMAS.items():
         cols = ", ".join(f'"{f.name}" {_DDL_TYPES[f.type]}' for f in schema)
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
+        # a database indexed before a column existed gains it, NULL in the rows it holds (for
+        # the verdict: not judged, which `counted_games` never takes for a pass)
+        for f in schema:
+            con.execute(f'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS "{f.name}" {_DDL_TYPES[f.type]}')
         con.execute(f"COMMENT ON TABLE {table} IS '{_sql_string(TABLE_ABOUT[table])}'")
     for name, view in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {name} AS {view.sql}")
@@ -583,6 +600,12 @@ class Checked:
     head: str
     events: int
     counts: dict[str, int]
+    audit_problems: tuple[str, ...] = ()  # the kinds of the audit's problems (`verdicts.KINDS`)
+
+    @property
+    def failing(self) -> list[str]:
+        """Return the kinds of problems that make the game fail the audit."""
+        return [kind for kind in self.audit_problems if kind in FAILING]
 
 
 @dataclass(frozen=True)
@@ -619,7 +642,9 @@ def _replay_log(source: str, lines: RawLines, into: Columns) -> Checked | Reject
         return Rejected(source, reason, "internal")
     after = into.counts()
     counts = {t: after[t] - before[t] for t in TABLES}
-    return Checked(source, into.data["games"]["game_id"][-1], head, len(events), counts)
+    games = into.data["games"]
+    return Checked(source, games["game_id"][-1], head, len(events), counts,
+                   tuple(games["audit_problems"][-1]))
 
 
 #: what converting a value that does not fit its column's type raises
@@ -798,9 +823,11 @@ def _check_work(item: list[tuple[str, RawLines]] | Rejected) -> CheckedChunk | R
 class _Indexer:
     """One index run: the heads already stored, the rows waiting for the next flush, the report."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, replace: bool, batch_events: int):
+    def __init__(self, con: duckdb.DuckDBPyConnection, replace: bool, batch_events: int,
+                 strict: bool = False):
         self.con = con
         self.replace = replace
+        self.strict = strict
         self.batch_events = batch_events
         self.batch: dict[str, list[pa.Table]] = {t: [] for t in TABLES}
         self.batched = 0
@@ -848,6 +875,12 @@ class _Indexer:
     def admit(self, log: Checked) -> bool:
         """Return whether the log's rows are to be stored, counting it in the report either way."""
         report = self.report
+        failing = log.failing
+        if failing and self.strict:
+            report.rejected.append(Rejected(
+                log.source, f"fails the audit ({', '.join(failing)}; `buraco audit` says where):"
+                " --strict stores only games that pass", cast(RejectKind, failing[0])))
+            return False
         old = self.stored.get(log.game_id)
         if old is not None:
             old_head, old_source = old
@@ -867,6 +900,7 @@ class _Indexer:
         self.stored[log.game_id] = (log.head, log.source)
         self.this_run.add(log.game_id)
         report.events += log.events
+        report.failing += bool(failing)
         return True
 
     def flush(self) -> None:
@@ -902,8 +936,13 @@ def index(
     batch_events: int = 250_000,
     workers: int = 1,
     chunk_logs: int = CHUNK_LOGS,
+    strict: bool = False,
 ) -> IndexReport:
     """Index every log under `paths` into `db` in one transaction; see the module docstring.
+
+    Each game is stored with the audit's verdict (`games.audit_ok`, `games.audit_problems`);
+    with `strict`, a game that fails the audit is rejected instead (its kind the first of its
+    failing kinds).
 
     `workers` processes check and replay the logs, `chunk_logs` at a time; this process alone
     writes the database, taking the chunks in order, so the database is the same whatever
@@ -915,7 +954,7 @@ def index(
         ensure_schema(con)
         # with workers, small batches: this process inserts while the workers replay the next
         # chunks, rather than all at the end (the rows and their order are the same)
-        run = _Indexer(con, replace, batch_events if workers <= 1 else batch_events // 8)
+        run = _Indexer(con, replace, batch_events if workers <= 1 else batch_events // 8, strict)
         for done in ordered_map(_check_work, _work(paths, chunk_logs), workers):
             if isinstance(done, Rejected):  # a path, not a log: no game to count
                 run.report.rejected.append(done)
@@ -955,10 +994,14 @@ class Result:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
 
 
-def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> Result:
-    """Run one query on an open connection; DuckDB's error becomes a one-line `AnalyticsError`."""
+def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = (),
+              passed_only: bool = False) -> Result:
+    """Run one query on an open connection; DuckDB's error becomes a one-line `AnalyticsError`.
+    With `passed_only`, its views count only the games that pass the audit (`counted_games`)."""
     try:
         cur = con.cursor()  # DuckDB 2.0: an unread result blocks its connection
+        if passed_only:  # a variable of this cursor's own (each cursor is a connection of its own)
+            cur.execute(f"SET VARIABLE {PASSED_ONLY} = true")
         cur.execute(sql, list(params))
         columns = [d[0] for d in cur.description] if cur.description else []
         rows = cur.fetchall() if columns else []
@@ -969,17 +1012,19 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = 
     return Result(columns, rows)
 
 
-def query(db: str | os.PathLike[str], sql: str, parquet: str | os.PathLike[str] | None = None) -> Result:
+def query(db: str | os.PathLike[str], sql: str, parquet: str | os.PathLike[str] | None = None,
+          passed_only: bool = False) -> Result:
     """Run one read-only query on `db`, or on the Parquet folder `parquet` when given (see
     `check_query`); it may read local files under the working folder and the database's (or the
-    Parquet) folder, nothing else (see `connect_query`)."""
+    Parquet) folder, nothing else (see `connect_query`). With `passed_only`, the views count only
+    the games that pass the audit."""
     con = (
         connect_query(db, readable=(Path.cwd(), Path(db).parent)) if parquet is None
         else connect_parquet(parquet, readable=(Path.cwd(),))
     )
     try:
         check_query(con, sql)
-        return run_query(con, sql)
+        return run_query(con, sql, passed_only=passed_only)
     except AccessRefused as exc:
         raise AccessRefused(
             f"{exc} (a query reads files only under the working folder and the database's "
@@ -991,9 +1036,10 @@ def query(db: str | os.PathLike[str], sql: str, parquet: str | os.PathLike[str] 
 
 def stats(
     db: str | os.PathLike[str], variant: str | None = None,
-    parquet: str | os.PathLike[str] | None = None,
+    parquet: str | os.PathLike[str] | None = None, passed_only: bool = False,
 ) -> dict[str, Result]:
-    """Return every analytics view (optionally for one variant or its alias), read-only.
+    """Return every analytics view (optionally for one variant or its alias), read-only; with
+    `passed_only`, of the games that pass the audit only.
 
     The views are read from the database, which may come from anyone: they run on a query
     connection that reads no file but the database itself (or, with `parquet`, the views are
@@ -1002,18 +1048,20 @@ def stats(
     name = variant_name(variant) if variant is not None else None
     con = connect_query(db) if parquet is None else connect_parquet(parquet)
     try:
-        return {view: view_rows(con, view, name) for view in STATS_VIEWS}
+        return {view: view_rows(con, view, name, passed_only) for view in STATS_VIEWS}
     finally:
         con.close()
 
 
-def view_rows(con: duckdb.DuckDBPyConnection, view: str, variant: str | None = None) -> Result:
-    """Return one analytics view, all variants or one."""
+def view_rows(con: duckdb.DuckDBPyConnection, view: str, variant: str | None = None,
+              passed_only: bool = False) -> Result:
+    """Return one analytics view, all variants or one (of the games that pass the audit only,
+    with `passed_only`)."""
     if view not in VIEWS:
         raise AnalyticsError(f"unknown view {view!r}; views: {', '.join(VIEWS)}")
     if variant is None:
-        return run_query(con, f"SELECT * FROM {view}")
-    return run_query(con, f"SELECT * FROM {view} WHERE variant = ?", [variant])
+        return run_query(con, f"SELECT * FROM {view}", passed_only=passed_only)
+    return run_query(con, f"SELECT * FROM {view} WHERE variant = ?", [variant], passed_only)
 
 
 def _label(text: str) -> str:

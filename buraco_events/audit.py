@@ -42,7 +42,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial as partial_fn
 from pathlib import Path
-from typing import Literal
 
 import msgspec
 
@@ -64,10 +63,9 @@ from .log import MAX_LINE, Chain, EventReader, LogError, NotALogError, RawLines,
 from .pool import chunked, collector_paused, ordered_map
 from .scoring import TeamScore
 from .sources import iter_logs
+from .verdicts import FAILING as FAILING
+from .verdicts import ProblemKind
 
-ProblemKind = Literal["format", "integrity", "deal", "illegal", "score", "unfinished", "unsealed"]
-#: kinds that make a log fail (an unsealed log can still pass)
-FAILING: frozenset[str] = frozenset({"format", "integrity", "deal", "illegal", "score", "unfinished"})
 #: the kinds that judge the play (the rules and the claims), which an edit of the file may cause
 _PLAY_KINDS: frozenset[str] = frozenset({"deal", "illegal", "score"})
 #: how a head other than the expected one is worded (the headline tells it from other findings)

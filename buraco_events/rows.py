@@ -14,12 +14,14 @@ from librt.vecs import append, vec
 from mypy_extensions import i16, i32, u8
 
 from .cards import ALL_CARDS, JOKER, team_of
+from .commit import Commitments
 from .engine import GameState, play
 from .events import (
     TAGS,
     Discarded,
     Drew,
     Event,
+    GameEnded,
     HandEnded,
     HandStarted,
     LaidOff,
@@ -30,12 +32,14 @@ from .events import (
 )
 from .projections import meld_kind
 from .rules import UnknownVariant, canonical_variant
+from .verdicts import FAILING
 
 #: the column names of each table, in table order (the analytics schema mirrors them)
 COLUMNS: dict[str, tuple[str, ...]] = {
     "games": (
         "game_id", "variant", "players", "n_players", "target", "hands", "totals", "winner",
-        "first_team", "events", "complete", "sealed", "head", "source",
+        "first_team", "events", "complete", "sealed", "head", "source", "audit_ok",
+        "audit_problems",
     ),
     "hands": (
         "game_id", "hand", "first", "reason", "closed_by", "turns", "events", "scores",
@@ -60,6 +64,7 @@ _DREW: Final = Drew
 _TOOKPILE: Final = TookPile
 _HANDSTARTED: Final = HandStarted
 _HANDENDED: Final = HandEnded
+_GAMEENDED: Final = GameEnded
 
 
 class Columns:
@@ -154,8 +159,9 @@ def _generic_parts(ev: Event) -> Parts:
 
 
 def _hand_end_rows(out: Columns, game_id: str, state: GameState, ev: HandEnded,
-                   first: int, turns: int, n_events: int) -> None:
-    """Record a finished hand: its summary, its final melds and both teams' score sheets."""
+                   first: int, turns: int, n_events: int) -> bool:
+    """Record a finished hand: its summary, its final melds and both teams' score sheets; return
+    whether the hand's claimed scores are the recount."""
     rules = state.rules
     result = state.hand_results[-1]
     scores = [s.total for s in result]
@@ -179,6 +185,7 @@ def _hand_end_rows(out: Columns, game_id: str, state: GameState, ev: HandEnded,
             s.dead_penalty, s.took_dead, s.took_dead and direct[s.team], s.dead_unused,
             sum(s.canastas.values()), s.total,
         ))
+    return scores == claimed
 
 
 #: how `_EventColumns.add` reads the fields of the common event classes (compiled, a field is read
@@ -457,6 +464,9 @@ def _game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
     # hand after it from the engine, the rest from the event)
     dealt: HandStarted | None = None  # the current hand's hand_started
     n_events = n_turns = 0  # the events and turns of the current hand so far
+    # the audit's verdict on what `play` does not refuse: the claims and the deal commitments
+    commitments = Commitments()
+    bad_deal = bad_score = False
     for ev in evs:
         turn = state.turn
         play(state, ev)
@@ -469,19 +479,30 @@ def _game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
         elif kind is _HANDSTARTED:
             dealt = cast(HandStarted, ev)
             n_events, n_turns = 1, 0
+            bad_deal |= commitments.deal(dealt) is not None
         elif kind is _HANDENDED:
             assert dealt is not None  # the engine ends no hand before its deal
-            _hand_end_rows(rows, state.game_id, state, cast(HandEnded, ev), dealt.first,
-                           n_turns, n_events)
+            ended = cast(HandEnded, ev)
+            bad_score |= not _hand_end_rows(rows, state.game_id, state, ended, dealt.first,
+                                            n_turns, n_events)
+            bad_deal |= commitments.ended(ended) is not None
+        elif kind is _GAMEENDED:
+            over = cast(GameEnded, ev)
+            bad_score |= list(over.totals) != state.totals or over.winner != state.winner
+            bad_deal |= commitments.game_ended(ev.seq) is not None
     if state.phase == "start":
         raise ValueError("empty log: no game_started line")
+    complete = state.phase == "over"
+    problems = [kind for kind, found in (
+        ("deal", bad_deal), ("score", bad_score), ("unfinished", not complete),
+        ("unsealed", not sealed)) if found]
     rows.add(
         "games", game_id=state.game_id, variant=variant_name(state.variant),
         players=list(state.players), n_players=state.n_players, target=state.rules.target, hands=len(state.hand_results),
         totals=list(state.totals), winner=state.winner,
         first_team=team_of(state.first_of_game) if state.hand_no >= 0 else None,
-        events=state.next_seq, complete=state.phase == "over", sealed=sealed, head=head,
-        source=source,
+        events=state.next_seq, complete=complete, sealed=sealed, head=head, source=source,
+        audit_ok=not any(kind in FAILING for kind in problems), audit_problems=problems,
     )
     out = rows if into is None else into.extend(rows)
     if isinstance(cols, EventBuffers):

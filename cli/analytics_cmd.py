@@ -26,6 +26,9 @@ WorkersOption = Annotated[int | None, typer.Option(
     "--workers", min=1, metavar="N",
     help="processes that check and replay logs (default: the machine's cores); the output is "
     "the same whatever N")]
+PassedOnlyOption = Annotated[bool, typer.Option(
+    "--passed-only",
+    help="the views count only the games that pass the audit (games.audit_ok)")]
 ParquetOption = Annotated[Path | None, typer.Option(
     "--parquet", metavar="DIR",
     help="read a Parquet folder written by `buraco export` or `buraco spark-index` instead of --db")]
@@ -73,8 +76,15 @@ def index(
         "--replace", help="replace a stored game whose log changed (other head)"
     )] = False,
     workers: WorkersOption = None,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="reject the games that fail the audit (deal, score, unfinished) instead "
+        "of storing them with their verdict")] = False,
 ) -> None:
-    """Index logs into DuckDB (skips games already stored; exit 1 if a log was rejected)."""
+    """Index logs into DuckDB (skips games already stored; exit 1 if a log was rejected).
+
+    Every game is stored with the audit's verdict (games.audit_ok, games.audit_problems); the
+    views and stats leave the failing ones out with --passed-only, and --strict rejects them.
+    """
     for p in paths:
         if not p.exists():
             fail(f"{p}: no such file or folder")
@@ -94,15 +104,18 @@ def index(
 
     with _database_errors(), progress:
         report = analytics.index(paths, db, replace=replace, on_game=on_game,
-                                 workers=workers or default_workers())
+                                 workers=workers or default_workers(), strict=strict)
     for rejected in report.rejected:  # names and reasons may hold a log's text: shown
         console.print(f"rejected: {shown(rejected)}", highlight=False)
     for conflict in report.conflicts:
         console.print(f"conflict: {shown(conflict)} (--replace to accept it)", highlight=False)
+    failing = (f", {report.failing} of them failing the audit (games.audit_ok false; "
+               "--passed-only leaves them out of views and stats, --strict rejects them)"
+               if report.failing else "")
     print(
         f"{db}: {report.added} games added, {report.replaced} replaced, {report.skipped} "
         f"already indexed, {len(report.rejected)} rejected, {len(report.conflicts)} conflicts "
-        f"({report.events:,} events)"
+        f"({report.events:,} events){failing}"
     )
     if not report.ok:
         raise typer.Exit(1)
@@ -119,6 +132,12 @@ def sql_help() -> str:
         "Nothing is written, attached, installed or fetched from the network; files may be read "
         "(read_csv, read_text, ...) under the working folder and the database's folder. With "
         "--parquet DIR the same tables and views stand over the Parquet files of DIR.\n\n"
+        "Each game carries the audit's verdict: games.audit_ok (true when the game passes "
+        "`buraco audit`) and games.audit_problems (the kinds of its problems, in the words of "
+        "`audit --json`: deal, score, unfinished, unsealed; logs with format, integrity or "
+        "illegal problems are never stored). With --passed-only every view counts only the "
+        "games that pass (the counted_games view); in your own queries add "
+        "`WHERE audit_ok`.\n\n"
         f"Tables and views:\n{listing}"
     )
 
@@ -129,12 +148,13 @@ def sql(
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON array of objects")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="print CSV with a header row")] = False,
     parquet: ParquetOption = None,
+    passed_only: PassedOnlyOption = False,
 ) -> None:
     """Run one read-only SQL query on the database (its help lists the tables and views)."""
     if as_json and as_csv:
         fail("choose one of --json and --csv")
     with _database_errors():
-        result = analytics.query(db, query, parquet=parquet)
+        result = analytics.query(db, query, parquet=parquet, passed_only=passed_only)
     if as_json:
         print(json.dumps(result.records(), default=_json_default, indent=1))
     elif as_csv:
@@ -156,6 +176,7 @@ def stats(
             "--plot", help="also write a chart to this file (.png, .svg, .pdf, ...)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
     parquet: ParquetOption = None,
+    passed_only: PassedOnlyOption = False,
 ) -> None:
     """Print canasta, penalty, closing and win rates, hand lengths and score quantiles."""
     if plot is not None:
@@ -164,7 +185,7 @@ def stats(
             fail(f"{plot}: a chart is written as one of "
                  f"{', '.join('.' + f for f in formats)}; got {plot.suffix or 'no extension'}")
     with _database_errors():
-        results = analytics.stats(db, variant, parquet=parquet)
+        results = analytics.stats(db, variant, parquet=parquet, passed_only=passed_only)
     if not any(r.rows for r in results.values()):
         fail("no indexed games" + (f" of variant {variant!r}" if variant else ""), 1)
     if plot is not None:

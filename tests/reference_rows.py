@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from buraco_events.audit import audit_lines
 from buraco_events.cards import JOKER
 from buraco_events.engine import GameState, play, team_of
 from buraco_events.events import (
@@ -24,10 +25,12 @@ from buraco_events.events import (
     StockRefilled,
     TookDead,
     TookPile,
+    encode_event,
     event_type,
 )
 from buraco_events.projections import meld_kind
 from buraco_events.rows import COLUMNS, Columns, variant_name
+from buraco_events.verdicts import FAILING, KINDS
 
 #: event types that start a turn (RULES 2: a turn begins with a draw or the pile)
 _TURN_STARTS = frozenset({"drew", "took_pile"})
@@ -125,6 +128,7 @@ def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool) -> 
 
     `head` and `sealed` describe the log (see `log.Chain`); `source` names where it was read.
     """
+    events = list(events)
     rows = Columns()
     state = GameState()
     first = turns = hand_events = 0
@@ -166,7 +170,17 @@ def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool) -> 
         totals=list(state.totals), winner=state.winner,
         first_team=team_of(state.first_of_game) if state.hand_no >= 0 else None,
         events=state.next_seq, complete=state.phase == "over", sealed=sealed, head=head,
-        source=source,
+        source=source, **_verdict(events, sealed),
     )
     return rows
+
+
+def _verdict(events: list[Event], sealed: bool) -> dict[str, Any]:
+    """Return the verdict columns as the audit itself gives them for the events' lines (the
+    chain's and the lines' own kinds left out: those logs are never stored; sealing as given)."""
+    kinds = set(audit_lines([encode_event(ev) for ev in events], "x").kind_counts)
+    kinds -= {"format", "integrity", "unsealed"}
+    if not sealed:
+        kinds.add("unsealed")
+    return {"audit_ok": not kinds & FAILING, "audit_problems": [k for k in KINDS if k in kinds]}
 
