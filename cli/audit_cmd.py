@@ -212,7 +212,9 @@ def _print_finding(result: Audit, seat: int | None) -> None:
         console.print(render_view(player_view(finding.state, shown)))
     raw = finding.line[:400].decode("utf-8", errors="replace")
     console.print(Text("  event: " + visible(raw) + ("…" if len(finding.line) > 400 else "")))
-    console.print(Text("  rule broken: " + visible(p.message), style="bold"))
+    edited = rep.changed is not None and p.seq >= rep.changed
+    label = "  what the edited file shows: " if edited else "  rule broken: "
+    console.print(Text(label + visible(p.message), style="bold"))
     console.print(Text("  (" + _BROKEN[p.kind] + ")"))
 
 

@@ -84,6 +84,8 @@ def test_the_same_change_in_the_text_verdict_headline_and_json(tmp_path: Path) -
     assert f"first: the file was edited at seq {seq}" in verdict
     assert "first: illegal" not in verdict
     assert f"first finding, on the edited line: seq {seq} (illegal)" in text.stdout
+    assert "what the edited file shows: JK is not in the hand" in text.stdout
+    assert "rule broken" not in text.stdout
     obj = json.loads(data.stdout)
     assert obj["changed"] == seq
     assert obj["first"]["kind"] == "integrity" and obj["first"]["seq"] == seq + 1
