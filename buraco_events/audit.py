@@ -302,9 +302,12 @@ class _Auditor:
         self.hands: list[HandReport] = []
         # the first line the chain proves edited (its seq) and the integrity problem proving it
         self.edit: tuple[int, Problem] | None = None
-        # the seq of the line each deal problem rests on (its hand_ended, or what came instead),
-        # by the problem's identity (the problem is kept with it, so its id stays its own): a
-        # deal problem is reported at its hand_started
+        # the place of the line being audited in the file (0 for the first line: its seq, while
+        # no line is missing): an edit is placed by it, whatever seq an edited line claims
+        self.here = -1
+        # the place of the line each legality, deal or score problem rests on (a deal problem is
+        # reported at its hand_started, found at its hand_ended or what came instead), by the
+        # problem's identity (the problem is kept with it, so its id stays its own)
         self.rests_on: dict[int, tuple[Problem, int]] = {}
 
     @property
@@ -316,19 +319,17 @@ class _Auditor:
         problem = Problem(seq, kind, message)
         self.problems.add(problem)
         self.fresh.append(problem)
+        if kind in _PLAY_KINDS:
+            self.rests_on[id(problem)] = (problem, self.here)
         return problem
 
     def add_edit(self, edited: int, seq: int, message: str) -> None:
-        """Report a broken link at `seq` that proves the line at `edited` is not as sealed (or
-        that a line after it is missing); the earliest such line is the audit's headline."""
+        """Report a broken link at `seq` that proves the line at place `edited` (its seq in the
+        unbroken part of the chain) is not as sealed, or that a line after it is missing; the
+        earliest such line is the audit's headline."""
         problem = self.add(seq, "integrity", message)
         if self.edit is None or edited < self.edit[0]:
             self.edit = (edited, problem)
-
-    def add_deal(self, seq: int, rests_on: int, message: str) -> None:
-        """Report a deal problem at its hand_started `seq`, found on the line at `rests_on`."""
-        problem = self.add(seq, "deal", message)
-        self.rests_on[id(problem)] = (problem, rests_on)
 
     def note_finding(self, seq: int, line: bytes, ev: AnyEvent | None,
                      before: GameState | None) -> None:
@@ -364,6 +365,7 @@ class _Auditor:
             self.n_decoded += taken
             self.complete = False
             self.last_seq = regular.last_seq
+            self.here = self.n_lines - 1
             self.last_line = regular.last_line
             self.chain.take(regular.last_line, regular.last_seq, taken)
         return taken, line
@@ -373,6 +375,7 @@ class _Auditor:
         index = self.n_lines
         self.n_lines += 1
         want_seq = self.last_seq + 1
+        self.here = index
         self.fresh = []
         ev: AnyEvent | None = None
         if isinstance(decoded, LogError):
@@ -411,15 +414,15 @@ class _Auditor:
 
     def _check_chain(self, ev: AnyEvent, index: int) -> None:
         link = self.chain.link(ev)
-        if link.seq is not None:  # lines missing, repeated or moved: an edit from the expected seq
-            self.add_edit(link.seq, ev.seq, _seq_words(ev.seq, link.seq))
+        if link.seq is not None:  # lines missing, repeated or moved: an edit from this line on
+            self.add_edit(index, ev.seq, _seq_words(ev.seq, link.seq))
         self.regular.count_prev(ev.seq, ev.prev)
         if ev.prev is not None:
             if link.prev is not None:
                 if index == 0:
-                    self.add_edit(ev.seq, ev.seq, "prev of line 1 must be 64 zeros")
+                    self.add_edit(0, ev.seq, "prev of line 1 must be 64 zeros")
                 else:
-                    self.add_edit(self.last_seq, ev.seq,
+                    self.add_edit(index - 1, ev.seq,
                                   f"prev does not match the SHA-256 of line {index} (seq"
                                   f" {self.last_seq}): that line was changed, or a line is missing")
         if index == 0 and isinstance(ev, GameStarted):
@@ -496,7 +499,7 @@ class _Auditor:
                     else "the game ended")
             words = (f"hand {hand}: the deal's commitment is never revealed: {came} without its"
                      " hand_ended and salt")
-        self.add_deal(broken.deal.seq, at, words)
+        self.add(broken.deal.seq, "deal", words)
 
     def finish(self, torn: TornTailError | None) -> Audit:
         last = max(self.last_seq, 0)
