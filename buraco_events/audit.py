@@ -4,7 +4,7 @@ The checking is pure: `audit_lines` folds the raw lines of one log (bytes, witho
 into an `Audit`, so a file, an archive member or a test's list of lines is audited the same way.
 Only `audit_path` touches files, through `sources.iter_logs` (this is a shell module).
 
-What is checked, line by line (EVENTS.md is the contract, RULES.md the game):
+What is checked, line by line (docs/log-format.md is the contract, docs/rules.md the game):
 - format: each line decodes as an event (`log.decode_line`); one problem per bad line.
 - integrity: `seq` is 0, 1, 2... without gaps; `prev` is the SHA-256 of the previous line's exact
   bytes (64 zeros on line 0); the head (SHA-256 of the last line) equals the expected one if given;
@@ -20,7 +20,7 @@ What is checked, line by line (EVENTS.md is the contract, RULES.md the game):
   (or undecodable line, or bad deal) stops the replay.
 - score: each `hand_ended.scores` claim and the `game_ended` totals and winner against the engine's
   recount (`engine.hand_scores`, kept in `GameState.hand_results`).
-- unfinished: a log is *complete* when its last line is `game_ended` (EVENTS.md); one that stops
+- unfinished: a log is *complete* when its last line is `game_ended` (the log format); one that stops
   earlier gets a problem of kind `unfinished` at its last seq, so it never passes as a whole game,
   unless the audit is `partial` (a game in progress: then it passes as far as it goes, and the
   report says `complete: false`).
@@ -397,7 +397,7 @@ class _Auditor:
         after_end = self.ended is not None
         self.chain.skip(line, ev, seq)  # taken in as stored: the next line links to it
         if after_end:
-            # EVENTS.md: nothing may follow game_ended; the game is over, so nothing is replayed
+            # the log format: nothing may follow game_ended; the game is over, so nothing is replayed
             self.add(seq, "integrity", f"{'an event' if ev is None else event_type(ev)} after"
                      f" game_ended (seq {self.ended}): nothing may follow game_ended (was the log"
                      " extended after the game?)")

@@ -1,4 +1,4 @@
-"""Cards: the notation of EVENTS.md, values, and the deck of a variant.
+"""Cards: the notation of the log format, values, and the deck of a variant.
 
 A card is its canonical string (`10H`, `AS`, `2C`, `JK`). The two copies of a card are the same
 string, so every zone is a multiset. Ranks are numbered A=1, 2..10, J=11, Q=12, K=13; a high ace

@@ -1,4 +1,4 @@
-"""The engine: a game's state as a fold of its events, and every rule of RULES.md.
+"""The engine: a game's state as a fold of its events, and every rule of docs/rules.md.
 
 Everything that affects the state machine lives in this file. `check(state, event)` raises
 `IllegalMove` naming the seq, the player, the phase and the rule broken; `apply(state, event)`

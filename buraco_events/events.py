@@ -1,4 +1,4 @@
-"""Events: the log contract of EVENTS.md as msgspec Structs in one tagged union.
+"""Events: the log contract (docs/log-format.md) as msgspec Structs in one tagged union.
 
 Every event is a frozen Struct tagged by `type`; the field names and tags are the public contract.
 This module also encodes and decodes single lines (JSON and msgpack) and computes the hash chain;
@@ -260,7 +260,7 @@ decode_canonical: Callable[[bytes], AnyEvent] = _json_decoder.decode
 
 
 def decode_event(line: bytes | str) -> AnyEvent:
-    """Decode one JSON line into its event, accepting the lenient card forms of EVENTS.md."""
+    """Decode one JSON line into its event, accepting the lenient card forms of the log format."""
     try:
         return _json_decoder.decode(line)
     except msgspec.ValidationError:
@@ -313,7 +313,7 @@ def event_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://buraco-events/schemas/events.schema.json",
         "title": "buraco-events game log line",
-        "description": "One line of a game log (JSON Lines). See EVENTS.md for the meanings.",
+        "description": "One line of a game log (JSON Lines). See docs/log-format.md for the meanings.",
         "x-schema-version": SCHEMA_VERSION,
         **ref,
         "$defs": components,

@@ -1,6 +1,6 @@
 """Log files: read, check, append to and repair game logs, and find them (the shell over `events`).
 
-A log is one game's JSON Lines file (EVENTS.md). Readers stream it line by line, keep at most
+A log is one game's JSON Lines file (the log format). Readers stream it line by line, keep at most
 `MAX_LINE` bytes of a line, and name the first bad line; `decode_line` is the one place bytes
 become an event, so whatever a hostile line makes the decoder raise is that line's `LogError`.
 Input with no event at all (empty, or a first line that is not a JSON object naming its `type`)
@@ -191,7 +191,7 @@ def _line_error(name: str, lineno: int, line: bytes, exc: EventFormatError) -> L
     """Return the error for a line that does not decode, refining what msgspec says.
 
     A first line that is not even a JSON object naming its `type` makes the input not a log at
-    all (`NotALogError`): every log starts with an event (EVENTS.md).
+    all (`NotALogError`): every log starts with an event (the log format).
     """
     message, field = str(exc), exc.field
     if lineno == 1 and line.startswith(_BOM):
@@ -303,7 +303,7 @@ class Link(NamedTuple):
 class ChainStatus:
     """What a check of a whole log found: its events, whether it is sealed, and its head.
 
-    `complete`: the last line is `game_ended` (EVENTS.md); otherwise the log is unfinished (a
+    `complete`: the last line is `game_ended` (the log format); otherwise the log is unfinished (a
     live game, or one cut short).
     """
 
@@ -315,7 +315,7 @@ class ChainStatus:
 
 class Chain:
     """Follows a log's lines in order, checking `seq` (0, 1, 2...), the `prev` links and that
-    nothing follows `game_ended` (the EVENTS.md rules for readers); no I/O.
+    nothing follows `game_ended` (the log format's rules for readers); no I/O.
 
     The one chain check of every reader (`EventReader`). A line that breaks it is not taken in;
     a reader that goes on past it (`Collect`) calls `skip`, so the next line is checked against
@@ -837,7 +837,7 @@ def _sealed(events: Iterable[Event]) -> tuple[bytes, str]:
         raise ValueError("a log holds at least one event")
     # asked per class (an event class's isinstance goes through msgspec's metaclass: slow per event)
     if any(issubclass(cls, GameEnded) for cls in set(map(type, events[:-1]))):
-        raise ValueError("nothing may follow game_ended (EVENTS.md)")
+        raise ValueError("nothing may follow game_ended (a rule of the log format)")
     lines = seal_lines(events)
     _check_batch(lines)
     return b"\n".join(lines) + b"\n", line_hash(lines[-1])

@@ -1,6 +1,6 @@
 """Render: a view of the table as rich renderables (pure: builds text, prints nothing).
 
-Cards keep the notation of EVENTS.md; hearts and diamonds are red, spades and clubs plain, the
+Cards keep the notation of the log format; hearts and diamonds are red, spades and clubs plain, the
 joker is the text `JK` (TECH-NOTES: the joker emoji is double width). `render_text` turns any
 renderable into a string at a fixed width, with or without colour, for goldens and `--static`.
 

@@ -1,9 +1,9 @@
-"""Rules as data: every parameter of RULES.md, the seven presets and their aliases.
+"""Rules as data: every parameter of the rules (docs/rules.md), the seven presets and their aliases.
 
 Glossary (one word per concept across the code):
 - *run*: a meld of one suit in sequence; *set*: a meld of one rank (only where `sets` is on).
 - *canasta*: a meld of 7+ cards (burraco in Italy); kinds ace_to_ace, royal, clean, dirty.
-- *morto* / *dead*: one of the two 11-card extra hands; we say `dead` in code, as EVENTS.md does.
+- *morto* / *dead*: one of the two 11-card extra hands; we say `dead` in code, as the log format does.
 - *wild*: a joker, or a 2 that does not stand in its own place.
 - *lay-off*: cards added to one of the team's melds: `laid_off` in logs (the contract), `lay_off` /
   `layoff` in code; `add` is only the word a player types and the `Action` kind that hints show.

@@ -7,7 +7,7 @@ decoding it; the stored bytes never change, so the hash chain still verifies.
 Schema history:
 - 0 (prototype logs): the dead hands went by their Portuguese name, `morto`:
   `hand_started.mortos` for `deads`, `took_dead.morto` and `stock_refilled.morto` for `dead`.
-- 1: the names of EVENTS.md.
+- 1: the names of the log format.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ def check(file: LogFile) -> None:
     except (LogError, ArchiveError, OSError) as exc:
         fail_read(exc)
     sealed = "sealed" if status.sealed else "unsealed (no prev fields: changes are not detectable)"
-    # EVENTS.md: a log without game_ended at its end is unfinished (a live game, or cut short)
+    # the log format: a log without game_ended at its end is unfinished (a live game, or cut short)
     done = "complete" if status.complete else "unfinished (no game_ended yet: a live game or cut short)"
     say(f"{visible(str(file))}: ok, {sealed}, {done}, {status.events} events, head {status.head}")
 

@@ -141,7 +141,7 @@ def test_illegal_close_and_closed_pile_name_the_rule() -> None:
 
 
 def _commitment(salt: str, deal: HandStarted) -> str:
-    """EVENTS.md spelled out again, independently of the audit's helper."""
+    """The log format spelled out again, independently of the audit's helper."""
     order = [*sum(deal.hands, ()), *deal.deads[0], *deal.deads[1], *deal.stock, *deal.discard]
     return hashlib.sha256((salt + "|" + ",".join(order)).encode("utf-8")).hexdigest()
 
@@ -514,7 +514,7 @@ def test_nothing_may_follow_game_ended(tmp_path: Path) -> None:
     report = json.loads(invoke(str(_resealed(extended, tmp_path / "x.jsonl")), "--json").stdout)
     assert [(p["kind"], p["seq"]) for p in report["problems"]] == [("integrity", n), ("integrity", n + 1)]
     assert "nothing may follow game_ended" in report["problems"][0]["message"]
-    # not complete (EVENTS.md: the last line is not game_ended), yet not unfinished either
+    # not complete (the log format: the last line is not game_ended), yet not unfinished either
     assert report["complete"] is False and report["ok"] is False
 
 

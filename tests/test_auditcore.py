@@ -131,7 +131,7 @@ def test_lines_without_prev_are_counted_and_the_first_ones_kept() -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.integers(min_value=0, max_value=2**32 - 1))
 def test_a_changed_byte_stops_a_run_at_the_changed_line_or_the_next(seed: int) -> None:
-    # any changed byte in a sealed log is detected (STYLE.md): a run may take a changed line
+    # any changed byte in a sealed log is detected: a run may take a changed line
     # only if it still decodes and plays, and then the next line's prev no longer links to it
     rng = random.Random(seed)
     lines = lines_of(rng.choice(SAMPLES))

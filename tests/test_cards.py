@@ -1,4 +1,4 @@
-"""Cards: notation round trips, lenient reading, values and deck sizes (RULES 1, 7; EVENTS.md Cards)."""
+"""Cards: notation round trips, lenient reading, values and deck sizes (RULES 1, 7; log format, Cards)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from buraco_events.rules import PRESETS, find_rules
 
 @pytest.mark.parametrize("card", ALL_CARDS)
 def test_a_canonical_card_parses_to_itself(card: str) -> None:
-    # EVENTS.md Cards: logs write exactly the canonical form, so a card is its own notation and
+    # log format, Cards: logs write exactly the canonical form, so a card is its own notation and
     # parsing it is the identity for all 53 kinds (no separate printer to keep in step)
     assert parse_card(card) == card
     assert parse_card(card.lower()) == card
@@ -46,13 +46,13 @@ def test_all_cards_are_52_plus_joker() -> None:
     ],
 )
 def test_lenient_forms(text: str, card: str) -> None:
-    # EVENTS.md Cards: readers accept lower case, T for 10 and the suit symbols
+    # log format, Cards: readers accept lower case, T for 10 and the suit symbols
     assert parse_card(text) == card
 
 
 @pytest.mark.parametrize("text", ["", "1H", "11H", "AX", "10", "H", "ZZ", "KK", "0S", "10HH", "JKR"])
 def test_unknown_cards_rejected_with_clear_message(text: str) -> None:
-    # EVENTS.md Cards: anything else is rejected with a clear error naming the input
+    # log format, Cards: anything else is rejected with a clear error naming the input
     with pytest.raises(CardError) as info:
         parse_card(text)
     msg = str(info.value)

@@ -73,7 +73,7 @@ def test_turn_order_four_players() -> None:
 
 
 def test_drew_must_equal_stock_top() -> None:
-    # EVENTS.md: drew.card must equal the stock's top card
+    # the log format: drew.card must equal the stock's top card
     t = basic()
     t.reject("drew", "drew KS but the stock's top card is AD", card="KS")
 

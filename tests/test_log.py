@@ -309,7 +309,7 @@ def test_write_log_refuses_an_invalid_event_and_writes_nothing(tmp_path: Path) -
     with pytest.raises(EventFormatError, match=r"refusing to write an invalid event: .*\$\.card"):
         write_log(tmp_path / "g.jsonl", [*events[:3], bad, *events[3:]])
     assert list(tmp_path.iterdir()) == []
-    # nor a game that goes on after its end (EVENTS.md)
+    # nor a game that goes on after its end (the log format)
     with pytest.raises(ValueError, match="nothing may follow game_ended"):
         write_log(tmp_path / "g.jsonl", [*events, Note(seq=0, by="referee", text="late")])
     assert list(tmp_path.iterdir()) == []
@@ -568,7 +568,7 @@ def test_log_repair_command(tmp_path: Path) -> None:
 
 
 def test_log_check_says_when_a_log_is_unfinished(tmp_path: Path) -> None:
-    # EVENTS.md: a log whose last line is not game_ended is unfinished, and tools say so
+    # the log format: a log whose last line is not game_ended is unfinished, and tools say so
     path = write_lines(tmp_path / "live.jsonl", game_lines(15)[:-1])
     assert not check_log(path).complete and check_log(write_lines(
         tmp_path / "done.jsonl", game_lines(15))).complete

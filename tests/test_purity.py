@@ -1,4 +1,4 @@
-"""The functional core does no I/O (STYLE.md): importing it loads neither the shell's libraries
+"""The functional core does no I/O: importing it loads neither the shell's libraries
 (duckdb, typer, ...) nor the package's own shell modules (log, archive, audit, analytics, sim)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Regenerate the disputed logs of data/disputes/ and their expected verdicts (expected.json).
 
-Each log is a game played by greedy bots from a fixed seed, with deal commitments (EVENTS.md) and
+Each log is a game played by greedy bots from a fixed seed, with deal commitments (the log format) and
 timestamps like a real server's, then tampered as its story says. Where the story is a server
 that lied (a wrong score, an illegal move it accepted, a deal changed after its commitment), the
 log is RE-SEALED, so the chain holds and only the content gives the lie away; where the story is
@@ -242,7 +242,7 @@ def build(out_dir: Path) -> dict[str, Expected]:
             + ([("score", end)] if winner != ge.winner else []))
 
     # unfinished: the same match cut short right before the lying hand_ended (the file truncated
-    # there, so the chain holds): what is left is honest, but it is not the whole game (EVENTS.md:
+    # there, so the chain holds): what is left is honest, but it is not the whole game (the log format:
     # a complete log ends with game_ended), so it never passes as one
     files["unfinished.jsonl"] = lines_of(match)[:h1]
     verdict("unfinished.jsonl", [("unfinished", h1 - 1)])
@@ -294,7 +294,7 @@ def build(out_dir: Path) -> dict[str, Expected]:
     verdict("bad_commitment.jsonl", [("deal", 1)])
 
     # unrevealed_commitment: the same swapped deal, but the server also left the salt out of that
-    # hand's hand_ended, so the commitment cannot be checked: EVENTS.md makes a commitment never
+    # hand's hand_ended, so the commitment cannot be checked: the log format makes a commitment never
     # revealed a deal problem of its own; re-sealed
     end = next(i for i, e in enumerate(events) if isinstance(e, HandEnded) and e.hand == deal.hand)
     events[end] = msgspec.structs.replace(events[end], salt=None)
