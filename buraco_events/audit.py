@@ -64,12 +64,11 @@ from .pool import chunked, collector_paused, ordered_map
 from .scoring import TeamScore
 from .sources import iter_logs
 from .verdicts import FAILING as FAILING
+from .verdicts import OTHER_HEAD as _OTHER_HEAD
+from .verdicts import PLAY_KINDS as _PLAY_KINDS
 from .verdicts import ProblemKind
+from .verdicts import headline as verdict_headline
 
-#: the kinds that judge the play (the rules and the claims), which an edit of the file may cause
-_PLAY_KINDS: frozenset[str] = frozenset({"deal", "illegal", "score"})
-#: how a head other than the expected one is worded (the headline tells it from other findings)
-_OTHER_HEAD = "head "
 #: how many problems a report keeps (the first ones in seq order, plus the first of each kind);
 #: `problems_total` counts them all, so a hostile file cannot make a report of any size
 PROBLEMS_KEPT = 100
@@ -172,21 +171,11 @@ class AuditInputError(ValueError):
 
 
 def headline(report: AuditReport) -> str | None:
-    """Return the verdict's headline in words (what `first` is, and what follows from it), the
-    same in the text report, its page and the demo; None when nothing fails."""
+    """Return the verdict's headline in words (`verdicts.headline` of the report's `first`)."""
     first = report.first
     if first is None:
         return None
-    if report.changed is not None:
-        return (f"the file was edited at seq {report.changed} (seq {first.seq}: {first.message});"
-                f" findings from seq {report.changed} on follow from the edit, not from play")
-    if first.kind == "integrity" and first.message.startswith(_OTHER_HEAD):
-        return (f"not the published log: its head differs (seq {first.seq}); findings may"
-                " follow from an edit, not from play")
-    words = f"{first.kind} at seq {first.seq}"
-    if not report.sealed and first.kind in _PLAY_KINDS:
-        words += " (the log is unsealed: an edit cannot be told from a play)"
-    return words
+    return verdict_headline(first.kind, first.seq, first.message, report.changed, report.sealed)
 
 
 # -- pure checks ------------------------------------------------------------------------------

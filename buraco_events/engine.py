@@ -254,6 +254,11 @@ class GameState:
     totals: list[int] = field(default_factory=lambda: [0, 0])
     hand_results: list[tuple[TeamScore, ...]] = field(default_factory=list)
     winner: int | None = None
+    #: the sheets `hand_scores` counted last for this game, with what they were counted from
+    #: (`_sheets_key`, by value): the table counts them for the `hand_ended` it offers and the
+    #: apply of that event counts the same position again. No part of the state's value.
+    scored: tuple[tuple[object, ...], tuple[TeamScore, TeamScore]] | None = field(
+        default=None, compare=False, repr=False)
 
     @property
     def n_players(self) -> int:
@@ -351,6 +356,7 @@ def _shallow(state: GameState) -> GameState:
     new.totals = state.totals
     new.hand_results = state.hand_results
     new.winner = state.winner
+    new.scored = state.scored
     return new
 
 
@@ -439,24 +445,13 @@ def _fmt(cards: Iterable[Card]) -> str:
 # -- checking ----------------------------------------------------------------------------------
 
 
-#: the meld shape the last check of a play classified, keyed by what it was classified from:
-#: (event, the meld laid off to or None for a new meld, rules, shape). `apply` of that same event
-#: reuses it rather than classify the cards again; the key holds its objects, so an identity
-#: match means the same frozen inputs (events, melds and rules are immutable) and so the same
-#: shape. One tuple, swapped whole, so a reader never sees a key with another key's shape.
-_handoff: tuple[object, object, object, MeldShape | None] = (None, None, None, None)
+def check(state: GameState, ev: Event) -> MeldShape | None:
+    """Raise `IllegalMove` unless `ev` may come next; never changes the state.
 
-
-def _hand_over(ev: Event, old: Meld | None, rules: Rules, shape: MeldShape) -> None:
-    """Keep the shape `check` classified for `ev`, for the apply of `ev` (see `_handoff`)."""
-    global _handoff
-    _handoff = (ev, old, rules, shape)
-
-
-
-
-def check(state: GameState, ev: Event) -> None:
-    """Raise `IllegalMove` unless `ev` may come next; never changes the state."""
+    Returns what the check found that `apply` needs: the shape of the meld a meld or a lay-off
+    makes (None for any other event), so that `apply(state, ev, shape)` does not classify the
+    cards again.
+    """
     if ev.seq != state.next_seq:
         raise _fail(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
     # the common events by direct calls (compiled: no call through the function objects'
@@ -467,9 +462,9 @@ def check(state: GameState, ev: Event) -> None:
     elif kind is _DREW:
         _check_drew(state, cast(Drew, ev))
     elif kind is _LAIDOFF:
-        _check_laid_off(state, cast(LaidOff, ev))
+        return _check_laid_off(state, cast(LaidOff, ev))
     elif kind is _MELDED:
-        _check_melded(state, cast(Melded, ev))
+        return _check_melded(state, cast(Melded, ev))
     elif kind is _TOOKPILE:
         _check_took_pile(state, cast(TookPile, ev))
     else:
@@ -477,6 +472,7 @@ def check(state: GameState, ev: Event) -> None:
         if checker is None:
             raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
         checker(state, ev)
+    return None
 
 
 def _check_note(state: GameState, ev: Note) -> None:
@@ -686,10 +682,10 @@ def _any_passes(state: GameState, player: int, candidates: list[TopPlay]) -> boo
     """Return whether some candidate play passes `check` (their seq is the next one by construction)."""
     for kind, meld_id, cards in candidates:
         if kind == "meld":
-            err = _melded_error(state, Melded(seq=state.next_seq, player=player, meld=len(state.melds), cards=cards))
+            found = _melded(state, Melded(seq=state.next_seq, player=player, meld=len(state.melds), cards=cards))
         else:
-            err = _laid_off_error(state, LaidOff(seq=state.next_seq, player=player, meld=meld_id, cards=cards))
-        if err is None:
+            found = _laid_off(state, LaidOff(seq=state.next_seq, player=player, meld=meld_id, cards=cards))
+        if not isinstance(found, _Refusal):
             return True
     return False
 
@@ -829,15 +825,17 @@ def _canasta_need(state: GameState) -> str:
     return "clean canasta" if state.rules.close_needs_clean else "canasta"
 
 
-def _check_melded(state: GameState, ev: Melded) -> None:
-    """Raise the error `_melded_error` finds, if any."""
-    err = _melded_error(state, ev)
-    if err is not None:
-        raise err.error()
+def _check_melded(state: GameState, ev: Melded) -> MeldShape:
+    """Return the shape of the new meld `ev`; raise the error `_melded` finds, if any."""
+    found = _melded(state, ev)
+    if isinstance(found, _Refusal):
+        raise found.error()
+    return found
 
 
-def _melded_error(state: GameState, ev: Melded) -> _Refusal | None:
-    """Return why `check` refuses the new meld `ev` (the seq aside: it is the caller's), or None.
+def _melded(state: GameState, ev: Melded) -> MeldShape | _Refusal:
+    """Return the shape of the new meld `ev`, or why `check` refuses it (the seq aside: it is the
+    caller's).
 
     The check of a meld returns its error rather than raise it: the table and the look-ahead
     check candidate plays by the thousand, and compiled, an error raised and caught costs more
@@ -853,30 +851,32 @@ def _melded_error(state: GameState, ev: Melded) -> _Refusal | None:
     shape = classify(ev.cards, rules)
     if shape is None:
         return _refuse(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
-    _hand_over(ev, None, rules, shape)
     team = team_of(player)
     if shape.type == "set" and _bits(rules).one_set_per_rank:
         if any(m.team == team and m.shape.type == "set" and m.shape.rank == shape.rank for m in state.melds):
             return _refuse(state, ev, "one set per rank: the team already has a set of that rank")
-    return _after_play_error(
+    refused = _after_play_error(
         state, ev, player, need, lambda: Meld(len(state.melds), team, shape, player, ev.seq, state.turn, state.turn)
     )
+    return shape if refused is None else refused
 
 
 def _meld_words(rules: Rules) -> str:
     return "run or set" if rules.sets else "run (this variant has no sets)"
 
 
-def _check_laid_off(state: GameState, ev: LaidOff) -> None:
-    """Raise the error `_laid_off_error` finds, if any."""
-    err = _laid_off_error(state, ev)
-    if err is not None:
-        raise err.error()
+def _check_laid_off(state: GameState, ev: LaidOff) -> MeldShape:
+    """Return the shape of the meld the lay-off `ev` makes; raise the error `_laid_off` finds,
+    if any."""
+    found = _laid_off(state, ev)
+    if isinstance(found, _Refusal):
+        raise found.error()
+    return found
 
 
-def _laid_off_error(state: GameState, ev: LaidOff) -> _Refusal | None:
-    """Return why `check` refuses the lay-off `ev` (the seq aside: it is the caller's), or None
-    (returned rather than raised, as `_melded_error`).
+def _laid_off(state: GameState, ev: LaidOff) -> MeldShape | _Refusal:
+    """Return the shape of the meld the lay-off `ev` makes, or why `check` refuses it (returned
+    rather than raised, as `_melded`).
 
     The meld it makes is `grown_shape`: `classify` of the meld's cards and the lay-off's.
     """
@@ -894,7 +894,6 @@ def _laid_off_error(state: GameState, ev: LaidOff) -> _Refusal | None:
     shape = grown_shape(old, tuple(ev.cards), rules)
     if shape is None or shape.type != old.shape.type:
         return _refuse(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
-    _hand_over(ev, old, rules, shape)
     top = state.pending_top or state.top_due
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
     if (
@@ -902,7 +901,9 @@ def _laid_off_error(state: GameState, ev: LaidOff) -> _Refusal | None:
         and shape.wild == top and top in ev.cards
     ):
         return _refuse(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
-    return _after_play_error(state, ev, player, need, lambda: old.with_shape(shape, old.last_turn, old.canasta_seq))
+    refused = _after_play_error(
+        state, ev, player, need, lambda: old.with_shape(shape, old.last_turn, old.canasta_seq))
+    return shape if refused is None else refused
 
 
 def grown_shape(m: Meld, cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
@@ -1044,15 +1045,10 @@ def _check_game_ended(state: GameState, ev: GameEnded) -> None:
         raise _fail(state, ev, "totals: one total per team (2)")
 
 
-#: the checker of each event class
+#: the checker of each event class but the five common ones (`check` and `play` call those directly)
 _CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
     GameStarted: _check_game_started,
     HandStarted: _check_hand_started,
-    Drew: _check_drew,
-    TookPile: _check_took_pile,
-    Melded: _check_melded,
-    LaidOff: _check_laid_off,
-    Discarded: _check_discarded,
     TookDead: _check_took_dead,
     StockRefilled: _check_stock_refilled,
     HandEnded: _check_hand_ended,
@@ -1064,17 +1060,21 @@ _CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
 # -- applying ----------------------------------------------------------------------------------
 
 
-def apply(state: GameState, ev: Event) -> GameState:
-    """Apply a checked event to the state in place and return it (trusts its input)."""
+def apply(state: GameState, ev: Event, shape: MeldShape | None = None) -> GameState:
+    """Apply a checked event to the state in place and return it (trusts its input).
+
+    `shape` is what `check` returned for a meld or a lay-off (the meld it makes); without it the
+    cards are classified again.
+    """
     kind = type(ev)  # the common events by direct calls, as in `play`
     if kind is _DISCARDED:
         _apply_discarded(state, cast(Discarded, ev))
     elif kind is _DREW:
         _apply_drew(state, cast(Drew, ev))
     elif kind is _LAIDOFF:
-        _apply_laid_off(state, cast(LaidOff, ev))
+        _apply_laid_off(state, cast(LaidOff, ev), shape)
     elif kind is _MELDED:
-        _apply_melded(state, cast(Melded, ev))
+        _apply_melded(state, cast(Melded, ev), shape)
     elif kind is _TOOKPILE:
         _apply_took_pile(state, cast(TookPile, ev))
     else:
@@ -1205,14 +1205,11 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
             state.closed_by, state.end_reason, state.phase = player, "closed", "hand_end"
 
 
-def _apply_melded(state: GameState, ev: Melded) -> None:
-    rules = state.rules
-    memo = _handoff
-    if memo[0] is ev and memo[2] is rules and memo[1] is None:
-        shape: MeldShape | None = memo[3]  # classified by the check of this very event
-    else:
-        shape = classify(ev.cards, rules)
-    assert shape is not None
+def _apply_melded(state: GameState, ev: Melded, shape: MeldShape | None) -> None:
+    """Lay the new meld: `shape` as its check found it, or classified here when not given."""
+    if shape is None:
+        shape = classify(ev.cards, state.rules)
+        assert shape is not None
     seq, player = ev.seq, ev.player
     canasta_seq = seq if len(shape.cards) >= CANASTA_SIZE else None
     state.melds.append(
@@ -1221,16 +1218,13 @@ def _apply_melded(state: GameState, ev: Melded) -> None:
     _after_play(state, player, ev.cards)
 
 
-def _apply_laid_off(state: GameState, ev: LaidOff) -> None:
+def _apply_laid_off(state: GameState, ev: LaidOff, shape: MeldShape | None) -> None:
+    """Grow the meld: to `shape` as its check found it, or classified here when not given."""
     meld_id = ev.meld
     old = state.melds[meld_id]
-    rules = state.rules
-    memo = _handoff
-    if memo[0] is ev and memo[2] is rules and memo[1] is old:
-        shape: MeldShape | None = memo[3]  # classified by the check of this very event
-    else:
-        shape = grown_shape(old, tuple(ev.cards), rules)
-    assert shape is not None
+    if shape is None:
+        shape = grown_shape(old, tuple(ev.cards), state.rules)
+        assert shape is not None
     canasta_seq = old.canasta_seq
     if canasta_seq is None and len(shape.cards) >= CANASTA_SIZE:
         canasta_seq = ev.seq
@@ -1321,15 +1315,10 @@ def _apply_note(state: GameState, ev: Note) -> None:
     pass
 
 
-#: the applier of each event class
+#: the applier of each event class but the five common ones (`apply` and `play` call those directly)
 _APPLY: Final[dict[type, Callable[[GameState, Any], None]]] = {
     GameStarted: _apply_game_started,
     HandStarted: _apply_hand_started,
-    Drew: _apply_drew,
-    TookPile: _apply_took_pile,
-    Melded: _apply_melded,
-    LaidOff: _apply_laid_off,
-    Discarded: _apply_discarded,
     TookDead: _apply_took_dead,
     StockRefilled: _apply_stock_refilled,
     HandEnded: _apply_hand_ended,
@@ -1351,8 +1340,8 @@ def play(state: GameState, ev: Event) -> GameState:
     """Check an event, then apply it in place; raises `IllegalMove` and leaves state unchanged.
 
     `check` then `apply` fused (the audit and every replay take this step per event): one call
-    and one dispatch rather than two, and the apply of a play reuses the meld shape its check
-    classified (`_handoff`). Errors are `check`'s own.
+    and one dispatch rather than two, and the apply of a play takes the meld shape its check
+    found. Errors are `check`'s own.
     """
     seq = ev.seq
     if seq != state.next_seq:
@@ -1367,11 +1356,9 @@ def play(state: GameState, ev: Event) -> GameState:
         _check_drew(state, cast(Drew, ev))
         _apply_drew(state, cast(Drew, ev))
     elif kind is _LAIDOFF:
-        _check_laid_off(state, cast(LaidOff, ev))
-        _apply_laid_off(state, cast(LaidOff, ev))
+        _apply_laid_off(state, cast(LaidOff, ev), _check_laid_off(state, cast(LaidOff, ev)))
     elif kind is _MELDED:
-        _check_melded(state, cast(Melded, ev))
-        _apply_melded(state, cast(Melded, ev))
+        _apply_melded(state, cast(Melded, ev), _check_melded(state, cast(Melded, ev)))
     elif kind is _TOOKPILE:
         _check_took_pile(state, cast(TookPile, ev))
         _apply_took_pile(state, cast(TookPile, ev))
@@ -1410,21 +1397,15 @@ def iter_states(events: Iterable[Event]) -> Iterator[tuple[Event, GameState]]:
 # -- scoring the current hand ------------------------------------------------------------------
 
 
-#: the last sheets `hand_scores` counted, with what they were counted from (`_sheets_key`): the
-#: table counts them for the `hand_ended` it offers (`end_of_hand`) and the apply of that event
-#: counts them again for the same position. One tuple, swapped whole (as `_handoff`).
-_last_sheets: tuple[tuple[object, ...], tuple[TeamScore, TeamScore]] | None = None
-
-
 def hand_scores(state: GameState) -> tuple[TeamScore, TeamScore]:
-    """Return both teams' score sheets for the hand as it stands (RULES 7)."""
-    global _last_sheets
+    """Return both teams' score sheets for the hand as it stands (RULES 7); kept on the state
+    (`GameState.scored`) for the next ask of the same position."""
     key = _sheets_key(state)
-    last = _last_sheets
+    last = state.scored
     if last is not None and last[0] == key:
         return last[1]
     sheets = _sheets(state, True)
-    _last_sheets = (key, sheets)
+    state.scored = (key, sheets)
     return sheets
 
 
@@ -1605,9 +1586,9 @@ def checked_play(state: GameState, play: _Play) -> Melded | LaidOff | None:
     # what `check` runs for these events (their seq is the next one by construction)
     if kind == "meld":
         melded = Melded(seq=seq, player=player, meld=len(state.melds), cards=cards)
-        return melded if _melded_error(state, melded) is None else None
+        return None if isinstance(_melded(state, melded), _Refusal) else melded
     laid = LaidOff(seq=seq, player=player, meld=meld_id, cards=cards)  # type: ignore[arg-type]
-    return laid if _laid_off_error(state, laid) is None else None
+    return None if isinstance(_laid_off(state, laid), _Refusal) else laid
 
 
 def _raw_plays(state: GameState, player: int) -> Iterator[_Play]:

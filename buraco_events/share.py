@@ -30,10 +30,10 @@ from typing import Any
 
 import msgspec
 
-from .audit import AuditReport, headline
 from .engine import team_of
 from .projections import Timeline, team_label
 from .text import visible
+from .verdicts import headline
 
 #: the `format` of the embedded data; a reader refuses another
 FORMAT = "buraco-replay/1"
@@ -269,13 +269,16 @@ def _report(report: Mapping[str, Any]) -> str:
     seal = "sealed" if report["sealed"] else "UNSEALED"
     facts = [f"game {report['game_id'] or '?'}", f"{report['events']} events",
              f"{len(report['hands'])} hands", seal]
-    first = headline(msgspec.convert(report, AuditReport))
+    head = report.get("first")
+    first = None if head is None else headline(
+        str(head["kind"]), int(head["seq"]), str(head["message"]), report.get("changed"),
+        bool(report["sealed"]))
     if failing and first is not None:
         facts.append(f"{len(failing)} problem(s), first: {first}")
     out = ["<section id=report>",
            f"<h2>Audit: <span class='verdict {verdict.lower()}' id=verdict>{verdict}</span>"
            f" <span class=sub>{_h(report['path'])} ({_h(', '.join(facts))})</span></h2>"]
-    if first is not None and (report["changed"] is not None or not report["sealed"]):
+    if first is not None and (report.get("changed") is not None or not report["sealed"]):
         out.append(f"<p class=warn id=headline>{_h(first[0].upper() + first[1:])}</p>")
     if problems:
         out.append("<table class=problems><thead><tr><th>seq</th><th>kind</th><th>message</th>"

@@ -64,7 +64,7 @@ from .events import (
     TookPile,
     event_type,
 )
-from .melds import hand_melds
+from .melds import MeldShape, hand_melds
 from .rules import Rules, canonical_variant, check_players, find_rules, team_of
 from .seatview import player_view
 from .views import View
@@ -724,8 +724,7 @@ class Table:
 
     def append(self, event: Event) -> Event:
         """Check `event`, record it, apply it and return it (a note, or an event from elsewhere)."""
-        check(self.state, event)
-        return self._commit(event)
+        return self._commit(event, check(self.state, event))
 
     def act(self, seat: int, action: Action, *, advance: bool = True) -> list[Event]:
         """Apply the action of `seat` and return the events appended (with `advance`, also the
@@ -828,11 +827,12 @@ class Table:
             raise BotError(f"{state.game_id}: bot {bot.name} at seat {seat} chose an action not offered: {action}")
         return event
 
-    def _commit(self, event: Event) -> Event:
-        """Record a checked event, then apply it (write-ahead: a failed record applies nothing)."""
+    def _commit(self, event: Event, shape: MeldShape | None = None) -> Event:
+        """Record a checked event, then apply it (write-ahead: a failed record applies nothing);
+        `shape` is what its check found, if it was checked here."""
         if self.record is not None:
             self.record(event)
-        apply(self.state, event)
+        apply(self.state, event, shape)
         return event
 
     def _policy(self) -> RngPolicy:

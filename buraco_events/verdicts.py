@@ -15,5 +15,26 @@ KINDS: tuple[str, ...] = ("format", "integrity", "deal", "illegal", "score", "un
                           "unsealed")
 #: kinds that make a log fail (an unsealed log can still pass)
 FAILING: frozenset[str] = frozenset(KINDS) - {"unsealed"}
+#: the kinds that judge the play (the rules and the claims), which an edit of the file may cause
+PLAY_KINDS: frozenset[str] = frozenset({"deal", "illegal", "score"})
+#: how the message of a head other than the expected one begins (the headline tells it apart)
+OTHER_HEAD = "head "
 
-__all__ = ["FAILING", "KINDS", "ProblemKind"]
+
+def headline(kind: str, seq: int, message: str, changed: int | None, sealed: bool) -> str:
+    """Return a verdict's headline in words, from its first problem (`kind`, `seq`, `message`),
+    the first line the chain shows edited (`changed`) and whether the log is sealed: the same
+    words in the text report, its page and the demo."""
+    if changed is not None:
+        return (f"the file was edited at seq {changed} (seq {seq}: {message}); findings from seq"
+                f" {changed} on follow from the edit, not from play")
+    if kind == "integrity" and message.startswith(OTHER_HEAD):
+        return (f"not the published log: its head differs (seq {seq}); findings may follow from"
+                " an edit, not from play")
+    words = f"{kind} at seq {seq}"
+    if not sealed and kind in PLAY_KINDS:
+        words += " (the log is unsealed: an edit cannot be told from a play)"
+    return words
+
+
+__all__ = ["FAILING", "KINDS", "OTHER_HEAD", "PLAY_KINDS", "ProblemKind", "headline"]

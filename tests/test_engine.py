@@ -882,6 +882,7 @@ def test_shallow_copy_carries_every_field() -> None:
     state.first, state.first_of_game, state.to_play, state.quiet_turns = 1, 2, 3, 4
     state.pending_rest, state.totals = ["5h"], [120, -30]
     state.hand_results = [(score_team(state.rules, 0, [], [], [], True, False, False),) * 2]
+    state.scored = ((), state.hand_results[0])  # what `hand_scores` keeps: (key, sheets)
     new = engine._shallow(state)
     default = GameState()
     for f in dataclasses.fields(GameState):

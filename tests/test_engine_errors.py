@@ -1,5 +1,5 @@
-"""The checks of a meld and a lay-off return their error (`engine._melded_error`,
-`engine._laid_off_error`) and `check` raises it: the same rule, one source.
+"""The checks of a meld and a lay-off return their error (`engine._melded`, `engine._laid_off`)
+and `check` raises it: the same rule, one source.
 
 `checked_play` and the look-ahead ask the returning checks (compiled, an error raised and caught
 costs more than the check), so here, at every play of sample games, each candidate play and
@@ -56,8 +56,8 @@ def raised(state: GameState, ev: Event) -> IllegalMove | None:
 
 def returned(state: GameState, ev: Melded | LaidOff) -> IllegalMove | None:
     """Return the error of the refusal the returning check of `ev` gives (`_Refusal.error`)."""
-    refusal = engine._melded_error(state, ev) if isinstance(ev, Melded) else engine._laid_off_error(state, ev)
-    if refusal is None:
+    refusal = engine._melded(state, ev) if isinstance(ev, Melded) else engine._laid_off(state, ev)
+    if not isinstance(refusal, engine._Refusal):
         return None
     err = refusal.error()
     assert err.reason == refusal.reason and err.phase == refusal.phase == state.phase
@@ -106,17 +106,17 @@ def assert_grown_as_classify(state: GameState, ev: LaidOff) -> None:
         return
     old = state.melds[ev.meld]
     shape = classify(old.cards + tuple(ev.cards), state.rules)
-    err = engine._laid_off_error(state, ev)
+    found = engine._laid_off(state, ev)
+    err = found if isinstance(found, engine._Refusal) else None
     words = f"adding {' '.join(ev.cards)} to meld {ev.meld} ({' '.join(old.cards)}) does not make a legal meld"
     assert meld_entry(old, state.rules).grown(tuple(ev.cards)) == shape
     if err is None:
         assert shape is not None and shape.type == old.shape.type
     elif err.reason == words:
         assert shape is None or shape.type != old.shape.type
-    # the shape rule passed: its shape is handed to `apply` (unless the look-ahead of a due top
-    # card checked other plays since, which hand theirs over)
-    if engine._handoff[0] is ev:
-        assert engine._handoff[3] == shape
+    # a lay-off that passes returns the shape it makes, which `check` hands to `apply`
+    if err is None:
+        assert found == shape == check(state, ev)
 
 
 @settings(max_examples=10, deadline=None)
@@ -154,14 +154,14 @@ def test_a_play_out_of_phase_or_turn_keeps_its_words(phase: str) -> None:
     state.phase = phase  # type: ignore[assignment]
     want = ("the game is over" if phase == "over"
             else "laid_off is not allowed now; expected a draw (drew or took_pile)")
-    err = engine._laid_off_error(state, ev)
-    assert err is not None and err.reason == want
+    err = engine._laid_off(state, ev)
+    assert isinstance(err, engine._Refusal) and err.reason == want
     state.phase = "play"
     other = (state.to_play + 1) % len(state.players)
-    err = engine._laid_off_error(state, _replace(ev, player=other))  # type: ignore[arg-type]
-    assert err is not None and err.reason == f"it is seat {state.to_play}'s turn, not seat {other}'s"
-    err = engine._laid_off_error(state, _replace(ev, player=7))  # type: ignore[arg-type]
-    assert err is not None and err.reason == f"no seat 7 in a {len(state.players)}-player game"
+    err = engine._laid_off(state, _replace(ev, player=other))  # type: ignore[arg-type]
+    assert isinstance(err, engine._Refusal) and err.reason == f"it is seat {state.to_play}'s turn, not seat {other}'s"
+    err = engine._laid_off(state, _replace(ev, player=7))  # type: ignore[arg-type]
+    assert isinstance(err, engine._Refusal) and err.reason == f"no seat 7 in a {len(state.players)}-player game"
 
 
 def _first_play() -> tuple[GameState, LaidOff]:

@@ -1,10 +1,9 @@
-"""`engine.play` (check and apply fused) and the meld shape `check` hands to `apply`.
+"""`engine.play` (check and apply fused) and the meld shape `check` returns to `apply`.
 
-`play` is `check` then `apply` in one call, and the apply of a meld or lay-off reuses the shape
-the check of that same event classified (`engine._handoff`). Here the fused step, the two entry
-points and a bare apply (no check before it, or the check of another event last) replay the same
-games to equal states, the same illegal events fail with the same error and leave the state
-alone, and a hand-off is reused only for the very event, meld and rules it was classified from.
+`play` is `check` then `apply` in one call, and the apply of a meld or lay-off takes the shape
+the check of that event returned. Here the fused step, the two entry points and a bare apply (no
+shape given: the cards classified again) replay the same games to equal states, the same illegal
+events fail with the same error and leave the state alone, and apply lays the shape it is given.
 """
 
 from __future__ import annotations
@@ -16,12 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events import engine
 from buraco_events.bots import GreedyBot, play_game
 from buraco_events.engine import GameState, IllegalMove, apply, check, play
 from buraco_events.events import Event, LaidOff, Melded
 from buraco_events.melds import classify
-from buraco_events.rules import find_rules
 
 #: (variant, players, target): open and closed piles, both pile_top_use kinds, 2 and 4 seats
 MIX = (("stbl", 2, 0), ("stbl", 4, 0), ("fechado", 2, 2000), ("burraco", 4, 2000))
@@ -42,17 +39,12 @@ def fold_play(events: list[Event]) -> GameState:
 def fold_two(events: list[Event]) -> GameState:
     state = GameState()
     for ev in events:
-        check(state, ev)
-        apply(state, ev)
+        apply(state, ev, check(state, ev))
     return state
 
 
 def fold_bare(events: list[Event]) -> GameState:
     """Apply without checking: every shape is classified by apply itself."""
-    stbl = find_rules("stbl")
-    shape = classify(("3S", "4S", "5S"), stbl)
-    assert shape is not None
-    engine._hand_over(Melded(seq=-1, player=0, meld=0, cards=("3S", "4S", "5S")), None, stbl, shape)
     state = GameState()
     for ev in events:
         apply(state, ev)
@@ -112,29 +104,14 @@ def _first_play(kind: type) -> tuple[GameState, Event]:
 
 
 @pytest.mark.parametrize("kind", [Melded, LaidOff])
-def test_a_handoff_is_reused_only_for_its_own_event_meld_and_rules(kind: type) -> None:
+def test_apply_takes_the_shape_check_found_and_classifies_without_it(kind: type) -> None:
     state, ev = _first_play(kind)
-    want = state.copy()
-    check(state, ev)
-    apply(want, ev)
-    right = want.melds[ev.meld]  # type: ignore[attr-defined]
+    shape = check(state, ev)
+    assert shape is not None
+    # given, the shape is the one laid (a wrong one here shows it is not recomputed)
     wrong = classify(("3S", "4S", "5S"), state.rules)
-    assert wrong is not None and wrong != right.shape
-    old = state.melds[ev.meld] if kind is LaidOff else None  # type: ignore[attr-defined]
-    twin = msgspec_replace(ev)  # equal, not the same object
-    other_rules = find_rules("stbl") if state.rules is not find_rules("stbl") else find_rules("burraco")
-    stale = [
-        (twin, old, state.rules),  # another event object
-        (ev, old, other_rules),  # other rules
-    ]
-    if kind is LaidOff:
-        assert old is not None
-        stale.append((ev, engine.Meld(old.id, old.team, old.shape, old.laid_by, old.laid_seq,
-                                      old.first_turn, old.last_turn, old.canasta_seq), state.rules))
-    for key_ev, key_old, key_rules in stale:
-        engine._hand_over(key_ev, key_old, key_rules, wrong)
-        got = apply(state.copy(), ev)
-        assert got.melds[ev.meld] == right  # type: ignore[attr-defined]
-    # the very key: its shape is the one taken (the wrong one here shows it was not recomputed)
-    engine._hand_over(ev, old, state.rules, wrong)
-    assert apply(state.copy(), ev).melds[ev.meld].shape is wrong  # type: ignore[attr-defined]
+    assert wrong is not None and wrong != shape
+    assert apply(state.copy(), ev, wrong).melds[ev.meld].shape is wrong  # type: ignore[attr-defined]
+    # not given, the cards are classified again, to the shape check found
+    assert apply(state.copy(), ev).melds[ev.meld].shape == shape  # type: ignore[attr-defined]
+    assert apply(state.copy(), ev, shape) == play(state.copy(), ev)
