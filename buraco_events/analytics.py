@@ -485,7 +485,10 @@ def connect_parquet(
     except DatabaseUnavailable:
         con.close()
         raise
-    _lock(con, [root, *readable], root, limits or Limits())
+    # DuckDB checks the file names as listed, before matching them: the listed form of the
+    # folder is allowed too (it matches that folder only)
+    listed_root = Path(_glob_literal(root.resolve()))
+    _lock(con, [root, listed_root, *readable], root, limits or Limits())
     return con
 
 
