@@ -30,8 +30,8 @@ WorkersOption = Annotated[int | None, typer.Option(
     help="processes that check and replay logs (default: the machine's cores); the output is "
     "the same whatever N")]
 TimeoutOption = Annotated[float, typer.Option(
-    "--timeout", min=0.001, metavar="SECONDS",
-    help="stop the query after this many seconds (exit 1)")]
+    "--timeout", metavar="SECONDS",
+    help="stop the query after this many seconds (exit 1); 0 for no limit")]
 MaxMemoryOption = Annotated[str, typer.Option(
     "--max-memory", metavar="SIZE",
     help="stop the query when it needs more memory than this (512MB, 2GB, 1GiB...; exit 1); "
@@ -66,12 +66,14 @@ def _table(result: Result, title: str | None = None) -> Table:
 
 
 def _limits(timeout: float, max_memory: str) -> analytics.Limits:
-    """Return the query limits the options give, or exit 2 on a size that is not one."""
+    """Return the query limits the options give, or exit 2 on a value that is not one."""
+    if not timeout >= 0:  # NaN too
+        fail(f"--timeout: {timeout:g} is not a number of seconds (0 for no limit)", 2)
     try:
         analytics.parse_size(max_memory)
     except ValueError as exc:
         fail(f"--max-memory: {exc}", 2)
-    return analytics.Limits(timeout=timeout, max_memory=max_memory)
+    return analytics.Limits(timeout=timeout or None, max_memory=max_memory)
 
 
 def _csv_cell(value: Any, exact: bool) -> Any:

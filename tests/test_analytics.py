@@ -991,3 +991,11 @@ def test_a_database_with_no_tables_says_an_index_was_interrupted(tmp_path: Path)
                  ["export", "--parquet", str(tmp_path / "p")]):
         one_line_error(cli(*args, "--db", str(db)), 2,
                        "holds no games tables: an index run was interrupted while creating it")
+
+
+def test_sql_timeout_zero_is_no_limit_and_a_negative_one_is_refused(indexed: Path):
+    result = cli("sql", "SELECT 1 AS x", "--db", str(indexed), "--timeout", "0", "--csv")
+    assert result.exit_code == 0 and result.stdout == "x\n1\n"
+    for value in ("-1", "nan"):
+        one_line_error(cli("sql", "SELECT 1", "--db", str(indexed), "--timeout", value), 2,
+                       "--timeout")
