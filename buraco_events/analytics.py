@@ -467,15 +467,16 @@ def connect_parquet(
                     f"{root} is not a Parquet export: it has no {table}/ folder (`buraco export` "
                     "writes games, hands, events, melds and team_hands)"
                 )
-            values = {f.name: f'"{f.name}"' for f in schema} | {"variant": _VARIANT_OF_FILE}
-            cols = ", ".join(
-                f'CAST({values[f.name]} AS {_DDL_TYPES[f.type]}) AS "{f.name}"' for f in schema)
+            values = {f.name: f'"{f.name}"' for f in schema}
             files = sorted((root.resolve() / table).rglob("*.parquet"))
             if files:
                 listed = ", ".join(f"'{_sql_string(_glob_literal(f))}'" for f in files)
                 source = f"read_parquet([{listed}], filename = true, hive_partitioning = false)"
+                values["variant"] = _VARIANT_OF_FILE
             else:  # a table with no rows is exported as no file at all
                 source = "(SELECT " + ", ".join(f'NULL AS "{f.name}"' for f in schema) + ") WHERE false"
+            cols = ", ".join(
+                f'CAST({values[f.name]} AS {_DDL_TYPES[f.type]}) AS "{f.name}"' for f in schema)
             con.execute(f"CREATE VIEW {table} AS SELECT {cols} FROM {source}")
         for name, view in VIEWS.items():
             con.execute(f"CREATE VIEW {name} AS {view.sql}")
