@@ -159,7 +159,7 @@ class QueryCommand(TyperCommand):
     whatever follows. Arguments that already hold a `--` are left as given.
     """
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # click's Context
         """Move a query that begins with `-` after `--`, then parse as usual."""
         if "--" not in args:
             takes_value = {
