@@ -957,12 +957,14 @@ def test_an_index_killed_while_creating_a_database_leaves_none(logs: Path, tmp_p
     with buraco("index", str(fifo), "--db", str(db), "--workers", "1",
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
         creating = tmp_path / "new.duckdb.creating"
-        deadline = time.monotonic() + 60
-        while not creating.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert creating.exists() and proc.poll() is None
-        time.sleep(0.5)  # the schema made in its transaction
-        proc.send_signal(signal.SIGKILL)
+        try:
+            deadline = time.monotonic() + 60
+            while not creating.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert creating.exists() and proc.poll() is None
+            time.sleep(0.5)  # the schema made in its transaction
+        finally:  # killed whatever happened: it would wait on the pipe for ever
+            proc.send_signal(signal.SIGKILL)
     assert not db.exists()
     for args in (["sql", "SELECT count(*) FROM games"], ["stats"]):
         one_line_error(cli(*args, "--db", str(db)), 2,
