@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -364,6 +365,10 @@ class Limits:
         """Return the `time.monotonic()` by which the queries must be done (None: no limit)."""
         return None if self.timeout is None else time.monotonic() + self.timeout
 
+    def max_bytes(self) -> int | None:
+        """Return the memory limit in bytes (None: no limit)."""
+        return None if self.max_memory is None else parse_size(self.max_memory)
+
 
 class QueryTimedOut(AnalyticsError):
     """A query ran past its connection's time limit and was stopped (exit 1)."""
@@ -401,9 +406,9 @@ def connect_query(
 
 
 def _check_tables(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Raise `DatabaseUnavailable` when the database holds none of the index's tables: an empty
-    DuckDB file, as left by an index run stopped while creating it before creation was atomic,
-    or made by another program."""
+    """Raise `DatabaseUnavailable` when the database holds none of the index's tables (an empty
+    DuckDB file, or another program's): one line that says why, rather than DuckDB's word that
+    `games` does not exist."""
     names = {row[0] for row in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()"
     ).fetchall()}
@@ -1115,12 +1120,26 @@ class Result:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
 
 
+#: rows fetched into Python at a time: between two batches the time and size limits are checked
+_FETCH_ROWS = 10_000
+
+
+def _rows_size(rows: list[tuple[Any, ...]]) -> int:
+    """Return about how many bytes `rows` take in Python: each tuple and its values (not what
+    lists and maps inside hold), measured on about a hundred rows spread over them."""
+    sample = rows[::max(len(rows) // 100, 1)]
+    measured = sum(sys.getsizeof(row) + sum(map(sys.getsizeof, row)) for row in sample)
+    return measured * len(rows) // max(len(sample), 1)
+
+
 def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = (),
-              until: float | None = None) -> Result:
+              until: float | None = None, max_bytes: int | None = None) -> Result:
     """Run one query on an open connection; DuckDB's error becomes a one-line `AnalyticsError`.
 
     With `until` (a `time.monotonic()` deadline) the query is interrupted when it comes and
-    `QueryTimedOut` raised; a query over the connection's memory limit raises `QueryOutOfMemory`.
+    `QueryTimedOut` raised; a query over the connection's memory limit raises `QueryOutOfMemory`,
+    and so does a result whose rows take more than `max_bytes` in Python (DuckDB's limit does not
+    count them).
     """
     cur = con.cursor()  # DuckDB 2.0: an unread result blocks its connection
     # the cursor's own interrupt: the connection's does not reach a query running on a cursor
@@ -1132,7 +1151,18 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = 
             timer.start()
         cur.execute(sql, list(params))
         columns = [d[0] for d in cur.description] if cur.description else []
-        rows = cur.fetchall() if columns else []
+        rows: list[tuple[Any, ...]] = []
+        size = 0
+        while columns:
+            batch = cur.fetchmany(_FETCH_ROWS)
+            rows += batch
+            if len(batch) < _FETCH_ROWS:
+                break
+            if until is not None and time.monotonic() >= until:
+                raise QueryTimedOut("the query ran past its time limit")
+            size += _rows_size(batch)
+            if max_bytes is not None and size > max_bytes:
+                raise QueryOutOfMemory("the query's result needs more memory than its limit")
     except duckdb.InterruptException:
         if until is not None and time.monotonic() >= until:
             raise QueryTimedOut("the query ran past its time limit") from None
@@ -1179,7 +1209,7 @@ def query(db: str | os.PathLike[str], sql: str, parquet: str | os.PathLike[str] 
     try:
         check_query(con, sql)
         with _limited("sql", limits):
-            return run_query(con, sql, until=limits.deadline())
+            return run_query(con, sql, until=limits.deadline(), max_bytes=limits.max_bytes())
     except AccessRefused as exc:
         raise AccessRefused(
             f"{exc} (a query reads files only under the working folder and the database's "

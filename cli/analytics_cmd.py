@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import re
 import sys
@@ -76,14 +77,15 @@ def _limits(timeout: float, max_memory: str) -> analytics.Limits:
     return analytics.Limits(timeout=timeout or None, max_memory=max_memory)
 
 
-def _csv_cell(value: Any, exact: bool) -> Any:
-    """Return a value as `csv` writes it: lists and maps as JSON; on a terminal (not `exact`),
-    text with its control and bidi characters escaped as visible text."""
-    if isinstance(value, list | dict):
-        value = json.dumps(value, default=_json_default)
-    if not exact and isinstance(value, str):
-        return visible(value)
-    return value
+def _csv_rows(result: Result, exact: bool) -> Iterator[list[Any]]:
+    """Yield the header and the rows as `csv` writes them: lists and maps as JSON; unless
+    `exact` (for a terminal), text with its control and bidi characters as visible escapes."""
+    rows: Iterator[list[Any]] = itertools.chain([list(result.columns)], (
+        [json.dumps(v, default=_json_default) if isinstance(v, list | dict) else v for v in row]
+        for row in result.rows))
+    if exact:
+        return rows
+    return ([visible(v) if isinstance(v, str) else v for v in row] for row in rows)
 
 
 @contextmanager
@@ -222,9 +224,7 @@ def sql(
     elif as_csv:
         # a terminal shows the cells (escapes visible); a pipe or a file gets the exact data
         exact = not sys.stdout.isatty()
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow([_csv_cell(name, exact) for name in result.columns])
-        writer.writerows([_csv_cell(v, exact) for v in row] for row in result.rows)
+        csv.writer(sys.stdout, lineterminator="\n").writerows(_csv_rows(result, exact))
     else:
         out().print(_table(result))
 

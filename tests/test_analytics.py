@@ -1001,3 +1001,16 @@ def test_sql_timeout_zero_is_no_limit_and_a_negative_one_is_refused(indexed: Pat
     for value in ("-1", "nan"):
         one_line_error(cli("sql", "SELECT 1", "--db", str(indexed), "--timeout", value), 2,
                        "--timeout")
+
+
+def test_a_result_too_big_for_the_memory_limit_stops_while_fetched():
+    # DuckDB's memory limit does not count the rows made in Python: the fetch counts them
+    from buraco_events.analytics import QueryOutOfMemory, QueryTimedOut, run_query
+
+    with duckdb.connect() as con:
+        many = "SELECT range, range::VARCHAR FROM range(100000)"
+        assert len(run_query(con, many, max_bytes=100_000_000).rows) == 100_000
+        with pytest.raises(QueryOutOfMemory):
+            run_query(con, many, max_bytes=1_000_000)
+        with pytest.raises(QueryTimedOut):
+            run_query(con, many, until=0.0)
