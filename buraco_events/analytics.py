@@ -1026,8 +1026,7 @@ def index(
     # stopped while creating it (killed, a full disk) leaves no half-made database at `db`
     creating = not path.exists()
     target = _creating_path(path) if creating else path
-    if creating:
-        _clear_stale(target)
+    _clear_stale(_creating_path(path), path)
     con = connect(target, config=_INDEX_CONFIG)
     committed = False
     try:
@@ -1071,16 +1070,18 @@ def _remove(target: Path) -> None:
             f.unlink()
 
 
-def _clear_stale(target: Path) -> None:
-    """Remove what a killed creation left at `target` when it is not even a DuckDB file (killed
-    before DuckDB wrote its header); a DuckDB file there is reopened: it holds nothing uncommitted,
-    and its committed games, if the kill came after the commit, are kept."""
+def _clear_stale(target: Path, db: Path) -> None:
+    """Remove what a killed creation of `db` left at `target`: a second name of `db` itself
+    (killed while `_publish` renamed it), or a file that is not even a DuckDB file (killed before
+    DuckDB wrote its header). Another DuckDB file there is reopened when `db` is created: it holds
+    nothing uncommitted, and its committed games, if the kill came after the commit, are kept."""
     try:
         with target.open("rb") as f:
             head = f.read(_MAGIC_AT + len(_MAGIC))
+        same = db.exists() and os.path.samefile(target, db)
     except OSError:
         return
-    if head[_MAGIC_AT:] != _MAGIC:
+    if same or head[_MAGIC_AT:] != _MAGIC:
         _remove(target)
 
 
@@ -1094,7 +1095,12 @@ def _publish(target: Path, db: Path) -> None:
             f"{db}: another program created this file while the index ran; the indexed games "
             f"are in {target}") from None
     except OSError:  # a file system without hard links: rename (which would replace)
-        os.rename(target, db)
+        try:
+            os.rename(target, db)
+        except OSError as exc:
+            raise AnalyticsError(
+                f"{db}: cannot give the new database its name ({exc.strerror}); the indexed "
+                f"games are in {target}") from None
         return
     target.unlink()
 

@@ -975,6 +975,17 @@ def test_an_index_killed_while_creating_a_database_leaves_none(logs: Path, tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.duckdb", "waiting.jsonl"]
 
 
+def test_what_a_killed_creation_left_beside_a_database_is_cleared(logs: Path, tmp_path: Path):
+    db = tmp_path / "new.duckdb"
+    creating = tmp_path / "new.duckdb.creating"
+    creating.write_bytes(b"")  # killed before DuckDB wrote its header
+    assert cli("index", str(logs), "--db", str(db)).exit_code == 0
+    os.link(db, creating)  # killed between the database's two names
+    assert cli("index", str(logs), "--db", str(db)).exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.duckdb"]
+    assert db_counts(db)["games"] == len(GAMES)
+
+
 def test_an_index_that_fails_while_creating_a_database_leaves_none(tmp_path: Path, monkeypatch):
     def stop(*args, **kwargs):
         raise KeyboardInterrupt
