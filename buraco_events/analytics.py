@@ -19,6 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -335,44 +339,140 @@ _QUERY_CONFIG: dict[str, Any] = {
     "autoload_known_extensions": False,
 }
 
+#: how long one `sql` query (or all of `stats`) may run, in seconds, and how much memory DuckDB
+#: may take for it: enough for any query on a club's archive, little enough that a runaway query
+#: (a cross join, a string aggregate over millions of rows) stops before a laptop slows down
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MAX_MEMORY = "1GB"
+
+_SIZE_UNITS = {
+    "": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+}
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """Return the bytes of a size such as `512MB`, `2GiB` or `1.5GB` (decimal and binary units);
+    raise `ValueError` with a one-line reason otherwise."""
+    match = _SIZE.fullmatch(text)
+    unit = match.group(2).lower() if match else ""
+    if match is None or unit not in _SIZE_UNITS:
+        raise ValueError(f"{text!r} is not a size (write e.g. 512MB, 2GB, 1GiB)")
+    size = int(float(match.group(1)) * _SIZE_UNITS[unit])
+    if size < 2**20:
+        raise ValueError(f"{text!r} is too small a memory limit (1MiB at least)")
+    return size
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a query connection may use: `timeout` seconds for the whole command's queries and
+    `max_memory` (a size `parse_size` reads) of memory; None for no limit. Nothing spills to disk:
+    a query that needs more memory stops (a query connection writes no file)."""
+
+    timeout: float | None = DEFAULT_TIMEOUT
+    max_memory: str | None = DEFAULT_MAX_MEMORY
+
+    def deadline(self) -> float | None:
+        """Return the `time.monotonic()` by which the queries must be done (None: no limit)."""
+        return None if self.timeout is None else time.monotonic() + self.timeout
+
+    def max_bytes(self) -> int | None:
+        """Return the memory limit in bytes (None: no limit)."""
+        return None if self.max_memory is None else parse_size(self.max_memory)
+
+
+class QueryTimedOut(AnalyticsError):
+    """A query ran past its connection's time limit and was stopped (exit 1)."""
+
+
+class QueryOutOfMemory(AnalyticsError):
+    """A query needed more memory than its connection's limit and was stopped (exit 1)."""
+
 
 def connect_query(
-    db: str | os.PathLike[str], readable: Iterable[str | os.PathLike[str]] = ()
+    db: str | os.PathLike[str], readable: Iterable[str | os.PathLike[str]] = (),
+    limits: Limits | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """Open `db` for queries only: read-only, files readable under `readable` folders and nowhere
-    else, no network, no extension loaded, and these settings locked against the query itself.
+    else, no network, no extension loaded, memory within `limits`, and these settings locked
+    against the query itself.
 
     `read_only` alone stops writes to this file only (ATTACH, COPY TO, EXPORT and INSTALL still
     work): the locks below stop files and the network, `check_query` stops the statements.
     """
+    path = Path(db)
+    if not path.exists() and _creating_path(path).exists():
+        raise DatabaseUnavailable(
+            f"no database {path} yet: an index run is creating it or was interrupted while "
+            "creating it (run `buraco index` again once no index runs)"
+        )
     con = connect(db, read_only=True, config=_QUERY_CONFIG)
-    _lock(con, readable, db)
+    try:
+        _check_tables(con, path)
+    except DatabaseUnavailable:
+        con.close()
+        raise
+    _lock(con, readable, db, limits or Limits())
     return con
 
 
+def _check_tables(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Raise `DatabaseUnavailable` when the database holds none of the index's tables (an empty
+    DuckDB file, or another program's): one line that says why, rather than DuckDB's word that
+    `games` does not exist."""
+    names = {row[0] for row in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()"
+    ).fetchall()}
+    if not names & set(TABLES):
+        raise DatabaseUnavailable(
+            f"{path} holds no games tables: an index run was interrupted while creating it, or "
+            "another program made it; run `buraco index` again (into a new --db if it is not yours)"
+        )
+
+
 def _lock(con: duckdb.DuckDBPyConnection, readable: Iterable[str | os.PathLike[str]],
-          name: str | os.PathLike[str]) -> None:
-    """Let `con` read files under `readable` only, reach no network, and change no setting."""
+          name: str | os.PathLike[str], limits: Limits) -> None:
+    """Let `con` read files under `readable` only, reach no network, use memory within `limits`
+    without spilling to disk, and change no setting."""
     folders = ", ".join(f"'{_sql_string(Path(d).resolve())}{os.sep}'" for d in readable)
     try:
+        if limits.max_memory is not None:
+            con.execute(f"SET memory_limit = '{parse_size(limits.max_memory)}B'")
+        con.execute("SET temp_directory = ''")  # no spilling: a query connection writes no file
         # in this order: the folders cannot change once external access is off
         con.execute(f"SET allowed_directories = [{folders}]")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
-    except duckdb.Error as exc:
+    except (duckdb.Error, ValueError) as exc:
         con.close()
         raise DatabaseUnavailable(f"cannot open {name} for queries: {_one_line(exc)}") from None
 
 
+def _glob_literal(path: Path) -> str:
+    """Return `path` as a pattern DuckDB's file globbing matches only literally (`*`, `?`, `[`,
+    `]`, `{` and `}` each in a bracket class): a folder may be named `we*ird [1]?`."""
+    return re.sub(r"([*?\[\]{}])", r"[\1]", os.fspath(path))
+
+
+#: the variant of a Parquet file, from its partition folder `variant=<v>` (percent-encoded by
+#: the writer): read from the file's own folder, never from the folders above it, which may hold
+#: `=` (hive partitioning would take `x=1/` above the export for a column `x`)
+_VARIANT_OF_FILE = "url_decode(regexp_extract(filename, '/variant=([^/]*)/[^/]*$', 1))"
+
+
 def connect_parquet(
-    folder: str | os.PathLike[str], readable: Iterable[str | os.PathLike[str]] = ()
+    folder: str | os.PathLike[str], readable: Iterable[str | os.PathLike[str]] = (),
+    limits: Limits | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """Open a folder written by `export_parquet` (or `buraco spark-index`) for queries only.
 
-    Each table is a view of the same name and column types over its Parquet files (the variant
-    partition read back from the folder names), and the analytics views stand on them: a query
-    gives the same result as over the DuckDB file. Locked like `connect_query`; the folder is
-    readable, and `readable` besides.
+    Each table is a view of the same name and column types over its Parquet files (listed here,
+    in name order, so that the folder may have any name; the variant read back from each file's
+    partition folder), and the analytics views stand on them: a query gives the same result as
+    over the DuckDB file. Locked like `connect_query`; the folder is readable, and `readable`
+    besides.
     """
     root = Path(folder)
     if not root.is_dir():
@@ -385,12 +485,16 @@ def connect_parquet(
                     f"{root} is not a Parquet export: it has no {table}/ folder (`buraco export` "
                     "writes games, hands, events, melds and team_hands)"
                 )
-            cols = ", ".join(f'CAST("{f.name}" AS {_DDL_TYPES[f.type]}) AS "{f.name}"' for f in schema)
-            if any((root / table).rglob("*.parquet")):
-                files = _sql_string(root.resolve() / table / "**" / "*.parquet")
-                source = f"read_parquet('{files}', hive_partitioning = true)"
+            values = {f.name: f'"{f.name}"' for f in schema}
+            files = sorted((root.resolve() / table).rglob("*.parquet"))
+            if files:
+                listed = ", ".join(f"'{_sql_string(_glob_literal(f))}'" for f in files)
+                source = f"read_parquet([{listed}], filename = true, hive_partitioning = false)"
+                values["variant"] = _VARIANT_OF_FILE
             else:  # a table with no rows is exported as no file at all
                 source = "(SELECT " + ", ".join(f'NULL AS "{f.name}"' for f in schema) + ") WHERE false"
+            cols = ", ".join(
+                f'CAST({values[f.name]} AS {_DDL_TYPES[f.type]}) AS "{f.name}"' for f in schema)
             con.execute(f"CREATE VIEW {table} AS SELECT {cols} FROM {source}")
         for name, view in VIEWS.items():
             con.execute(f"CREATE VIEW {name} AS {view.sql}")
@@ -400,7 +504,10 @@ def connect_parquet(
     except DatabaseUnavailable:
         con.close()
         raise
-    _lock(con, [root, *readable], root)
+    # DuckDB checks the file names as listed, before matching them: the listed form of the
+    # folder is allowed too (it matches that folder only)
+    listed_root = Path(_glob_literal(root.resolve()))
+    _lock(con, [root, listed_root, *readable], root, limits or Limits())
     return con
 
 
@@ -419,10 +526,15 @@ def check_query(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         raise AnalyticsError("sql: no statement to run (the query is empty)")
     if len(statements) != 1:
         raise AnalyticsError(f"sql: only one statement may run; got {len(statements)}")
-    kind = statements[0].type
-    if kind != duckdb.StatementType.SELECT:
-        word = statements[0].query.split(maxsplit=1)[0].upper()
-        got = kind.name if word == kind.name else f"{kind.name} ({word} ...)"
+    word = statements[0].query.split(maxsplit=1)[0].upper()
+    try:
+        kind = statements[0].type.name
+    except ValueError:  # a statement type newer than the Python binding's enum (UPDATE EXTENSIONS):
+        # named by its first two words, which tell it from the statement its first word starts
+        kind = " ".join(statements[0].query.split()[:2]).upper()
+        word = kind
+    if kind != "SELECT":
+        got = kind if word == kind else f"{kind} ({word} ...)"
         raise AnalyticsError(f"sql: only a read-only query (SELECT) may run; got {got}")
 
 
@@ -948,7 +1060,14 @@ def index(
     writes the database, taking the chunks in order, so the database is the same whatever
     `workers` is.
     """
-    con = connect(db, config=_INDEX_CONFIG)
+    path = Path(db)
+    # a new database is built under another name and takes its own once committed: an index
+    # stopped while creating it (killed, a full disk) leaves no half-made database at `db`
+    creating = not path.exists()
+    target = _creating_path(path) if creating else path
+    _clear_stale(_creating_path(path), path)
+    con = connect(target, config=_INDEX_CONFIG)
+    committed = False
     try:
         con.begin()
         ensure_schema(con)
@@ -962,6 +1081,7 @@ def index(
                 run.take(done, on_game)
         run.flush()
         con.commit()
+        committed = True
     except duckdb.Error as exc:  # e.g. a database written by another schema, a full disk
         _rollback(con)
         raise AnalyticsError(f"{db}: {_one_line(exc)} (nothing was indexed)") from None
@@ -970,7 +1090,58 @@ def index(
         raise
     finally:
         con.close()
+        if creating and not committed:
+            _remove(target)
+    if creating:
+        _publish(target, path)
     return run.report
+
+
+def _creating_path(db: Path) -> Path:
+    """Return where `index` builds the new database `db` until it is committed."""
+    return db.with_name(db.name + ".creating")
+
+
+def _remove(target: Path) -> None:
+    """Remove a database being created, and its write-ahead log, if there."""
+    for f in (target, target.with_name(target.name + ".wal")):
+        with contextlib.suppress(FileNotFoundError):
+            f.unlink()
+
+
+def _clear_stale(target: Path, db: Path) -> None:
+    """Remove what a killed creation of `db` left at `target`: a second name of `db` itself
+    (killed while `_publish` renamed it), or a file that is not even a DuckDB file (killed before
+    DuckDB wrote its header). Another DuckDB file there is reopened when `db` is created: it holds
+    nothing uncommitted, and its committed games, if the kill came after the commit, are kept."""
+    try:
+        with target.open("rb") as f:
+            head = f.read(_MAGIC_AT + len(_MAGIC))
+        same = db.exists() and os.path.samefile(target, db)
+    except OSError:
+        return
+    if same or head[_MAGIC_AT:] != _MAGIC:
+        _remove(target)
+
+
+def _publish(target: Path, db: Path) -> None:
+    """Give the committed new database `target` the name `db`, never over a file that another
+    program put at `db` meanwhile."""
+    try:
+        os.link(target, db)
+    except FileExistsError:
+        raise AnalyticsError(
+            f"{db}: another program created this file while the index ran; the indexed games "
+            f"are in {target}") from None
+    except OSError:  # a file system without hard links: rename (which would replace)
+        try:
+            os.rename(target, db)
+        except OSError as exc:
+            raise AnalyticsError(
+                f"{db}: cannot give the new database its name ({exc.strerror}); the indexed "
+                f"games are in {target}") from None
+        return
+    target.unlink()
 
 
 # -- querying ----------------------------------------------------------------------------------
@@ -994,37 +1165,101 @@ class Result:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
 
 
+#: rows fetched into Python at a time: between two batches the time and size limits are checked
+_FETCH_ROWS = 10_000
+
+
+def _rows_size(rows: list[tuple[Any, ...]]) -> int:
+    """Return about how many bytes `rows` take in Python: each tuple and its values (not what
+    lists and maps inside hold), measured on about a hundred rows spread over them."""
+    sample = rows[::max(len(rows) // 100, 1)]
+    measured = sum(sys.getsizeof(row) + sum(map(sys.getsizeof, row)) for row in sample)
+    return measured * len(rows) // max(len(sample), 1)
+
+
 def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = (),
+              until: float | None = None, max_bytes: int | None = None,
               passed_only: bool = False) -> Result:
     """Run one query on an open connection; DuckDB's error becomes a one-line `AnalyticsError`.
-    With `passed_only`, its views count only the games that pass the audit (`counted_games`)."""
+
+    With `until` (a `time.monotonic()` deadline) the query is interrupted when it comes and
+    `QueryTimedOut` raised; a query over the connection's memory limit raises `QueryOutOfMemory`,
+    and so does a result whose rows take more than `max_bytes` in Python (DuckDB's limit does not
+    count them). With `passed_only`, the views count only the games that pass the audit
+    (`counted_games`).
+    """
+    cur = con.cursor()  # DuckDB 2.0: an unread result blocks its connection
+    # the cursor's own interrupt: the connection's does not reach a query running on a cursor
+    timer = None if until is None else threading.Timer(max(until - time.monotonic(), 0.0),
+                                                        cur.interrupt)
     try:
-        cur = con.cursor()  # DuckDB 2.0: an unread result blocks its connection
         if passed_only:  # a variable of this cursor's own (each cursor is a connection of its own)
             cur.execute(f"SET VARIABLE {PASSED_ONLY} = true")
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         cur.execute(sql, list(params))
         columns = [d[0] for d in cur.description] if cur.description else []
-        rows = cur.fetchall() if columns else []
+        rows: list[tuple[Any, ...]] = []
+        size = 0
+        while columns:
+            batch = cur.fetchmany(_FETCH_ROWS)
+            rows += batch
+            if len(batch) < _FETCH_ROWS:
+                break
+            if until is not None and time.monotonic() >= until:
+                raise QueryTimedOut("the query ran past its time limit")
+            size += _rows_size(batch)
+            if max_bytes is not None and size > max_bytes:
+                raise QueryOutOfMemory("the query's result needs more memory than its limit")
+    except duckdb.InterruptException:
+        if until is not None and time.monotonic() >= until:
+            raise QueryTimedOut("the query ran past its time limit") from None
+        raise AnalyticsError("the query was interrupted") from None
+    except duckdb.OutOfMemoryException:
+        raise QueryOutOfMemory("the query needs more memory than its limit") from None
     except duckdb.PermissionException as exc:
         raise AccessRefused(_one_line(exc)) from None
     except duckdb.Error as exc:
         raise AnalyticsError(_one_line(exc)) from None
+    finally:
+        if timer is not None:
+            timer.cancel()
+        cur.close()
     return Result(columns, rows)
 
 
+@contextlib.contextmanager
+def _limited(command: str, limits: Limits) -> Iterator[None]:
+    """Turn a query stopped by `limits` into the one line that says which limit and option."""
+    try:
+        yield
+    except QueryTimedOut:
+        raise QueryTimedOut(
+            f"{command}: the query ran past --timeout {limits.timeout:g} s; stopped "
+            "(raise --timeout)") from None
+    except QueryOutOfMemory:
+        raise QueryOutOfMemory(
+            f"{command}: the query needs more memory than --max-memory {limits.max_memory}; "
+            "stopped (raise --max-memory, or narrow the query)") from None
+
+
 def query(db: str | os.PathLike[str], sql: str, parquet: str | os.PathLike[str] | None = None,
-          passed_only: bool = False) -> Result:
+          limits: Limits | None = None, passed_only: bool = False) -> Result:
     """Run one read-only query on `db`, or on the Parquet folder `parquet` when given (see
-    `check_query`); it may read local files under the working folder and the database's (or the
-    Parquet) folder, nothing else (see `connect_query`). With `passed_only`, the views count only
-    the games that pass the audit."""
+    `check_query`), within `limits` (time and memory; the defaults when None); it may read local
+    files under the working folder and the database's (or the Parquet) folder, nothing else (see
+    `connect_query`). With `passed_only`, the views count only the games that pass the audit."""
+    limits = limits or Limits()
     con = (
-        connect_query(db, readable=(Path.cwd(), Path(db).parent)) if parquet is None
-        else connect_parquet(parquet, readable=(Path.cwd(),))
+        connect_query(db, readable=(Path.cwd(), Path(db).parent), limits=limits)
+        if parquet is None else connect_parquet(parquet, readable=(Path.cwd(),), limits=limits)
     )
     try:
         check_query(con, sql)
-        return run_query(con, sql, passed_only=passed_only)
+        with _limited("sql", limits):
+            return run_query(con, sql, until=limits.deadline(), max_bytes=limits.max_bytes(),
+                             passed_only=passed_only)
     except AccessRefused as exc:
         raise AccessRefused(
             f"{exc} (a query reads files only under the working folder and the database's "
@@ -1036,32 +1271,40 @@ def query(db: str | os.PathLike[str], sql: str, parquet: str | os.PathLike[str] 
 
 def stats(
     db: str | os.PathLike[str], variant: str | None = None,
-    parquet: str | os.PathLike[str] | None = None, passed_only: bool = False,
+    parquet: str | os.PathLike[str] | None = None, limits: Limits | None = None,
+    passed_only: bool = False,
 ) -> dict[str, Result]:
-    """Return every analytics view (optionally for one variant or its alias), read-only; with
-    `passed_only`, of the games that pass the audit only.
+    """Return every analytics view (optionally for one variant or its alias), read-only, all
+    within `limits` (one time limit for the whole); with `passed_only`, of the games that pass
+    the audit only.
 
     The views are read from the database, which may come from anyone: they run on a query
     connection that reads no file but the database itself (or, with `parquet`, the views are
     this module's own over that folder's files).
     """
     name = variant_name(variant) if variant is not None else None
-    con = connect_query(db) if parquet is None else connect_parquet(parquet)
+    limits = limits or Limits()
+    con = (connect_query(db, limits=limits) if parquet is None
+           else connect_parquet(parquet, limits=limits))
+    until = limits.deadline()
     try:
-        return {view: view_rows(con, view, name, passed_only) for view in STATS_VIEWS}
+        with _limited("stats", limits):
+            return {view: view_rows(con, view, name, until, passed_only) for view in STATS_VIEWS}
     finally:
         con.close()
 
 
 def view_rows(con: duckdb.DuckDBPyConnection, view: str, variant: str | None = None,
-              passed_only: bool = False) -> Result:
-    """Return one analytics view, all variants or one (of the games that pass the audit only,
-    with `passed_only`)."""
+              until: float | None = None, passed_only: bool = False) -> Result:
+    """Return one analytics view, all variants or one (by `until` and of the games that pass
+    the audit only with `passed_only`, see `run_query`)."""
     if view not in VIEWS:
         raise AnalyticsError(f"unknown view {view!r}; views: {', '.join(VIEWS)}")
     if variant is None:
-        return run_query(con, f"SELECT * FROM {view}", passed_only=passed_only)
-    return run_query(con, f"SELECT * FROM {view} WHERE variant = ?", [variant], passed_only)
+        return run_query(con, f"SELECT * FROM {view}", until=until,
+                         passed_only=passed_only)
+    return run_query(con, f"SELECT * FROM {view} WHERE variant = ?", [variant], until=until,
+                     passed_only=passed_only)
 
 
 def _label(text: str) -> str:
@@ -1122,6 +1365,7 @@ def export_parquet(db: str | os.PathLike[str], out_dir: str | os.PathLike[str]) 
     con = connect(db, read_only=True)
     counts: dict[str, int] = {}
     try:
+        _check_tables(con, Path(db))
         for table in TABLES:
             select = (
                 "SELECT * FROM games" if table == "games"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,10 +16,12 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from typer.core import TyperCommand, TyperOption
 
 from buraco_events import analytics
 from buraco_events.analytics import DEFAULT_DB, AnalyticsError, DatabaseUnavailable, Result
 from buraco_events.pool import default_workers
+from buraco_events.text import visible
 
 from .common import err, fail, out, shown
 
@@ -29,6 +33,13 @@ WorkersOption = Annotated[int | None, typer.Option(
 PassedOnlyOption = Annotated[bool, typer.Option(
     "--passed-only",
     help="the views count only the games that pass the audit (games.audit_ok)")]
+TimeoutOption = Annotated[float, typer.Option(
+    "--timeout", metavar="SECONDS",
+    help="stop the query after this many seconds (exit 1); 0 for no limit")]
+MaxMemoryOption = Annotated[str, typer.Option(
+    "--max-memory", metavar="SIZE",
+    help="stop the query when it needs more memory than this (512MB, 2GB, 1GiB...; exit 1); "
+    "nothing spills to disk")]
 ParquetOption = Annotated[Path | None, typer.Option(
     "--parquet", metavar="DIR",
     help="read a Parquet folder written by `buraco export` or `buraco spark-index` instead of --db")]
@@ -56,6 +67,28 @@ def _table(result: Result, title: str | None = None) -> Table:
     for row in result.rows:
         table.add_row(*(shown(_cell(v)) for v in row))
     return table
+
+
+def _limits(timeout: float, max_memory: str) -> analytics.Limits:
+    """Return the query limits the options give, or exit 2 on a value that is not one."""
+    if not timeout >= 0:  # NaN too
+        fail(f"--timeout: {timeout:g} is not a number of seconds (0 for no limit)", 2)
+    try:
+        analytics.parse_size(max_memory)
+    except ValueError as exc:
+        fail(f"--max-memory: {exc}", 2)
+    return analytics.Limits(timeout=timeout or None, max_memory=max_memory)
+
+
+def _csv_rows(result: Result, exact: bool) -> Iterator[list[Any]]:
+    """Yield the header and the rows as `csv` writes them: lists and maps as JSON; unless
+    `exact` (for a terminal), text with its control and bidi characters as visible escapes."""
+    rows: Iterator[list[Any]] = itertools.chain([list(result.columns)], (
+        [json.dumps(v, default=_json_default) if isinstance(v, list | dict) else v for v in row]
+        for row in result.rows))
+    if exact:
+        return rows
+    return ([visible(v) if isinstance(v, str) else v for v in row] for row in rows)
 
 
 @contextmanager
@@ -121,6 +154,45 @@ def index(
         raise typer.Exit(1)
 
 
+#: an option given as `--name=value` (its value may hold spaces and newlines)
+_OPTION_WITH_VALUE = re.compile(r"--?[A-Za-z][\w-]*=")
+
+
+def _is_query(arg: str) -> bool:
+    """Return whether a command-line argument that begins with `-` is a query, not an option: a
+    `--` comment (`--` then a space), or text over several lines. No option looks like either."""
+    if arg.startswith("--") and len(arg) > 2 and arg[2].isspace():
+        return True
+    return arg.startswith("-") and "\n" in arg and not _OPTION_WITH_VALUE.match(arg)
+
+
+class QueryCommand(TyperCommand):
+    """`buraco sql`: a query that begins with a `--` comment is the query, not an option.
+
+    click takes every argument that begins with `-` for an option; the query found among the
+    arguments (not as an option's value) moves after `--`, which makes it the positional argument
+    whatever follows. Arguments that already hold a `--` are left as given.
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # click's Context
+        """Move a query that begins with `-` after `--`, then parse as usual."""
+        if "--" not in args:
+            takes_value = {
+                name for param in self.params if isinstance(param, TyperOption)
+                and not param.is_flag for name in param.opts
+            }
+            i = 0
+            while i < len(args):
+                if args[i] in takes_value:
+                    i += 2  # the option and its value, whatever the value looks like
+                    continue
+                if _is_query(args[i]):
+                    args = [*args[:i], *args[i + 1:], "--", args[i]]
+                    break
+                i += 1
+        return super().parse_args(ctx, args)
+
+
 def sql_help() -> str:
     """Return the help of `buraco sql`: what a query may do, and the tables and views it can use
     (listed from the definitions that create them)."""
@@ -138,6 +210,15 @@ def sql_help() -> str:
         "illegal problems are never stored). With --passed-only every view counts only the "
         "games that pass (the counted_games view); in your own queries add "
         "`WHERE audit_ok`.\n\n"
+        f"A query stops after --timeout seconds ({analytics.DEFAULT_TIMEOUT:g} by default) and "
+        f"when it needs more than --max-memory ({analytics.DEFAULT_MAX_MEMORY} by default), so "
+        "that a runaway query cannot slow the machine; it then exits 1 saying which limit.\n\n"
+        "A query may begin with a -- comment; a query beginning with - may also be given after "
+        "-- (buraco sql -- '-- note' ...).\n\n"
+        "Output shows text as it is, except that control and bidi characters (escape sequences, "
+        "right-to-left overrides) are written as visible escapes (\\x1b, \\u202e) on a "
+        "terminal: in the table always, and in --csv when stdout is a terminal. --csv into a pipe "
+        "or a file, and --json everywhere (its own escapes), keep the data exact.\n\n"
         f"Tables and views:\n{listing}"
     )
 
@@ -149,20 +230,22 @@ def sql(
     as_csv: Annotated[bool, typer.Option("--csv", help="print CSV with a header row")] = False,
     parquet: ParquetOption = None,
     passed_only: PassedOnlyOption = False,
+    timeout: TimeoutOption = analytics.DEFAULT_TIMEOUT,
+    max_memory: MaxMemoryOption = analytics.DEFAULT_MAX_MEMORY,
 ) -> None:
     """Run one read-only SQL query on the database (its help lists the tables and views)."""
     if as_json and as_csv:
         fail("choose one of --json and --csv")
+    limits = _limits(timeout, max_memory)
     with _database_errors():
-        result = analytics.query(db, query, parquet=parquet, passed_only=passed_only)
+        result = analytics.query(db, query, parquet=parquet, limits=limits,
+                                 passed_only=passed_only)
     if as_json:
         print(json.dumps(result.records(), default=_json_default, indent=1))
     elif as_csv:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(result.columns)
-        writer.writerows(
-            [json.dumps(v) if isinstance(v, list | dict) else v for v in row] for row in result.rows
-        )
+        # a terminal shows the cells (escapes visible); a pipe or a file gets the exact data
+        exact = not sys.stdout.isatty()
+        csv.writer(sys.stdout, lineterminator="\n").writerows(_csv_rows(result, exact))
     else:
         out().print(_table(result))
 
@@ -177,6 +260,8 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
     parquet: ParquetOption = None,
     passed_only: PassedOnlyOption = False,
+    timeout: TimeoutOption = analytics.DEFAULT_TIMEOUT,
+    max_memory: MaxMemoryOption = analytics.DEFAULT_MAX_MEMORY,
 ) -> None:
     """Print canasta, penalty, closing and win rates, hand lengths and score quantiles."""
     if plot is not None:
@@ -184,8 +269,10 @@ def stats(
         if plot.suffix.lower().lstrip(".") not in formats:
             fail(f"{plot}: a chart is written as one of "
                  f"{', '.join('.' + f for f in formats)}; got {plot.suffix or 'no extension'}")
+    limits = _limits(timeout, max_memory)
     with _database_errors():
-        results = analytics.stats(db, variant, parquet=parquet, passed_only=passed_only)
+        results = analytics.stats(db, variant, parquet=parquet, limits=limits,
+                                 passed_only=passed_only)
     if not any(r.rows for r in results.values()):
         fail("no indexed games" + (f" of variant {variant!r}" if variant else ""), 1)
     if plot is not None:

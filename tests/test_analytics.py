@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -791,3 +794,234 @@ def test_a_row_the_native_columns_refuse_moves_the_chunk_to_lists(
     assert got.outcomes == expected.outcomes
     assert {t: got.tables[t].to_pylist() for t in TABLES} == {
         t: expected.tables[t].to_pylist() for t in TABLES}
+
+
+# -- limits, statements, terminals, folder names, interrupted creation --------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def buraco(*args: str, **kwargs) -> subprocess.Popen:
+    """Start `buraco ARGS` in a new process (this repository's app)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200", "NO_COLOR": "1"}
+    return subprocess.Popen([sys.executable, "-m", "cli.main", *args], env=env, **kwargs)
+
+
+def one_line_error(result, code: int, why: str) -> None:
+    """Assert the command exited `code` with one line on stderr holding `why`, no traceback."""
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and why in lines[0], result.stderr
+    assert "Traceback" not in result.stderr and not isinstance(result.exception, Exception)
+
+
+def test_sql_stops_a_query_past_its_timeout(indexed: Path, exported: Path):
+    cross = "SELECT count(*) FROM range(1000000) a, range(1000000) b"  # minutes of work
+    for where in (["--db", str(indexed)], ["--parquet", str(exported)]):
+        result = cli("sql", cross, "--timeout", "1", *where)
+        one_line_error(result, 1, "sql: the query ran past --timeout 1 s; stopped (raise --timeout)")
+    result = cli("stats", "--db", str(indexed), "--timeout", "0.001")
+    one_line_error(result, 1, "stats: the query ran past --timeout 0.001 s")
+
+
+def test_sql_stops_a_query_past_its_memory_limit(indexed: Path, exported: Path):
+    big = "SELECT length(string_agg(range::VARCHAR || repeat('x', 100), ',')) FROM range(10000000)"
+    for where in (["--db", str(indexed)], ["--parquet", str(exported)]):
+        result = cli("sql", big, "--max-memory", "64MB", *where)
+        one_line_error(result, 1, "sql: the query needs more memory than --max-memory 64MB")
+
+
+def test_sql_limits_memory_by_default_and_spills_nothing(indexed: Path, exported: Path):
+    settings = ("SELECT current_setting('memory_limit') AS m, "
+                "current_setting('temp_directory') AS t")
+    for where in (["--db", str(indexed)], ["--parquet", str(exported)]):
+        rows = json.loads(cli("sql", settings, *where, "--json").stdout)
+        assert rows == [{"m": "953.6 MiB", "t": ""}]  # 1GB
+        rows = json.loads(cli("sql", settings, *where, "--json", "--max-memory", "2GiB").stdout)
+        assert rows == [{"m": "2.0 GiB", "t": ""}]
+    for size in ("12XB", "lots", "0.5KB", ""):
+        one_line_error(cli("sql", "SELECT 1", "--db", str(indexed), "--max-memory", size), 2,
+                       "--max-memory")
+
+
+#: a statement of every type DuckDB's parser names, SELECT aside (and one its Python binding
+#: does not name: UPDATE EXTENSIONS)
+EVERY_STATEMENT = [
+    "UPDATE EXTENSIONS", "UPDATE EXTENSIONS (httpfs)", "INSERT INTO games (game_id) VALUES ('x')",
+    "UPDATE games SET target = 1", "DELETE FROM games", "TRUNCATE games",
+    "CREATE TABLE t AS SELECT 1", "CREATE VIEW v AS SELECT 1", "CREATE MACRO m() AS 1",
+    "CREATE SECRET s (TYPE s3)", "CREATE SEQUENCE s", "CREATE TYPE t AS INTEGER",
+    "CREATE INDEX i ON games (game_id)", "DROP TABLE games", "DROP SECRET s", "DEALLOCATE p",
+    "ALTER TABLE games RENAME TO g", "COMMENT ON TABLE games IS 'x'", "COPY games TO 'x.csv'",
+    "COPY games FROM 'x.csv'", "COPY FROM DATABASE a TO b", "ATTACH 'x.duckdb' AS x",
+    "DETACH x", "EXPORT DATABASE 'dump'", "IMPORT DATABASE 'dump'", "INSTALL httpfs",
+    "FORCE INSTALL httpfs", "LOAD httpfs", "SET threads = 1", "SET VARIABLE v = 1",
+    "RESET threads", "RESET VARIABLE v", "PRAGMA version", "CALL pragma_version()", "VACUUM",
+    "ANALYZE", "CHECKPOINT", "FORCE CHECKPOINT", "EXPLAIN SELECT 1", "EXPLAIN ANALYZE SELECT 1",
+    "PREPARE p AS SELECT 1", "EXECUTE p", "BEGIN", "BEGIN TRANSACTION", "START TRANSACTION",
+    "COMMIT", "END", "ROLLBACK", "ABORT", "USE memory",
+    "MERGE INTO games USING games g ON true WHEN MATCHED THEN DELETE", "PIVOT games ON variant",
+    "WITH a AS (SELECT 1) INSERT INTO games (game_id) SELECT 'x' FROM a",
+]
+
+
+def test_every_statement_type_but_select_is_refused_in_one_line(db_copy: Path, tmp_path: Path,
+                                                                monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    before = file_digests(db_copy)
+    for statement in EVERY_STATEMENT:
+        result = cli("sql", statement, "--db", str(db_copy))
+        one_line_error(result, 1, "sql: only a read-only query (SELECT) may run; got ")
+        assert result.stdout == ""
+    refused(db_copy, "UPDATE EXTENSIONS", "got UPDATE EXTENSIONS")
+    assert file_digests(db_copy) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.duckdb"]  # no file written
+
+
+def test_a_query_may_begin_with_a_comment(indexed: Path):
+    db = str(indexed)
+    for args in (["sql", "-- note\nSELECT 1 AS x", "--db", db, "--csv"],
+                 ["sql", "--db", db, "--csv", "-- note\nSELECT 1 AS x"],
+                 ["sql", "--csv", "--db", db, "--", "-- note\nSELECT 1 AS x"],
+                 ["sql", "--note\nSELECT 1 AS x", "--csv", "--db", db],
+                 ["sql", "-- note\n-- more\n  SELECT 1 AS x -- trailing", "--csv", "--db", db]):
+        result = cli(*args)
+        assert result.exit_code == 0, (args, result.stderr)
+        assert result.stdout == "x\n1\n"
+    one_line_error(cli("sql", "-- only a comment", "--db", db), 1, "no statement to run")
+    # an option's value stays its value, whatever it looks like
+    one_line_error(cli("sql", "--db", "-- x\ny.duckdb", "SELECT 1"), 2, "no database")
+
+
+def test_csv_on_a_terminal_shows_control_characters_and_into_a_pipe_stays_exact(
+        indexed: Path, tmp_path: Path):
+    import pty
+
+    query = "SELECT chr(27) || '[2J' || chr(7) || 'a' || chr(13) || 'b' || chr(8238) || 'c' AS h"
+    exact = io.StringIO()
+    csv.writer(exact, lineterminator="\n").writerows([["h"], ["\x1b[2J\x07a\rb\u202ec"]])
+    with buraco("sql", query, "--db", str(indexed), "--csv", stdout=subprocess.PIPE) as proc:
+        piped = proc.stdout.read()
+    assert proc.returncode == 0 and piped.decode() == exact.getvalue()  # a pipe: the exact data
+    for fmt in ("--csv", "--json", None):
+        controller, terminal = pty.openpty()
+        args = ["sql", query, "--db", str(indexed), *([fmt] if fmt else [])]
+        with buraco(*args, stdout=terminal) as proc:
+            os.close(terminal)
+            shown = b""
+            while True:
+                try:
+                    chunk = os.read(controller, 4096)
+                except OSError:  # the terminal's other end closed
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+        os.close(controller)
+        assert proc.returncode == 0, fmt
+        text = shown.decode().replace("\r\n", "\n")  # the terminal's own line ends
+        if fmt is None:  # the table's own styles (bold headers) aside
+            text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+        for raw in ("\x1b", "\x07", "\r", "\u202e"):
+            assert raw not in text, (fmt, text)
+        if fmt == "--csv":
+            assert text == "h\n\\x1b[2J\\x07a\\x0db\\u202ec\n"
+        else:
+            assert "\\u001b[2J\\u0007a\\rb\\u202ec" in text if fmt == "--json" else "\\x1b[2J" in text
+
+
+def test_a_parquet_folder_may_have_any_name(indexed: Path, tmp_path: Path):
+    # glob characters in the folder's name, `=` in a folder above it (hive partitioning would
+    # take `variant=zzz` for the variant), and a decoy folder its name would match as a glob
+    weird = tmp_path / "variant=zzz" / "we*ird [1]?,{a}"
+    assert cli("export", "--db", str(indexed), "--parquet", str(weird)).exit_code == 0
+    decoy = tmp_path / "variant=zzz" / "weXird 1X,{a}"
+    shutil.copytree(weird, decoy)
+    for relation in (*TABLES, "canasta_rates"):
+        sql = f"SELECT * FROM {relation} ORDER BY ALL"
+        over_db = json.loads(cli("sql", sql, "--db", str(indexed), "--json").stdout)
+        result = cli("sql", sql, "--parquet", str(weird), "--json")
+        assert result.exit_code == 0, result.stderr
+        assert json.loads(result.stdout) == over_db, relation
+    over_db = cli("stats", "--db", str(indexed), "--json")
+    assert cli("stats", "--parquet", str(weird), "--json").stdout == over_db.stdout
+
+
+def test_an_index_killed_while_creating_a_database_leaves_none(logs: Path, tmp_path: Path):
+    import signal
+    import time
+
+    db = tmp_path / "new.duckdb"
+    fifo = tmp_path / "waiting.jsonl"
+    os.mkfifo(fifo)  # the run blocks reading it: killed while the new database is open
+    with buraco("index", str(fifo), "--db", str(db), "--workers", "1",
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
+        creating = tmp_path / "new.duckdb.creating"
+        try:
+            deadline = time.monotonic() + 60
+            while not creating.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert creating.exists() and proc.poll() is None
+            time.sleep(0.5)  # the schema made in its transaction
+        finally:  # killed whatever happened: it would wait on the pipe for ever
+            proc.send_signal(signal.SIGKILL)
+    assert not db.exists()
+    for args in (["sql", "SELECT count(*) FROM games"], ["stats"]):
+        one_line_error(cli(*args, "--db", str(db)), 2,
+                       "an index run is creating it or was interrupted while creating it")
+    # the next run takes the half-made file up and gives the database its name
+    assert cli("index", str(logs), "--db", str(db)).exit_code == 0
+    assert not creating.exists() and db_counts(db)["games"] == len(GAMES)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.duckdb", "waiting.jsonl"]
+
+
+def test_what_a_killed_creation_left_beside_a_database_is_cleared(logs: Path, tmp_path: Path):
+    db = tmp_path / "new.duckdb"
+    creating = tmp_path / "new.duckdb.creating"
+    creating.write_bytes(b"")  # killed before DuckDB wrote its header
+    assert cli("index", str(logs), "--db", str(db)).exit_code == 0
+    os.link(db, creating)  # killed between the database's two names
+    assert cli("index", str(logs), "--db", str(db)).exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.duckdb"]
+    assert db_counts(db)["games"] == len(GAMES)
+
+
+def test_an_index_that_fails_while_creating_a_database_leaves_none(tmp_path: Path, monkeypatch):
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(analytics, "ensure_schema", stop)
+    db = tmp_path / "new.duckdb"
+    with pytest.raises(KeyboardInterrupt):
+        index([], db)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_database_with_no_tables_says_an_index_was_interrupted(tmp_path: Path):
+    db = tmp_path / "empty.duckdb"
+    duckdb.connect(str(db)).close()  # what an index killed while creating it used to leave
+    for args in (["sql", "SELECT count(*) FROM games"], ["stats"],
+                 ["export", "--parquet", str(tmp_path / "p")]):
+        one_line_error(cli(*args, "--db", str(db)), 2,
+                       "holds no games tables: an index run was interrupted while creating it")
+
+
+def test_sql_timeout_zero_is_no_limit_and_a_negative_one_is_refused(indexed: Path):
+    result = cli("sql", "SELECT 1 AS x", "--db", str(indexed), "--timeout", "0", "--csv")
+    assert result.exit_code == 0 and result.stdout == "x\n1\n"
+    for value in ("-1", "nan"):
+        one_line_error(cli("sql", "SELECT 1", "--db", str(indexed), "--timeout", value), 2,
+                       "--timeout")
+
+
+def test_a_result_too_big_for_the_memory_limit_stops_while_fetched():
+    # DuckDB's memory limit does not count the rows made in Python: the fetch counts them
+    from buraco_events.analytics import QueryOutOfMemory, QueryTimedOut, run_query
+
+    with duckdb.connect() as con:
+        many = "SELECT range, range::VARCHAR FROM range(100000)"
+        assert len(run_query(con, many, max_bytes=100_000_000).rows) == 100_000
+        with pytest.raises(QueryOutOfMemory):
+            run_query(con, many, max_bytes=1_000_000)
+        with pytest.raises(QueryTimedOut):
+            run_query(con, many, until=0.0)

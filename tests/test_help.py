@@ -40,8 +40,19 @@ def test_every_help_shows_plain_flags_and_values():
     sql = runner.invoke(app, ["sql", "--help"], env={"COLUMNS": "100"}).stdout
     assert re.search(r"--db\s+PATH\s+the DuckDB database file", sql)
     assert re.search(r"--json\s+print a JSON array", sql)
+    assert re.search(r"--timeout\s+SECONDS\s+stop the query after", sql)
+    assert re.search(r"--max-memory\s+SIZE\s+stop the query when", sql)
     audit = runner.invoke(app, ["audit", "--help"], env={"COLUMNS": "100"}).stdout
     assert re.search(r"paths\.\.\.\s+PATH\s+log files", audit)
+
+
+def test_sql_help_tells_the_limits_and_which_output_keeps_the_data_exact():
+    text = " ".join(runner.invoke(app, ["sql", "--help"], env={"COLUMNS": "200"}).stdout.split())
+    assert (f"A query stops after --timeout seconds ({analytics.DEFAULT_TIMEOUT:g} by default) and "
+            f"when it needs more than --max-memory ({analytics.DEFAULT_MAX_MEMORY} by default)"
+            in text)
+    assert "in --csv when stdout is a terminal. --csv into a pipe or a file" in text
+    assert "A query may begin with a -- comment" in text
 
 
 def test_sql_help_lists_every_table_and_view_from_their_definitions():
