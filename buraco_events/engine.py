@@ -215,6 +215,30 @@ class Meld:
         return (Meld, self._values())
 
 
+class _RuleBits:
+    """The rule fields the engine reads on every turn, as native attributes of a compiled class.
+
+    `Rules` is a msgspec Struct, whose fields the compiled engine reads by a generic attribute
+    lookup; these are read once per game (`_bits`: kept on the state, `GameState.bits`).
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.stock_refill = rules.stock_end == "refill"
+        self.stock_two_left = rules.stock_end == "two_left"
+        self.pile_open = rules.pile == "open"
+        self.closed_next_play = rules.pile == "closed" and rules.pile_top_use == "next_play"
+        self.no_single_card_return = rules.no_single_card_return
+        self.stalemate_rounds = rules.stalemate_rounds
+        self.one_set_per_rank = rules.one_set_per_rank
+        self.wild_top_new_meld_only = rules.wild_top_new_meld_only
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # made again from the rules (compiled, a class without this pickles by calling
+        # `__init__` with no arguments)
+        return (_RuleBits, (self.rules,))
+
+
 @dataclass(slots=True)
 class GameState:
     """The whole table after some prefix of a log. `copy()` gives an independent snapshot."""
@@ -259,6 +283,8 @@ class GameState:
     #: apply of that event counts the same position again. No part of the state's value.
     scored: tuple[tuple[object, ...], tuple[TeamScore, TeamScore]] | None = field(
         default=None, compare=False, repr=False)
+    #: the rule fields the engine reads every turn, of `rules` (`_bits`); no part of the value
+    bits: _RuleBits = field(default_factory=lambda: _RuleBits(Rules()), compare=False, repr=False)
 
     @property
     def n_players(self) -> int:
@@ -357,44 +383,15 @@ def _shallow(state: GameState) -> GameState:
     new.hand_results = state.hand_results
     new.winner = state.winner
     new.scored = state.scored
+    new.bits = state.bits
     return new
 
 
-class _RuleBits:
-    """The rule fields the engine reads on every turn, as native attributes of a compiled class.
-
-    `Rules` is a msgspec Struct, whose fields the compiled engine reads by a generic attribute
-    lookup; these are read once per rules object (`_bits`).
-    """
-
-    def __init__(self, rules: Rules) -> None:
-        self.rules = rules
-        self.stock_refill = rules.stock_end == "refill"
-        self.stock_two_left = rules.stock_end == "two_left"
-        self.pile_open = rules.pile == "open"
-        self.closed_next_play = rules.pile == "closed" and rules.pile_top_use == "next_play"
-        self.no_single_card_return = rules.no_single_card_return
-        self.stalemate_rounds = rules.stalemate_rounds
-        self.one_set_per_rank = rules.one_set_per_rank
-        self.wild_top_new_meld_only = rules.wild_top_new_meld_only
-
-
-class _LastBits:
-    """The rule bits of the rules object asked last (a game asks with one rules object)."""
-
-    def __init__(self) -> None:
-        self.bits = _RuleBits(Rules())
-
-
-_LAST_BITS: Final = _LastBits()
-
-
-def _bits(rules: Rules) -> _RuleBits:
-    """Return the rule bits of `rules`."""
-    last = _LAST_BITS
-    bits = last.bits
-    if bits.rules is not rules:
-        bits = last.bits = _RuleBits(rules)
+def _bits(state: GameState) -> _RuleBits:
+    """Return the rule bits of the state's rules (made once per rules object the state holds)."""
+    bits = state.bits
+    if bits.rules is not state.rules:
+        bits = state.bits = _RuleBits(state.rules)
     return bits
 
 
@@ -594,7 +591,7 @@ def _check_drew(state: GameState, ev: Drew) -> None:
 def _check_took_pile(state: GameState, ev: TookPile) -> None:
     _check_take_form(state, ev)
     if not _pile_allows(state, ev):
-        if _bits(state.rules).pile_open:
+        if _bits(state).pile_open:
             raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
         raise _fail(state, ev, f"closed pile: the top card {state.pile[-1]} cannot be melded at once")
 
@@ -603,7 +600,7 @@ def _check_take_form(state: GameState, ev: TookPile) -> None:
     """Check a take's phase, turn and cards, and that the stock is not due to be refilled first."""
     _expect_phase(state, ev, "draw")
     _expect_turn(state, ev)
-    bits = _bits(state.rules)
+    bits = _bits(state)
     if not state.stock and bits.stock_refill:
         raise _fail(state, ev, "the stock is empty: it is refilled (or the hand ends) first")
     _check_not_refilling(state, ev)
@@ -622,7 +619,7 @@ def _pile_allows(state: GameState, ev: TookPile) -> bool:
     An open pile of one card, with no single-card return, needs a legal discard or play after
     the take; a closed pile needs a play holding its top right after it (`_closed_take_usable`).
     """
-    bits = _bits(state.rules)
+    bits = _bits(state)
     if bits.pile_open:
         if len(state.pile) == 1 and bits.no_single_card_return:
             trial = _trial_take(state, ev)
@@ -852,7 +849,7 @@ def _melded(state: GameState, ev: Melded) -> MeldShape | _Refusal:
     if shape is None:
         return _refuse(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
     team = team_of(player)
-    if shape.type == "set" and _bits(rules).one_set_per_rank:
+    if shape.type == "set" and _bits(state).one_set_per_rank:
         if any(m.team == team and m.shape.type == "set" and m.shape.rank == shape.rank for m in state.melds):
             return _refuse(state, ev, "one set per rank: the team already has a set of that rank")
     refused = _after_play_error(
@@ -897,7 +894,7 @@ def _laid_off(state: GameState, ev: LaidOff) -> MeldShape | _Refusal:
     top = state.pending_top or state.top_due
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
     if (
-        top is not None and _bits(rules).wild_top_new_meld_only and is_wild_card(top)
+        top is not None and _bits(state).wild_top_new_meld_only and is_wild_card(top)
         and shape.wild == top and top in ev.cards
     ):
         return _refuse(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
@@ -1009,7 +1006,7 @@ def must_refill(state: GameState) -> bool:
     """
     return (
         state.phase == "draw" and (not state.stock or state.refilling)
-        and _bits(state.rules).stock_refill
+        and _bits(state).stock_refill
     )
 
 
@@ -1143,7 +1140,7 @@ def _apply_drew(state: GameState, ev: Drew) -> None:
     hand[card] = hand.get(card, 0) + 1
     state.turn_progress = True  # RULES 5: a stock draw is progress
     state.phase = "play"
-    if len(stock) == 2 and _bits(state.rules).stock_two_left:
+    if len(stock) == 2 and _bits(state).stock_two_left:
         state.last_turn = True  # RULES 5: this turn is the hand's last
 
 
@@ -1151,7 +1148,7 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
     _start_turn(state, ev.player)
     pile = state.pile
     state.pile = []
-    bits = _bits(state.rules)
+    bits = _bits(state)
     if bits.closed_next_play:
         state.pending_top = pile[-1]
         state.pending_rest = pile[:-1]
@@ -1239,7 +1236,7 @@ def _end_turn(state: GameState) -> None:
     state.quiet_turns = 0 if state.turn_progress else state.quiet_turns + 1
     state.turn_progress = False
     n = len(state.players)
-    rounds = _bits(state.rules).stalemate_rounds
+    rounds = _bits(state).stalemate_rounds
     if rounds and state.quiet_turns >= rounds * n:
         state.end_reason, state.phase = "stalemate", "hand_end"  # RULES 5: no progress
         return

@@ -911,3 +911,17 @@ def test_shuffle_is_the_rngs_own() -> None:
                 theirs.shuffle(b)
                 assert a == b
                 assert ours.getstate() == theirs.getstate()
+
+
+def test_a_state_pickles_with_what_it_keeps() -> None:
+    # an audit's finding carries its state back from a worker process: the rule bits and the
+    # kept sheets travel with it (compiled, a class pickles only through its `__reduce__`)
+    import pickle
+
+    state = _mid_hand_state()
+    sheets = engine.hand_scores(state)
+    engine._bits(state)
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy == state
+    assert copy.bits.rules == state.rules and copy.bits.pile_open == state.bits.pile_open
+    assert copy.scored is not None and copy.scored[1] == sheets
