@@ -27,7 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fresh import CPU, WALL, cpu_of, fresh, fresh_cpu, row  # noqa: E402
 
 from buraco_events import archive  # noqa: E402
-from buraco_events.cards import make_deck, sort_key  # noqa: E402
+from buraco_events.cards import (  # noqa: E402
+    make_deck,
+    sort_key,
+    team_of,  # noqa: E402
+)
 from buraco_events.events import (  # noqa: E402
     AnyEvent,
     Discarded,
@@ -46,7 +50,6 @@ from buraco_events.events import (  # noqa: E402
     seal_lines,
 )
 from buraco_events.log import FsyncPolicy, open_log, write_log  # noqa: E402
-from buraco_events.rules import team_of  # noqa: E402
 
 Row = dict[str, Any]
 

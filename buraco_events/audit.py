@@ -48,7 +48,6 @@ import msgspec
 from .archive import ArchiveError
 from .auditcore import Regular
 from .commit import Broken, Commitments
-from .commit import deck_text as deck_text  # moved to the core; still importable from here
 from .engine import GameState, IllegalMove, apply, check, hand_scores
 from .events import (
     AnyEvent,

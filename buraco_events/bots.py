@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from .cards import SUIT_RANK, SUIT_RANK_SIZE, SUITS, Card, card_value
+from .cards import SUIT_RANK, SUIT_RANK_SIZE, SUITS, Card, card_value, team_of
 from .commit import seeded_salts
 from .engine import GameState, sorted_held
 from .events import Event
@@ -32,7 +32,7 @@ from .melds import (
     meld_wild,
     size_kind,
 )
-from .rules import Rules, check_players, team_of
+from .rules import Rules, check_players
 from .table import Action, Bot, Choices, EndlessGame, SeedStreams, Table
 from .views import MeldKind, MeldView, View
 

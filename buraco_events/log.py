@@ -216,7 +216,7 @@ def decode_line(line: bytes, lineno: int, name: str = "<log>",
     """
     if decode is decode_event and len(line) <= MAX_LINE:
         # the common line (the current schema, canonical cards) takes the typed decoder alone;
-        # any line it refuses (blank, lenient, broken) is decoded again below, as before
+        # any line it refuses (blank, lenient, broken) is decoded again below, by the general path
         try:
             return decode_canonical(line)
         except Exception:  # a log is untrusted input: worded below

@@ -859,7 +859,7 @@ def _gate(shape: MeldShape, meld: tuple[Card, ...]) -> tuple[frozenset[Card], in
     or roles, only move within that span), its suit's 2, and the other wilds when it is clean or
     holds its suit's 2 (with a wild standing already, a joker or another suit's 2 joins only
     when the suit's 2 turns natural). Tested against `classify` and the reference lay-offs over
-    many melds and hands (`tests/test_melds_gate.py`).
+    many melds and hands (`tests/test_layoff_gate.py`).
     """
     clean = shape.wild is None
     if shape.type == "set":

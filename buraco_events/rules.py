@@ -18,8 +18,6 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from .cards import team_of  # noqa: F401  (its home was here: compiled in `cards`, re-exported)
-
 PileKind = Literal["open", "closed"]
 StockEnd = Literal["refill", "two_left"]
 UnusedDead = Literal["penalty", "count"]

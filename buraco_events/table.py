@@ -30,7 +30,7 @@ from typing import Any, Final, Protocol
 import msgspec
 from mypy_extensions import mypyc_attr
 
-from .cards import Card, value_repr
+from .cards import Card, team_of, value_repr
 from .commit import SaltSource, deal_commitment
 from .engine import (
     PLAYING_PHASES,
@@ -65,7 +65,7 @@ from .events import (
     event_type,
 )
 from .melds import MeldShape, hand_melds
-from .rules import Rules, canonical_variant, check_players, find_rules, team_of
+from .rules import Rules, canonical_variant, check_players, find_rules
 from .seatview import player_view
 from .views import View
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from buraco_events.cards import RANK, RANKS, SUIT, Card, card_value, is_wild_card
+from buraco_events.cards import RANK, RANKS, SUIT, Card, card_value, is_wild_card, team_of
 from buraco_events.melds import (
     canasta_bonus,
     canasta_kind,
@@ -16,7 +16,7 @@ from buraco_events.melds import (
     shape_layoffs,
 )
 from buraco_events.projections import MeldView, View
-from buraco_events.rules import Rules, team_of
+from buraco_events.rules import Rules
 from buraco_events.table import Action
 
 

@@ -4,7 +4,7 @@
 the chain and passes the engine) and hands back the first other line untaken. Here it is run on
 the sample logs directly: what it takes is exactly what the engine replays, it stops at every
 kind of irregular line with the state untouched, and a changed byte in a sealed log stops it at
-the changed line or the next. `test_audit_fast` checks the audits it makes against the general
+the changed line or the next. `test_audit_regular_lines` checks the audits it makes against the general
 path's; the reader's side (`EventReader(fast=...)`) is checked at the end.
 """
 
