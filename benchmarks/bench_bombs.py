@@ -52,10 +52,11 @@ def _finish(z: Any, logs: int, lines: int) -> None:
     z.flush(zstandard.FLUSH_FRAME)
 
 
-def _verbatim_log(z: Any, lines: int, line: bytes) -> None:
+def _verbatim_log(z: Any, lines: int, line: bytes, name: str = "bomb.jsonl",
+                  digest: bytes = b"\0" * 8) -> None:
     """Write one log of `lines` copies of `line`, all kept verbatim, streamed (no copy in memory)."""
     record = b"\xc6" + len(line).to_bytes(4, "big") + line  # bin 32: a line kept verbatim
-    head = (b"\x96\x01" + _enc.encode("bomb.jsonl") + _enc.encode(b"\0" * 8) + b"\xc2"
+    head = (b"\x96\x01" + _enc.encode(name) + _enc.encode(digest) + b"\xc2"
             + b"\xdd" + lines.to_bytes(4, "big"))  # array 32 of the records
     z.write(archive._LEN.pack(len(head) + lines * len(record) + 2) + head)
     batch = max(1, MiB // len(record))
@@ -84,6 +85,18 @@ def lines_bomb(path: Path, lines: int, line: bytes) -> None:
         z = _start(f, 1)
         _verbatim_log(z, lines, line)
         _finish(z, 1, lines)
+
+
+def members_bomb(path: Path, logs: int, size: int) -> None:
+    """`logs` logs of `size` bytes each (1 KB lines), each under the limit per log and whole (its
+    digest right): every one is read, up to the limit per archive."""
+    lines, line = size // 1024, b"x" * 1023
+    digest = archive._digest([line] * lines, b"")
+    with open(path, "wb") as f:
+        z = _start(f, logs)
+        for i in range(logs):
+            _verbatim_log(z, lines, line, f"{i}.jsonl", digest)
+        _finish(z, logs, logs * lines)
 
 
 def logs_bomb(path: Path, logs: int) -> None:

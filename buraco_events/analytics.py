@@ -804,7 +804,7 @@ def _first_name(item: list[tuple[str, RawLines]] | Rejected) -> str:
 def _check_work(item: list[tuple[str, RawLines]] | Rejected) -> CheckedChunk | Rejected:
     if isinstance(item, Rejected):
         return item
-    with collector_paused():  # many small objects, few cycles: see `pool.collector_paused`
+    with collector_paused(held=_held(item)):  # many small objects, few cycles: see the pool
         return check_chunk(item)
 
 

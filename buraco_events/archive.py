@@ -541,9 +541,10 @@ def _compact_records(codec: _Codec, lines: list[bytes]) -> tuple[bool, list[Any]
 
 def _array_len(raw: msgspec.Raw) -> int | None:
     """Return the length of the msgpack array `raw` holds, read from its header (None: no array)."""
-    head = bytes(memoryview(raw)[:5])
+    head = memoryview(raw)[:5]
     if head and 0x90 <= head[0] <= 0x9F:
         return head[0] & 0x0F
+    head = bytes(head)
     if head[:1] == b"\xdc" and len(head) >= 3:
         return int.from_bytes(head[1:3], "big")
     if head[:1] == b"\xdd" and len(head) == 5:
@@ -565,6 +566,8 @@ def _restore(
     cost = _cost((), tail)
     if cost + count * LINE_COST > budget:
         raise _Damage(_over(f"{count:,} lines: restores to", budget, "log"))
+    if not count:  # an empty log (a flood of them is listed at the pace of its names)
+        return [], cost
     state = _State()
     lines: list[bytes] = []
     prev = ZERO_HASH

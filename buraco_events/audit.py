@@ -550,7 +550,7 @@ CHUNK_LOGS = 16
 def _audit_chunk(chunk: list[tuple[str, RawLines]], expect_head: str | None,
                  partial: bool) -> list[Audit]:
     """Audit a chunk of logs in order (a worker's job), the collector paused meanwhile."""
-    with collector_paused():
+    with collector_paused(held=_held(chunk)):
         return [audit_lines(lines, name, expect_head, partial) for name, lines in chunk]
 
 

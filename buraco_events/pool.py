@@ -45,16 +45,23 @@ def default_workers() -> int:
 #: net new objects that paused blocks may leave unscanned (their survivors handed to the oldest
 #: generation without a collection) before a block's end collects everything once
 UNSCANNED_MAX = 1_000_000
+#: bytes of input that paused blocks may handle before a block's end collects everything once: a
+#: cycle left by one block may hold its whole input (an audit's reader holds the log's lines)
+#: in objects the count above does not see (bytes are not tracked), so a run of big logs from an
+#: archive is collected every so many bytes
+HELD_MAX = 64 << 20
 
 
 class _Unscanned:
-    """The net new objects paused blocks have left unscanned since the last collection they made."""
+    """The net new objects paused blocks have left unscanned since the last collection they made,
+    and the bytes of input they handled."""
 
     count = 0
+    held = 0
 
 
 @contextmanager
-def collector_paused(unscanned_max: int | None = None) -> Iterator[None]:
+def collector_paused(unscanned_max: int | None = None, held: int = 0) -> Iterator[None]:
     """Run a block of batch work with the cyclic garbage collector out of the way.
 
     A batch (a chunk of logs to audit or index, a batch of games to play) allocates many small
@@ -67,7 +74,9 @@ def collector_paused(unscanned_max: int | None = None) -> Iterator[None]:
     the oldest generation unscanned, so the end of a batch costs no collection; once blocks have
     left more than `unscanned_max` (default `UNSCANNED_MAX`) net new objects so, a block's end
     collects everything once. Memory stays bounded: cycles the blocks made are at most that many
-    objects before they are collected. Not reentrant: an inner block ends the outer's freeze.
+    objects before they are collected, and whatever they hold is collected once the blocks have
+    been given more than `HELD_MAX` bytes of input (`held`: what this block's input holds).
+    Not reentrant: an inner block ends the outer's freeze.
     """
     limit = UNSCANNED_MAX if unscanned_max is None else unscanned_max
     enabled = gc.isenabled()
@@ -77,14 +86,15 @@ def collector_paused(unscanned_max: int | None = None) -> Iterator[None]:
         yield
     finally:
         kept = gc.get_count()[0]  # objects the block allocated less those it freed (tracked ones)
-        if _Unscanned.count + kept <= limit:
+        _Unscanned.held += held
+        if _Unscanned.count + kept <= limit and _Unscanned.held <= HELD_MAX:
             _Unscanned.count += kept
             gc.freeze()  # the block's survivors join the frozen objects, the young count restarts
             gc.unfreeze()  # and all of them go back to the oldest generation
         else:
             gc.unfreeze()
             gc.collect()
-            _Unscanned.count = 0
+            _Unscanned.count = _Unscanned.held = 0
         if enabled:
             gc.enable()
 
