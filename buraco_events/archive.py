@@ -276,12 +276,12 @@ def _too_many(what: str, limit: int) -> str:
 
 def _name_problem(name: str) -> str | None:
     """Return why a log's name is over the name limits (too long, too deep), or None."""
-    size = len(name) if len(name) * 4 <= MAX_NAME else len(name.encode("utf-8", "surrogatepass"))
-    if size > MAX_NAME:
-        return f"a log name of {size:,} bytes, over {MAX_NAME:,}, the limit"
     depth = name.count("/")
     if depth > MAX_DEPTH:
         return f"a log name {depth:,} folders deep, over {MAX_DEPTH}, the limit"
+    size = len(name) if len(name) * 4 <= MAX_NAME else len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME:
+        return f"a log name of {size:,} bytes, over {MAX_NAME:,}, the limit"
     return None
 
 
@@ -740,7 +740,12 @@ class _Frame:
             if not chunk:
                 raise _Cut(f"truncated archive (the file ends at byte {self.size:,}, inside "
                            "the compressed stream)")
-            self._out, self._at = self._z.decompress(chunk), 0
+            try:
+                self._out, self._at = self._z.decompress(chunk), 0
+            except zstandard.ZstdError as exc:
+                if "memory" in str(exc):  # libzstd's allocation failed: no damage to report
+                    raise MemoryError(str(exc)) from None
+                raise
             if self._z.eof:
                 self._trailing = bool(self._z.unused_data or self._f.read(1))
             if self._out:
@@ -880,8 +885,8 @@ def _iter_stored(
                     raise _Damage("corrupt archive (a blob is not a log)")
                 if member > limits.members:
                     raise _Damage(_too_many("it holds", limits.members))
-                if len(fields[1]) > MAX_NAME + 5:  # never decode a huge name (msgpack str 32)
-                    raise _Damage(f"a log name of {len(fields[1]) - 5:,} bytes or more, over "
+                if len(fields[1]) > 64 * MAX_NAME:  # never decode a huge name
+                    raise _Damage(f"a log name of more than {64 * MAX_NAME:,} bytes, over "
                                   f"{MAX_NAME:,}, the limit")
                 name = _str.decode(fields[1])
                 why = _name_problem(name)

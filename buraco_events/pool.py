@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import itertools
 import multiprocessing
 import os
 import pickle
@@ -281,9 +280,11 @@ def ordered_map(
     comes after the results of the chunks before it, as it would in one process; one raised by
     `fn` comes when its result is due. `fn` and the chunks must pickle when `workers` > 1.
 
-    Memory stays bounded: each worker holds at most `AHEAD` chunks (one worked on, the next
-    waiting), a second only if the two `weight` at most `budget` bytes (so a heavy chunk waits
-    here for an idle worker), and this process reads one chunk ahead. A worker that cannot start,
+    Memory stays bounded: at most `AHEAD` chunks per worker are given out and not yet given
+    back; each worker holds at most `AHEAD` of them (one worked on, the next waiting), a second
+    only if the two `weight` at most `budget` bytes (so a heavy chunk waits here for an idle
+    worker), and this process holds one chunk read ahead, and a chunk given only until it is
+    written to its worker. A worker that cannot start,
     runs out of memory or dies raises `WorkerError` naming the chunk (`name` of it); this process
     only ever waits on the workers' pipes and on their ends, so it never waits for a dead one.
     """
@@ -303,7 +304,16 @@ def ordered_map(
     except Exception:
         yield fn(first)  # the work before the failure first, as in one process
         raise
-    yield from _pooled(fn, itertools.chain([first, second], it), workers, weight, budget, name)
+    head = [first, second]
+    del first, second  # held only until given out: a worker forked now must not keep them
+    yield from _pooled(fn, _popped(head, it), workers, weight, budget, name)
+
+
+def _popped(head: list[T], it: Iterator[T]) -> Iterator[T]:
+    """Yield the items of `head` (holding each no longer than that), then those of `it`."""
+    while head:
+        yield head.pop(0)
+    yield from it
 
 
 def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
@@ -311,6 +321,7 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
             name: Callable[[T], str] | None) -> Iterator[R]:
     ctx = _context()
     pool: list[_Worker] = []
+    selector: selectors.BaseSelector | None = None
     ok = False
     try:
         try:
@@ -330,8 +341,16 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
         source_error: Exception | None = None
         exhausted = False
         while True:
-            # hand out chunks while a worker can take one
-            while not exhausted:
+            # the results due first: giving them back lets more chunks out
+            while due in done or due in failed:
+                if due in failed:
+                    raise failed.pop(due)
+                result = done.pop(due)
+                due += 1
+                yield result
+            # hand out chunks while a worker can take one, and the results not yet given back
+            # (a slow worker's, which the others' wait for) stay within the same bound
+            while not exhausted and given - due < workers * AHEAD:
                 if held is None:
                     try:
                         chunk = next(it)
@@ -355,12 +374,6 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
                 held = None
                 given += 1
                 taker.write()
-            while due in done or due in failed:
-                if due in failed:
-                    raise failed.pop(due)
-                result = done.pop(due)
-                due += 1
-                yield result
             if due == given and held is None and exhausted:
                 break
             for w in pool:
@@ -391,6 +404,8 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
             raise source_error
         ok = True
     finally:
+        if selector is not None:
+            selector.close()
         for w in pool:
             w.stop(5 if ok else 0)
 

@@ -103,6 +103,8 @@ def pack_(
             )
     except (ArchiveError, OSError) as exc:
         fail_on(exc)
+    except MemoryError:
+        fail(f"{output}: out of memory packing it")
     say(
         f"{output}: {result.logs} logs, {result.events:,} events, {result.input_bytes:,} bytes "
         f"-> {result.output_bytes:,} bytes, {result.bytes_per_event:.2f} bytes/event "
@@ -126,6 +128,8 @@ def unpack_(
         result = unpack(archive, output, limits=limits)
     except (ArchiveError, OSError) as exc:
         fail_on(exc)
+    except MemoryError:
+        fail(f"{archive}: out of memory reading it (lower limits need less)")
     say(f"{output}: {result.logs} logs, {result.events:,} events, {result.bytes:,} bytes")
 
 
@@ -198,7 +202,7 @@ def list_(
     listing = _Listing(visible(str(archive)))
     encode = msgspec.json.encode
     logs = events = size = 0
-    problem: ArchiveError | OSError | None = None
+    problem: ArchiveError | OSError | MemoryError | None = None
     batch: list[bytes] = []
     try:
         for logs, member in enumerate(members(archive, limits), 1):
@@ -211,13 +215,15 @@ def list_(
                     batch = []
             else:
                 listing.add(logs, member)
-    except (ArchiveError, OSError) as exc:
+    except (ArchiveError, OSError, MemoryError) as exc:
         problem = exc  # the logs read before it are still shown
     if batch:
         sys.stdout.write(b"\n".join(batch).decode() + "\n")
     if not as_json:
         listing.close()
     sys.stdout.flush()
+    if isinstance(problem, MemoryError):
+        fail(f"{archive}: out of memory reading it (lower limits need less)")
     if problem is not None:
         fail_on(problem)
     if not as_json:
