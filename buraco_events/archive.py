@@ -541,10 +541,10 @@ def _compact_records(codec: _Codec, lines: list[bytes]) -> tuple[bool, list[Any]
 
 def _array_len(raw: msgspec.Raw) -> int | None:
     """Return the length of the msgpack array `raw` holds, read from its header (None: no array)."""
-    head = memoryview(raw)[:5]
-    if head and 0x90 <= head[0] <= 0x9F:
-        return head[0] & 0x0F
-    head = bytes(head)
+    view = memoryview(raw)[:5]
+    if view and 0x90 <= view[0] <= 0x9F:
+        return view[0] & 0x0F
+    head = bytes(view)
     if head[:1] == b"\xdc" and len(head) >= 3:
         return int.from_bytes(head[1:3], "big")
     if head[:1] == b"\xdd" and len(head) == 5:
