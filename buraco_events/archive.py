@@ -8,9 +8,9 @@ against the ones before it, so no trained dictionary is needed.
 Each line of a log is stored as either
 - a compact record `[type code, field values...]`, when encoding its decoded event again (seq =
   the line index, prev = the previous line's hash, or absent if the log has none) gives back the
-  exact line: cards become 1-byte codes, seq and prev are dropped, and the redundancy EVENTS.md
-  asks readers to check (`drew.card` is the stock's top, `took_pile.cards` the pile,
-  `took_dead.cards` that dead) is dropped where it holds; or
+  exact line: cards become 1-byte codes, seq and prev are dropped, and the redundancy
+  docs/log-format.md asks readers to check (`drew.card` is the stock's top, `took_pile.cards`
+  the pile, `took_dead.cards` that dead) is dropped where it holds; or
 - its bytes verbatim: another program's spacing or key order, unknown fields, a broken chain,
   a bad line. A torn last line is kept verbatim too.
 Pack proves each record by restoring its line from the record's msgpack form, and each log
@@ -376,7 +376,7 @@ class _State:
         self.clock = 0
 
     def implied(self, tag: str, fields: dict[str, Any]) -> Any:
-        """Return what EVENTS.md says the implied field of this event must hold (None: unknown)."""
+        """Return what docs/log-format.md says this event's implied field holds (None: unknown)."""
         if tag == "drew":
             return self.stock[self.top] if self.top < len(self.stock) else None
         if tag == "took_pile":
