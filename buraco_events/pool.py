@@ -16,6 +16,7 @@ out of memory ends the run with a `WorkerError` rather than a wait that never en
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import gc
 import multiprocessing
 import os
@@ -126,6 +127,7 @@ class WorkerError(RuntimeError):
 _OK, _RAISED, _NO_MEMORY = 0, 1, 2
 _HEADER = struct.Struct("!i")  # multiprocessing.Connection's framing: a length, or -1 and a long one
 _LONG = struct.Struct("!Q")
+_PIPE_SIZE = 1 << 20  # what an unprivileged process may ask of Linux by default
 
 
 def _serve(fn: Callable[[Any], Any], tasks: Connection, results: Connection,
@@ -186,6 +188,12 @@ class _Worker:
             task_r.close()
             result_w.close()
         os.set_blocking(self.tasks.fileno(), False)
+        if hasattr(fcntl, "F_SETPIPE_SZ"):
+            # Linux: a chunk goes in a few writes, and a worker's result waits in its pipe while
+            # this process is busy with the ones before it, rather than stop the worker
+            for conn in (self.tasks, self.results):
+                with contextlib.suppress(OSError):
+                    fcntl.fcntl(conn.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
         os.set_blocking(self.results.fileno(), False)
         self.given: deque[tuple[int, int, str | None]] = deque()  # (chunk, weight, name)
         self.out: deque[memoryview] = deque()  # framed chunks not yet written to its pipe
