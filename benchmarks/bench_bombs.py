@@ -10,6 +10,11 @@ memory a bomb took beyond the interpreter's (the first row: the same subprocess 
 small sample archive), beside the limit it ran under: about 0 for the bombs refused before they
 are read, about twice the limit for a log read up to it (its stored form and its lines). The
 time each took is the child's CPU time (fresh process), given in the row's name.
+
+Two more archives cost by their number rather than their size: many logs each just under the
+limit per log, audited by 2 worker processes (the row: what the reader and both workers took
+beyond three interpreters, beside the limit per log times the workers), and a flood of empty
+logs listed by `buraco archive list` (its time, and its memory beyond the interpreter).
 """
 
 from __future__ import annotations
@@ -52,10 +57,11 @@ def _finish(z: Any, logs: int, lines: int) -> None:
     z.flush(zstandard.FLUSH_FRAME)
 
 
-def _verbatim_log(z: Any, lines: int, line: bytes) -> None:
+def _verbatim_log(z: Any, lines: int, line: bytes, name: str = "bomb.jsonl",
+                  digest: bytes = b"\0" * 8) -> None:
     """Write one log of `lines` copies of `line`, all kept verbatim, streamed (no copy in memory)."""
     record = b"\xc6" + len(line).to_bytes(4, "big") + line  # bin 32: a line kept verbatim
-    head = (b"\x96\x01" + _enc.encode("bomb.jsonl") + _enc.encode(b"\0" * 8) + b"\xc2"
+    head = (b"\x96\x01" + _enc.encode(name) + _enc.encode(digest) + b"\xc2"
             + b"\xdd" + lines.to_bytes(4, "big"))  # array 32 of the records
     z.write(archive._LEN.pack(len(head) + lines * len(record) + 2) + head)
     batch = max(1, MiB // len(record))
@@ -86,6 +92,18 @@ def lines_bomb(path: Path, lines: int, line: bytes) -> None:
         _finish(z, 1, lines)
 
 
+def members_bomb(path: Path, logs: int, size: int) -> None:
+    """`logs` logs of `size` bytes each (1 KB lines), each under the limit per log and whole (its
+    digest right): every one is read, up to the limit per archive."""
+    lines, line = size // 1024, b"x" * 1023
+    digest = archive._digest([line] * lines, b"")
+    with open(path, "wb") as f:
+        z = _start(f, logs)
+        for i in range(logs):
+            _verbatim_log(z, lines, line, f"{i}.jsonl", digest)
+        _finish(z, logs, logs * lines)
+
+
 def logs_bomb(path: Path, logs: int) -> None:
     """`logs` empty logs."""
     with open(path, "wb") as f:
@@ -96,20 +114,44 @@ def logs_bomb(path: Path, logs: int) -> None:
         _finish(z, logs, 0)
 
 
+WORKERS = 2
+
+
 def _child(mode: str, path: str) -> None:
-    """Read or unpack one archive; print the peak memory, the time and the outcome as JSON."""
+    """Read, unpack, audit (with `WORKERS` processes) or list one archive; print the peak memory
+    (this process's, and the largest of its workers'), the time and the outcome as JSON."""
     start = time.process_time()
     outcome = "read whole"
     try:
         if mode == "read":
             for _ in archive.iter_archive(path):
                 pass
+        elif mode == "audit":
+            from buraco_events.audit import AuditInputError, audit_path
+
+            try:
+                for _ in audit_path(Path(path), workers=WORKERS):
+                    pass
+            except AuditInputError as exc:
+                outcome = "refused" if "the limit" in str(exc) else f"failed: {exc}"
+        elif mode == "list":
+            import contextlib
+
+            from cli.main import app
+
+            with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
+                try:
+                    app(["archive", "list", path], standalone_mode=False)
+                except Exception as exc:  # an exit other than 0
+                    outcome = f"failed: {exc}"
         else:
             archive.unpack(path, Path(path).with_suffix(".out"))
     except archive.ArchiveError:
         outcome = "refused"
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    print(json.dumps({"peak": peak, "seconds": time.process_time() - start, "outcome": outcome}))
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(json.dumps({"peak": peak, "workers": workers, "seconds": time.process_time() - start,
+                      "outcome": outcome}))
 
 
 def _run(mode: str, path: Path, env: dict[str, str]) -> dict[str, Any]:
@@ -159,6 +201,39 @@ def measure(quick: bool = False) -> list[Row]:
                     "value": result["peak"] - base, "unit": "MiB more", "baseline": what,
                     "baseline_value": limit / MiB,
                 })
+        rows += _by_number(folder, quick, base)
+    return rows
+
+
+def _by_number(folder: Path, quick: bool, base: float) -> list[Row]:
+    """The two archives that cost by their number of logs: audited big ones, listed empty ones."""
+    rows: list[Row] = []
+    # the probe of issue 36: 80 logs of 60 MiB (quick: 20 of 15 MiB, under a 16 MiB limit)
+    logs, size, member = (20, 15 * MiB, 16 * MiB) if quick else (80, 60 * MiB, 64 * MiB)
+    path = folder / "big-logs.bza"
+    members_bomb(path, logs, size)
+    env = {archive.ENV_MAX_MEMBER_SIZE: str(member)}
+    result = _run("audit", path, env)
+    beyond = result["peak"] - base + WORKERS * (result["workers"] - base)
+    rows.append({
+        "name": f"audit --workers {WORKERS}: {logs} logs of {size // MiB} MiB, "
+                f"{path.stat().st_size / 1024:,.0f} KB, {result['outcome']} in "
+                f"{result['seconds']:.1f} s CPU (reader {result['peak'] - base:,.0f} MiB, "
+                f"each worker {result['workers'] - base:,.0f} MiB)",
+        "value": beyond, "unit": "MiB more", "baseline": f"limit per log x {WORKERS} workers",
+        "baseline_value": member * WORKERS / MiB,
+    })
+    # the other probe: 1,000,000 empty logs (quick: 250,000, the default limit), listed
+    count = 250_000 if quick else 1_000_000
+    path = folder / "many-logs.bza"
+    logs_bomb(path, count)
+    result = _run("list", path, {archive.ENV_MAX_MEMBERS: str(count)})
+    rows.append({
+        "name": f"archive list: {count:,} empty logs, {path.stat().st_size / 1024:,.0f} KB, "
+                f"{result['outcome']} in {result['seconds']:.1f} s CPU",
+        "value": result["peak"] - base, "unit": "MiB more", "baseline": None,
+        "baseline_value": None,
+    })
     return rows
 
 

@@ -37,7 +37,7 @@ from .engine import IllegalMove
 from .events import Event
 from .log import ChainStatus, EventReader, LogError, RawLines
 from .melds import CANASTA_KINDS
-from .pool import chunked, collector_paused, ordered_map
+from .pool import WorkerError, chunked, collector_paused, ordered_map
 from .rows import (
     CARD_NAMES,
     COLUMNS,
@@ -48,7 +48,7 @@ from .rows import (
     game_rows,
     variant_name,
 )
-from .sources import iter_logs
+from .sources import CHUNK_BYTES, held_bytes, iter_logs
 from .text import visible
 from .verdicts import FAILING
 
@@ -219,6 +219,11 @@ class AnalyticsError(Exception):
 
 class DatabaseUnavailable(AnalyticsError):
     """The database file is missing or locked by another process (exit 2)."""
+
+
+class InputUnreadable(DatabaseUnavailable):
+    """The logs could not be read to the end: a worker process died or ran out of memory (exit 2,
+    nothing was indexed)."""
 
 
 class AccessRefused(AnalyticsError):
@@ -915,7 +920,7 @@ def _work(paths: Iterable[str | os.PathLike[str]], chunk_logs: int
         found = False
         logs = iter_logs(path)
         try:
-            for chunk in chunked(logs, chunk_logs):
+            for chunk in chunked(logs, chunk_logs, held_bytes, CHUNK_BYTES):
                 found = True
                 yield chunk
         except (OSError, ValueError) as exc:  # an unreadable folder or a damaged archive
@@ -925,10 +930,18 @@ def _work(paths: Iterable[str | os.PathLike[str]], chunk_logs: int
                 yield Rejected(str(path), "no .jsonl logs found")
 
 
+def _held(item: list[tuple[str, RawLines]] | Rejected) -> int:
+    return 0 if isinstance(item, Rejected) else sum(map(held_bytes, item))
+
+
+def _first_name(item: list[tuple[str, RawLines]] | Rejected) -> str:
+    return item.source if isinstance(item, Rejected) else item[0][0]
+
+
 def _check_work(item: list[tuple[str, RawLines]] | Rejected) -> CheckedChunk | Rejected:
     if isinstance(item, Rejected):
         return item
-    with collector_paused():  # many small objects, few cycles: see `pool.collector_paused`
+    with collector_paused(held=_held(item)):  # many small objects, few cycles: see the pool
         return check_chunk(item)
 
 
@@ -1074,7 +1087,8 @@ def index(
         # with workers, small batches: this process inserts while the workers replay the next
         # chunks, rather than all at the end (the rows and their order are the same)
         run = _Indexer(con, replace, batch_events if workers <= 1 else batch_events // 8, strict)
-        for done in ordered_map(_check_work, _work(paths, chunk_logs), workers):
+        for done in ordered_map(_check_work, _work(paths, chunk_logs), workers, weight=_held,
+                                budget=CHUNK_BYTES, name=_first_name):
             if isinstance(done, Rejected):  # a path, not a log: no game to count
                 run.report.rejected.append(done)
             else:
@@ -1085,6 +1099,11 @@ def index(
     except duckdb.Error as exc:  # e.g. a database written by another schema, a full disk
         _rollback(con)
         raise AnalyticsError(f"{db}: {_one_line(exc)} (nothing was indexed)") from None
+    except (WorkerError, MemoryError) as exc:  # a worker's names the chunk's first log
+        _rollback(con)
+        why = str(exc) if isinstance(exc, WorkerError) else "out of memory reading the logs"
+        raise InputUnreadable(f"{why} (nothing was indexed; fewer --workers or lower limits "
+                              "need less memory)") from None
     except BaseException:
         _rollback(con)
         raise

@@ -8,9 +8,9 @@ against the ones before it, so no trained dictionary is needed.
 Each line of a log is stored as either
 - a compact record `[type code, field values...]`, when encoding its decoded event again (seq =
   the line index, prev = the previous line's hash, or absent if the log has none) gives back the
-  exact line: cards become 1-byte codes, seq and prev are dropped, and the redundancy EVENTS.md
-  asks readers to check (`drew.card` is the stock's top, `took_pile.cards` the pile,
-  `took_dead.cards` that dead) is dropped where it holds; or
+  exact line: cards become 1-byte codes, seq and prev are dropped, and the redundancy
+  docs/log-format.md asks readers to check (`drew.card` is the stock's top, `took_pile.cards`
+  the pile, `took_dead.cards` that dead) is dropped where it holds; or
 - its bytes verbatim: another program's spacing or key order, unknown fields, a broken chain,
   a bad line. A torn last line is kept verbatim too.
 Pack proves each record by restoring its line from the record's msgpack form, and each log
@@ -22,9 +22,12 @@ this program and is refused), nothing may follow it, and it is decompressed a fe
 a time. `Limits` caps what one log and the whole archive may restore to (64 MiB and 4 GiB by
 default; `limits=`, or the environment variables `BURACO_MAX_MEMBER_SIZE` and
 `BURACO_MAX_ARCHIVE_SIZE`, change them): a line counts at least `LINE_COST` bytes and a log at
-least `MEMBER_COST`, so floods of empty lines or of empty logs are bounded like big ones. Unpack
-writes into a fresh sibling folder that is renamed into place once complete, and never follows a
-link. Every problem raises `ArchiveError`, naming the archive and the member.
+least `MEMBER_COST`, so floods of empty lines or of empty logs are bounded like big ones. It also
+caps how many logs an archive may hold (`MAX_MEMBERS`, `BURACO_MAX_MEMBERS`), and a log's name
+is at most `MAX_NAME` bytes and `MAX_DEPTH` folders deep, whatever reads it. Unpack writes into
+a fresh sibling folder that is renamed into place once complete, and never follows a link. Every
+problem raises `ArchiveError`, naming the archive and the member; a cut archive names where the
+file ends and the member it cuts.
 """
 
 from __future__ import annotations
@@ -81,12 +84,20 @@ KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 MAX_MEMBER_SIZE = 64 * MiB
 #: about 30 million events (over 100,000 games) of JSON Lines: a club's whole history
 MAX_ARCHIVE_SIZE = 4 * GiB
+#: logs per archive: 2.5 times the 100,000 games the archive limit holds, each read and listed
+#: in a few microseconds
+MAX_MEMBERS = 250_000
+#: a log's name, in UTF-8 bytes, and its folders: far beyond any real layout, and small enough
+#: that any reader of the name (a terminal, a file system, a path walk) takes it at once
+MAX_NAME = 1024
+MAX_DEPTH = 64
 #: a line counts at least this much against the limits: about what holding it in memory costs
 LINE_COST = 64
 #: a log counts at least this much against the archive's limit: the disk block its file takes
 MEMBER_COST = 4 * KiB
 ENV_MAX_MEMBER_SIZE = "BURACO_MAX_MEMBER_SIZE"
 ENV_MAX_ARCHIVE_SIZE = "BURACO_MAX_ARCHIVE_SIZE"
+ENV_MAX_MEMBERS = "BURACO_MAX_MEMBERS"
 
 _LEN = struct.Struct("<I")
 _HEADER, _LOG, _END = 0, 1, 2
@@ -171,6 +182,10 @@ class _TooBig(_Damage):
     """A blob whose stored size is over what the limits allow."""
 
 
+class _Cut(_Damage):
+    """The file ends inside the compressed stream."""
+
+
 _SIZE = re.compile(r"\s*([0-9]{1,20})\s*([KMGT]?)(?:i?B)?\s*", re.IGNORECASE)
 _UNITS = {"": 1, "K": KiB, "M": MiB, "G": GiB, "T": 1 << 40}
 
@@ -191,9 +206,18 @@ def size_name(n: int) -> str:
     return f"{n:,} bytes"
 
 
+def parse_count(text: str) -> int:
+    """Return a positive count such as `250000` or `250,000`."""
+    digits = text.strip().replace(",", "").replace("_", "")
+    if not digits.isascii() or not digits.isdigit() or len(digits) > 20 or int(digits) == 0:
+        raise ValueError(f"{text!r} is not a count of logs (such as 250000)")
+    return int(digits)
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """What reading an archive may restore: bytes per log (`member`) and in all (`archive`).
+    """What reading an archive may restore: bytes per log (`member`) and in all (`archive`), and
+    how many logs (`members`).
 
     A line counts at least `LINE_COST` bytes and a log at least `MEMBER_COST`, so the limits
     bound the work and the files of a flood of empty lines or empty logs too.
@@ -201,16 +225,20 @@ class Limits:
 
     member: int = MAX_MEMBER_SIZE
     archive: int = MAX_ARCHIVE_SIZE
+    members: int = MAX_MEMBERS
 
     @classmethod
     def from_env(cls) -> Limits:
-        """Return the defaults, changed by `BURACO_MAX_MEMBER_SIZE` / `BURACO_MAX_ARCHIVE_SIZE`."""
+        """Return the defaults, changed by `BURACO_MAX_MEMBER_SIZE`, `BURACO_MAX_ARCHIVE_SIZE`
+        and `BURACO_MAX_MEMBERS`."""
         limits = cls()
-        for var, field in ((ENV_MAX_MEMBER_SIZE, "member"), (ENV_MAX_ARCHIVE_SIZE, "archive")):
+        for var, field, parse in ((ENV_MAX_MEMBER_SIZE, "member", parse_size),
+                                  (ENV_MAX_ARCHIVE_SIZE, "archive", parse_size),
+                                  (ENV_MAX_MEMBERS, "members", parse_count)):
             text = os.environ.get(var)
             if text:
                 try:
-                    limits = replace(limits, **{field: parse_size(text)})
+                    limits = replace(limits, **{field: parse(text)})
                 except ValueError as exc:
                     raise ValueError(f"{var}: {exc}") from None
         return limits
@@ -238,6 +266,23 @@ def _over(what: str, limit: int, scope: str) -> str:
         else ("--max-archive-size", ENV_MAX_ARCHIVE_SIZE)
     )
     return f"{what} more than {size_name(limit)}, the limit per {scope} (raise it with {option} or {env})"
+
+
+def _too_many(what: str, limit: int) -> str:
+    """Return the message for an archive of more logs than the limit, and the way out."""
+    return (f"{what} more than {limit:,} logs, the limit per archive (raise it with "
+            f"--max-members or {ENV_MAX_MEMBERS})")
+
+
+def _name_problem(name: str) -> str | None:
+    """Return why a log's name is over the name limits (too long, too deep), or None."""
+    depth = name.count("/")
+    if depth > MAX_DEPTH:
+        return f"a log name {depth:,} folders deep, over {MAX_DEPTH}, the limit"
+    size = len(name) if len(name) * 4 <= MAX_NAME else len(name.encode("utf-8", "surrogatepass"))
+    if size > MAX_NAME:
+        return f"a log name of {size:,} bytes, over {MAX_NAME:,}, the limit"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,7 +376,7 @@ class _State:
         self.clock = 0
 
     def implied(self, tag: str, fields: dict[str, Any]) -> Any:
-        """Return what EVENTS.md says the implied field of this event must hold (None: unknown)."""
+        """Return what docs/log-format.md says this event's implied field holds (None: unknown)."""
         if tag == "drew":
             return self.stock[self.top] if self.top < len(self.stock) else None
         if tag == "took_pile":
@@ -496,9 +541,10 @@ def _compact_records(codec: _Codec, lines: list[bytes]) -> tuple[bool, list[Any]
 
 def _array_len(raw: msgspec.Raw) -> int | None:
     """Return the length of the msgpack array `raw` holds, read from its header (None: no array)."""
-    head = bytes(memoryview(raw)[:5])
-    if head and 0x90 <= head[0] <= 0x9F:
-        return head[0] & 0x0F
+    view = memoryview(raw)[:5]
+    if view and 0x90 <= view[0] <= 0x9F:
+        return view[0] & 0x0F
+    head = bytes(view)
     if head[:1] == b"\xdc" and len(head) >= 3:
         return int.from_bytes(head[1:3], "big")
     if head[:1] == b"\xdd" and len(head) == 5:
@@ -520,6 +566,8 @@ def _restore(
     cost = _cost((), tail)
     if cost + count * LINE_COST > budget:
         raise _Damage(_over(f"{count:,} lines: restores to", budget, "log"))
+    if not count:  # an empty log (a flood of them is listed at the pace of its names)
+        return [], cost
     state = _State()
     lines: list[bytes] = []
     prev = ZERO_HASH
@@ -605,6 +653,13 @@ def pack(
     sources = log_sources(paths)
     out = Path(out_file)
     limits = _limits(out, limits)
+    if len(sources) > limits.members:
+        raise ArchiveError(out, _too_many(f"the logs are {len(sources):,},", limits.members),
+                           exit_code=1)
+    for name, path in sources:
+        why = _name_problem(name)
+        if why is not None:
+            raise ArchiveError(path, f"{why} (no archive may hold it)", exit_code=1)
     codec_header = _header() | {"logs": len(sources)}  # lets a reader count what damage hid
     codec = _Codec(codec_header)
     # sized by the input (an upper bound of the stream), so small packs set up small tables
@@ -670,7 +725,8 @@ class _Frame:
 
     def __init__(self, f: IO[bytes]) -> None:
         self._f = f
-        self._left = os.fstat(f.fileno()).st_size - f.tell()
+        self.size = os.fstat(f.fileno()).st_size
+        self._left = self.size - f.tell()
         self._z = zstandard.ZstdDecompressor(max_window_size=1 << _WINDOW_LOG).decompressobj()
         self._out = b""
         self._at = 0
@@ -682,8 +738,14 @@ class _Frame:
             chunk = self._f.read(min(_IN_CHUNK, self._left - 4) if self._left > 4 else 4)
             self._left -= len(chunk)
             if not chunk:
-                raise _Damage("truncated archive (the compressed stream is cut short)")
-            self._out, self._at = self._z.decompress(chunk), 0
+                raise _Cut(f"truncated archive (the file ends at byte {self.size:,}, inside "
+                           "the compressed stream)")
+            try:
+                self._out, self._at = self._z.decompress(chunk), 0
+            except zstandard.ZstdError as exc:
+                if "memory" in str(exc):  # libzstd's allocation failed: no damage to report
+                    raise MemoryError(str(exc)) from None
+                raise
             if self._z.eof:
                 self._trailing = bool(self._z.unused_data or self._f.read(1))
             if self._out:
@@ -692,6 +754,10 @@ class _Frame:
 
     def read(self, n: int) -> bytes:
         """Return the next `n` bytes, fewer only at the frame's end."""
+        at = self._at
+        if at + n <= len(self._out):  # the usual case, for small blobs: one slice
+            self._at = at + n
+            return self._out[at:at + n]
         parts: list[bytes] = []
         while n:
             if self._at == len(self._out) and not self._fill():
@@ -704,7 +770,12 @@ class _Frame:
 
     def end(self) -> None:
         """Check that the frame ends here, whole and with nothing after it."""
-        if self._at < len(self._out) or self._fill():
+        try:
+            more = self._at < len(self._out) or self._fill()
+        except _Cut:  # all the logs and the end marker came: only the checksum can be missing
+            raise _Cut(f"truncated archive (the file ends at byte {self.size:,}, inside the "
+                       "checksum that closes the compressed stream)") from None
+        if more:
             raise _Damage("corrupt archive (data follows the end marker)")
         if self._trailing:
             raise _Damage("corrupt archive (bytes follow the compressed stream: another frame "
@@ -787,10 +858,15 @@ def _iter_stored(
         frame = _open_frame(f, path)
         try:
             codec, total = _read_header(frame)
+        except _Cut as exc:  # its first block, which may hold much more, is not whole
+            raise ArchiveError(path, f"{exc}, before its header could be read") from None
         except _Damage as exc:
             raise ArchiveError(path, f"{exc}, in its header") from None
         except _BAD_DATA as exc:
             raise ArchiveError(path, f"corrupt archive header ({exc})") from None
+        if total is not None and total > limits.members:
+            raise ArchiveError(path, _too_many(f"its header counts {total:,} logs,",
+                                               limits.members))
         member, lines_seen, spent = 1, 0, 0
         while True:
             name: str | None = None
@@ -807,7 +883,16 @@ def _iter_stored(
                     return
                 if kind != _LOG or len(fields) != 6:
                     raise _Damage("corrupt archive (a blob is not a log)")
+                if member > limits.members:
+                    raise _Damage(_too_many("it holds", limits.members))
+                if len(fields[1]) > 64 * MAX_NAME:  # never decode a huge name
+                    raise _Damage(f"a log name of more than {64 * MAX_NAME:,} bytes, over "
+                                  f"{MAX_NAME:,}, the limit")
                 name = _str.decode(fields[1])
+                why = _name_problem(name)
+                if why is not None:
+                    name = name[:60] + "..."  # its start: the whole is the problem
+                    raise _Damage(why)
                 digest, chained = _bytes.decode(fields[2]), _bool.decode(fields[3])
                 records, tail = fields[4], _bytes.decode(fields[5])
                 lines: list[bytes] = []
@@ -820,6 +905,7 @@ def _iter_stored(
                 spent += max(cost, MEMBER_COST)
                 if spent > limits.archive:
                     raise _Damage(_over("the archive restores to", limits.archive, "archive"))
+                del fields, records  # the stored form: only the lines stay while they are used
             except _TooBig as exc:
                 message = _over(f"{exc}, so it restores to", limits.member, "log")
                 raise ArchiveError(path, message, member=member, name=name, total=total) from None
@@ -833,6 +919,19 @@ def _iter_stored(
             lines_seen += len(lines)
 
 
+#: what a line held in memory costs beyond its bytes: a bytes object's header and a list slot
+_LINE_OVERHEAD = 48
+
+
+class StoredLines(RawLines):
+    """The lines of one log read from an archive, held in memory: `held` is about their bytes
+    there, what sending them to a worker process costs too."""
+
+    def __init__(self, name: str, lines: list[bytes], tail: bytes) -> None:
+        super().__init__(name, lines, tail)
+        self.held = sum(map(len, lines)) + _LINE_OVERHEAD * len(lines) + len(tail)
+
+
 def iter_archive(archive: StrPath, limits: Limits | None = None) -> Iterator[tuple[str, RawLines]]:
     """Yield (stored name, lines) for each log of an archive, one log in memory at a time.
 
@@ -840,7 +939,7 @@ def iter_archive(archive: StrPath, limits: Limits | None = None) -> Iterator[tup
     `Limits.from_env()`.
     """
     for name, lines, tail in _iter_stored(archive, limits):
-        yield name, RawLines(name, lines, tail)
+        yield name, StoredLines(name, lines, tail)
 
 
 @dataclass(frozen=True, slots=True)

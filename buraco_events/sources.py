@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from .archive import is_archive, iter_archive
+from .archive import StoredLines, is_archive, iter_archive
 from .events import AnyEvent
 from .log import EventReader, RawLines, StrPath, log_files, raw_lines
 
@@ -64,6 +64,18 @@ def iter_logs(path: StrPath) -> Iterator[tuple[str, RawLines]]:
     else:
         lines = open_source(p)
         yield lines.name, lines
+
+
+#: the weight (`held_bytes`) of a chunk of logs sent to a worker at once: 16 real games (30-400 KB
+#: each) fit; a bigger log goes alone
+CHUNK_BYTES = 8 << 20
+
+
+def held_bytes(item: tuple[str, RawLines]) -> int:
+    """Return about the memory a log from `iter_logs` holds until it is read: its lines when they
+    come from an archive, nothing for a file (read as it is used)."""
+    lines = item[1]
+    return lines.held if isinstance(lines, StoredLines) else 0
 
 
 def read_log(path: StrPath) -> Iterator[tuple[int, bytes, AnyEvent]]:
