@@ -584,6 +584,9 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
     """
     auditor = _Auditor(path, expect_head, partial)
     torn: TornTailError | None = None
+    # the reader, reached through this list rather than a cell of `on_error`'s own: emptied at the
+    # end, so no cycle (reader -> on_error -> reader) keeps the log's lines for the collector
+    reading: list[EventReader] = []
 
     def on_error(error: LogError) -> None:
         """Audit a line that does not decode; keep a torn end for `finish` (which words the end)."""
@@ -591,7 +594,7 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
         if isinstance(error, TornTailError):
             torn = error
         elif error.lineno is not None:  # else: no line at all, which `finish` reports
-            auditor.feed(reader.line, error)
+            auditor.feed(reading[0].line, error)
 
     # the one reader decodes (older schemas upcast) and goes on past bad lines; the chain is the
     # audit's own check, which words each integrity problem and keeps going after it
@@ -599,9 +602,11 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
     raw = lines if isinstance(lines, RawLines) else RawLines(path, lines)
     reader = EventReader(raw, on_error, tail=True, chain=False, name=path or "<log>",
                          fast=auditor.take_regular)
+    reading.append(reader)
     feed = auditor.feed
     for _, line, event in reader:
         feed(line, event)
+    reading.clear()
     return auditor.finish(torn)
 
 

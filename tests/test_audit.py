@@ -559,3 +559,19 @@ def test_a_million_problems_are_counted_not_listed(tmp_path: Path) -> None:
     assert report["problems_total"] == 20_001 and len(report["problems"]) == 101
     assert [p["kind"] for p in report["problems"]][-2:] == ["format", "unfinished"]
     assert [p["seq"] for p in report["problems"][:100]] == list(range(1, 101))
+
+
+def test_an_audit_leaves_no_cycle_to_collect() -> None:
+    # workers pause the collector over a chunk of logs (`pool.collector_paused`): an audit that
+    # left a cycle behind (its reader and the reader's error callback) would keep each log's
+    # lines alive until the next collection, bytes the collector does not count
+    import gc
+
+    lines = (DISPUTES / "clean.jsonl").read_bytes().split(b"\n")[:-1]
+    gc.collect()
+    gc.disable()
+    try:
+        audit_lines(lines, "clean.jsonl")
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
