@@ -26,8 +26,8 @@ def headline(kind: str, seq: int, message: str, changed: int | None, sealed: boo
     the first line the chain shows edited (`changed`) and whether the log is sealed: the same
     words in the text report, its page and the demo."""
     if changed is not None:
-        return (f"the file was edited at seq {changed} (seq {seq}: {message}); findings from seq"
-                f" {changed} on follow from the edit, not from play")
+        return (f"the file was edited at seq {changed}: the chain breaks at seq {seq} ({message});"
+                f" findings from seq {changed} on follow from the edit, not from play")
     if kind == "integrity" and message.startswith(OTHER_HEAD):
         return (f"not the published log: its head differs (seq {seq}); findings may follow from"
                 " an edit, not from play")

@@ -215,7 +215,11 @@ def _print_finding(result: Audit, seat: int | None) -> None:
     edited = rep.changed is not None and p.seq >= rep.changed
     label = "  what the edited file shows: " if edited else "  rule broken: "
     console.print(Text(label + visible(p.message), style="bold"))
-    console.print(Text("  (" + _BROKEN[p.kind] + ")"))
+    if edited:
+        console.print(Text("  (log format: a line the chain shows changed is no player's move;"
+                           " the rule is not judged on it)"))
+    else:
+        console.print(Text("  (" + _BROKEN[p.kind] + ")"))
 
 
 def _score_sheet(hand: HandReport) -> Table:
