@@ -27,10 +27,11 @@ from buraco_events.archive import ArchiveError
 from buraco_events.audit import FAILING, AuditInputError, audit_path
 from buraco_events.log import NotALogError
 from buraco_events.projections import Timeline
+from buraco_events.replays import error_for, load
 from buraco_events.share import audit_command, replay_page, timeline_steps
 
 from .common import err, fail, fail_read, out, shown
-from .replay_cmd import error_for, load, open_replay, resolve_seat, resolve_seq
+from .replay_opts import open_replay, resolve_seat, resolve_seq
 
 
 def shown_name(log: Path) -> str:
