@@ -604,15 +604,6 @@ class EventReader:
         return self.chain.status()
 
 
-def read_log(path: StrPath) -> Iterator[tuple[int, bytes, AnyEvent]]:
-    """Yield (line number from 1, line, event) of a log file, streaming, checking the chain.
-
-    The first problem raises: a bad line or broken chain `LogError`, a torn tail `TornTailError`
-    after the whole lines, an empty file `NotALogError`.
-    """
-    return iter(EventReader(raw_lines(path)))
-
-
 def verify_chain(lines: Iterable[bytes], name: str = "<log>") -> ChainStatus:
     """Decode and check whole lines (seq and prev chain); raise `LogError` at the first bad one."""
     chain = Chain(name)

@@ -26,7 +26,7 @@ from buraco_events.projections import player_view
 from buraco_events.render import render_view
 from buraco_events.text import visible
 
-from . import share_cmd
+from . import pages
 from .common import OK, PROBLEMS, UNREADABLE, err, error, out
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
@@ -77,7 +77,7 @@ def audit(
             raise typer.Exit(UNREADABLE)
         expect_head = expect_head.lower()
     if html is not None:
-        share_cmd.audit_page(html, paths, expect_head, force)
+        pages.audit_page(html, paths, expect_head, force)
     n_workers = workers or default_workers()
     # one log file: one pretty object; folders, archives, several paths: one compact line per log
     pretty = len(paths) == 1 and paths[0].is_file() and not is_archive(paths[0])

@@ -12,122 +12,17 @@ illegal event is the engine's public reason: it names no card that seat cannot s
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import msgspec
 import typer
 
-from buraco_events.archive import ArchiveError
-from buraco_events.events import Event
-from buraco_events.log import EventReader, LogError, NotALogError
-from buraco_events.projections import Timeline, seat_error
 from buraco_events.render import render_view
-from buraco_events.sources import open_source
 from buraco_events.text import visible
 
-from .common import PROBLEMS, err, fail, fail_read, out
-
-#: the error to show a seat (None: the referee), or None when the log replays to its end
-ErrorFor = Callable[[int | None], str | None]
-
-
-class Loaded(msgspec.Struct, frozen=True):
-    """A log read as far as it goes: its good events, whether it is sealed, the first error,
-    and the head (SHA-256 of the last good line; None when no line was read)."""
-
-    events: list[Event]
-    sealed: bool
-    error: str | None
-    head: str | None = None
-
-
-def load(path: Path) -> Loaded:
-    """Read a log's events up to the first bad line (decode, seq or chain).
-
-    OSError and `NotALogError` (input that is not a log at all) propagate.
-    """
-    reader = EventReader(open_source(path))
-    events: list[Event] = []
-    error: str | None = None
-    try:
-        events.extend(event for _, _, event in reader)
-    except NotALogError:
-        raise
-    except LogError as exc:
-        error = str(exc)
-    status = reader.status()
-    return Loaded(events, status.sealed, error, status.head)
-
-
-def open_replay(log: Path, public: bool = False) -> tuple[Loaded, Timeline, ErrorFor]:
-    """Read a log (a file or `ARCHIVE.bza/NAME`) and fold it: the loaded events, their timeline
-    and the error each view shows (None for a whole legal log; see `error_for`).
-
-    Exits 2 when the path cannot be read, 1 when not one event replays (with the words any seat
-    may read when `public`: no seat is known yet to check what it may see).
-    """
-    if log.is_dir():
-        fail(f"{log}: is a folder; give one log file", 2)
-    try:
-        loaded = load(log)
-    except (OSError, NotALogError, ArchiveError) as exc:  # ArchiveError: ARCHIVE.bza/NAME
-        fail_read(exc)
-    timeline = Timeline(loaded.events)
-    errors = error_for(log, loaded, timeline)
-    if timeline.last < 0:
-        fail(errors(0 if public else None) or f"{log}: no event replays", PROBLEMS)
-    return loaded, timeline, errors
-
-
-def timeline_error(path: Path, timeline: Timeline, seat: int | None = None) -> str | None:
-    """Return the illegal event that stopped the replay, as one line naming file, line and seq,
-    in the words `seat` may read (None: the referee's, naming every card)."""
-    exc = timeline.error
-    if exc is None:
-        return None
-    line = f": line {exc.seq + 1}" if exc.seq is not None else ""
-    return f"{path}{line}: illegal event: {seat_error(exc, seat)}"
-
-
-def error_for(path: Path, loaded: Loaded, timeline: Timeline) -> ErrorFor:
-    """Return the error each view shows: the first bad line's, else the illegal event's."""
-    return lambda seat: loaded.error or timeline_error(path, timeline, seat)
-
-
-def resolve_seat(text: str | None, players: tuple[str, ...]) -> int | None:
-    """Return the seat `--as` names (an index or a player's name); None for the referee."""
-    if text is None:
-        return None
-    if text in players:
-        return players.index(text)
-    if text.isdigit() and int(text) < len(players):
-        return int(text)
-    fail(f"--as {text}: no such seat (seats 0..{len(players) - 1}: {', '.join(players)})")
-
-
-def resolve_seq(timeline: Timeline, at: int | None, hand: int | None, broken: bool) -> int:
-    """Return the seq to show from `--at` / `--hand` (default: the last good event)."""
-    if at is not None and hand is not None:
-        fail("--at and --hand: give one or the other", 2)
-    last = timeline.last
-    if hand is not None:
-        try:
-            return timeline.hand_start(hand)
-        except IndexError as exc:
-            if broken:
-                return last  # the hand lies past the error: show how far the log goes
-            fail(f"--hand {hand}: {exc}", 2)
-    if at is None:
-        return last
-    if at < 0:
-        fail(f"--at {at}: a seq is 0 or more", 2)
-    if at > last:
-        if broken:
-            return last
-        fail(f"--at {at}: the log ends at seq {last}", 2)
-    return at
+from .common import PROBLEMS, err, fail, out
+from .replay_opts import open_replay, resolve_seat, resolve_seq
 
 
 def replay(

@@ -43,13 +43,12 @@ from buraco_events.log import (
     head,
     open_log,
     raw_lines,
-    read_log,
     repair,
     verify_chain,
     write_log,
     write_logs,
 )
-from buraco_events.sources import iter_logs
+from buraco_events.sources import iter_logs, read_log
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -39,9 +39,9 @@ from buraco_events.log import write_log
 from buraco_events.melds import classify
 from buraco_events.projections import player_view
 from buraco_events.render import render_compact, render_text
+from buraco_events.session import Setup, new_session, resume_session
 from buraco_events.table import Action, legal_actions, table_event
 from cli.main import app
-from cli.play_cmd import Setup, new_session, resume_session
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent

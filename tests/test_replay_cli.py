@@ -285,7 +285,7 @@ def test_the_viewer_shows_each_seat_its_own_words_for_the_error(tmp_path, game):
     from textual.widgets import Static
 
     from buraco_events.render import render_text
-    from cli.replay_cmd import Loaded, error_for
+    from buraco_events.replays import Loaded, error_for
 
     errors = error_for(tmp_path / "f.jsonl", Loaded(tl.events, True, None), tl)
 

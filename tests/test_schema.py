@@ -22,7 +22,8 @@ from buraco_events.events import (
     event_schema,
     line_hash,
 )
-from buraco_events.log import check_log, read_log
+from buraco_events.log import check_log
+from buraco_events.sources import read_log
 from buraco_events.upcast import upcast
 from cli.main import app
 from cli.schema_cmd import schema_text

@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 
 from buraco_events import engine
 from buraco_events.events import GameStarted, HandEnded, line_hash
-from buraco_events.log import check_log, read_log
+from buraco_events.log import check_log
 from buraco_events.sim import game_id, game_seed, seat_bots, simulate
+from buraco_events.sources import read_log
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,9 +24,9 @@ from buraco_events.log import (
     TornTailError,
     torn_error,
 )
+from buraco_events.replays import load
 from buraco_events.sources import iter_logs, open_source, read_log
 from cli.main import app
-from cli.replay_cmd import load
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "data" / "samples").glob("*.jsonl"))

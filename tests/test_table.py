@@ -25,9 +25,9 @@ from buraco_events.commands import action_command
 from buraco_events.commit import keyed_salts
 from buraco_events.engine import GameState, deal, replay
 from buraco_events.events import Event, decode_event, seal_lines
+from buraco_events.session import Setup, new_session, resume_session
 from buraco_events.sim import game_id, game_seed, simulate
 from cli.main import app
-from cli.play_cmd import Setup, new_session, resume_session
 
 runner = CliRunner()
 

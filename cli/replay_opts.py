@@ -1,0 +1,67 @@
+"""The options `buraco replay` and `buraco share` both take: the log to open, `--as SEAT`, and
+`--at SEQ` / `--hand N`, each checked with a one-line error and its exit code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from buraco_events.archive import ArchiveError
+from buraco_events.log import NotALogError
+from buraco_events.projections import Timeline
+from buraco_events.replays import ErrorFor, Loaded, error_for, load
+
+from .common import PROBLEMS, fail, fail_read
+
+
+def open_replay(log: Path, public: bool = False) -> tuple[Loaded, Timeline, ErrorFor]:
+    """Read a log (a file or `ARCHIVE.bza/NAME`) and fold it: the loaded events, their timeline
+    and the error each view shows (None for a whole legal log; see `error_for`).
+
+    Exits 2 when the path cannot be read, 1 when not one event replays (with the words any seat
+    may read when `public`: no seat is known yet to check what it may see).
+    """
+    if log.is_dir():
+        fail(f"{log}: is a folder; give one log file", 2)
+    try:
+        loaded = load(log)
+    except (OSError, NotALogError, ArchiveError) as exc:  # ArchiveError: ARCHIVE.bza/NAME
+        fail_read(exc)
+    timeline = Timeline(loaded.events)
+    errors = error_for(log, loaded, timeline)
+    if timeline.last < 0:
+        fail(errors(0 if public else None) or f"{log}: no event replays", PROBLEMS)
+    return loaded, timeline, errors
+
+
+def resolve_seat(text: str | None, players: tuple[str, ...]) -> int | None:
+    """Return the seat `--as` names (an index or a player's name); None for the referee."""
+    if text is None:
+        return None
+    if text in players:
+        return players.index(text)
+    if text.isdigit() and int(text) < len(players):
+        return int(text)
+    fail(f"--as {text}: no such seat (seats 0..{len(players) - 1}: {', '.join(players)})")
+
+
+def resolve_seq(timeline: Timeline, at: int | None, hand: int | None, broken: bool) -> int:
+    """Return the seq to show from `--at` / `--hand` (default: the last good event)."""
+    if at is not None and hand is not None:
+        fail("--at and --hand: give one or the other", 2)
+    last = timeline.last
+    if hand is not None:
+        try:
+            return timeline.hand_start(hand)
+        except IndexError as exc:
+            if broken:
+                return last  # the hand lies past the error: show how far the log goes
+            fail(f"--hand {hand}: {exc}", 2)
+    if at is None:
+        return last
+    if at < 0:
+        fail(f"--at {at}: a seq is 0 or more", 2)
+    if at > last:
+        if broken:
+            return last
+        fail(f"--at {at}: the log ends at seq {last}", 2)
+    return at
