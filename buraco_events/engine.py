@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, Literal, NamedTuple, cast
 
 import msgspec
 
@@ -477,16 +477,9 @@ def _check_note(state: GameState, ev: Note) -> None:
         raise _fail(state, ev, "the first event must be game_started")
 
 
-#: what each phase waits for, for the error of an event that comes at the wrong time
-_EXPECTED: Final[dict[Phase, str]] = {
-    "start": "game_started", "deal": "hand_started", "draw": "a draw (drew or took_pile)",
-    "play": "a meld, a lay-off or a discard", "dead": "took_dead",
-    "hand_end": "hand_ended", "game_end": "game_ended",
-}
-
-
-def _expect_phase(state: GameState, ev: Event, *phases: Phase) -> None:
-    if state.phase not in phases:
+def _expect_phase(state: GameState, ev: Event) -> None:
+    """Raise unless the state's phase expects events of `ev`'s class (`TRANSITIONS`)."""
+    if type(ev) not in TRANSITIONS[state.phase].events:
         raise _fail(state, ev, _phase_reason(state, ev))
 
 
@@ -495,8 +488,7 @@ def _phase_reason(state: GameState, ev: Event) -> str:
     refuses with it: `_Refusal`)."""
     if state.phase == "over":
         return "the game is over"
-    want = _EXPECTED[state.phase]
-    return f"{event_type(ev)} is not allowed now; expected {want}"
+    return f"{event_type(ev)} is not allowed now; expected {TRANSITIONS[state.phase].words}"
 
 
 def _expect_turn(state: GameState, ev: Event) -> int:
@@ -515,7 +507,7 @@ def _turn_reason(state: GameState, player: int) -> str:
 
 
 def _check_game_started(state: GameState, ev: GameStarted) -> None:
-    _expect_phase(state, ev, "start")
+    _expect_phase(state, ev)
     if ev.seq != 0:
         raise _fail(state, ev, "game_started must be the first line")
     try:
@@ -530,7 +522,7 @@ def _check_game_started(state: GameState, ev: GameStarted) -> None:
 
 
 def _check_hand_started(state: GameState, ev: HandStarted) -> None:
-    _expect_phase(state, ev, "deal")
+    _expect_phase(state, ev)
     n, rules = state.n_players, state.rules
     if ev.hand != state.hand_no + 1:
         raise _fail(state, ev, f"hand should be {state.hand_no + 1}, got {ev.hand}")
@@ -576,7 +568,7 @@ def _deck_counts(jokers: int) -> Counter[Card]:
 def _check_drew(state: GameState, ev: Drew) -> None:
     # the phase and refill tests are inlined: a drew is every fourth event of a log
     if state.phase != "draw":
-        _expect_phase(state, ev, "draw")
+        _expect_phase(state, ev)
     _expect_turn(state, ev)
     if state.refilling:
         _check_not_refilling(state, ev)
@@ -598,7 +590,7 @@ def _check_took_pile(state: GameState, ev: TookPile) -> None:
 
 def _check_take_form(state: GameState, ev: TookPile) -> None:
     """Check a take's phase, turn and cards, and that the stock is not due to be refilled first."""
-    _expect_phase(state, ev, "draw")
+    _expect_phase(state, ev)
     _expect_turn(state, ev)
     bits = _bits(state)
     if not state.stock and bits.stock_refill:
@@ -932,7 +924,7 @@ def meld_entry(m: Meld, rules: Rules) -> MeldFits:
 
 def _check_discarded(state: GameState, ev: Discarded) -> None:
     if state.phase != "play":
-        _expect_phase(state, ev, "play")
+        _expect_phase(state, ev)
     player = _expect_turn(state, ev)
     _check_discard_card(state, ev, player, _holds_one(state.hands[player]))
 
@@ -968,7 +960,7 @@ def _check_discard_card(state: GameState, ev: Discarded, player: int, last: bool
 
 
 def _check_took_dead(state: GameState, ev: TookDead) -> None:
-    _expect_phase(state, ev, "dead")
+    _expect_phase(state, ev)
     _expect_turn(state, ev)
     dead = state.deads[ev.dead]
     if dead is None:
@@ -981,7 +973,7 @@ def _check_took_dead(state: GameState, ev: TookDead) -> None:
 
 
 def _check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
-    _expect_phase(state, ev, "draw")
+    _expect_phase(state, ev)
     if state.rules.stock_end != "refill":
         raise _fail(state, ev, "this variant never refills the stock (stock_end two_left)")
     if state.stock and not state.refilling:
@@ -1024,7 +1016,7 @@ def _check_hand_ended(state: GameState, ev: HandEnded) -> None:
             raise _fail(state, ev, "this variant has no stalemate end (stalemate_rounds 0)")
         raise _fail(state, ev, f"stalemate needs {n} round{'s' if n != 1 else ''} without progress; only {state.quiet_turns // state.n_players} so far")
     if not _stock_exhausted(state):
-        _expect_phase(state, ev, "hand_end")
+        _expect_phase(state, ev)
     if ev.hand != state.hand_no:
         raise _fail(state, ev, f"hand should be {state.hand_no}, got {ev.hand}")
     reason = state.end_reason or "stock_exhausted"
@@ -1037,7 +1029,7 @@ def _check_hand_ended(state: GameState, ev: HandEnded) -> None:
 
 
 def _check_game_ended(state: GameState, ev: GameEnded) -> None:
-    _expect_phase(state, ev, "game_end")
+    _expect_phase(state, ev)
     if len(ev.totals) != 2:
         raise _fail(state, ev, "totals: one total per team (2)")
 
@@ -1726,18 +1718,41 @@ def end_of_game(state: GameState) -> GameEnded:
 
 def legal_events(state: GameState) -> list[Event]:
     """Return every legal next event except deals (see `deal`): what bots and UIs choose from."""
-    phase = state.phase
-    if phase == "draw":
-        return legal_draws(state)
-    if phase == "play":
-        return [*candidate_plays(state), *legal_discards(state)]
-    if phase == "dead":
-        return list(legal_dead_takes(state))
-    if phase == "hand_end":
-        return [end_of_hand(state)]
-    if phase == "game_end":
-        return [end_of_game(state)]
+    return TRANSITIONS[state.phase].legal(state)
+
+
+def _no_events(state: GameState) -> list[Event]:
     return []
+
+
+def _plays_and_discards(state: GameState) -> list[Event]:
+    return [*candidate_plays(state), *legal_discards(state)]
+
+
+class Transition(NamedTuple):
+    """What a phase expects: the event classes `check` lets in (a note comes in any phase, and a
+    hand may end in a playing phase once the stock is exhausted), how an error names them, and
+    the legal events of a state in that phase (a deal, chance's event, is made by `deal`)."""
+
+    events: tuple[type, ...]
+    words: str
+    legal: Callable[[GameState], list[Event]]
+
+
+#: the state machine as data: each phase, the events it expects, their words and the legal ones
+#: (start -> deal -> (draw -> play -> [dead])* -> hand_end -> deal ... -> game_end -> over)
+TRANSITIONS: Final[dict[Phase, Transition]] = {
+    "start": Transition((GameStarted,), "game_started", _no_events),
+    "deal": Transition((HandStarted,), "hand_started", _no_events),
+    "draw": Transition((Drew, TookPile, StockRefilled), "a draw (drew or took_pile)",
+                       legal_draws),
+    "play": Transition((Melded, LaidOff, Discarded), "a meld, a lay-off or a discard",
+                       _plays_and_discards),
+    "dead": Transition((TookDead,), "took_dead", lambda state: list(legal_dead_takes(state))),
+    "hand_end": Transition((HandEnded,), "hand_ended", lambda state: [end_of_hand(state)]),
+    "game_end": Transition((GameEnded,), "game_ended", lambda state: [end_of_game(state)]),
+    "over": Transition((), "nothing (the game is over)", _no_events),
+}
 
 
 # -- chance ------------------------------------------------------------------------------------

@@ -16,18 +16,23 @@ from typing import Any
 
 import pytest
 from helpers import DIRECT, Table, deal_event, direct_dead_table, random_game, sheet
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from buraco_events import engine
 from buraco_events.cards import parse_cards
 from buraco_events.engine import (
+    TRANSITIONS,
     GameState,
     IllegalMove,
+    check,
     hand_scores,
     legal_events,
     play,
 )
 from buraco_events.events import (
+    Discarded,
     Drew,
     GameStarted,
     HandEnded,
@@ -925,3 +930,23 @@ def test_a_state_pickles_with_what_it_keeps() -> None:
     assert copy == state
     assert copy.bits.rules == state.rules and copy.bits.pile_open == state.bits.pile_open
     assert copy.scored is not None and copy.scored[1] == sheets
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(min_value=0, max_value=300))
+def test_the_transition_table_is_what_check_and_the_legal_events_follow(seed: int) -> None:
+    # the phase gate: at every state of a game, each legal event is of a class its phase expects,
+    # and an event of a class no phase expects there is refused in the table's words
+    events = random_game("stbl", 2, seed)
+    state = GameState()
+    for ev in events:
+        expected = TRANSITIONS[state.phase]
+        # besides, a hand ends in a playing phase once the stock is exhausted (RULES 5)
+        ending = (HandEnded,) if engine._stock_exhausted(state) else ()
+        assert all(type(e) in expected.events + ending for e in legal_events(state))
+        if state.phase in ("deal", "hand_end", "game_end"):
+            wrong = Discarded(seq=state.next_seq, player=state.to_play, card="3S")
+            with pytest.raises(IllegalMove, match=f"expected {re.escape(expected.words)}"):
+                check(state, wrong)
+        play(state, ev)
+    assert state.phase == "over" and legal_events(state) == []
