@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from buraco_events.cards import team_of
 from buraco_events.rules import (
     ALIASES,
     PLAYER_COUNTS,
@@ -20,7 +21,6 @@ from buraco_events.rules import (
     find_rules,
     presets_markdown,
     rules_dict,
-    team_of,
 )
 
 NAMES = ("stbl", "stcl", "stbl-pl", "aberto", "aberto-sujo", "fechado", "fechado-sujo", "burraco")
