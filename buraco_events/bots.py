@@ -16,7 +16,16 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from .cards import SUIT_RANK, SUIT_RANK_SIZE, SUITS, Card, card_value, team_of
+from .cards import (
+    SUIT_RANK,
+    SUIT_RANK_SIZE,
+    SUITS,
+    WILD_RANKS,
+    Card,
+    card_value,
+    is_wild_rank,
+    team_of,
+)
 from .commit import seeded_salts
 from .engine import GameState, sorted_held
 from .events import Event
@@ -218,7 +227,7 @@ class GreedyBot:
 #: each suit's index (a card's code // 16)
 _SUIT_INDEX: Final[dict[str, int]] = {s: i for i, s in enumerate(SUITS)}
 #: the codes of the wilds (the joker and the 2s)
-_WILD_CODES: Final[tuple[int, ...]] = tuple(sorted(code for code in SUIT_RANK.values() if code & 15 in (0, 2)))
+_WILD_CODES: Final[tuple[int, ...]] = tuple(sorted(code for code in SUIT_RANK.values() if is_wild_rank(code & 15)))
 
 
 class _RulesInfo:
@@ -405,7 +414,7 @@ class _Context:
         for c in self.held:  # card by card: the same counts as per distinct card times held
             code = codes[c]
             rank = code & 15
-            if rank != 0 and rank != 2:
+            if not WILD_RANKS >> rank & 1:
                 counts[code] = counts[code] + 1
                 by_rank[rank] = by_rank[rank] + 1
         # branch and bound: the meld checks only add to a card's worth, so once a card's full
@@ -422,7 +431,7 @@ class _Context:
             # early in the hand): wilds, neighbours, same rank, its value
             value = values[code]
             rank = code & 15
-            if rank == 0 or rank == 2:
+            if WILD_RANKS >> rank & 1:
                 worth = 2 * (_KEEP_WILD + value)
             else:
                 near = far = 0
@@ -600,7 +609,7 @@ def _useful_cards(view: View, pile: tuple[Card, ...], rules: Rules, enough: int 
     for c in pile:
         code = codes[c]
         rank = code & 15
-        if rank != 0 and rank != 2:
+        if not WILD_RANKS >> rank & 1:
             in_pile |= 1 << code
             suits |= 1 << (code >> 4)
             ranks |= 1 << rank
@@ -609,7 +618,7 @@ def _useful_cards(view: View, pile: tuple[Card, ...], rules: Rules, enough: int 
     for c in own if isinstance(own, tuple) else ():
         code = codes[c]
         rank = code & 15
-        if rank != 0 and rank != 2 and (suits >> (code >> 4) & 1 or ranks >> rank & 1):
+        if not WILD_RANKS >> rank & 1 and (suits >> (code >> 4) & 1 or ranks >> rank & 1):
             together[c] = together.get(c, 0) + 1
     used = n = 0
     found, together_mask = hand_melds(together, rules)

@@ -39,6 +39,11 @@ SUIT_RANK: Final[dict[Card, int]] = {
 }
 #: the length of a list indexed by `SUIT_RANK` codes
 SUIT_RANK_SIZE: Final = 16 * len(SUITS) + 1
+#: the ranks that are wild (RULES 3: the joker, rank 0, and every 2) as a bit mask by rank:
+#: `WILD_RANKS >> rank & 1` is 1 for a wild rank (the form hot loops use; `is_wild_rank` says it)
+WILD_RANKS: Final = 1 << 0 | 1 << 2
+#: the cards dealt to each seat, and to each of the two deads (RULES 1)
+HAND_SIZE: Final = 11
 
 
 def team_of(seat: int) -> int:
@@ -89,9 +94,14 @@ def is_joker(card: Card) -> bool:
     return card == JOKER
 
 
+def is_wild_rank(rank: int) -> bool:
+    """Return whether cards of this rank (`RANK`, or `code & 15` of a `SUIT_RANK` code) are wild."""
+    return WILD_RANKS >> rank & 1 == 1
+
+
 def is_wild_card(card: Card) -> bool:
     """Return whether the card can act as a wild: a joker or any 2."""
-    return card == JOKER or RANK[card] == 2
+    return WILD_RANKS >> RANK[card] & 1 == 1
 
 
 def card_value(card: Card, two_value: int, joker_value: int) -> int:

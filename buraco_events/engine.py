@@ -24,7 +24,17 @@ from typing import Any, Final, Literal, NamedTuple, cast
 
 import msgspec
 
-from .cards import ALL_CARDS, RANK, SUIT, Card, is_wild_card, make_deck, team_of, value_repr
+from .cards import (
+    ALL_CARDS,
+    HAND_SIZE,
+    RANK,
+    SUIT,
+    Card,
+    is_wild_card,
+    make_deck,
+    team_of,
+    value_repr,
+)
 from .events import (
     AnyEvent,
     Discarded,
@@ -531,10 +541,10 @@ def _check_hand_started(state: GameState, ev: HandStarted) -> None:
     if ev.hand > 0 and ev.first != (state.first_of_game + ev.hand) % n:
         want = (state.first_of_game + ev.hand) % n
         raise _fail(state, ev, f"first: hand {ev.hand} starts at seat {want} (one seat clockwise per hand)")
-    if len(ev.hands) != n or any(len(h) != 11 for h in ev.hands):
-        raise _fail(state, ev, f"hands: the deal gives 11 cards to each of {n} seats")
-    if len(ev.deads) != 2 or any(len(d) != 11 for d in ev.deads):
-        raise _fail(state, ev, "deads: the deal sets aside two deads of 11 cards")
+    if len(ev.hands) != n or any(len(h) != HAND_SIZE for h in ev.hands):
+        raise _fail(state, ev, f"hands: the deal gives {HAND_SIZE} cards to each of {n} seats")
+    if len(ev.deads) != 2 or any(len(d) != HAND_SIZE for d in ev.deads):
+        raise _fail(state, ev, f"deads: the deal sets aside two deads of {HAND_SIZE} cards")
     want_stock = rules.stock_size(n)
     if len(ev.stock) != want_stock:
         raise _fail(state, ev, f"stock: {want_stock} cards expected, got {len(ev.stock)}")
@@ -1796,9 +1806,9 @@ def deal(state: GameState, rng: random.Random, first: int | None = None) -> Hand
     hand = state.hand_no + 1
     if hand > 0 or first is None:
         first = (state.first_of_game + hand) % n if hand > 0 else rng.randrange(n)
-    hands = tuple(tuple(deck[i * 11:(i + 1) * 11]) for i in range(n))
-    pos = 11 * n
-    deads = (tuple(deck[pos:pos + 11]), tuple(deck[pos + 11:pos + 22]))
+    hands = tuple(tuple(deck[i * HAND_SIZE:(i + 1) * HAND_SIZE]) for i in range(n))
+    pos = HAND_SIZE * n
+    deads = (tuple(deck[pos:pos + HAND_SIZE]), tuple(deck[pos + HAND_SIZE:pos + 2 * HAND_SIZE]))
     pos += 22
     upcard = 1 if rules.upcard else 0
     stock = tuple(deck[pos:len(deck) - upcard])

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .cards import RANK, RANKS, SUIT, SUIT_RANK, SUITS, Card
+from .cards import RANK, RANKS, SUIT, SUIT_RANK, SUITS, WILD_RANKS, Card, is_wild_card
 from .melds import MeldFits, MeldShape, meld_fits
 from .rules import Rules
 
@@ -42,7 +42,7 @@ _POS_CARD: Final[tuple[tuple[Card, ...], ...]] = tuple(
 
 def is_natural_top(card: Card) -> bool:
     """Return whether this module handles a top card: any card but a 2 or a joker."""
-    return RANK[card] not in (0, 2)
+    return not is_wild_card(card)
 
 
 def top_candidates(
@@ -81,7 +81,7 @@ def top_candidates(
         if n <= 0 or cc == code:
             continue  # the top's copies are counted apart
         r = cc & 15
-        if r == 0 or r == 2:
+        if WILD_RANKS >> r & 1:
             wilds.append(c)
             wild_counts.append(n)
         if cc >> 4 == suit:

@@ -12,7 +12,20 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal, get_args
 
-from .cards import ALL_CARDS, JOKER, RANK, RANKS, SUIT, SUIT_RANK, SUITS, Card, sort_key, value_repr
+from .cards import (
+    ALL_CARDS,
+    JOKER,
+    RANK,
+    RANKS,
+    SUIT,
+    SUIT_RANK,
+    SUITS,
+    WILD_RANKS,
+    Card,
+    is_wild_card,
+    sort_key,
+    value_repr,
+)
 from .rules import Rules
 
 #: a meld's type: a run of one suit or a set of one rank (`kind` is kept for the canasta kind)
@@ -205,7 +218,7 @@ def _set_shape(cards: tuple[Card, ...]) -> MeldShape | None:
     naturals: list[Card] = []
     for c in cards:
         r = RANK[c]
-        if r == 0 or r == 2:
+        if WILD_RANKS >> r & 1:
             if wild is not None:
                 return None  # RULES 3.2: at most one wild
             wild = c
@@ -532,7 +545,7 @@ def canasta_bonus(kind: CanastaKind | None, rules: Rules) -> int:
 
 
 #: the cards that may join a run of each suit: its naturals and every wild
-_RUN_CARDS: Final = {s: frozenset(c for c in ALL_CARDS if SUIT[c] == s or RANK[c] in (0, 2)) for s in SUITS}
+_RUN_CARDS: Final = {s: frozenset(c for c in ALL_CARDS if SUIT[c] == s or is_wild_card(c)) for s in SUITS}
 #: the cards that may join a set of each rank: its naturals and every wild
 _SET_CARDS: Final = {r: frozenset(c for c in ALL_CARDS if RANK[c] in (0, 2, r)) for r in range(1, 14)}
 
@@ -606,7 +619,7 @@ def hand_melds(hand: Mapping[Card, int], rules: Rules) -> tuple[list[tuple[Card,
             one |= bit
             if rank == 1 and n >= 2:
                 two_aces |= bit
-        if rank == 0 or rank == 2:
+        if WILD_RANKS >> rank & 1:
             wilds.append(code)
             wild_bits |= _WILD_BIT[code]
             if rank == 2:
@@ -945,7 +958,7 @@ def _new_layoffs(
     for a set all its naturals."""
     shape = entry.shape
     assert shape is not None
-    if len(relevant) == 1 and RANK[relevant[0]] not in (0, 2):
+    if len(relevant) == 1 and not is_wild_card(relevant[0]):
         # one natural, no wild: no stretch of two cards, no set of two naturals, so the card alone
         return ((relevant[0],),) if entry.fit(relevant[0]) else ()
     hand: dict[Card, int] = {}  # a plain dict: cheaper than a Counter on this cache-miss path
@@ -988,7 +1001,7 @@ def _new_layoffs(
 
 
 #: the wild cards in display order (`cards.sort_key`)
-_WILDS_SHOWN: Final[tuple[Card, ...]] = tuple(sorted((c for c in ALL_CARDS if RANK[c] in (0, 2)), key=sort_key))
+_WILDS_SHOWN: Final[tuple[Card, ...]] = tuple(sorted((c for c in ALL_CARDS if is_wild_card(c)), key=sort_key))
 
 
 def _stretches(

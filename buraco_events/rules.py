@@ -18,6 +18,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from .cards import HAND_SIZE
+
 PileKind = Literal["open", "closed"]
 StockEnd = Literal["refill", "two_left"]
 UnusedDead = Literal["penalty", "count"]
@@ -82,7 +84,7 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
     def stock_size(self, n_players: int) -> int:
         """Return the stock size right after the deal (RULES 1)."""
-        return self.deck_size - 11 * n_players - 22 - (1 if self.upcard else 0)
+        return self.deck_size - HAND_SIZE * (n_players + 2) - (1 if self.upcard else 0)
 
 
 _BASE = Rules()
