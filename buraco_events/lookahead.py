@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .cards import RANK, RANKS, SUIT, SUIT_RANK, SUITS, WILD_RANKS, Card, is_wild_card
+from .cards import RANK, RANKS, SUIT, SUIT_RANK, SUITS, WILD_RANKS, Card
 from .melds import MeldFits, MeldShape, meld_fits
 from .rules import Rules
 
@@ -42,7 +42,7 @@ _POS_CARD: Final[tuple[tuple[Card, ...], ...]] = tuple(
 
 def is_natural_top(card: Card) -> bool:
     """Return whether this module handles a top card: any card but a 2 or a joker."""
-    return not is_wild_card(card)
+    return not WILD_RANKS >> RANK[card] & 1
 
 
 def top_candidates(

@@ -958,7 +958,7 @@ def _new_layoffs(
     for a set all its naturals."""
     shape = entry.shape
     assert shape is not None
-    if len(relevant) == 1 and not is_wild_card(relevant[0]):
+    if len(relevant) == 1 and not WILD_RANKS >> RANK[relevant[0]] & 1:
         # one natural, no wild: no stretch of two cards, no set of two naturals, so the card alone
         return ((relevant[0],),) if entry.fit(relevant[0]) else ()
     hand: dict[Card, int] = {}  # a plain dict: cheaper than a Counter on this cache-miss path
