@@ -602,15 +602,15 @@ def _check_take_form(state: GameState, ev: TookPile) -> None:
     """Check a take's phase, turn and cards, and that the stock is not due to be refilled first."""
     _expect_phase(state, ev)
     _expect_turn(state, ev)
-    bits = _bits(state)
-    if not state.stock and bits.stock_refill:
-        raise _fail(state, ev, "the stock is empty: it is refilled (or the hand ends) first")
-    _check_not_refilling(state, ev)
+    if _refill_due(state):
+        if not state.stock:
+            raise _fail(state, ev, "the stock is empty: it is refilled (or the hand ends) first")
+        _check_not_refilling(state, ev)
     if not state.pile:
         raise _fail(state, ev, "the discard pile is empty")
     if tuple(ev.cards) != tuple(state.pile):
         # a closed pile shows only its top: which cards differ is hidden
-        public = None if bits.pile_open else "took_pile cards differ from the pile"
+        public = None if _bits(state).pile_open else "took_pile cards differ from the pile"
         raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}",
                     public)
 
@@ -692,6 +692,13 @@ def _any_passes(state: GameState, player: int, candidates: list[TopPlay]) -> boo
 def _check_not_refilling(state: GameState, ev: Event) -> None:
     if state.refilling:
         raise _fail(state, ev, f"the stock is being refilled: dead {_lowest_dead(state)} joins it first (every untaken dead refills it)")
+
+
+def _refill_due(state: GameState) -> bool:
+    """Return whether the stock is to be refilled before anyone draws or takes (RULES 5): it is
+    empty, or a refill of every dead is under way, in a variant whose stock refills (`refilling`
+    is only ever set in one)."""
+    return (not state.stock or state.refilling) and _bits(state).stock_refill
 
 
 def _trial_take(state: GameState, ev: TookPile) -> GameState:
@@ -984,9 +991,9 @@ def _check_took_dead(state: GameState, ev: TookDead) -> None:
 
 def _check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
     _expect_phase(state, ev)
-    if state.rules.stock_end != "refill":
+    if not _bits(state).stock_refill:
         raise _fail(state, ev, "this variant never refills the stock (stock_end two_left)")
-    if state.stock and not state.refilling:
+    if not _refill_due(state):
         raise _fail(state, ev, f"the stock still holds {len(state.stock)} cards")
     if state.deads[ev.dead] is None:
         raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
@@ -1006,17 +1013,12 @@ def must_refill(state: GameState) -> bool:
     Public for the table (`table.table_event`), which refills the stock before anyone draws; a
     def rather than an alias, so that the compiled table calls it directly.
     """
-    return (
-        state.phase == "draw" and (not state.stock or state.refilling)
-        and _bits(state).stock_refill
-    )
+    return state.phase == "draw" and _refill_due(state)
 
 
 def _stock_exhausted(state: GameState) -> bool:
-    return (
-        state.phase == "draw" and not state.stock and state.rules.stock_end == "refill"
-        and all(d is None for d in state.deads)
-    )
+    """Return whether the hand ends for want of cards: a refill is due and no dead is left."""
+    return must_refill(state) and _lowest_dead(state) is None
 
 
 def _check_hand_ended(state: GameState, ev: HandEnded) -> None:
