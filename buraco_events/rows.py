@@ -111,12 +111,6 @@ class Columns:
             if name != "game_id":
                 lists[name].extend(values)
 
-    def clear(self) -> None:
-        """Drop every row."""
-        for cols in self.data.values():
-            for values in cols.values():
-                values.clear()
-
 
 def variant_name(variant: str) -> str:
     """Return the preset name for a preset or alias, else the name as logged (custom rules)."""
