@@ -17,7 +17,8 @@ and `scoring` define Structs; `log`, `archive`, `audit`, `analytics`, `sim`, `po
 processes: they all stay Python. `auditcore` is the audit's step for its regular lines, kept apart
 from `audit` (Structs, files) so that it compiles with the engine it calls; `seatview` is
 `projections.player_view`, kept apart from the views' Structs (`views`) for the same reason;
-`rows` builds the index's rows from the replay (no I/O, no Struct).
+`rows` builds the index's rows from the replay (no I/O, no Struct); `schema`, the analytics
+tables' declaration it reads at import, stays Python (nothing in it runs per event).
 """
 
 from __future__ import annotations

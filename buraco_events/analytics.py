@@ -44,10 +44,11 @@ from .rows import (
     EVENT_TAG_NAMES,
     Columns,
     EventBuffers,
-    RowsNotNative,
     game_rows,
     variant_name,
 )
+from .schema import TABLES as DECLARED
+from .schema import TYPES, int_range, is_list_type
 from .sources import CHUNK_BYTES, held_bytes, iter_logs
 from .text import visible
 from .verdicts import FAILING
@@ -56,59 +57,19 @@ DEFAULT_DB = "buraco.duckdb"
 TABLES: tuple[str, ...] = tuple(COLUMNS)
 QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
 
-_LIST = pa.list_(pa.string())
-_INTS = pa.list_(pa.int32())
-#: Arrow type of every column; the DuckDB table types follow from them (see `_DDL_TYPES`)
+#: the Arrow type of each type word of the declaration (`schema.TYPES`)
+_ARROW_TYPES: dict[str, pa.DataType] = {
+    "text": pa.string(), "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(),
+    "int32": pa.int32(), "text[]": pa.list_(pa.string()), "int32[]": pa.list_(pa.int32()),
+}
+_LIST = _ARROW_TYPES["text[]"]
+#: Arrow type of every column, from the declaration (`DECLARED`)
 SCHEMAS: dict[str, pa.Schema] = {
-    "games": pa.schema([
-        ("game_id", pa.string()), ("variant", pa.string()), ("players", _LIST),
-        ("n_players", pa.int8()), ("target", pa.int32()), ("hands", pa.int16()),
-        ("totals", _INTS), ("winner", pa.int8()), ("first_team", pa.int8()),
-        ("events", pa.int32()), ("complete", pa.bool_()), ("sealed", pa.bool_()),
-        ("head", pa.string()), ("source", pa.string()), ("audit_ok", pa.bool_()),
-        ("audit_problems", _LIST),
-    ]),
-    "hands": pa.schema([
-        ("game_id", pa.string()), ("hand", pa.int16()), ("first", pa.int8()),
-        ("reason", pa.string()), ("closed_by", pa.int8()), ("turns", pa.int16()),
-        ("events", pa.int32()), ("scores", _INTS), ("claimed_scores", _INTS),
-        ("claims_match", pa.bool_()),
-    ]),
-    "events": pa.schema([
-        ("game_id", pa.string()), ("seq", pa.int32()), ("hand", pa.int16()),
-        ("turn", pa.int16()), ("type", pa.string()), ("player", pa.int8()), ("team", pa.int8()),
-        ("cards", _LIST), ("card", pa.string()), ("meld", pa.int16()), ("dead", pa.int8()),
-        ("n_cards", pa.int16()), ("at", pa.string()), ("note", pa.string()),
-    ]),
-    "melds": pa.schema([
-        ("game_id", pa.string()), ("hand", pa.int16()), ("meld", pa.int16()),
-        ("team", pa.int8()), ("type", pa.string()), ("n_cards", pa.int16()), ("cards", _LIST),
-        ("kind", pa.string()), ("clean", pa.bool_()), ("has_joker", pa.bool_()),
-        ("laid_by", pa.int8()), ("laid_seq", pa.int32()), ("canasta_seq", pa.int32()),
-    ]),
-    "team_hands": pa.schema([
-        ("game_id", pa.string()), ("hand", pa.int16()), ("team", pa.int8()),
-        ("meld_points", pa.int32()), ("canasta_bonus", pa.int32()), ("close_bonus", pa.int32()),
-        ("hand_penalty", pa.int32()), ("dead_penalty", pa.int32()), ("took_dead", pa.bool_()),
-        ("dead_direct", pa.bool_()), ("dead_unused", pa.bool_()), ("canastas", pa.int16()),
-        ("total", pa.int32()),
-    ]),
+    table: pa.schema([(name, _ARROW_TYPES[word]) for name, word in declared.columns])
+    for table, declared in DECLARED.items()
 }
-
-#: one line on each table: `buraco sql --help` lists them, and each table carries it as its COMMENT
-TABLE_ABOUT: dict[str, str] = {
-    "games": "one row per game: variant, players, target, hands, totals, winner, head, and the"
-             " audit's verdict (audit_ok, audit_problems: its problems' kinds)",
-    "hands": "one row per hand: first seat, end reason, turns, scores recounted and claimed",
-    "events": "one row per event: seq, hand, turn, type, player, cards, meld, dead, note",
-    "melds": "one row per meld at its hand's end: team, cards, canasta kind, laid by",
-    "team_hands": "one row per team and hand: the RULES 7 score sheet (meld points to total)",
-}
-
-_DDL_TYPES: dict[pa.DataType, str] = {
-    pa.string(): "VARCHAR", pa.int8(): "TINYINT", pa.int16(): "SMALLINT",
-    pa.int32(): "INTEGER", pa.bool_(): "BOOLEAN", _LIST: "VARCHAR[]", _INTS: "INTEGER[]",
-}
+#: the DuckDB type of each column's Arrow type (`schema.TYPES`)
+_DDL_TYPES: dict[pa.DataType, str] = {_ARROW_TYPES[word]: ddl for word, ddl in TYPES.items()}
 
 
 def _kinds_sql() -> str:
@@ -210,7 +171,7 @@ VIEWS: dict[str, View] = {
 
 def relations() -> list[tuple[str, str]]:
     """Return (name, one line about it) for every table, then every view, a query can use."""
-    return [(t, TABLE_ABOUT[t]) for t in TABLES] + [(v, VIEWS[v].about) for v in VIEWS]
+    return [(t, DECLARED[t].about) for t in TABLES] + [(v, VIEWS[v].about) for v in VIEWS]
 
 
 class AnalyticsError(Exception):
@@ -552,7 +513,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
         # the verdict: not judged, which `counted_games` never takes for a pass)
         for f in schema:
             con.execute(f'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS "{f.name}" {_DDL_TYPES[f.type]}')
-        con.execute(f"COMMENT ON TABLE {table} IS '{_sql_string(TABLE_ABOUT[table])}'")
+        con.execute(f"COMMENT ON TABLE {table} IS '{_sql_string(DECLARED[table].about)}'")
     for name, view in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {name} AS {view.sql}")
         con.execute(f"COMMENT ON VIEW {name} IS '{_sql_string(view.about)}'")
@@ -568,12 +529,6 @@ def _decode_log(lines: RawLines) -> tuple[list[Event], ChainStatus]:
     return events, reader.status()
 
 
-#: the value range of each integer column type (`SCHEMAS`); a log may hold any int (a `target`
-#: of 2**31, rules with huge bonuses) and the engine keeps counting past any width
-_INT_RANGES: dict[pa.DataType, tuple[int, int]] = {
-    t: (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
-    for t, bits in ((pa.int8(), 8), (pa.int16(), 16), (pa.int32(), 32))
-}
 #: columns of the games table filled from the game_started line (seq 0)
 _STARTED_COLUMNS = frozenset({"game_id", "variant", "players", "n_players", "target"})
 
@@ -583,20 +538,21 @@ def _number(value: int) -> str:
     return str(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit number"
 
 
-def _int_columns(schema: pa.Schema) -> list[tuple[str, bool, int, int]]:
-    """Return (name, is_list, low, high) for each integer (or list of integers) column."""
+def _int_columns(table: str) -> list[tuple[str, bool, int, int]]:
+    """Return (name, is_list, low, high) for each integer (or list of integers) column: the
+    range of its declared type (`schema.int_range`). A log may hold any int (a `target` of
+    2**31, rules with huge bonuses) and the engine keeps counting past any width."""
     out = []
-    for f in schema:
-        is_list = pa.types.is_list(f.type)
-        bounds = _INT_RANGES.get(f.type.value_type if is_list else f.type)
+    for name, word in DECLARED[table].columns:
+        bounds = int_range(word)
         if bounds is not None:
-            out.append((f.name, is_list, *bounds))
+            out.append((name, is_list_type(word), *bounds))
     return out
 
 
 #: the integer columns of each table, events first (its rows name their seq)
 _INT_COLUMNS: dict[str, list[tuple[str, bool, int, int]]] = {
-    t: _int_columns(SCHEMAS[t]) for t in ("events", *(t for t in TABLES if t != "events"))
+    t: _int_columns(t) for t in ("events", *(t for t in TABLES if t != "events"))
 }
 
 
@@ -618,17 +574,17 @@ def _misfit(rows: Columns) -> tuple[int | None, str] | None:
                 row, value = bad
                 seq = _seq_of(table, name, cols, row, events)
                 where = f"seq {seq}: " if seq is not None else ""
-                ddl = _DDL_TYPES[SCHEMAS[table].field(name).type]
+                ddl = TYPES[DECLARED[table].type_of(name)]
                 return seq, (f"{where}{table}.{name}: {_number(value)} is out of range for {ddl} "
                              f"({lo} to {hi})")
     games = rows.data["games"]
-    for f in SCHEMAS["games"]:
-        if f.type in (pa.string(), _LIST):
-            text = _first_not_utf8(games[f.name])
+    for name, word in DECLARED["games"].columns:
+        if word in ("text", "text[]"):
+            text = _first_not_utf8(games[name])
             if text is not None:
-                seq = 0 if f.name in _STARTED_COLUMNS else None
+                seq = 0 if name in _STARTED_COLUMNS else None
                 where = "seq 0: " if seq is not None else ""
-                return seq, f"{where}games.{f.name}: {visible(text)!r} is not valid UTF-8 text"
+                return seq, f"{where}games.{name}: {visible(text)!r} is not valid UTF-8 text"
     return None
 
 
@@ -681,34 +637,6 @@ def _reason(exc: BaseException, source: str) -> str:
 
 
 @dataclass(frozen=True)
-class GameRows:
-    """One log's checked rows, ready to store: its game, head, event count and table rows."""
-
-    source: str
-    game_id: str
-    head: str
-    events: int
-    rows: Columns
-
-
-def log_rows(source: str, lines: RawLines) -> GameRows | Rejected:
-    """Decode, chain-check and replay one log into its rows, each value checked against its
-    column's type; or the log's rejection (one line, never an exception).
-
-    The one check of a log: `index` (in process or in its workers) and `spark-index` both take
-    its steps, a chunk of logs at a time (`check_chunk`).
-    """
-    rows = Columns()
-    got = _replay_log(source, lines, rows)
-    if isinstance(got, Rejected):
-        return got
-    misfit = _misfit(rows)
-    if misfit is not None:
-        return Rejected(source, misfit[1], "range", misfit[0])
-    return GameRows(source, got.game_id, got.head, got.events, rows)
-
-
-@dataclass(frozen=True)
 class Checked:
     """One accepted log of a chunk: its game and head, and how many rows it has in each table."""
 
@@ -741,11 +669,7 @@ def _replay_log(source: str, lines: RawLines, into: Columns) -> Checked | Reject
     try:
         events, status = _decode_log(lines)
         head = status.head or ""
-        try:
-            game_rows(events, source, head, status.sealed, into)
-        except RowsNotNative:  # a value beyond its column, say: the lists tell which
-            _to_lists(into)
-            game_rows(events, source, head, status.sealed, into)
+        game_rows(events, source, head, status.sealed, into)
     except OSError as exc:
         return Rejected(source, _reason(exc, source), "unreadable")
     except LogError as exc:
@@ -831,16 +755,6 @@ def _native_events(buf: EventBuffers) -> pa.Table:
     ], schema=schema)
 
 
-def _to_lists(columns: Columns) -> None:
-    """Move the events rows held natively into the plain lists (after the rows there)."""
-    native = columns.native
-    if native is not None:
-        columns.native = None
-        lists = columns.data["events"]
-        for name, values in _native_events(native).to_pydict().items():
-            lists[name].extend(values)
-
-
 def arrow_tables(columns: Columns) -> dict[str, pa.Table]:
     """Return the rows as one Arrow table per table (`SCHEMAS`)."""
     tables = {}
@@ -883,20 +797,21 @@ _NATIVE_ROWS = build() == "compiled"
 
 
 def check_chunk(logs: Sequence[tuple[str, RawLines]]) -> CheckedChunk:
-    """Check a chunk of logs (as `log_rows` each) into their outcomes and Arrow rows (a worker's
-    job).
+    """Check a chunk of logs into their outcomes and Arrow rows (a worker's job): each log
+    decoded, chain-checked and replayed (`_replay_log`), its values checked against their column
+    types. The one check of a log: `index` (in process or in its workers) and `spark-index` both
+    take it, and a log's outcome and rows are the same alone or in any chunk.
 
-    The values are checked against their column types by the conversion to Arrow, the whole
-    chunk at once; only when one does not fit is each log's rows checked alone (`_misfit`), so
-    that the logs that do not fit are rejected (with the seq and column `log_rows` names) and
-    the others kept.
+    The values are checked by the conversion to Arrow, the whole chunk at once; only when one
+    does not fit is each log's rows checked alone (`_misfit`), so that the logs that do not fit
+    are rejected (with the seq and column `_misfit` names) and the others kept.
     """
     batch = Columns(native=_NATIVE_ROWS)
     outcomes = [_replay_log(source, lines, batch) for source, lines in logs]
     try:
         tables = {table: _arrow_table(batch, table) for table in TABLES}
     except _MISFIT_ERRORS:
-        _to_lists(batch)
+        batch.to_lists()
         outcomes, batch = _without_misfits(outcomes, batch)
         tables = arrow_tables(batch)
     return CheckedChunk(outcomes, tables)

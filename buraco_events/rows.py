@@ -32,32 +32,11 @@ from .events import (
 )
 from .projections import meld_kind
 from .rules import UnknownVariant, canonical_variant
+from .schema import TABLES, int_range
 from .verdicts import FAILING
 
-#: the column names of each table, in table order (the analytics schema mirrors them)
-COLUMNS: dict[str, tuple[str, ...]] = {
-    "games": (
-        "game_id", "variant", "players", "n_players", "target", "hands", "totals", "winner",
-        "first_team", "events", "complete", "sealed", "head", "source", "audit_ok",
-        "audit_problems",
-    ),
-    "hands": (
-        "game_id", "hand", "first", "reason", "closed_by", "turns", "events", "scores",
-        "claimed_scores", "claims_match",
-    ),
-    "events": (
-        "game_id", "seq", "hand", "turn", "type", "player", "team", "cards", "card", "meld",
-        "dead", "n_cards", "at", "note",
-    ),
-    "melds": (
-        "game_id", "hand", "meld", "team", "type", "n_cards", "cards", "kind", "clean",
-        "has_joker", "laid_by", "laid_seq", "canasta_seq",
-    ),
-    "team_hands": (
-        "game_id", "hand", "team", "meld_points", "canasta_bonus", "close_bonus", "hand_penalty",
-        "dead_penalty", "took_dead", "dead_direct", "dead_unused", "canastas", "total",
-    ),
-}
+#: the column names of each table, in table order (declared with their types in `schema`)
+COLUMNS: Final[dict[str, tuple[str, ...]]] = {t: table.names() for t, table in TABLES.items()}
 
 #: the event classes `game_rows` tells apart (Final: compiled, no lookup in the module's globals)
 _DREW: Final = Drew
@@ -118,11 +97,19 @@ class Columns:
         native = self.native
         return held + len(native.seq) if native is not None and table == "events" else held
 
-    def clear(self) -> None:
-        """Drop every row."""
-        for cols in self.data.values():
-            for values in cols.values():
-                values.clear()
+    def to_lists(self) -> None:
+        """Move the events rows held natively into the plain lists (after the rows there): from
+        then on the events rows are built as lists (`game_rows`)."""
+        native = self.native
+        if native is None:
+            return
+        self.native = None
+        lists = self.data["events"]
+        ids = native.game_ids
+        lists["game_id"].extend([ids[game] for game in native.game])
+        for name, values in native.rows_as_lists(0, len(native)).columns("").items():
+            if name != "game_id":
+                lists[name].extend(values)
 
 
 def variant_name(variant: str) -> str:
@@ -294,14 +281,39 @@ _TAG_CODE: Final[dict[type, int]] = {cls: i for i, cls in enumerate(TAGS.values(
 _CARD_CODE: Final[dict[str, int]] = {c: i for i, c in enumerate(ALL_CARDS)}
 
 
-class RowsNotNative(Exception):
-    """A row `EventBuffers` cannot hold: `game_rows` left no row of the game in them."""
+#: the ranges of the machine ints `EventBuffers` holds, as literals (compiled, the checks of
+#: `add` compare with constants rather than load a global); `_check_native_types` holds them to
+#: the declared types' ranges (`schema.int_range`) when this module is imported
+_INT32_LOW: Final = -(1 << 31)
+_INT32_HIGH: Final = (1 << 31) - 1
+_INT16_LOW: Final = -(1 << 15)
+_INT16_HIGH: Final = (1 << 15) - 1
+_INT8_LOW: Final = -(1 << 7)
+_INT8_HIGH: Final = (1 << 7) - 1
+#: the type of each events column `EventBuffers` holds as machine ints (its vector's), which
+#: `_native_events` in `analytics` reads as the column's declared type: the two must be one
+_NATIVE_TYPES: Final[dict[str, str]] = {
+    "seq": "int32", "hand": "int16", "turn": "int16", "player": "int8", "team": "int8",
+    "meld": "int16", "dead": "int8", "n_cards": "int16",
+}
 
 
-def _fits(value: int, bits: int) -> bool:
-    """Return whether a value fits a signed integer of `bits` bits."""
-    half = 1 << (bits - 1)
-    return -half <= value < half
+def _check_native_types() -> None:
+    """Raise `TypeError` where `EventBuffers` holds an events column as another type than the
+    declared one (`schema.TABLES`), or where a limit above is not its type's range."""
+    limits = {"int8": (_INT8_LOW, _INT8_HIGH), "int16": (_INT16_LOW, _INT16_HIGH),
+              "int32": (_INT32_LOW, _INT32_HIGH)}
+    for word, limit in limits.items():
+        if int_range(word) != limit:
+            raise TypeError(f"rows: the {word} limits {limit} are not {word}'s range")
+    events = TABLES["events"]
+    for name, word in _NATIVE_TYPES.items():
+        declared = events.type_of(name)
+        if declared != word:
+            raise TypeError(f"rows: EventBuffers holds events.{name} as {word}, declared {declared}")
+
+
+_check_native_types()
 
 
 class EventBuffers(_EventRows):
@@ -311,11 +323,11 @@ class EventBuffers(_EventRows):
     `CARD_NAMES`; a nullable column has a vector of 1 (a value) or 0 (null) beside it; `game`
     is each row's index into `game_ids`.
 
-    `add` holds what the column types hold (`SCHEMAS` in `analytics`), but for the TINYINT
-    columns (player, team, dead) only 0 to 127, held as u8 (the same bytes as int8: the stubs
-    know no i8); a row with a value beyond that, a card outside the notation or an event class
-    outside `TAGS` is refused (False), so that the caller takes the plain lists, which hold any
-    value and say what did not fit.
+    `add` holds what the columns' declared types hold (`schema`, `_NATIVE_TYPES`), but for the
+    int8 columns (player, team, dead) only 0 to 127, held as u8 (the same bytes as int8: the
+    stubs know no i8); a row with a value beyond that, a card outside the notation or an event
+    class outside `TAGS` is refused (False), so that `game_rows` goes on in the plain lists, which
+    hold any value and say what did not fit (`rows_as_lists` moves the rows held so far there).
     """
 
     def __init__(self) -> None:
@@ -351,12 +363,13 @@ class EventBuffers(_EventRows):
         player, cards, card, meld, dead, note = _event_parts(ev)
         tag = _TAG_CODE.get(type(ev), -1)
         seq = ev.seq
-        if tag < 0 or not _fits(seq, 32) or not -1 <= hand < 32768:
+        if tag < 0 or not _INT32_LOW <= seq <= _INT32_HIGH or not -1 <= hand <= _INT16_HIGH:
             return False
-        if player is not None and (not 0 <= player < 128 or turn is not None
-                                   and not _fits(turn, 16)):
+        if player is not None and (not 0 <= player <= _INT8_HIGH or turn is not None
+                                   and not _INT16_LOW <= turn <= _INT16_HIGH):
             return False
-        if meld is not None and not _fits(meld, 16) or dead is not None and not 0 <= dead < 128:
+        if (meld is not None and not _INT16_LOW <= meld <= _INT16_HIGH
+                or dead is not None and not 0 <= dead <= _INT8_HIGH):
             return False
         code = 0
         if card is not None:
@@ -365,7 +378,7 @@ class EventBuffers(_EventRows):
                 return False
         start = len(self.card_codes)
         if cards is not None:
-            if len(cards) >= 32768:
+            if len(cards) > _INT16_HIGH:  # n_cards
                 return False
             codes = self.card_codes
             for c in cards:
@@ -406,6 +419,30 @@ class EventBuffers(_EventRows):
         self.note.append(note)
         return True
 
+    def rows_as_lists(self, start: int, end: int) -> _EventColumns:
+        """Return the rows from `start` to `end` as the plain lists hold them (`_EventColumns`,
+        no game_id): each code read back as its string, a value beside a 0 as None."""
+        out = _EventColumns()
+        ends = self.cards_end
+        for i in range(start, end):
+            has_player = self.player_ok[i] != 0
+            cards = ([CARD_NAMES[c] for c in self.card_codes[ends[i]:ends[i + 1]]]
+                     if self.cards_ok[i] else None)
+            out.seq.append(int(self.seq[i]))
+            out.hand.append(int(self.hand[i]) if self.hand_ok[i] else None)
+            out.turn.append(int(self.turn[i]) if self.turn_ok[i] else None)
+            out.type.append(EVENT_TAG_NAMES[self.type[i]])
+            out.player.append(int(self.player[i]) if has_player else None)
+            out.team.append(int(self.team[i]) if has_player else None)
+            out.cards.append(cards)
+            out.card.append(CARD_NAMES[self.card[i]] if self.card_ok[i] else None)
+            out.meld.append(int(self.meld[i]) if self.meld_ok[i] else None)
+            out.dead.append(int(self.dead[i]) if self.dead_ok[i] else None)
+            out.n_cards.append(None if cards is None else len(cards))
+            out.at.append(self.at[i])
+            out.note.append(self.note[i])
+        return out
+
     def end_game(self, game_id: str) -> None:
         """Name the game whose rows were added since the last `end_game`."""
         self.game_ids.append(game_id)
@@ -442,21 +479,25 @@ def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
     `head` and `sealed` describe the log (see `log.Chain`); `source` names where it was read.
     With `into`, the rows are appended to it (and it is returned), all of them or, when the
     game raises, none. Where `into` holds its events rows natively (`Columns.native`), a row
-    they cannot hold raises `RowsNotNative`, none of the game's rows added.
+    they cannot hold moves them to the plain lists (`Columns.to_lists`, the game's rows so far
+    with them) and the replay goes on in the lists: each event is played once.
     """
     native = None if into is None else into.native
     if native is None:
-        return _game_rows(events, source, head, sealed, into, _EventColumns())
+        return _game_rows(events, source, head, sealed, into, _EventColumns(), 0)
     rows = len(native)
     try:
-        return _game_rows(events, source, head, sealed, into, native)
+        return _game_rows(events, source, head, sealed, into, native, rows)
     except BaseException:
-        native.cut(rows)
+        if into is not None and into.native is native:  # still native: the game's rows dropped
+            native.cut(rows)
         raise
 
 
 def _game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
-               into: Columns | None, cols: _EventRows) -> Columns:
+               into: Columns | None, cols: _EventRows, start: int) -> Columns:
+    """`game_rows`, the events rows built by `cols`: `into.native` (the game's rows from row
+    `start` on) or plain lists of this game's own."""
     rows = Columns()
     state = GameState()
     evs = events if isinstance(events, list) else list(events)
@@ -471,7 +512,13 @@ def _game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
         turn = state.turn
         play(state, ev)
         if not cols.add(ev, turn, state.hand_no):
-            raise RowsNotNative(f"{source}: seq {ev.seq}: a row the native columns cannot hold")
+            # a value the machine ints cannot hold: the game goes on in plain lists, its rows so
+            # far with it, and the chunk's earlier rows move to `into`'s lists before them
+            native = cast(EventBuffers, cols)
+            cols = native.rows_as_lists(start, len(native))
+            native.cut(start)
+            cast(Columns, into).to_lists()
+            cols.add(ev, turn, state.hand_no)
         kind = type(ev)
         n_events += 1
         if kind is _DREW or kind is _TOOKPILE:  # RULES 2: a turn begins with a draw or the pile

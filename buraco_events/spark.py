@@ -3,7 +3,7 @@
 A shell module; pyspark is optional (`pip install 'buraco-events[spark]'`, and Java 17) and only
 imported when a job runs. Executors read whole files (Spark's `binaryFile` source: a log, or a
 `.bza` archive expanded on the executor), check and replay each log with `analytics.check_chunk`
-(the same `log_rows` as `buraco index`: no second implementation of rows or rules) and hand back
+(the same check as `buraco index`: no second implementation of rows or rules) and hand back
 Arrow batches (`mapInArrow`). The job writes the five tables of `buraco export` (zstd Parquet,
 `DIR/<table>/variant=<v>/`, the same columns and types, read back by `analytics.connect_parquet`)
 and `DIR/rejects` (path, seq, kind, message): every log that fails, one row each.

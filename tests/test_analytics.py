@@ -25,10 +25,8 @@ from buraco_events.analytics import (
     TABLES,
     VIEWS,
     Rejected,
-    arrow_tables,
     check_chunk,
     index,
-    log_rows,
 )
 from buraco_events.archive import pack
 from buraco_events.cards import ALL_CARDS
@@ -734,8 +732,8 @@ def test_a_folder_that_is_not_an_export_is_refused(tmp_path: Path):
 def test_a_chunk_with_values_that_do_not_fit_rejects_those_logs_alone(
         tmp_path: Path, native: bool, monkeypatch: pytest.MonkeyPatch):
     # the chunk's conversion to Arrow fails on the misfits; then each log is checked alone and
-    # the outcomes are those of `log_rows`, log by log, and the rows those of the logs kept;
-    # the same with the events rows built either way (`analytics._NATIVE_ROWS`)
+    # the outcomes are those of each log checked in a chunk of its own, and the rows those of
+    # the logs kept; the same with the events rows built either way (`analytics._NATIVE_ROWS`)
     monkeypatch.setattr(analytics, "_NATIVE_ROWS", native)
     folder = tmp_path / "logs"
     folder.mkdir()
@@ -748,34 +746,26 @@ def test_a_chunk_with_values_that_do_not_fit_rejects_those_logs_alone(
     logs = list(iter_logs(folder))
     assert len(logs) == 6
     chunk = check_chunk(logs)
-    alone = [log_rows(source, lines) for source, lines in logs]
-    assert [type(o).__name__ for o in chunk.outcomes] == [
-        "Rejected" if isinstance(a, Rejected) else "Checked" for a in alone]
-    assert sum(isinstance(a, Rejected) for a in alone) == 4
-    kept = Columns()
-    for outcome, got in zip(chunk.outcomes, alone, strict=True):
-        if isinstance(got, Rejected):
-            assert outcome == got
-        else:
-            assert (outcome.source, outcome.game_id, outcome.head, outcome.events) == (
-                got.source, got.game_id, got.head, got.events)
-            assert outcome.counts == got.rows.counts()
-            kept.extend(got.rows)
-    expected = arrow_tables(kept)
-    assert {t: chunk.tables[t].to_pylist() for t in TABLES} == {
-        t: expected[t].to_pylist() for t in TABLES}
+    alone = [check_chunk([log]) for log in logs]
+    assert chunk.outcomes == [one.outcomes[0] for one in alone]
+    assert sum(isinstance(one.outcomes[0], Rejected) for one in alone) == 4
+    assert "range" in {o.kind for o in chunk.outcomes if isinstance(o, Rejected)}
+    expected = {t: [row for one in alone for row in one.tables[t].to_pylist()] for t in TABLES}
+    assert {t: chunk.tables[t].to_pylist() for t in TABLES} == expected
+    assert all(n for n in map(len, expected.values()))
     # a chunk that fits is converted at once, to the same rows
-    good = [log for log, a in zip(logs, alone, strict=True) if not isinstance(a, Rejected)]
-    assert {t: check_chunk(good).tables[t].to_pylist() for t in TABLES} == {
-        t: expected[t].to_pylist() for t in TABLES}
+    good = [log for log, one in zip(logs, alone, strict=True)
+            if not isinstance(one.outcomes[0], Rejected)]
+    assert {t: check_chunk(good).tables[t].to_pylist() for t in TABLES} == expected
 
 
 @pytest.mark.skipif(build() == "compiled", reason="rows._TAG_CODE is a compiled constant")
 def test_a_row_the_native_columns_refuse_moves_the_chunk_to_lists(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     # the native builder refuses a row (here: a note, its class taken out of the codes) in the
-    # second log: the rows built so far move to the plain lists, that log is replayed into
-    # them, and the chunk's tables and outcomes are those of the lists alone
+    # second log: the rows built so far (the first log's, the second's up to the note) move to
+    # the plain lists, the replay goes on in them, and the chunk's tables and outcomes are those
+    # of the lists alone; every event is played once
     for seed in range(3):
         events = random_game("stbl", 2, 40 + seed)
         if seed == 1:
@@ -787,10 +777,15 @@ def test_a_row_the_native_columns_refuse_moves_the_chunk_to_lists(
     codes = {cls: code for cls, code in rows._TAG_CODE.items() if cls is not Note}
     monkeypatch.setattr(rows, "_TAG_CODE", codes)
     calls: list[int] = []
-    real = analytics._to_lists
-    monkeypatch.setattr(analytics, "_to_lists", lambda cols: calls.append(1) or real(cols))
+    real = Columns.to_lists
+    monkeypatch.setattr(Columns, "to_lists", lambda cols: calls.append(1) or real(cols))
+    played: list[int] = []
+    real_play = rows.play
+    monkeypatch.setattr(rows, "play", lambda state, ev: played.append(ev.seq) or real_play(state, ev))
     got = check_chunk(list(iter_logs(tmp_path)))
     assert calls == [1]  # once: the chunk stays in lists after
+    logs = [list(read_log(path)) for path in sorted(tmp_path.glob("*.jsonl"))]
+    assert played == [ev.seq for log in logs for _, _, ev in log]  # no game replayed again
     assert got.outcomes == expected.outcomes
     assert {t: got.tables[t].to_pylist() for t in TABLES} == {
         t: expected.tables[t].to_pylist() for t in TABLES}

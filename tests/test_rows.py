@@ -12,7 +12,7 @@ import pytest
 import reference_rows
 from helpers import random_game
 
-from buraco_events import analytics, rows
+from buraco_events import analytics, build, rows, schema
 from buraco_events.events import (
     EVENT_TYPES,
     Discarded,
@@ -100,6 +100,57 @@ def test_native_rows_are_the_lists_rows() -> None:
             cols.add(ev, turn, hand)
         lists = {c: [_plain(v) for v in vs] for c, vs in cols.columns("g").items()}
         assert _native(SAMPLES, turn, hand) == lists
+        # and read back as lists (a game's rows so far, when a row does not fit)
+        buf = rows.EventBuffers()
+        for ev in SAMPLES:
+            assert buf.add(ev, turn, hand)
+        back = buf.rows_as_lists(0, len(buf)).columns("g")
+        assert {c: [_plain(v) for v in vs] for c, vs in back.items()} == lists
+        part = buf.rows_as_lists(3, 5).columns("g")
+        assert {c: [_plain(v) for v in vs] for c, vs in part.items()} == {
+            c: vs[3:5] for c, vs in lists.items()}
+
+
+def test_native_rows_move_to_the_lists_in_order() -> None:
+    # `Columns.to_lists`: every game's rows, in order, after the rows the lists held, each
+    # named by its game; from then on the rows are built as lists
+    games = [random_game("stbl", 2, 50), random_game("burraco", 4, 51), random_game("stbl", 2, 52)]
+    native, lists = rows.Columns(native=True), rows.Columns()
+    for i, events in enumerate(games):
+        rows.game_rows(events, f"s{i}", "h", True, native)
+        rows.game_rows(events, f"s{i}", "h", True, lists)
+    assert native.native is not None and len(native.native) == lists.count("events")
+    native.to_lists()
+    assert native.native is None
+    assert _plain_data(native) == _plain_data(lists)
+    rows.game_rows(games[0], "again", "h", True, native)  # the lists go on
+    rows.game_rows(games[0], "again", "h", True, lists)
+    assert _plain_data(native) == _plain_data(lists)
+
+
+def _plain_data(cols: rows.Columns) -> dict[str, dict[str, list[Any]]]:
+    return {t: {c: [_plain(v) for v in vs] for c, vs in table.items()}
+            for t, table in cols.data.items()}
+
+
+def test_one_declaration() -> None:
+    # the column names, the Arrow schemas, the DuckDB types and the misfit ranges all follow
+    # from `schema.TABLES`; so do the types `EventBuffers` holds the events columns as
+    assert tuple(rows.COLUMNS) == tuple(analytics.SCHEMAS) == tuple(schema.TABLES)
+    for table, declared in schema.TABLES.items():
+        assert rows.COLUMNS[table] == declared.names() == tuple(analytics.SCHEMAS[table].names)
+        for name, word in declared.columns:
+            arrow = analytics.SCHEMAS[table].field(name).type
+            assert analytics._DDL_TYPES[arrow] == schema.TYPES[word]
+        ints = {name: (lo, hi) for name, _, lo, hi in analytics._INT_COLUMNS[table]}
+        assert ints == {name: schema.int_range(word) for name, word in declared.columns
+                        if schema.int_range(word) is not None}
+    assert schema.int_range("int16") == (-32768, 32767) and schema.int_range("int32[]") == (
+        -2**31, 2**31 - 1) and schema.int_range("text[]") is None
+    events = schema.TABLES["events"]
+    assert rows._NATIVE_TYPES == {n: events.type_of(n) for n in rows._NATIVE_TYPES}
+    assert set(rows._NATIVE_TYPES) == {n for n, w in events.columns if schema.int_range(w)}
+    rows._check_native_types()
 
 
 def test_native_rows_refuse_what_their_columns_cannot_hold() -> None:
@@ -216,3 +267,34 @@ def test_rows_equal_the_reference_with_notes_and_cut_short(variant: str, players
     k = next(i for i, ev in enumerate(bad) if isinstance(ev, Discarded))
     bad[k] = msgspec.structs.replace(bad[k], player=(bad[k].player + 1) % players)
     assert_same_rows(bad)
+
+
+@pytest.mark.skipif(build() == "compiled", reason="rows._TAG_CODE is a compiled constant")
+def test_a_row_the_native_rows_refuse_goes_on_in_the_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a note refused mid-game: the rows so far move to the lists, the game goes on in them and
+    # its events are played once; a game that then raises leaves none of its rows
+    monkeypatch.setattr(rows, "_TAG_CODE", {c: n for c, n in rows._TAG_CODE.items() if c is not Note})
+    first = random_game("stbl", 2, 60)
+    events = random_game("stbl", 2, 61)
+    noted = [*events[:5], Note(seq=5, by="referee", text="x"),
+             *(msgspec.structs.replace(ev, seq=ev.seq + 1) for ev in events[5:])]
+    lists = rows.Columns()
+    for evs in (first, noted):
+        rows.game_rows(evs, "s", "h", True, lists)
+    played: list[int] = []
+    real_play = rows.play
+    monkeypatch.setattr(rows, "play", lambda state, ev: played.append(ev.seq) or real_play(state, ev))
+    into = rows.Columns(native=True)
+    for evs in (first, noted):
+        rows.game_rows(evs, "s", "h", True, into)
+    assert into.native is None and _plain_data(into) == _plain_data(lists)
+    assert played == [ev.seq for ev in (*first, *noted)]
+    # refused, then illegal: nothing of that game is kept
+    into = rows.Columns(native=True)
+    rows.game_rows(first, "s", "h", True, into)
+    bad = [*noted[:8], msgspec.structs.replace(noted[8], seq=99)]
+    with pytest.raises(Exception, match="seq"):
+        rows.game_rows(bad, "s", "h", True, into)
+    only = rows.Columns()
+    rows.game_rows(first, "s", "h", True, only)
+    assert into.native is None and _plain_data(into) == _plain_data(only)

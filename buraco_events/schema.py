@@ -1,0 +1,103 @@
+"""The analytics tables: every column of the index's tables declared once.
+
+Each table is a line on what it holds and its columns in order, each a name and a type word
+(`TYPES`); the rest follows from these: the column names `rows` fills (`rows.COLUMNS`), the Arrow
+schemas and DuckDB types `analytics` stores the rows with, the range a value must be in to be
+stored (`analytics`' misfit check), and the widths of the machine ints `rows.EventBuffers` holds
+(checked against the declared types when `rows` is imported).
+
+Pure data: no pyarrow, no duckdb (the compiled `rows` imports it). This is not the events' JSON
+Schema (`buraco schema`), which follows from the event types.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+
+class Table(NamedTuple):
+    """One table: a line on what it holds (`buraco sql --help`, the table's COMMENT) and its
+    columns in order, each (name, type word)."""
+
+    about: str
+    columns: tuple[tuple[str, str], ...]
+
+    def names(self) -> tuple[str, ...]:
+        """Return the column names in order."""
+        return tuple(name for name, _ in self.columns)
+
+    def type_of(self, column: str) -> str:
+        """Return a column's type word (KeyError for a column the table does not have)."""
+        for name, word in self.columns:
+            if name == column:
+                return word
+        raise KeyError(column)
+
+
+#: the type words and the DuckDB type each stands for; `word[]` is a list of `word`
+TYPES: Final[dict[str, str]] = {
+    "text": "VARCHAR", "bool": "BOOLEAN", "int8": "TINYINT", "int16": "SMALLINT",
+    "int32": "INTEGER", "text[]": "VARCHAR[]", "int32[]": "INTEGER[]",
+}
+#: the bits of each integer type word (signed: an int of `bits` bits)
+INT_BITS: Final[dict[str, int]] = {"int8": 8, "int16": 16, "int32": 32}
+
+#: every table of the index, in table order
+TABLES: Final[dict[str, Table]] = {
+    "games": Table(
+        "one row per game: variant, players, target, hands, totals, winner, head, and the"
+        " audit's verdict (audit_ok, audit_problems: its problems' kinds)", (
+            ("game_id", "text"), ("variant", "text"), ("players", "text[]"),
+            ("n_players", "int8"), ("target", "int32"), ("hands", "int16"),
+            ("totals", "int32[]"), ("winner", "int8"), ("first_team", "int8"),
+            ("events", "int32"), ("complete", "bool"), ("sealed", "bool"), ("head", "text"),
+            ("source", "text"), ("audit_ok", "bool"), ("audit_problems", "text[]"),
+        )),
+    "hands": Table(
+        "one row per hand: first seat, end reason, turns, scores recounted and claimed", (
+            ("game_id", "text"), ("hand", "int16"), ("first", "int8"), ("reason", "text"),
+            ("closed_by", "int8"), ("turns", "int16"), ("events", "int32"),
+            ("scores", "int32[]"), ("claimed_scores", "int32[]"), ("claims_match", "bool"),
+        )),
+    "events": Table(
+        "one row per event: seq, hand, turn, type, player, cards, meld, dead, note", (
+            ("game_id", "text"), ("seq", "int32"), ("hand", "int16"), ("turn", "int16"),
+            ("type", "text"), ("player", "int8"), ("team", "int8"), ("cards", "text[]"),
+            ("card", "text"), ("meld", "int16"), ("dead", "int8"), ("n_cards", "int16"),
+            ("at", "text"), ("note", "text"),
+        )),
+    "melds": Table(
+        "one row per meld at its hand's end: team, cards, canasta kind, laid by", (
+            ("game_id", "text"), ("hand", "int16"), ("meld", "int16"), ("team", "int8"),
+            ("type", "text"), ("n_cards", "int16"), ("cards", "text[]"), ("kind", "text"),
+            ("clean", "bool"), ("has_joker", "bool"), ("laid_by", "int8"),
+            ("laid_seq", "int32"), ("canasta_seq", "int32"),
+        )),
+    "team_hands": Table(
+        "one row per team and hand: the RULES 7 score sheet (meld points to total)", (
+            ("game_id", "text"), ("hand", "int16"), ("team", "int8"), ("meld_points", "int32"),
+            ("canasta_bonus", "int32"), ("close_bonus", "int32"), ("hand_penalty", "int32"),
+            ("dead_penalty", "int32"), ("took_dead", "bool"), ("dead_direct", "bool"),
+            ("dead_unused", "bool"), ("canastas", "int16"), ("total", "int32"),
+        )),
+}
+
+
+def is_list_type(word: str) -> bool:
+    """Return whether a type word is a list type (`word[]`)."""
+    return word.endswith("[]")
+
+
+def element(word: str) -> str:
+    """Return a list type word's element type word (a scalar type word itself)."""
+    return word[:-2] if is_list_type(word) else word
+
+
+def int_range(word: str) -> tuple[int, int] | None:
+    """Return (low, high) of the values an integer type word holds (of its elements, for a list
+    of integers), or None for a type that holds no integers."""
+    bits = INT_BITS.get(element(word))
+    if bits is None:
+        return None
+    half = 1 << (bits - 1)
+    return -half, half - 1
