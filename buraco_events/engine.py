@@ -449,7 +449,7 @@ def _fmt(cards: Iterable[Card]) -> str:
     return " ".join(cards)
 
 
-# -- checking ----------------------------------------------------------------------------------
+# -- the steps: check, apply and play --------------------------------------------------------------
 
 
 def check(state: GameState, ev: Event) -> MeldShape | None:
@@ -482,9 +482,97 @@ def check(state: GameState, ev: Event) -> MeldShape | None:
     return None
 
 
-def _check_note(state: GameState, ev: Note) -> None:
-    if state.phase == "start":
-        raise _fail(state, ev, "the first event must be game_started")
+def apply(state: GameState, ev: Event, shape: MeldShape | None = None) -> GameState:
+    """Apply a checked event to the state in place and return it (trusts its input).
+
+    `shape` is what `check` returned for a meld or a lay-off (the meld it makes); without it the
+    cards are classified again.
+    """
+    kind = type(ev)  # the common events by direct calls, as in `play`
+    if kind is _DISCARDED:
+        _apply_discarded(state, cast(Discarded, ev))
+    elif kind is _DREW:
+        _apply_drew(state, cast(Drew, ev))
+    elif kind is _LAIDOFF:
+        _apply_laid_off(state, cast(LaidOff, ev), shape)
+    elif kind is _MELDED:
+        _apply_melded(state, cast(Melded, ev), shape)
+    elif kind is _TOOKPILE:
+        _apply_took_pile(state, cast(TookPile, ev))
+    else:
+        _APPLY[kind](state, ev)
+    state.next_seq = ev.seq + 1
+    return state
+
+
+#: the common events' classes as compiled constants (a name imported from the uncompiled `events`
+#: is looked up in the module's dict at each use)
+_DISCARDED: Final = Discarded
+
+
+_DREW: Final = Drew
+_LAIDOFF: Final = LaidOff
+_MELDED: Final = Melded
+_TOOKPILE: Final = TookPile
+def play(state: GameState, ev: Event) -> GameState:
+    """Check an event, then apply it in place; raises `IllegalMove` and leaves state unchanged.
+
+    `check` then `apply` fused (the audit and every replay take this step per event): one call
+    and one dispatch rather than two, and the apply of a play takes the meld shape its check
+    found. Errors are `check`'s own.
+    """
+    seq = ev.seq
+    if seq != state.next_seq:
+        raise _fail(state, ev, f"seq should be {state.next_seq}, got {seq}")
+    # the common events by direct calls (compiled: no call through the function objects'
+    # Python entry points), the rest through the tables
+    kind = type(ev)
+    if kind is _DISCARDED:
+        _check_discarded(state, cast(Discarded, ev))
+        _apply_discarded(state, cast(Discarded, ev))
+    elif kind is _DREW:
+        _check_drew(state, cast(Drew, ev))
+        _apply_drew(state, cast(Drew, ev))
+    elif kind is _LAIDOFF:
+        _apply_laid_off(state, cast(LaidOff, ev), _check_laid_off(state, cast(LaidOff, ev)))
+    elif kind is _MELDED:
+        _apply_melded(state, cast(Melded, ev), _check_melded(state, cast(Melded, ev)))
+    elif kind is _TOOKPILE:
+        _check_took_pile(state, cast(TookPile, ev))
+        _apply_took_pile(state, cast(TookPile, ev))
+    else:
+        checker = _CHECKS.get(kind)
+        if checker is None:
+            raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
+        checker(state, ev)
+        _APPLY[kind](state, ev)
+    state.next_seq = seq + 1
+    return state
+
+
+def advance(state: GameState, ev: Event) -> GameState:
+    """Return the state after a checked event, leaving `state` itself untouched (the pure fold)."""
+    check(state, ev)
+    return apply(state.copy(), ev)
+
+
+def replay(events: Iterable[Event], state: GameState | None = None) -> GameState:
+    """Fold events (each checked) into a state: the state after the last event."""
+    state = GameState() if state is None else state
+    for ev in events:
+        play(state, ev)
+    return state
+
+
+def iter_states(events: Iterable[Event]) -> Iterator[tuple[Event, GameState]]:
+    """Yield each event with an independent snapshot of the state after it."""
+    state = GameState()
+    for ev in events:
+        play(state, ev)
+        yield ev, state.copy()
+
+
+# -- the phase and turn gates ----------------------------------------------------------------------
 
 
 def _expect_phase(state: GameState, ev: Event) -> None:
@@ -516,6 +604,9 @@ def _turn_reason(state: GameState, player: int) -> str:
     return f"it is seat {state.to_play}'s turn, not seat {player}'s"
 
 
+# -- game_started ----------------------------------------------------------------------------------
+
+
 def _check_game_started(state: GameState, ev: GameStarted) -> None:
     _expect_phase(state, ev)
     if ev.seq != 0:
@@ -529,6 +620,21 @@ def _check_game_started(state: GameState, ev: GameStarted) -> None:
             canonical_variant(ev.variant)
         except UnknownVariant as exc:
             raise _fail(state, ev, f"variant: {exc}") from None
+
+
+def _apply_game_started(state: GameState, ev: GameStarted) -> None:
+    rules = ev.rules if ev.rules is not None else find_rules(ev.variant)
+    if ev.target is not None:
+        rules = msgspec.structs.replace(rules, target=ev.target)
+    state.rules = rules
+    state.variant = ev.variant
+    state.game_id = ev.game_id
+    state.players = tuple(ev.players)
+    state.totals = [0, 0]
+    state.phase = "deal"
+
+
+# -- hand_started ----------------------------------------------------------------------------------
 
 
 def _check_hand_started(state: GameState, ev: HandStarted) -> None:
@@ -575,6 +681,40 @@ def _deck_counts(jokers: int) -> Counter[Card]:
     return Counter(make_deck(jokers))
 
 
+def _apply_hand_started(state: GameState, ev: HandStarted) -> None:
+    state.hand_no = ev.hand
+    state.first = ev.first
+    if ev.hand == 0:
+        state.first_of_game = ev.first
+    state.to_play = ev.first
+    state.turn = 0
+    state.hands = [_counted(h) for h in ev.hands]
+    state.stock = list(reversed(ev.stock))
+    state.pile = list(ev.discard)
+    state.deads = [tuple(d) for d in ev.deads]
+    state.dead_fate = [None, None]
+    state.dead_taker = [None, None]
+    state.team_dead = [None, None]
+    state.team_dead_direct = [False, False]
+    state.unused_seat = [None, None]
+    state.dead_mode = None
+    state.pending_top = None
+    state.pending_rest = []
+    state.top_due = None
+    state.refilling = False
+    state.quiet_turns = 0
+    state.turn_progress = False
+    state.single_taken = None
+    state.last_turn = False
+    state.melds = []
+    state.closed_by = None
+    state.end_reason = None
+    state.phase = "draw"
+
+
+# -- drew ------------------------------------------------------------------------------------------
+
+
 def _check_drew(state: GameState, ev: Drew) -> None:
     # the phase and refill tests are inlined: a drew is every fourth event of a log
     if state.phase != "draw":
@@ -588,6 +728,30 @@ def _check_drew(state: GameState, ev: Drew) -> None:
     if ev.card != stock[-1]:
         raise _fail(state, ev, f"drew {ev.card} but the stock's top card is {stock[-1]}",
                     "drew a card that is not the stock's top card")
+
+
+def _start_turn(state: GameState, player: int) -> None:
+    team = team_of(player)
+    if state.unused_seat[team] == player:
+        state.unused_seat[team] = None  # RULES 4: the taker started another turn
+
+
+def _apply_drew(state: GameState, ev: Drew) -> None:
+    player = ev.player
+    if state.unused_seat[team_of(player)] == player:
+        _start_turn(state, player)
+    stock = state.stock
+    stock.pop()
+    hand = state.hands[player]
+    card = ev.card
+    hand[card] = hand.get(card, 0) + 1
+    state.turn_progress = True  # RULES 5: a stock draw is progress
+    state.phase = "play"
+    if len(stock) == 2 and _bits(state).stock_two_left:
+        state.last_turn = True  # RULES 5: this turn is the hand's last
+
+
+# -- took_pile -------------------------------------------------------------------------------------
 
 
 def _check_took_pile(state: GameState, ev: TookPile) -> None:
@@ -613,6 +777,18 @@ def _check_take_form(state: GameState, ev: TookPile) -> None:
         public = None if _bits(state).pile_open else "took_pile cards differ from the pile"
         raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}",
                     public)
+
+
+def _check_not_refilling(state: GameState, ev: Event) -> None:
+    if state.refilling:
+        raise _fail(state, ev, f"the stock is being refilled: dead {_lowest_dead(state)} joins it first (every untaken dead refills it)")
+
+
+def _refill_due(state: GameState) -> bool:
+    """Return whether the stock is to be refilled before anyone draws or takes (RULES 5): it is
+    empty, or a refill of every dead is under way, in a variant whose stock refills (`refilling`
+    is only ever set in one)."""
+    return (not state.stock or state.refilling) and _bits(state).stock_refill
 
 
 def _pile_allows(state: GameState, ev: TookPile) -> bool:
@@ -689,18 +865,6 @@ def _any_passes(state: GameState, player: int, candidates: list[TopPlay]) -> boo
     return False
 
 
-def _check_not_refilling(state: GameState, ev: Event) -> None:
-    if state.refilling:
-        raise _fail(state, ev, f"the stock is being refilled: dead {_lowest_dead(state)} joins it first (every untaken dead refills it)")
-
-
-def _refill_due(state: GameState) -> bool:
-    """Return whether the stock is to be refilled before anyone draws or takes (RULES 5): it is
-    empty, or a refill of every dead is under way, in a variant whose stock refills (`refilling`
-    is only ever set in one)."""
-    return (not state.stock or state.refilling) and _bits(state).stock_refill
-
-
 def _trial_take(state: GameState, ev: TookPile) -> GameState:
     """Return the state after taking an open pile, for a look-ahead that only checks.
 
@@ -713,6 +877,27 @@ def _trial_take(state: GameState, ev: TookPile) -> GameState:
     trial.hands = list(state.hands)
     trial.hands[ev.player] = state.hands[ev.player].copy()
     return apply(trial, ev)
+
+
+def _apply_took_pile(state: GameState, ev: TookPile) -> None:
+    _start_turn(state, ev.player)
+    pile = state.pile
+    state.pile = []
+    bits = _bits(state)
+    if bits.closed_next_play:
+        state.pending_top = pile[-1]
+        state.pending_rest = pile[:-1]
+    elif not bits.pile_open:
+        _add_cards(state.hands[ev.player], pile)  # RULES 2, turn_end: the whole pile joins the hand
+        state.top_due = pile[-1]
+    else:
+        _add_cards(state.hands[ev.player], pile)
+        if len(pile) == 1 and bits.no_single_card_return:
+            state.single_taken = pile[0]
+    state.phase = "play"
+
+
+# -- melded and laid_off ---------------------------------------------------------------------------
 
 
 def _play_need(state: GameState, ev: Melded | LaidOff) -> dict[Card, int] | _Refusal:
@@ -871,6 +1056,19 @@ def _meld_words(rules: Rules) -> str:
     return "run or set" if rules.sets else "run (this variant has no sets)"
 
 
+def _apply_melded(state: GameState, ev: Melded, shape: MeldShape | None) -> None:
+    """Lay the new meld: `shape` as its check found it, or classified here when not given."""
+    if shape is None:
+        shape = classify(ev.cards, state.rules)
+        assert shape is not None
+    seq, player = ev.seq, ev.player
+    canasta_seq = seq if len(shape.cards) >= CANASTA_SIZE else None
+    state.melds.append(
+        Meld(ev.meld, team_of(player), shape, player, seq, state.turn, state.turn, canasta_seq)
+    )
+    _after_play(state, player, ev.cards)
+
+
 def _check_laid_off(state: GameState, ev: LaidOff) -> MeldShape:
     """Return the shape of the meld the lay-off `ev` makes; raise the error `_laid_off` finds,
     if any."""
@@ -939,231 +1137,18 @@ def meld_entry(m: Meld, rules: Rules) -> MeldFits:
     return entry
 
 
-def _check_discarded(state: GameState, ev: Discarded) -> None:
-    if state.phase != "play":
-        _expect_phase(state, ev)
-    player = _expect_turn(state, ev)
-    _check_discard_card(state, ev, player, _holds_one(state.hands[player]))
-
-
-def _holds_one(hand: Hand) -> bool:
-    """Return whether the hand holds exactly one card."""
-    if len(hand) != 1:
-        return False
-    for n in hand.values():
-        return n == 1
-    return False
-
-
-def _check_discard_card(state: GameState, ev: Discarded, player: int, last: bool) -> None:
-    """Check the card of a discard by the player to move; `last`: it is the one card held."""
-    if state.pending_top is not None:
-        raise _fail(state, ev, f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile")
-    if state.top_due is not None:
-        raise _fail(state, ev, f"the top card {state.top_due} taken from the pile must be melded before the turn ends")
-    card = ev.card
-    if card not in state.hands[player]:
-        raise _fail(state, ev, f"{card} is not in the hand")
-    if state.single_taken is not None and card == state.single_taken:
-        raise _fail(state, ev, f"no single-card return: {card} was the one card taken from the pile")
-    if last:
-        team = team_of(player)
-        if state.can_take_dead(team):
-            return  # indirect dead
-        if not state.has_closing_canasta(team):
-            raise _fail(state, ev, f"cannot close: the team has no {_canasta_need(state)}")
-        if state.rules.no_wild_last_discard and is_wild_card(ev.card):
-            raise _fail(state, ev, f"the closing discard may not be a wild ({ev.card})")
-
-
-def _check_took_dead(state: GameState, ev: TookDead) -> None:
-    _expect_phase(state, ev)
-    _expect_turn(state, ev)
-    dead = state.deads[ev.dead]
-    if dead is None:
-        raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
-    team = team_of(ev.player)
-    if state.rules.dead_owner == "team" and ev.dead != team:
-        raise _fail(state, ev, f"dead {ev.dead} belongs to team {ev.dead}")
-    if tuple(ev.cards) != tuple(dead):
-        raise _fail(state, ev, f"took_dead cards differ from dead {ev.dead} as dealt")
-
-
-def _check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
-    _expect_phase(state, ev)
-    if not _bits(state).stock_refill:
-        raise _fail(state, ev, "this variant never refills the stock (stock_end two_left)")
-    if not _refill_due(state):
-        raise _fail(state, ev, f"the stock still holds {len(state.stock)} cards")
-    if state.deads[ev.dead] is None:
-        raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
-    lowest = _lowest_dead(state)
-    if state.rules.refill == "all" and ev.dead != lowest:
-        # RULES 5, refill all: every untaken dead joins the stock, lowest first
-        raise _fail(state, ev, f"every untaken dead refills the stock, lowest first: dead {lowest} comes next")
-
-
-def _lowest_dead(state: GameState) -> int | None:
-    return next((i for i, d in enumerate(state.deads) if d is not None), None)
-
-
-def must_refill(state: GameState) -> bool:
-    """Return whether the table refills the stock before anyone draws (RULES 5).
-
-    Public for the table (`table.table_event`), which refills the stock before anyone draws; a
-    def rather than an alias, so that the compiled table calls it directly.
-    """
-    return state.phase == "draw" and _refill_due(state)
-
-
-def _stock_exhausted(state: GameState) -> bool:
-    """Return whether the hand ends for want of cards: a refill is due and no dead is left."""
-    return must_refill(state) and _lowest_dead(state) is None
-
-
-def _check_hand_ended(state: GameState, ev: HandEnded) -> None:
-    n = state.rules.stalemate_rounds
-    if ev.reason == "stalemate" and state.end_reason != "stalemate" and state.phase in PLAYING_PHASES:
-        if not n:
-            raise _fail(state, ev, "this variant has no stalemate end (stalemate_rounds 0)")
-        raise _fail(state, ev, f"stalemate needs {n} round{'s' if n != 1 else ''} without progress; only {state.quiet_turns // state.n_players} so far")
-    if not _stock_exhausted(state):
-        _expect_phase(state, ev)
-    if ev.hand != state.hand_no:
-        raise _fail(state, ev, f"hand should be {state.hand_no}, got {ev.hand}")
-    reason = state.end_reason or "stock_exhausted"
-    if ev.reason != reason:
-        raise _fail(state, ev, f"reason should be {reason}, got {ev.reason}")
-    if ev.closed_by != state.closed_by:
-        raise _fail(state, ev, f"closed_by should be {state.closed_by}, got {ev.closed_by}")
-    if len(ev.scores) != 2:
-        raise _fail(state, ev, "scores: one score per team (2)")
-
-
-def _check_game_ended(state: GameState, ev: GameEnded) -> None:
-    _expect_phase(state, ev)
-    if len(ev.totals) != 2:
-        raise _fail(state, ev, "totals: one total per team (2)")
-
-
-#: the checker of each event class but the five common ones (`check` and `play` call those directly)
-_CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
-    GameStarted: _check_game_started,
-    HandStarted: _check_hand_started,
-    TookDead: _check_took_dead,
-    StockRefilled: _check_stock_refilled,
-    HandEnded: _check_hand_ended,
-    GameEnded: _check_game_ended,
-    Note: _check_note,
-}
-
-
-# -- applying ----------------------------------------------------------------------------------
-
-
-def apply(state: GameState, ev: Event, shape: MeldShape | None = None) -> GameState:
-    """Apply a checked event to the state in place and return it (trusts its input).
-
-    `shape` is what `check` returned for a meld or a lay-off (the meld it makes); without it the
-    cards are classified again.
-    """
-    kind = type(ev)  # the common events by direct calls, as in `play`
-    if kind is _DISCARDED:
-        _apply_discarded(state, cast(Discarded, ev))
-    elif kind is _DREW:
-        _apply_drew(state, cast(Drew, ev))
-    elif kind is _LAIDOFF:
-        _apply_laid_off(state, cast(LaidOff, ev), shape)
-    elif kind is _MELDED:
-        _apply_melded(state, cast(Melded, ev), shape)
-    elif kind is _TOOKPILE:
-        _apply_took_pile(state, cast(TookPile, ev))
-    else:
-        _APPLY[kind](state, ev)
-    state.next_seq = ev.seq + 1
-    return state
-
-
-def _apply_game_started(state: GameState, ev: GameStarted) -> None:
-    rules = ev.rules if ev.rules is not None else find_rules(ev.variant)
-    if ev.target is not None:
-        rules = msgspec.structs.replace(rules, target=ev.target)
-    state.rules = rules
-    state.variant = ev.variant
-    state.game_id = ev.game_id
-    state.players = tuple(ev.players)
-    state.totals = [0, 0]
-    state.phase = "deal"
-
-
-def _apply_hand_started(state: GameState, ev: HandStarted) -> None:
-    state.hand_no = ev.hand
-    state.first = ev.first
-    if ev.hand == 0:
-        state.first_of_game = ev.first
-    state.to_play = ev.first
-    state.turn = 0
-    state.hands = [_counted(h) for h in ev.hands]
-    state.stock = list(reversed(ev.stock))
-    state.pile = list(ev.discard)
-    state.deads = [tuple(d) for d in ev.deads]
-    state.dead_fate = [None, None]
-    state.dead_taker = [None, None]
-    state.team_dead = [None, None]
-    state.team_dead_direct = [False, False]
-    state.unused_seat = [None, None]
-    state.dead_mode = None
-    state.pending_top = None
-    state.pending_rest = []
-    state.top_due = None
-    state.refilling = False
-    state.quiet_turns = 0
-    state.turn_progress = False
-    state.single_taken = None
-    state.last_turn = False
-    state.melds = []
-    state.closed_by = None
-    state.end_reason = None
-    state.phase = "draw"
-
-
-def _start_turn(state: GameState, player: int) -> None:
-    team = team_of(player)
-    if state.unused_seat[team] == player:
-        state.unused_seat[team] = None  # RULES 4: the taker started another turn
-
-
-def _apply_drew(state: GameState, ev: Drew) -> None:
-    player = ev.player
-    if state.unused_seat[team_of(player)] == player:
-        _start_turn(state, player)
-    stock = state.stock
-    stock.pop()
-    hand = state.hands[player]
-    card = ev.card
-    hand[card] = hand.get(card, 0) + 1
-    state.turn_progress = True  # RULES 5: a stock draw is progress
-    state.phase = "play"
-    if len(stock) == 2 and _bits(state).stock_two_left:
-        state.last_turn = True  # RULES 5: this turn is the hand's last
-
-
-def _apply_took_pile(state: GameState, ev: TookPile) -> None:
-    _start_turn(state, ev.player)
-    pile = state.pile
-    state.pile = []
-    bits = _bits(state)
-    if bits.closed_next_play:
-        state.pending_top = pile[-1]
-        state.pending_rest = pile[:-1]
-    elif not bits.pile_open:
-        _add_cards(state.hands[ev.player], pile)  # RULES 2, turn_end: the whole pile joins the hand
-        state.top_due = pile[-1]
-    else:
-        _add_cards(state.hands[ev.player], pile)
-        if len(pile) == 1 and bits.no_single_card_return:
-            state.single_taken = pile[0]
-    state.phase = "play"
+def _apply_laid_off(state: GameState, ev: LaidOff, shape: MeldShape | None) -> None:
+    """Grow the meld: to `shape` as its check found it, or classified here when not given."""
+    meld_id = ev.meld
+    old = state.melds[meld_id]
+    if shape is None:
+        shape = grown_shape(old, tuple(ev.cards), state.rules)
+        assert shape is not None
+    canasta_seq = old.canasta_seq
+    if canasta_seq is None and len(shape.cards) >= CANASTA_SIZE:
+        canasta_seq = ev.seq
+    state.melds[meld_id] = old.with_shape(shape, state.turn, canasta_seq)
+    _after_play(state, ev.player, ev.cards)
 
 
 def _counted(cards: Iterable[Card]) -> Hand:
@@ -1206,31 +1191,44 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
             state.closed_by, state.end_reason, state.phase = player, "closed", "hand_end"
 
 
-def _apply_melded(state: GameState, ev: Melded, shape: MeldShape | None) -> None:
-    """Lay the new meld: `shape` as its check found it, or classified here when not given."""
-    if shape is None:
-        shape = classify(ev.cards, state.rules)
-        assert shape is not None
-    seq, player = ev.seq, ev.player
-    canasta_seq = seq if len(shape.cards) >= CANASTA_SIZE else None
-    state.melds.append(
-        Meld(ev.meld, team_of(player), shape, player, seq, state.turn, state.turn, canasta_seq)
-    )
-    _after_play(state, player, ev.cards)
+# -- discarded -------------------------------------------------------------------------------------
 
 
-def _apply_laid_off(state: GameState, ev: LaidOff, shape: MeldShape | None) -> None:
-    """Grow the meld: to `shape` as its check found it, or classified here when not given."""
-    meld_id = ev.meld
-    old = state.melds[meld_id]
-    if shape is None:
-        shape = grown_shape(old, tuple(ev.cards), state.rules)
-        assert shape is not None
-    canasta_seq = old.canasta_seq
-    if canasta_seq is None and len(shape.cards) >= CANASTA_SIZE:
-        canasta_seq = ev.seq
-    state.melds[meld_id] = old.with_shape(shape, state.turn, canasta_seq)
-    _after_play(state, ev.player, ev.cards)
+def _check_discarded(state: GameState, ev: Discarded) -> None:
+    if state.phase != "play":
+        _expect_phase(state, ev)
+    player = _expect_turn(state, ev)
+    _check_discard_card(state, ev, player, _holds_one(state.hands[player]))
+
+
+def _holds_one(hand: Hand) -> bool:
+    """Return whether the hand holds exactly one card."""
+    if len(hand) != 1:
+        return False
+    for n in hand.values():
+        return n == 1
+    return False
+
+
+def _check_discard_card(state: GameState, ev: Discarded, player: int, last: bool) -> None:
+    """Check the card of a discard by the player to move; `last`: it is the one card held."""
+    if state.pending_top is not None:
+        raise _fail(state, ev, f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile")
+    if state.top_due is not None:
+        raise _fail(state, ev, f"the top card {state.top_due} taken from the pile must be melded before the turn ends")
+    card = ev.card
+    if card not in state.hands[player]:
+        raise _fail(state, ev, f"{card} is not in the hand")
+    if state.single_taken is not None and card == state.single_taken:
+        raise _fail(state, ev, f"no single-card return: {card} was the one card taken from the pile")
+    if last:
+        team = team_of(player)
+        if state.can_take_dead(team):
+            return  # indirect dead
+        if not state.has_closing_canasta(team):
+            raise _fail(state, ev, f"cannot close: the team has no {_canasta_need(state)}")
+        if state.rules.no_wild_last_discard and is_wild_card(ev.card):
+            raise _fail(state, ev, f"the closing discard may not be a wild ({ev.card})")
 
 
 def _end_turn(state: GameState) -> None:
@@ -1268,6 +1266,22 @@ def _apply_discarded(state: GameState, ev: Discarded) -> None:
         state.closed_by, state.end_reason, state.phase = player, "closed", "hand_end"
 
 
+# -- took_dead -------------------------------------------------------------------------------------
+
+
+def _check_took_dead(state: GameState, ev: TookDead) -> None:
+    _expect_phase(state, ev)
+    _expect_turn(state, ev)
+    dead = state.deads[ev.dead]
+    if dead is None:
+        raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+    team = team_of(ev.player)
+    if state.rules.dead_owner == "team" and ev.dead != team:
+        raise _fail(state, ev, f"dead {ev.dead} belongs to team {ev.dead}")
+    if tuple(ev.cards) != tuple(dead):
+        raise _fail(state, ev, f"took_dead cards differ from dead {ev.dead} as dealt")
+
+
 def _apply_took_dead(state: GameState, ev: TookDead) -> None:
     team = team_of(ev.player)
     _add_cards(state.hands[ev.player], ev.cards)
@@ -1284,6 +1298,41 @@ def _apply_took_dead(state: GameState, ev: TookDead) -> None:
     state.dead_mode = None
 
 
+# -- stock_refilled --------------------------------------------------------------------------------
+
+
+def _check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
+    _expect_phase(state, ev)
+    if not _bits(state).stock_refill:
+        raise _fail(state, ev, "this variant never refills the stock (stock_end two_left)")
+    if not _refill_due(state):
+        raise _fail(state, ev, f"the stock still holds {len(state.stock)} cards")
+    if state.deads[ev.dead] is None:
+        raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+    lowest = _lowest_dead(state)
+    if state.rules.refill == "all" and ev.dead != lowest:
+        # RULES 5, refill all: every untaken dead joins the stock, lowest first
+        raise _fail(state, ev, f"every untaken dead refills the stock, lowest first: dead {lowest} comes next")
+
+
+def _lowest_dead(state: GameState) -> int | None:
+    return next((i for i, d in enumerate(state.deads) if d is not None), None)
+
+
+def must_refill(state: GameState) -> bool:
+    """Return whether the table refills the stock before anyone draws (RULES 5).
+
+    Public for the table (`table.table_event`), which refills the stock before anyone draws; a
+    def rather than an alias, so that the compiled table calls it directly.
+    """
+    return state.phase == "draw" and _refill_due(state)
+
+
+def _stock_exhausted(state: GameState) -> bool:
+    """Return whether the hand ends for want of cards: a refill is due and no dead is left."""
+    return must_refill(state) and _lowest_dead(state) is None
+
+
 def _apply_stock_refilled(state: GameState, ev: StockRefilled) -> None:
     dead = state.deads[ev.dead]
     assert dead is not None
@@ -1292,6 +1341,28 @@ def _apply_stock_refilled(state: GameState, ev: StockRefilled) -> None:
     state.deads[ev.dead] = None
     state.dead_fate[ev.dead] = "stock"
     state.refilling = state.rules.refill == "all" and _lowest_dead(state) is not None
+
+
+# -- hand_ended, game_ended and note ---------------------------------------------------------------
+
+
+def _check_hand_ended(state: GameState, ev: HandEnded) -> None:
+    n = state.rules.stalemate_rounds
+    if ev.reason == "stalemate" and state.end_reason != "stalemate" and state.phase in PLAYING_PHASES:
+        if not n:
+            raise _fail(state, ev, "this variant has no stalemate end (stalemate_rounds 0)")
+        raise _fail(state, ev, f"stalemate needs {n} round{'s' if n != 1 else ''} without progress; only {state.quiet_turns // state.n_players} so far")
+    if not _stock_exhausted(state):
+        _expect_phase(state, ev)
+    if ev.hand != state.hand_no:
+        raise _fail(state, ev, f"hand should be {state.hand_no}, got {ev.hand}")
+    reason = state.end_reason or "stock_exhausted"
+    if ev.reason != reason:
+        raise _fail(state, ev, f"reason should be {reason}, got {ev.reason}")
+    if ev.closed_by != state.closed_by:
+        raise _fail(state, ev, f"closed_by should be {state.closed_by}, got {ev.closed_by}")
+    if len(ev.scores) != 2:
+        raise _fail(state, ev, "scores: one score per team (2)")
 
 
 def _apply_hand_ended(state: GameState, ev: HandEnded) -> None:
@@ -1308,12 +1379,38 @@ def _apply_hand_ended(state: GameState, ev: HandEnded) -> None:
     state.phase = "game_end" if winner is not None else "deal"
 
 
+def _check_game_ended(state: GameState, ev: GameEnded) -> None:
+    _expect_phase(state, ev)
+    if len(ev.totals) != 2:
+        raise _fail(state, ev, "totals: one total per team (2)")
+
+
 def _apply_game_ended(state: GameState, ev: GameEnded) -> None:
     state.phase = "over"
 
 
+def _check_note(state: GameState, ev: Note) -> None:
+    if state.phase == "start":
+        raise _fail(state, ev, "the first event must be game_started")
+
+
 def _apply_note(state: GameState, ev: Note) -> None:
     pass
+
+
+# -- the other events' checks and applies, by class ------------------------------------------------
+
+
+#: the checker of each event class but the five common ones (`check` and `play` call those directly)
+_CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
+    GameStarted: _check_game_started,
+    HandStarted: _check_hand_started,
+    TookDead: _check_took_dead,
+    StockRefilled: _check_stock_refilled,
+    HandEnded: _check_hand_ended,
+    GameEnded: _check_game_ended,
+    Note: _check_note,
+}
 
 
 #: the applier of each event class but the five common ones (`apply` and `play` call those directly)
@@ -1328,74 +1425,7 @@ _APPLY: Final[dict[type, Callable[[GameState, Any], None]]] = {
 }
 
 
-#: the common events' classes as compiled constants (a name imported from the uncompiled `events`
-#: is looked up in the module's dict at each use)
-_DISCARDED: Final = Discarded
-_DREW: Final = Drew
-_LAIDOFF: Final = LaidOff
-_MELDED: Final = Melded
-_TOOKPILE: Final = TookPile
-
-
-def play(state: GameState, ev: Event) -> GameState:
-    """Check an event, then apply it in place; raises `IllegalMove` and leaves state unchanged.
-
-    `check` then `apply` fused (the audit and every replay take this step per event): one call
-    and one dispatch rather than two, and the apply of a play takes the meld shape its check
-    found. Errors are `check`'s own.
-    """
-    seq = ev.seq
-    if seq != state.next_seq:
-        raise _fail(state, ev, f"seq should be {state.next_seq}, got {seq}")
-    # the common events by direct calls (compiled: no call through the function objects'
-    # Python entry points), the rest through the tables
-    kind = type(ev)
-    if kind is _DISCARDED:
-        _check_discarded(state, cast(Discarded, ev))
-        _apply_discarded(state, cast(Discarded, ev))
-    elif kind is _DREW:
-        _check_drew(state, cast(Drew, ev))
-        _apply_drew(state, cast(Drew, ev))
-    elif kind is _LAIDOFF:
-        _apply_laid_off(state, cast(LaidOff, ev), _check_laid_off(state, cast(LaidOff, ev)))
-    elif kind is _MELDED:
-        _apply_melded(state, cast(Melded, ev), _check_melded(state, cast(Melded, ev)))
-    elif kind is _TOOKPILE:
-        _check_took_pile(state, cast(TookPile, ev))
-        _apply_took_pile(state, cast(TookPile, ev))
-    else:
-        checker = _CHECKS.get(kind)
-        if checker is None:
-            raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
-        checker(state, ev)
-        _APPLY[kind](state, ev)
-    state.next_seq = seq + 1
-    return state
-
-
-def advance(state: GameState, ev: Event) -> GameState:
-    """Return the state after a checked event, leaving `state` itself untouched (the pure fold)."""
-    check(state, ev)
-    return apply(state.copy(), ev)
-
-
-def replay(events: Iterable[Event], state: GameState | None = None) -> GameState:
-    """Fold events (each checked) into a state: the state after the last event."""
-    state = GameState() if state is None else state
-    for ev in events:
-        play(state, ev)
-    return state
-
-
-def iter_states(events: Iterable[Event]) -> Iterator[tuple[Event, GameState]]:
-    """Yield each event with an independent snapshot of the state after it."""
-    state = GameState()
-    for ev in events:
-        play(state, ev)
-        yield ev, state.copy()
-
-
-# -- scoring the current hand ------------------------------------------------------------------
+# -- scoring the current hand ----------------------------------------------------------------------
 
 
 def hand_scores(state: GameState) -> tuple[TeamScore, TeamScore]:
@@ -1456,7 +1486,7 @@ def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
     return out[0], out[1]
 
 
-# -- legal moves -------------------------------------------------------------------------------
+# -- legal moves -----------------------------------------------------------------------------------
 
 
 #: a candidate play before its check: a new meld, or a lay-off onto meld id (the cards played)
@@ -1767,7 +1797,7 @@ TRANSITIONS: Final[dict[Phase, Transition]] = {
 }
 
 
-# -- chance ------------------------------------------------------------------------------------
+# -- chance ----------------------------------------------------------------------------------------
 
 
 #: whether `random.Random.shuffle` draws as `shuffle` below: each place from the top down swaps
