@@ -273,12 +273,17 @@ def _report(report: Mapping[str, Any]) -> str:
     first = None if head is None else headline(
         str(head["kind"]), int(head["seq"]), str(head["message"]), report.get("changed"),
         bool(report["sealed"]))
+    # an edit, or an unsealed log, leads in a box of its own below the verdict: the verdict
+    # line then says where, not the whole headline again
+    boxed = first is not None and (report.get("changed") is not None or not report["sealed"])
     if failing and first is not None:
-        facts.append(f"{len(failing)} problem(s), first: {first}")
+        said = (f"the file was edited at seq {report['changed']}" if report.get("changed") is not None
+                else first.split(" (", 1)[0] if boxed else first)
+        facts.append(f"{len(failing)} problem(s), first: {said}")
     out = ["<section id=report>",
            f"<h2>Audit: <span class='verdict {verdict.lower()}' id=verdict>{verdict}</span>"
            f" <span class=sub>{_h(report['path'])} ({_h(', '.join(facts))})</span></h2>"]
-    if first is not None and (report.get("changed") is not None or not report["sealed"]):
+    if boxed and first is not None:
         out.append(f"<p class=warn id=headline>{_h(first[0].upper() + first[1:])}</p>")
     if problems:
         out.append("<table class=problems><thead><tr><th>seq</th><th>kind</th><th>message</th>"
