@@ -36,7 +36,8 @@ HERE = Path(__file__).resolve().parent
 #: the modules mypyc compiles, as paths from the project root
 COMPILED = [
     f"buraco_events/{name}.py"
-    for name in ("cards", "melds", "lookahead", "engine", "table", "bots", "auditcore", "seatview", "rows")
+    for name in ("cards", "melds", "lookahead", "state", "engine", "table", "bots", "auditcore",
+                 "seatview", "rows")
 ]
 #: mypyc's shared library holding every compiled module: `buraco_events/_core__mypyc.*.so`
 GROUP = "buraco_events._core"

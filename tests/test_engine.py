@@ -42,6 +42,7 @@ from buraco_events.events import (
 )
 from buraco_events.rules import find_rules
 from buraco_events.scoring import score_team
+from buraco_events.state import shallow_copy
 
 # -- turn order and phases (RULES 2) -------------------------------------------------------------
 
@@ -878,7 +879,7 @@ def test_a_field_left_out_of_copy_is_found() -> None:
 
 
 def test_shallow_copy_carries_every_field() -> None:
-    # `_shallow` names each field by hand: one left out would be missing (an unset slot) or
+    # `shallow_copy` names each field by hand: one left out would be missing (an unset slot) or
     # default in the copy, so every field of the dataclass must come back as the very same object
     state = _mid_hand_state()
     state.closed_by, state.winner, state.end_reason = 1, 0, "closed"  # no field at its default
@@ -888,7 +889,7 @@ def test_shallow_copy_carries_every_field() -> None:
     state.pending_rest, state.totals = ["5h"], [120, -30]
     state.hand_results = [(score_team(state.rules, 0, [], [], [], True, False, False),) * 2]
     state.scored = ((), state.hand_results[0])  # what `hand_scores` keeps: (key, sheets)
-    new = engine._shallow(state)
+    new = shallow_copy(state)
     default = GameState()
     for f in dataclasses.fields(GameState):
         assert getattr(new, f.name) is getattr(state, f.name), f.name
