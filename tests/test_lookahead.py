@@ -24,7 +24,6 @@ from buraco_events.engine import (
     Meld,
     _any_play,
     _closed_take_usable,
-    _shallow,
     _start_turn,
     _top_still_playable,
     check,
@@ -34,6 +33,7 @@ from buraco_events.events import TookPile
 from buraco_events.lookahead import is_natural_top, top_candidates
 from buraco_events.melds import candidate_melds, classify
 from buraco_events.rules import PRESETS, Rules
+from buraco_events.state import shallow_copy
 
 CLOSED = [name for name, rules in PRESETS.items() if rules.pile == "closed"]
 #: boolean rules the look-ahead's candidates or their check depend on, flipped at random
@@ -108,7 +108,7 @@ def _closed_trial(state: GameState, ev: TookPile) -> GameState:
     A closed pile is taken as under `next_play` whatever `pile_top_use` says: both ask whether
     the top card melds at once with the cards held before the take (RULES 2).
     """
-    trial = _shallow(state)
+    trial = shallow_copy(state)
     trial.unused_seat = list(state.unused_seat)
     _start_turn(trial, ev.player)
     trial.pile, trial.pending_top, trial.pending_rest = [], state.pile[-1], state.pile[:-1]
