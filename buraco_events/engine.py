@@ -195,11 +195,16 @@ def check(state: GameState, ev: Event) -> MeldShape | None:
     elif kind is _TOOKPILE:
         _check_took_pile(state, cast(TookPile, ev))
     else:
-        checker = _CHECKS.get(kind)
-        if checker is None:
-            raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
-        checker(state, ev)
+        _check_other(state, ev)
     return None
+
+
+def _check_other(state: GameState, ev: Event) -> None:
+    """Check an event of a class `check` and `play` do not dispatch directly (`_CHECKS`)."""
+    checker = _CHECKS.get(type(ev))
+    if checker is None:
+        raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
+    checker(state, ev)
 
 
 def apply(state: GameState, ev: Event, shape: MeldShape | None = None) -> GameState:
@@ -261,10 +266,7 @@ def play(state: GameState, ev: Event) -> GameState:
         _check_took_pile(state, cast(TookPile, ev))
         _apply_took_pile(state, cast(TookPile, ev))
     else:
-        checker = _CHECKS.get(kind)
-        if checker is None:
-            raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
-        checker(state, ev)
+        _check_other(state, ev)
         _APPLY[kind](state, ev)
     state.next_seq = seq + 1
     return state
