@@ -142,6 +142,9 @@ class Finding:
     event: AnyEvent | None
     state: GameState  # the state just before the line (independent copy)
     seat: int | None  # the acting seat: the event's player, else the seat to play
+    #: the place in the file of the line the problem rests on (its seq while no line is missing;
+    #: a deal problem rests on its hand_ended), which an edit the chain shows is compared with
+    rests_on: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,7 +542,8 @@ class _Auditor:
             first = failing[0]
         finding = self.finding
         if finding is not None:
-            finding = replace(finding, problem=self._attributed(finding.problem, changed, other_head))
+            finding = replace(finding, problem=self._attributed(finding.problem, changed, other_head),
+                              rests_on=self._place(finding.problem))
         report = AuditReport(
             path=self.path, game_id=self.game_id,
             ok=not any(counts[k] for k in FAILING), first=first, changed=changed,
@@ -549,6 +553,12 @@ class _Auditor:
         )
         return Audit(report, finding, state.n_players, dict(counts), self.not_a_log)
 
+    def _place(self, problem: Problem) -> int:
+        """Return the place of the line a legality, deal or score problem rests on (`rests_on`);
+        any other problem's own seq."""
+        found = self.rests_on.get(id(problem))
+        return found[1] if found is not None and found[0] is problem else problem.seq
+
     def _attributed(self, problem: Problem, changed: int | None,
                     other_head: Problem | None) -> Problem:
         """Return `problem` with its message saying when it follows from an edit the file shows
@@ -556,8 +566,7 @@ class _Auditor:
         from play: legality, deal and score findings only, the others being the file's own."""
         if problem.kind not in _PLAY_KINDS:
             return problem
-        found = self.rests_on.get(id(problem))
-        line = found[1] if found is not None and found[0] is problem else problem.seq
+        line = self._place(problem)
         if changed is not None and line >= changed:
             if line == changed:
                 why = (f"the line at seq {changed} is the one the chain shows was edited: this"

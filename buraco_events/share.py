@@ -276,9 +276,9 @@ def _report(report: Mapping[str, Any]) -> str:
     # an edit, or an unsealed log, leads in a box of its own below the verdict: the verdict
     # line then says where, not the whole headline again
     boxed = first is not None and (report.get("changed") is not None or not report["sealed"])
-    if failing and first is not None:
+    if failing and first is not None and head is not None:
         said = (f"the file was edited at seq {report['changed']}" if report.get("changed") is not None
-                else first.split(" (", 1)[0] if boxed else first)
+                else f"{head['kind']} at seq {head['seq']}" if boxed else first)
         facts.append(f"{len(failing)} problem(s), first: {said}")
     out = ["<section id=report>",
            f"<h2>Audit: <span class='verdict {verdict.lower()}' id=verdict>{verdict}</span>"

@@ -25,6 +25,7 @@ from buraco_events.pool import default_workers
 from buraco_events.projections import player_view
 from buraco_events.render import render_view
 from buraco_events.text import visible
+from buraco_events.verdicts import PLAY_KINDS
 
 from . import pages
 from .common import OK, PROBLEMS, UNREADABLE, err, error, out
@@ -195,12 +196,14 @@ def _print_finding(result: Audit, seat: int | None) -> None:
     p = finding.problem
     rep = result.report
     who = f"seat {shown}" if shown is not None else "the referee"
+    # a finding is the edit's when the line it rests on is the edited one or comes after it
+    edited = rep.changed is not None and finding.rests_on >= rep.changed
     if rep.changed is not None and rep.first is not None:
         console.print(Text(visible(headline(rep) or ""), style="bold"))
-        what = ("first bad event" if p.seq < rep.changed else
-                "first finding, on the edited line" if p.seq == rep.changed else
+        what = ("first bad event" if not edited else
+                "first finding, on the edited line" if finding.rests_on == rep.changed else
                 "first finding, after the edited line")
-    elif not rep.sealed and p.kind in ("deal", "illegal", "score"):
+    elif not rep.sealed and p.kind in PLAY_KINDS:
         console.print(Text("the log is unsealed: nothing tells an edit of the file from a play",
                            style="bold"))
         what = "first bad event"
@@ -212,7 +215,6 @@ def _print_finding(result: Audit, seat: int | None) -> None:
         console.print(render_view(player_view(finding.state, shown)))
     raw = finding.line[:400].decode("utf-8", errors="replace")
     console.print(Text("  event: " + visible(raw) + ("…" if len(finding.line) > 400 else "")))
-    edited = rep.changed is not None and p.seq >= rep.changed
     label = "  what the edited file shows: " if edited else "  rule broken: "
     console.print(Text(label + visible(p.message), style="bold"))
     if edited:
