@@ -49,7 +49,7 @@ from .rows import (
 )
 from .schema import TABLES as DECLARED
 from .schema import TYPES, int_range, is_list_type
-from .sources import CHUNK_BYTES, held_bytes, iter_logs
+from .sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
 from .text import visible
 from .verdicts import FAILING
 
@@ -846,11 +846,11 @@ def _work(paths: Iterable[str | os.PathLike[str]], chunk_logs: int
 
 
 def _held(item: list[tuple[str, RawLines]] | Rejected) -> int:
-    return 0 if isinstance(item, Rejected) else sum(map(held_bytes, item))
+    return 0 if isinstance(item, Rejected) else chunk_bytes(item)
 
 
 def _first_name(item: list[tuple[str, RawLines]] | Rejected) -> str:
-    return item.source if isinstance(item, Rejected) else item[0][0]
+    return item.source if isinstance(item, Rejected) else first_name(item)
 
 
 def _check_work(item: list[tuple[str, RawLines]] | Rejected) -> CheckedChunk | Rejected:

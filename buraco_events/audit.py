@@ -61,7 +61,7 @@ from .events import (
 from .log import MAX_LINE, Chain, EventReader, LogError, NotALogError, RawLines, TornTailError
 from .pool import WorkerError, chunked, collector_paused, ordered_map
 from .scoring import TeamScore
-from .sources import CHUNK_BYTES, held_bytes, iter_logs
+from .sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
 from .verdicts import FAILING as FAILING
 from .verdicts import OTHER_HEAD as _OTHER_HEAD
 from .verdicts import PLAY_KINDS as _PLAY_KINDS
@@ -635,16 +635,8 @@ CHUNK_LOGS = 16
 def _audit_chunk(chunk: list[tuple[str, RawLines]], expect_head: str | None,
                  partial: bool) -> list[Audit]:
     """Audit a chunk of logs in order (a worker's job), the collector paused meanwhile."""
-    with collector_paused(held=_held(chunk)):
+    with collector_paused(held=chunk_bytes(chunk)):
         return [audit_lines(lines, name, expect_head, partial) for name, lines in chunk]
-
-
-def _held(chunk: list[tuple[str, RawLines]]) -> int:
-    return sum(map(held_bytes, chunk))
-
-
-def _first_name(chunk: list[tuple[str, RawLines]]) -> str:
-    return chunk[0][0]
 
 
 def audit_path(path: Path, expect_head: str | None = None, partial: bool = False,
@@ -662,8 +654,8 @@ def audit_path(path: Path, expect_head: str | None = None, partial: bool = False
     audit = partial_fn(_audit_chunk, expect_head=expect_head, partial=partial)
     chunks = chunked(iter_logs(path), CHUNK_LOGS, held_bytes, CHUNK_BYTES)
     try:
-        for audits in ordered_map(audit, chunks, workers, weight=_held, budget=CHUNK_BYTES,
-                                  name=_first_name):
+        for audits in ordered_map(audit, chunks, workers, weight=chunk_bytes, budget=CHUNK_BYTES,
+                                  name=first_name):
             found = True
             yield from audits
     except WorkerError as exc:  # names the chunk's first log

@@ -78,6 +78,17 @@ def held_bytes(item: tuple[str, RawLines]) -> int:
     return lines.held if isinstance(lines, StoredLines) else 0
 
 
+def chunk_bytes(chunk: list[tuple[str, RawLines]]) -> int:
+    """Return about the memory a chunk of logs from `iter_logs` holds (`held_bytes` of each): the
+    weight `pool.ordered_map` budgets and `pool.collector_paused` collects by."""
+    return sum(map(held_bytes, chunk))
+
+
+def first_name(chunk: list[tuple[str, RawLines]]) -> str:
+    """Return the name of a chunk's first log: how a worker's failure names its chunk."""
+    return chunk[0][0]
+
+
 def read_log(path: StrPath) -> Iterator[tuple[int, bytes, AnyEvent]]:
     """Yield (line number from 1, line, event) of one log (a file or `ARCHIVE.bza/NAME`),
     checking it as `log.EventReader` does and raising the first problem."""
