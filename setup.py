@@ -13,8 +13,8 @@ Everything declarative lives in pyproject.toml; this file only decides whether t
 Which modules compile: the pure core that defines no msgspec Struct (mypyc drops Struct options
 such as frozen and kw_only in compiled modules) and does no I/O (mypyc once evaluated the bounds
 of `view[os.write(fd, view):]` twice, writing log lines twice). `rules`, `events`, `views`, `projections`
-and `scoring` define Structs; `log`, `archive`, `audit`, `analytics`, `sim`, `pool` do I/O or run
-processes: they all stay Python. `auditcore` is the audit's step for its regular lines, kept apart
+and `scoring` define Structs; `log`, `archive`, `audit`, `database`, `ingest`, `queries`, `sim`,
+`pool` do I/O or run processes: they all stay Python. `auditcore` is the audit's step for its regular lines, kept apart
 from `audit` (Structs, files) so that it compiles with the engine it calls; `seatview` is
 `projections.player_view`, kept apart from the views' Structs (`views`) for the same reason;
 `rows` builds the index's rows from the replay (no I/O, no Struct); `schema`, the analytics

@@ -48,14 +48,14 @@ def _simulate(folder: Path, quick: bool) -> int:
 
 def cpu_index(logs: str, db: str) -> tuple[float, int, int]:
     """In a fresh process: CPU seconds of `buraco index` of the logs into a new database."""
-    from buraco_events import analytics
+    from buraco_events import ingest
     from buraco_events.rows import Columns
 
     # untimed: pyarrow imports pandas (about 0.5 s of CPU) the first time it builds an array;
     # the suite never times imports (see `fresh`), and the replay baseline pays none
-    analytics.arrow_tables(Columns())
+    ingest.arrow_tables(Columns())
     reports = []
-    cpu = cpu_of(lambda: reports.append(analytics.index([logs], db)))
+    cpu = cpu_of(lambda: reports.append(ingest.index([logs], db)))
     report = reports[0]
     assert report.ok, report
     return cpu, report.events, report.added
@@ -82,28 +82,28 @@ def cpu_replay(logs: str) -> tuple[float, int]:
 
 def _checked_chunks(logs: str) -> Iterator[Any]:
     """Yield the logs' chunks checked into Arrow rows as `index` checks them, one at a time."""
-    from buraco_events import analytics
+    from buraco_events import ingest
 
-    for item in analytics._work([logs], analytics.CHUNK_LOGS):
-        chunk = analytics._check_work(item)
-        assert isinstance(chunk, analytics.CheckedChunk), chunk
+    for item in ingest._work([logs], ingest.CHUNK_LOGS):
+        chunk = ingest._check_work(item)
+        assert isinstance(chunk, ingest.CheckedChunk), chunk
         yield chunk
 
 
 def cpu_check(logs: str) -> tuple[float, int]:
     """In a fresh process: CPU seconds of the index's checking alone: every chunk of logs
     decoded, chain-checked, replayed and turned into Arrow rows as `index` does (no database)."""
-    from buraco_events import analytics
+    from buraco_events import ingest
     from buraco_events.rows import Columns
 
-    analytics.arrow_tables(Columns())  # untimed: pyarrow's imports (see `cpu_index`)
+    ingest.arrow_tables(Columns())  # untimed: pyarrow's imports (see `cpu_index`)
     checked = [0]
 
     def check() -> None:
         # each chunk dropped once counted, as `index` drops it once stored: no memory held
         for chunk in _checked_chunks(logs):
             checked[0] += sum(c.events for c in chunk.outcomes
-                              if isinstance(c, analytics.Checked))
+                              if isinstance(c, ingest.Checked))
 
     return cpu_of(check), checked[0]
 
@@ -112,17 +112,17 @@ def cpu_store(logs: str, db: str) -> tuple[float, int]:
     """In a fresh process: CPU seconds of DuckDB storing the index's rows alone: the chunks are
     checked into Arrow first (untimed), then stored into a new database as `index` stores them
     (its connection settings, batches and single transaction, the commit and close timed)."""
-    from buraco_events import analytics
+    from buraco_events import database, ingest
 
     chunks = list(_checked_chunks(logs))
     stored = [0]
 
     def store() -> None:
-        con = analytics.connect(db, config=analytics._INDEX_CONFIG)
+        con = database.connect(db, config=ingest._INDEX_CONFIG)
         try:
             con.begin()
-            analytics.ensure_schema(con)
-            run = analytics._Indexer(con, False, 250_000)
+            database.ensure_schema(con)
+            run = ingest._Indexer(con, False, 250_000)
             for chunk in chunks:
                 run.take(chunk, None)
             run.flush()
@@ -149,14 +149,14 @@ def cpu_read_ndjson(logs: str) -> tuple[float, int]:
 def cpu_queries(db: str) -> dict[str, float]:
     """In a fresh process: CPU seconds of a full scan and of each stats view, each on a database
     opened afresh (cold DuckDB buffers)."""
-    from buraco_events import analytics
+    from buraco_events import database, queries
 
-    queries: list[tuple[str, Any]] = [
-        ("scan", lambda con: analytics.run_query(con, "SELECT count(*), sum(n_cards) FROM events"))
-    ] + [(view, lambda con, v=view: analytics.view_rows(con, v)) for view in analytics.STATS_VIEWS]
+    timed: list[tuple[str, Any]] = [
+        ("scan", lambda con: queries.run_query(con, "SELECT count(*), sum(n_cards) FROM events"))
+    ] + [(view, lambda con, v=view: queries.view_rows(con, v)) for view in queries.STATS_VIEWS]
     cpu = {}
-    for name, query in queries:
-        con = analytics.connect(db, read_only=True)
+    for name, query in timed:
+        con = database.connect(db, read_only=True)
         try:
             cpu[name] = cpu_of(lambda q=query, c=con: q(c))
         finally:
@@ -166,9 +166,9 @@ def cpu_queries(db: str) -> dict[str, float]:
 
 def cpu_export(db: str, out: str) -> float:
     """In a fresh process: CPU seconds of the zstd Parquet export of the database."""
-    from buraco_events import analytics
+    from buraco_events import queries
 
-    return cpu_of(lambda: analytics.export_parquet(db, out))
+    return cpu_of(lambda: queries.export_parquet(db, out))
 
 
 def measure(quick: bool) -> list[Row]:

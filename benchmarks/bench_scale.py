@@ -28,12 +28,12 @@ GOAL_TWO_WORKERS = 1.6  # events/s on 2 workers over 1, issue 15
 
 def wall_index(logs: str, db: str, workers: int) -> tuple[float, int]:
     """In a fresh process: wall seconds of `buraco index --workers N` into a new database."""
-    from buraco_events import analytics
+    from buraco_events import ingest
 
     if os.path.exists(db):
         os.remove(db)
     reports = []
-    wall = wall_of(lambda: reports.append(analytics.index([logs], db, workers=workers)))
+    wall = wall_of(lambda: reports.append(ingest.index([logs], db, workers=workers)))
     assert reports[0].ok, reports[0]
     return wall, reports[0].events
 

@@ -8,9 +8,9 @@ callgrind with `PYTHONHASHSEED=0`, twice: over the logs, and over an empty folde
 imports and setup; the difference is the step's own work, per event:
 
 - the checked replay, as `bench_index`'s baseline (decode, chain check, engine `play`);
-- the same replay as the index reads (`log.EventReader`, `analytics._decode_log`);
-- `analytics.index` with the events rows built natively (`rows.EventBuffers`), and with plain
-  lists (`analytics._NATIVE_ROWS` off); for the native index, the part inside DuckDB's library.
+- the same replay as the index reads (`log.EventReader`, `ingest._decode_log`);
+- `ingest.index` with the events rows built natively (`rows.EventBuffers`), and with plain
+  lists (`ingest._NATIVE_ROWS` off); for the native index, the part inside DuckDB's library.
 
 From these it prints the index / replay ratio of each way and the best ratio DuckDB's own part
 leaves (the index with its row building and Arrow conversion free). Run it on a compiled copy
@@ -36,16 +36,16 @@ STEPS = ("replay", "reader", "index-native", "index-lists")
 def _step(mode: str, logs: str) -> None:
     """Run one step over `logs` (the child's side)."""
     if mode.startswith("index"):
-        from buraco_events import analytics
+        from buraco_events import ingest
         from buraco_events.rows import Columns
 
-        analytics._NATIVE_ROWS = mode == "index-native"
-        analytics.arrow_tables(Columns())  # pyarrow's first conversion imports pandas: setup
+        ingest._NATIVE_ROWS = mode == "index-native"
+        ingest.arrow_tables(Columns())  # pyarrow's first conversion imports pandas: setup
         with tempfile.TemporaryDirectory() as folder:
-            analytics.index([logs], Path(folder) / "index.duckdb")
+            ingest.index([logs], Path(folder) / "index.duckdb")
         return
-    from buraco_events.analytics import _decode_log
     from buraco_events.engine import GameState, play
+    from buraco_events.ingest import _decode_log
     from buraco_events.log import Chain, decode_lines
     from buraco_events.sources import iter_logs
 

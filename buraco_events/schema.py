@@ -2,8 +2,8 @@
 
 Each table is a line on what it holds and its columns in order, each a name and a type word
 (`TYPES`); the rest follows from these: the column names `rows` fills (`rows.COLUMNS`), the Arrow
-schemas and DuckDB types `analytics` stores the rows with, the range a value must be in to be
-stored (`analytics`' misfit check), and the widths of the machine ints `rows.EventBuffers` holds
+schemas and DuckDB types `database` stores the rows with, the range a value must be in to be
+stored (`ingest`'s misfit check), and the widths of the machine ints `rows.EventBuffers` holds
 (checked against the declared types when `rows` is imported).
 
 Pure data: no pyarrow, no duckdb (the compiled `rows` imports it). This is not the events' JSON

@@ -2,10 +2,10 @@
 
 A shell module; pyspark is optional (`pip install 'buraco-events[spark]'`, and Java 17) and only
 imported when a job runs. Executors read whole files (Spark's `binaryFile` source: a log, or a
-`.bza` archive expanded on the executor), check and replay each log with `analytics.check_chunk`
+`.bza` archive expanded on the executor), check and replay each log with `ingest.check_chunk`
 (the same check as `buraco index`: no second implementation of rows or rules) and hand back
 Arrow batches (`mapInArrow`). The job writes the five tables of `buraco export` (zstd Parquet,
-`DIR/<table>/variant=<v>/`, the same columns and types, read back by `analytics.connect_parquet`)
+`DIR/<table>/variant=<v>/`, the same columns and types, read back by `queries.connect_parquet`)
 and `DIR/rejects` (path, seq, kind, message): every log that fails, one row each.
 
 Duplicate game ids are decided as `buraco index` decides them in one run: the logs are ordered by
@@ -25,17 +25,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from .analytics import (
-    SCHEMAS,
-    TABLES,
-    Checked,
-    CheckedChunk,
-    Conflict,
-    Rejected,
-    check_chunk,
-)
 from .archive import MAGIC, ArchiveError, iter_archive
 from .audit import split_lines
+from .database import SCHEMAS, TABLES
+from .ingest import Checked, CheckedChunk, Conflict, Rejected, check_chunk
 from .log import RawLines
 
 INSTALL = "pip install 'buraco-events[spark]' (pyspark) and a Java 17 runtime (java on PATH or JAVA_HOME)"
@@ -109,7 +102,7 @@ def _ipc(table: pa.Table) -> bytes:
 
 
 def check_file(order: int, source: str, data: bytes) -> pa.RecordBatch:
-    """Check every log of one file (`analytics.check_chunk`) into one `_CHECKED` row per log."""
+    """Check every log of one file (`ingest.check_chunk`) into one `_CHECKED` row per log."""
     logs, damaged = file_logs(source, data)
     chunk = check_chunk(logs)
     rows: dict[str, list[Any]] = {f.name: [] for f in _CHECKED}

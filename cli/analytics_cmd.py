@@ -18,9 +18,11 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 from typer.core import TyperCommand, TyperOption
 
-from buraco_events import analytics
-from buraco_events.analytics import DEFAULT_DB, AnalyticsError, DatabaseUnavailable, Result
+from buraco_events import ingest, plots, queries
+from buraco_events.database import DEFAULT_DB, AnalyticsError, DatabaseUnavailable
 from buraco_events.pool import default_workers
+from buraco_events.queries import Result
+from buraco_events.sqlviews import relations
 from buraco_events.text import visible
 
 from .common import err, fail, out, shown
@@ -69,15 +71,15 @@ def _table(result: Result, title: str | None = None) -> Table:
     return table
 
 
-def _limits(timeout: float, max_memory: str) -> analytics.Limits:
+def _limits(timeout: float, max_memory: str) -> queries.Limits:
     """Return the query limits the options give, or exit 2 on a value that is not one."""
     if not timeout >= 0:  # NaN too
         fail(f"--timeout: {timeout:g} is not a number of seconds (0 for no limit)", 2)
     try:
-        analytics.parse_size(max_memory)
+        queries.parse_size(max_memory)
     except ValueError as exc:
         fail(f"--max-memory: {exc}", 2)
-    return analytics.Limits(timeout=timeout or None, max_memory=max_memory)
+    return queries.Limits(timeout=timeout or None, max_memory=max_memory)
 
 
 def _csv_rows(result: Result, exact: bool) -> Iterator[list[Any]]:
@@ -136,7 +138,7 @@ def index(
         progress.update(task, advance=1, events=events)
 
     with _database_errors(), progress:
-        report = analytics.index(paths, db, replace=replace, on_game=on_game,
+        report = ingest.index(paths, db, replace=replace, on_game=on_game,
                                  workers=workers or default_workers(), strict=strict)
     for rejected in report.rejected:  # names and reasons may hold a log's text: shown
         console.print(f"rejected: {shown(rejected)}", highlight=False)
@@ -196,7 +198,7 @@ class QueryCommand(TyperCommand):
 def sql_help() -> str:
     """Return the help of `buraco sql`: what a query may do, and the tables and views it can use
     (listed from the definitions that create them)."""
-    names = analytics.relations()
+    names = relations()
     width = max(len(name) for name, _ in names)
     listing = "\n".join(f"{name.ljust(width)}  {escape(about)}" for name, about in names)
     return (
@@ -210,8 +212,8 @@ def sql_help() -> str:
         "illegal problems are never stored). With --passed-only every view counts only the "
         "games that pass (the counted_games view); in your own queries add "
         "`WHERE audit_ok`.\n\n"
-        f"A query stops after --timeout seconds ({analytics.DEFAULT_TIMEOUT:g} by default) and "
-        f"when it needs more than --max-memory ({analytics.DEFAULT_MAX_MEMORY} by default), so "
+        f"A query stops after --timeout seconds ({queries.DEFAULT_TIMEOUT:g} by default) and "
+        f"when it needs more than --max-memory ({queries.DEFAULT_MAX_MEMORY} by default), so "
         "that a runaway query cannot slow the machine; it then exits 1 saying which limit.\n\n"
         "A query may begin with a -- comment; a query beginning with - may also be given after "
         "-- (buraco sql -- '-- note' ...).\n\n"
@@ -230,15 +232,15 @@ def sql(
     as_csv: Annotated[bool, typer.Option("--csv", help="print CSV with a header row")] = False,
     parquet: ParquetOption = None,
     passed_only: PassedOnlyOption = False,
-    timeout: TimeoutOption = analytics.DEFAULT_TIMEOUT,
-    max_memory: MaxMemoryOption = analytics.DEFAULT_MAX_MEMORY,
+    timeout: TimeoutOption = queries.DEFAULT_TIMEOUT,
+    max_memory: MaxMemoryOption = queries.DEFAULT_MAX_MEMORY,
 ) -> None:
     """Run one read-only SQL query on the database (its help lists the tables and views)."""
     if as_json and as_csv:
         fail("choose one of --json and --csv")
     limits = _limits(timeout, max_memory)
     with _database_errors():
-        result = analytics.query(db, query, parquet=parquet, limits=limits,
+        result = queries.query(db, query, parquet=parquet, limits=limits,
                                  passed_only=passed_only)
     if as_json:
         print(json.dumps(result.records(), default=_json_default, indent=1))
@@ -260,24 +262,24 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="print the figures as JSON")] = False,
     parquet: ParquetOption = None,
     passed_only: PassedOnlyOption = False,
-    timeout: TimeoutOption = analytics.DEFAULT_TIMEOUT,
-    max_memory: MaxMemoryOption = analytics.DEFAULT_MAX_MEMORY,
+    timeout: TimeoutOption = queries.DEFAULT_TIMEOUT,
+    max_memory: MaxMemoryOption = queries.DEFAULT_MAX_MEMORY,
 ) -> None:
     """Print canasta, penalty, closing and win rates, hand lengths and score quantiles."""
     if plot is not None:
-        formats = analytics.plot_formats()
+        formats = plots.plot_formats()
         if plot.suffix.lower().lstrip(".") not in formats:
             fail(f"{plot}: a chart is written as one of "
                  f"{', '.join('.' + f for f in formats)}; got {plot.suffix or 'no extension'}")
     limits = _limits(timeout, max_memory)
     with _database_errors():
-        results = analytics.stats(db, variant, parquet=parquet, limits=limits,
+        results = queries.stats(db, variant, parquet=parquet, limits=limits,
                                  passed_only=passed_only)
     if not any(r.rows for r in results.values()):
         fail("no indexed games" + (f" of variant {variant!r}" if variant else ""), 1)
     if plot is not None:
         try:
-            analytics.plot_stats(results, plot)
+            plots.plot_stats(results, plot)
         except OSError as exc:
             fail(f"{plot}: cannot write the chart ({exc.strerror})", 1)
     if as_json:
@@ -298,7 +300,7 @@ def export(
     """Export every table to zstd Parquet partitioned by variant (hive style)."""
     try:
         with _database_errors():
-            counts = analytics.export_parquet(db, parquet)
+            counts = queries.export_parquet(db, parquet)
     except OSError as exc:
         fail(f"{parquet}: {exc.strerror}", 1)
     table = Table(title=f"exported to {shown(parquet)}")

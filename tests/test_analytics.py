@@ -20,22 +20,18 @@ import pytest
 from helpers import random_game
 from typer.testing import CliRunner
 
-from buraco_events import analytics, build, rows
-from buraco_events.analytics import (
-    TABLES,
-    VIEWS,
-    Rejected,
-    check_chunk,
-    index,
-)
+from buraco_events import build, ingest, rows
 from buraco_events.archive import pack
 from buraco_events.cards import ALL_CARDS
+from buraco_events.database import TABLES
 from buraco_events.engine import GameState, play
 from buraco_events.events import Discarded, HandEnded, Note, seal_lines
+from buraco_events.ingest import Rejected, check_chunk, index
 from buraco_events.log import write_log
 from buraco_events.projections import meld_kind
 from buraco_events.rows import Columns
 from buraco_events.sources import iter_logs, read_log
+from buraco_events.sqlviews import VIEWS
 from cli.main import app
 
 GAMES = [("stbl", 2, 1), ("stbl", 4, 2), ("burraco", 2, 3), ("aberto", 4, 4), ("fechado", 2, 5)]
@@ -487,7 +483,7 @@ def test_sql_cannot_change_the_settings_that_lock_it(indexed: Path, tmp_path: Pa
                   "SET allowed_directories = ['/']", "CALL pragma_version()"):
         refused(indexed, query, "only a read-only query (SELECT) may run")
     # and were one to slip past the statement check, the connection itself holds
-    from buraco_events.analytics import connect_query
+    from buraco_events.queries import connect_query
     con = connect_query(indexed)
     try:
         for setting in ("SET lock_configuration = false", "SET enable_external_access = true",
@@ -733,8 +729,8 @@ def test_a_chunk_with_values_that_do_not_fit_rejects_those_logs_alone(
         tmp_path: Path, native: bool, monkeypatch: pytest.MonkeyPatch):
     # the chunk's conversion to Arrow fails on the misfits; then each log is checked alone and
     # the outcomes are those of each log checked in a chunk of its own, and the rows those of
-    # the logs kept; the same with the events rows built either way (`analytics._NATIVE_ROWS`)
-    monkeypatch.setattr(analytics, "_NATIVE_ROWS", native)
+    # the logs kept; the same with the events rows built either way (`ingest._NATIVE_ROWS`)
+    monkeypatch.setattr(ingest, "_NATIVE_ROWS", native)
     folder = tmp_path / "logs"
     folder.mkdir()
     out_of_range_logs(folder)
@@ -771,9 +767,9 @@ def test_a_row_the_native_columns_refuse_moves_the_chunk_to_lists(
         if seed == 1:
             events = [*events[:-1], Note(seq=0, by="referee", text="checked"), events[-1]]
         write_log(tmp_path / f"g{seed}.jsonl", events)
-    monkeypatch.setattr(analytics, "_NATIVE_ROWS", False)
+    monkeypatch.setattr(ingest, "_NATIVE_ROWS", False)
     expected = check_chunk(list(iter_logs(tmp_path)))
-    monkeypatch.setattr(analytics, "_NATIVE_ROWS", True)
+    monkeypatch.setattr(ingest, "_NATIVE_ROWS", True)
     codes = {cls: code for cls, code in rows._TAG_CODE.items() if cls is not Note}
     monkeypatch.setattr(rows, "_TAG_CODE", codes)
     calls: list[int] = []
@@ -985,7 +981,7 @@ def test_an_index_that_fails_while_creating_a_database_leaves_none(tmp_path: Pat
     def stop(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(analytics, "ensure_schema", stop)
+    monkeypatch.setattr(ingest, "ensure_schema", stop)
     db = tmp_path / "new.duckdb"
     with pytest.raises(KeyboardInterrupt):
         index([], db)
@@ -1011,7 +1007,7 @@ def test_sql_timeout_zero_is_no_limit_and_a_negative_one_is_refused(indexed: Pat
 
 def test_a_result_too_big_for_the_memory_limit_stops_while_fetched():
     # DuckDB's memory limit does not count the rows made in Python: the fetch counts them
-    from buraco_events.analytics import QueryOutOfMemory, QueryTimedOut, run_query
+    from buraco_events.queries import QueryOutOfMemory, QueryTimedOut, run_query
 
     with duckdb.connect() as con:
         many = "SELECT range, range::VARCHAR FROM range(100000)"

@@ -22,9 +22,10 @@ import duckdb
 import msgspec
 import pytest
 
-from buraco_events import analytics
-from buraco_events.analytics import TABLES, index
+from buraco_events import ingest
 from buraco_events.audit import audit_path
+from buraco_events.database import TABLES
+from buraco_events.ingest import index
 from buraco_events.rules import PRESETS
 from buraco_events.sim import simulate
 
@@ -101,6 +102,6 @@ def test_simulated_logs_are_unchanged(simulated: Path) -> None:
 @pytest.mark.parametrize("native", [False, True], ids=["lists", "native"])
 def test_index_tables_are_unchanged(simulated: Path, tmp_path: Path, native: bool,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    # both ways of building the events rows (`analytics._NATIVE_ROWS`), whichever the build
-    monkeypatch.setattr(analytics, "_NATIVE_ROWS", native)
+    # both ways of building the events rows (`ingest._NATIVE_ROWS`), whichever the build
+    monkeypatch.setattr(ingest, "_NATIVE_ROWS", native)
     _check("index", _index_digests(simulated, tmp_path / "d.duckdb"))

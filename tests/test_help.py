@@ -10,7 +10,7 @@ import duckdb
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from buraco_events import analytics
+from buraco_events import database, queries, sqlviews
 from cli.main import app
 
 runner = CliRunner()
@@ -48,8 +48,8 @@ def test_every_help_shows_plain_flags_and_values():
 
 def test_sql_help_tells_the_limits_and_which_output_keeps_the_data_exact():
     text = " ".join(runner.invoke(app, ["sql", "--help"], env={"COLUMNS": "200"}).stdout.split())
-    assert (f"A query stops after --timeout seconds ({analytics.DEFAULT_TIMEOUT:g} by default) and "
-            f"when it needs more than --max-memory ({analytics.DEFAULT_MAX_MEMORY} by default)"
+    assert (f"A query stops after --timeout seconds ({queries.DEFAULT_TIMEOUT:g} by default) and "
+            f"when it needs more than --max-memory ({queries.DEFAULT_MAX_MEMORY} by default)"
             in text)
     assert "in --csv when stdout is a terminal. --csv into a pipe or a file" in text
     assert "A query may begin with a -- comment" in text
@@ -57,9 +57,9 @@ def test_sql_help_tells_the_limits_and_which_output_keeps_the_data_exact():
 
 def test_sql_help_lists_every_table_and_view_from_their_definitions():
     result = runner.invoke(app, ["sql", "--help"], env={"COLUMNS": "200"})
-    names = [name for name, _ in analytics.relations()]
-    assert names[:5] == list(analytics.SCHEMAS) and names[5:] == list(analytics.VIEWS)
-    for name, about in analytics.relations():
+    names = [name for name, _ in sqlviews.relations()]
+    assert names[:5] == list(database.SCHEMAS) and names[5:] == list(sqlviews.VIEWS)
+    for name, about in sqlviews.relations():
         assert re.search(rf"^ {name} +{re.escape(about)} *$", result.stdout, re.MULTILINE), name
 
 
@@ -73,7 +73,7 @@ def test_an_indexed_database_describes_its_tables_and_views(tmp_path, game_facto
         comments = dict(con.execute(
             "SELECT table_name, comment FROM duckdb_tables() UNION ALL "
             "SELECT view_name, comment FROM duckdb_views() WHERE NOT internal").fetchall())
-    assert comments == dict(analytics.relations())
+    assert comments == dict(sqlviews.relations())
 
 
 def test_version_names_the_build():

@@ -1,5 +1,5 @@
 """The functional core does no I/O: importing it loads neither the shell's libraries
-(duckdb, typer, ...) nor the package's own shell modules (log, archive, audit, analytics, sim)."""
+(duckdb, typer, ...) nor the package's own shell modules (log, archive, audit, the index and queries, sim)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ CORE = [
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
 #: the package's modules that read and write files, index or simulate: the core never needs them
-SHELL_MODULES = [f"buraco_events.{m}" for m in ("log", "archive", "audit", "analytics", "sim")]
+SHELL_MODULES = [f"buraco_events.{m}" for m in ("log", "archive", "audit", "database", "ingest", "queries", "plots", "sim")]
 
 
 def _loaded_by_core() -> dict[str, list[str]]:

@@ -12,7 +12,7 @@ import pytest
 import reference_rows
 from helpers import random_game
 
-from buraco_events import analytics, build, rows, schema
+from buraco_events import build, database, ingest, rows, schema
 from buraco_events.events import (
     EVENT_TYPES,
     Discarded,
@@ -88,7 +88,7 @@ def _native(events: list[Event], turn: int = 3, hand: int = 0) -> dict[str, list
     for ev in events:
         assert buf.add(ev, turn, hand)
     buf.end_game("g")
-    return analytics._native_events(buf).to_pydict()
+    return ingest._native_events(buf).to_pydict()
 
 
 def test_native_rows_are_the_lists_rows() -> None:
@@ -136,13 +136,13 @@ def _plain_data(cols: rows.Columns) -> dict[str, dict[str, list[Any]]]:
 def test_one_declaration() -> None:
     # the column names, the Arrow schemas, the DuckDB types and the misfit ranges all follow
     # from `schema.TABLES`; so do the types `EventBuffers` holds the events columns as
-    assert tuple(rows.COLUMNS) == tuple(analytics.SCHEMAS) == tuple(schema.TABLES)
+    assert tuple(rows.COLUMNS) == tuple(database.SCHEMAS) == tuple(schema.TABLES)
     for table, declared in schema.TABLES.items():
-        assert rows.COLUMNS[table] == declared.names() == tuple(analytics.SCHEMAS[table].names)
+        assert rows.COLUMNS[table] == declared.names() == tuple(database.SCHEMAS[table].names)
         for name, word in declared.columns:
-            arrow = analytics.SCHEMAS[table].field(name).type
-            assert analytics._DDL_TYPES[arrow] == schema.TYPES[word]
-        ints = {name: (lo, hi) for name, _, lo, hi in analytics._INT_COLUMNS[table]}
+            arrow = database.SCHEMAS[table].field(name).type
+            assert database.DDL_TYPES[arrow] == schema.TYPES[word]
+        ints = {name: (lo, hi) for name, _, lo, hi in ingest._INT_COLUMNS[table]}
         assert ints == {name: schema.int_range(word) for name, word in declared.columns
                         if schema.int_range(word) is not None}
     assert schema.int_range("int16") == (-32768, 32767) and schema.int_range("int32[]") == (
@@ -159,7 +159,7 @@ def test_native_rows_refuse_what_their_columns_cannot_hold() -> None:
     buf = rows.EventBuffers()
     assert buf.add(SAMPLES[4], 1, 0)
     buf.end_game("g")
-    before = analytics._native_events(buf).to_pydict()
+    before = ingest._native_events(buf).to_pydict()
     refused = [
         (Melded(seq=4, player=1, meld=32768, cards=("3S", "4S", "5S")), 1, 0),
         (Drew(seq=2, player=1, card="4C"), 32768, 0),
@@ -171,7 +171,7 @@ def test_native_rows_refuse_what_their_columns_cannot_hold() -> None:
     for ev, turn, hand in refused:
         assert not buf.add(ev, turn, hand), ev
     assert len(buf) == 1 and len(buf.card_codes) == 3
-    assert analytics._native_events(buf).to_pydict() == before
+    assert ingest._native_events(buf).to_pydict() == before
     # the widest values that fit are held
     assert buf.add(Melded(seq=2**31 - 1, player=127, meld=-32768, cards=("3S",)), 32767, 32767)
 
@@ -185,7 +185,7 @@ def test_native_rows_cut_drops_a_game() -> None:
         buf.add(ev, 0, 0)
     buf.cut(2)  # the second game did not finish
     buf.end_game("h")
-    assert analytics._native_events(buf).to_pydict() == _native(SAMPLES[:2], 0, 0)
+    assert ingest._native_events(buf).to_pydict() == _native(SAMPLES[:2], 0, 0)
 
 
 def test_generic_reader_fields() -> None:

@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 import buraco_events
-from buraco_events.analytics import index
 from buraco_events.archive import pack
 from buraco_events.audit import audit_path
 from buraco_events.events import Note, encode_event, line_hash
+from buraco_events.ingest import index
 from buraco_events.log import (
     Collect,
     EventReader,

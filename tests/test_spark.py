@@ -16,8 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from buraco_events.analytics import TABLES, connect_parquet
 from buraco_events.archive import pack
+from buraco_events.database import TABLES
+from buraco_events.queries import connect_parquet
 from buraco_events.sim import simulate
 from cli.main import app
 
@@ -74,7 +75,7 @@ def test_spark_index_equals_index(spark_env, tmp_path: Path):
     with connect_parquet(out) as pcon:
         spark_counts = {t: pcon.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
         variants = {r[0] for r in pcon.execute("SELECT DISTINCT variant FROM games").fetchall()}
-    from buraco_events.analytics import connect
+    from buraco_events.database import connect
 
     with connect(db, read_only=True) as con:
         db_counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
