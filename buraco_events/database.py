@@ -1,9 +1,10 @@
-"""The index's DuckDB database: its tables' Arrow and DuckDB types, opening a database file,
-creating its tables and views, and the errors every step on it raises.
+"""The index's DuckDB database: its tables' Arrow schemas, opening a database file, creating its
+tables and views, building a new database file under another name and giving it its own once
+committed, and the errors every step on it raises.
 
 Its own module because both halves of the analytics stand on it: `ingest` writes a database,
 `queries` reads one (or a Parquet export of it), and neither imports the other. The columns are
-declared once, in `schema`; the types here are read from that declaration.
+declared once, in `schema`; the Arrow and DuckDB types here are read from that declaration.
 """
 
 from __future__ import annotations
@@ -16,26 +17,21 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from .schema import TABLES as DECLARED
-from .schema import TYPES
+from .schema import TABLES, TYPES
 from .sqlviews import VIEWS
 
 DEFAULT_DB = "buraco.duckdb"
-#: the index's tables, in table order (the order of the declaration)
-TABLES: tuple[str, ...] = tuple(DECLARED)
 
 #: the Arrow type of each type word of the declaration (`schema.TYPES`)
 ARROW_TYPES: dict[str, pa.DataType] = {
     "text": pa.string(), "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(),
     "int32": pa.int32(), "text[]": pa.list_(pa.string()), "int32[]": pa.list_(pa.int32()),
 }
-#: Arrow type of every column, from the declaration (`DECLARED`)
+#: Arrow type of every column, from the declaration (`schema.TABLES`)
 SCHEMAS: dict[str, pa.Schema] = {
     table: pa.schema([(name, ARROW_TYPES[word]) for name, word in declared.columns])
-    for table, declared in DECLARED.items()
+    for table, declared in TABLES.items()
 }
-#: the DuckDB type of each column's Arrow type (`schema.TYPES`)
-DDL_TYPES: dict[pa.DataType, str] = {ARROW_TYPES[word]: ddl for word, ddl in TYPES.items()}
 
 
 class AnalyticsError(Exception):
@@ -60,6 +56,13 @@ def sql_string(text: str | os.PathLike[str]) -> str:
 _MAGIC, _MAGIC_AT = b"DUCK", 8
 
 
+def _has_magic(path: Path) -> bool:
+    """Return whether the file `path` starts as a DuckDB database file does (raises `OSError`)."""
+    with path.open("rb") as f:
+        head = f.read(_MAGIC_AT + len(_MAGIC))
+    return head[_MAGIC_AT:] == _MAGIC
+
+
 def _check_header(path: Path) -> None:
     """Raise `DatabaseUnavailable` unless the existing `path` is a DuckDB database file.
 
@@ -69,11 +72,10 @@ def _check_header(path: Path) -> None:
     if path.is_dir():
         raise DatabaseUnavailable(f"{path} is a folder, not a DuckDB database")
     try:
-        with path.open("rb") as f:
-            head = f.read(_MAGIC_AT + len(_MAGIC))
+        duckdb_file = _has_magic(path)
     except OSError as exc:
         raise DatabaseUnavailable(f"cannot read {path}: {exc.strerror}") from None
-    if head[_MAGIC_AT:] != _MAGIC:
+    if not duckdb_file:
         raise DatabaseUnavailable(
             f"{path} exists and is not a DuckDB database; choose another --db (nothing was done)"
         )
@@ -117,21 +119,21 @@ def check_tables(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the tables (when missing) and (re)create the analytics views."""
-    for table, schema in SCHEMAS.items():
-        cols = ", ".join(f'"{f.name}" {DDL_TYPES[f.type]}' for f in schema)
+    for table, declared in TABLES.items():
+        cols = ", ".join(f'"{name}" {TYPES[word]}' for name, word in declared.columns)
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
         # a database indexed before a column existed gains it, NULL in the rows it holds (for
         # the verdict: not judged, which `counted_games` never takes for a pass)
-        for f in schema:
-            con.execute(f'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS "{f.name}" {DDL_TYPES[f.type]}')
-        con.execute(f"COMMENT ON TABLE {table} IS '{sql_string(DECLARED[table].about)}'")
+        for name, word in declared.columns:
+            con.execute(f'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS "{name}" {TYPES[word]}')
+        con.execute(f"COMMENT ON TABLE {table} IS '{sql_string(declared.about)}'")
     for name, view in VIEWS.items():
         con.execute(f"CREATE OR REPLACE VIEW {name} AS {view.sql}")
         con.execute(f"COMMENT ON VIEW {name} IS '{sql_string(view.about)}'")
 
 
 def creating_path(db: Path) -> Path:
-    """Return where `index` builds the new database `db` until it is committed."""
+    """Return where `ingest.index` builds the new database `db` until it is committed."""
     return db.with_name(db.name + ".creating")
 
 
@@ -148,12 +150,11 @@ def clear_stale(target: Path, db: Path) -> None:
     DuckDB wrote its header). Another DuckDB file there is reopened when `db` is created: it holds
     nothing uncommitted, and its committed games, if the kill came after the commit, are kept."""
     try:
-        with target.open("rb") as f:
-            head = f.read(_MAGIC_AT + len(_MAGIC))
+        duckdb_file = _has_magic(target)
         same = db.exists() and os.path.samefile(target, db)
     except OSError:
         return
-    if same or head[_MAGIC_AT:] != _MAGIC:
+    if same or not duckdb_file:
         discard(target)
 
 

@@ -32,7 +32,6 @@ from .database import (
     ARROW_TYPES,
     DEFAULT_DB,
     SCHEMAS,
-    TABLES,
     AnalyticsError,
     DatabaseUnavailable,
     clear_stale,
@@ -48,8 +47,7 @@ from .events import Event
 from .log import ChainStatus, EventReader, LogError, RawLines
 from .pool import WorkerError, chunked, collector_paused, ordered_map
 from .rows import CARD_NAMES, EVENT_TAG_NAMES, Columns, EventBuffers, game_rows
-from .schema import TABLES as DECLARED
-from .schema import TYPES, int_range, is_list_type
+from .schema import TABLES, TYPES, int_range, is_list_type
 from .sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
 from .text import visible
 from .verdicts import FAILING
@@ -136,7 +134,7 @@ def _int_columns(table: str) -> list[tuple[str, bool, int, int]]:
     range of its declared type (`schema.int_range`). A log may hold any int (a `target` of
     2**31, rules with huge bonuses) and the engine keeps counting past any width."""
     out = []
-    for name, word in DECLARED[table].columns:
+    for name, word in TABLES[table].columns:
         bounds = int_range(word)
         if bounds is not None:
             out.append((name, is_list_type(word), *bounds))
@@ -167,11 +165,11 @@ def _misfit(rows: Columns) -> tuple[int | None, str] | None:
                 row, value = bad
                 seq = _seq_of(table, name, cols, row, events)
                 where = f"seq {seq}: " if seq is not None else ""
-                ddl = TYPES[DECLARED[table].type_of(name)]
+                ddl = TYPES[TABLES[table].type_of(name)]
                 return seq, (f"{where}{table}.{name}: {_number(value)} is out of range for {ddl} "
                              f"({lo} to {hi})")
     games = rows.data["games"]
-    for name, word in DECLARED["games"].columns:
+    for name, word in TABLES["games"].columns:
         if word in ("text", "text[]"):
             text = _first_not_utf8(games[name])
             if text is not None:

@@ -22,9 +22,6 @@ from typing import Any
 import duckdb
 
 from .database import (
-    DDL_TYPES,
-    SCHEMAS,
-    TABLES,
     AnalyticsError,
     DatabaseUnavailable,
     check_tables,
@@ -34,6 +31,7 @@ from .database import (
     sql_string,
 )
 from .rows import variant_name
+from .schema import TABLES, TYPES
 from .sqlviews import PASSED_ONLY, VIEWS
 
 
@@ -178,22 +176,23 @@ def connect_parquet(
         raise DatabaseUnavailable(f"no Parquet folder {root} (write one with `buraco export`)")
     con = duckdb.connect(":memory:", config=_QUERY_CONFIG)
     try:
-        for table, schema in SCHEMAS.items():
+        for table, declared in TABLES.items():
             if not (root / table).is_dir():
                 raise DatabaseUnavailable(
                     f"{root} is not a Parquet export: it has no {table}/ folder (`buraco export` "
                     "writes games, hands, events, melds and team_hands)"
                 )
-            values = {f.name: f'"{f.name}"' for f in schema}
+            values = {name: f'"{name}"' for name in declared.names()}
             files = sorted((root.resolve() / table).rglob("*.parquet"))
             if files:
                 listed = ", ".join(f"'{sql_string(_glob_literal(f))}'" for f in files)
                 source = f"read_parquet([{listed}], filename = true, hive_partitioning = false)"
                 values["variant"] = _VARIANT_OF_FILE
             else:  # a table with no rows is exported as no file at all
-                source = "(SELECT " + ", ".join(f'NULL AS "{f.name}"' for f in schema) + ") WHERE false"
-            cols = ", ".join(
-                f'CAST({values[f.name]} AS {DDL_TYPES[f.type]}) AS "{f.name}"' for f in schema)
+                source = ("(SELECT " + ", ".join(f'NULL AS "{name}"' for name in declared.names())
+                          + ") WHERE false")
+            cols = ", ".join(f'CAST({values[name]} AS {TYPES[word]}) AS "{name}"'
+                             for name, word in declared.columns)
             con.execute(f"CREATE VIEW {table} AS SELECT {cols} FROM {source}")
         for name, view in VIEWS.items():
             con.execute(f"CREATE VIEW {name} AS {view.sql}")

@@ -27,9 +27,10 @@ import pyarrow as pa
 
 from .archive import MAGIC, ArchiveError, iter_archive
 from .audit import split_lines
-from .database import SCHEMAS, TABLES
+from .database import SCHEMAS
 from .ingest import Checked, CheckedChunk, Conflict, Rejected, check_chunk
 from .log import RawLines
+from .schema import TABLES
 
 INSTALL = "pip install 'buraco-events[spark]' (pyspark) and a Java 17 runtime (java on PATH or JAVA_HOME)"
 

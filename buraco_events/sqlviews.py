@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .melds import CANASTA_KINDS
-from .schema import TABLES as DECLARED
+from .schema import TABLES
 
 QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -116,4 +116,4 @@ VIEWS: dict[str, SqlView] = {
 
 def relations() -> list[tuple[str, str]]:
     """Return (name, one line about it) for every table, then every view, a query can use."""
-    return [(t, d.about) for t, d in DECLARED.items()] + [(v, VIEWS[v].about) for v in VIEWS]
+    return [(t, d.about) for t, d in TABLES.items()] + [(v, VIEWS[v].about) for v in VIEWS]

@@ -23,13 +23,13 @@ from typer.testing import CliRunner
 from buraco_events import build, ingest, rows
 from buraco_events.archive import pack
 from buraco_events.cards import ALL_CARDS
-from buraco_events.database import TABLES
 from buraco_events.engine import GameState, play
 from buraco_events.events import Discarded, HandEnded, Note, seal_lines
 from buraco_events.ingest import Rejected, check_chunk, index
 from buraco_events.log import write_log
 from buraco_events.projections import meld_kind
 from buraco_events.rows import Columns
+from buraco_events.schema import TABLES
 from buraco_events.sources import iter_logs, read_log
 from buraco_events.sqlviews import VIEWS
 from cli.main import app

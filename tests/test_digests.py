@@ -24,9 +24,9 @@ import pytest
 
 from buraco_events import ingest
 from buraco_events.audit import audit_path
-from buraco_events.database import TABLES
 from buraco_events.ingest import index
 from buraco_events.rules import PRESETS
+from buraco_events.schema import TABLES
 from buraco_events.sim import simulate
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from buraco_events.archive import pack
-from buraco_events.database import TABLES
 from buraco_events.ingest import CHUNK_LOGS
 from buraco_events.pool import chunked, ordered_map
+from buraco_events.schema import TABLES
 from buraco_events.sim import simulate
 from cli.main import app
 

@@ -137,11 +137,11 @@ def test_one_declaration() -> None:
     # the column names, the Arrow schemas, the DuckDB types and the misfit ranges all follow
     # from `schema.TABLES`; so do the types `EventBuffers` holds the events columns as
     assert tuple(rows.COLUMNS) == tuple(database.SCHEMAS) == tuple(schema.TABLES)
+    assert set(database.ARROW_TYPES) == set(schema.TYPES)  # one Arrow type per type word
     for table, declared in schema.TABLES.items():
         assert rows.COLUMNS[table] == declared.names() == tuple(database.SCHEMAS[table].names)
         for name, word in declared.columns:
-            arrow = database.SCHEMAS[table].field(name).type
-            assert database.DDL_TYPES[arrow] == schema.TYPES[word]
+            assert database.SCHEMAS[table].field(name).type == database.ARROW_TYPES[word]
         ints = {name: (lo, hi) for name, _, lo, hi in ingest._INT_COLUMNS[table]}
         assert ints == {name: schema.int_range(word) for name, word in declared.columns
                         if schema.int_range(word) is not None}

@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from buraco_events.archive import pack
-from buraco_events.database import TABLES
 from buraco_events.queries import connect_parquet
+from buraco_events.schema import TABLES
 from buraco_events.sim import simulate
 from cli.main import app
 
