@@ -2,7 +2,7 @@
 
 Pure: no I/O, no duckdb. Every number here comes from the engine (checked `play`, the final
 state of each hand, `state.hand_results`) or from the events themselves; nothing re-implements a
-rule or a score. `analytics` turns the columns into Arrow tables and stores them.
+rule or a score. `ingest` turns the columns into Arrow tables and stores them.
 """
 
 from __future__ import annotations
@@ -291,7 +291,7 @@ _INT16_HIGH: Final = (1 << 15) - 1
 _INT8_LOW: Final = -(1 << 7)
 _INT8_HIGH: Final = (1 << 7) - 1
 #: the type of each events column `EventBuffers` holds as machine ints (its vector's), which
-#: `_native_events` in `analytics` reads as the column's declared type: the two must be one
+#: `_native_events` in `ingest` reads as the column's declared type: the two must be one
 _NATIVE_TYPES: Final[dict[str, str]] = {
     "seq": "int32", "hand": "int16", "turn": "int16", "player": "int8", "team": "int8",
     "meld": "int16", "dead": "int8", "n_cards": "int16",
@@ -319,7 +319,7 @@ _check_native_types()
 class EventBuffers(_EventRows):
     """The events table's rows of a chunk of games as native columns (compiled: machine ints in
     `librt` vectors, no Python object a value), which Arrow takes without a pass over the values
-    (`analytics`). Strings are codes: `type` into `EVENT_TAG_NAMES`, `card` and the cards into
+    (`ingest`). Strings are codes: `type` into `EVENT_TAG_NAMES`, `card` and the cards into
     `CARD_NAMES`; a nullable column has a vector of 1 (a value) or 0 (null) beside it; `game`
     is each row's index into `game_ids`.
 

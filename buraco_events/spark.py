@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from .archive import MAGIC, ArchiveError, iter_archive
 from .audit import split_lines
-from .database import SCHEMAS
+from .database import SCHEMAS, one_line
 from .ingest import Checked, CheckedChunk, Conflict, Rejected, check_chunk
 from .log import RawLines
 from .schema import TABLES
@@ -89,7 +89,7 @@ def file_logs(source: str, data: bytes) -> tuple[list[tuple[str, RawLines]], Rej
             for name, lines in iter_archive(path):
                 logs.append((f"{source}/{name}", lines))
         except (OSError, ArchiveError) as exc:
-            text = " ".join(str(exc).split()).replace(path, source)
+            text = one_line(exc).replace(path, source)
             reason = text[len(source) + 2:] if text.startswith(source + ": ") else text
             return logs, Rejected(source, reason)
     return logs, None
@@ -188,7 +188,7 @@ def session(master: str | None) -> Any:
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # no JVM, a bad master URL: Spark's own words, on one line
-        raise SparkUnavailable(f"Spark did not start: {' '.join(str(exc).split())[:300]}") from None
+        raise SparkUnavailable(f"Spark did not start: {one_line(exc)[:300]}") from None
     spark.sparkContext.setLogLevel("ERROR")  # Spark's warnings are for its operators, not ours
     return spark
 

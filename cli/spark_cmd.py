@@ -7,6 +7,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from buraco_events.database import one_line
+
 from .common import PROBLEMS, err, fail, out, shown
 
 
@@ -42,8 +44,7 @@ def spark_index(
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise  # our own bug: its traceback is the report
         # the cluster's failure (a path it cannot read, a lost executor): its first line
-        text = " ".join(str(exc).split())
-        fail(f"spark-index: the Spark job failed: {shown(text[:400])}")
+        fail(f"spark-index: the Spark job failed: {shown(one_line(exc)[:400])}")
     console = err()
     for path, _seq, kind, message in report.rejects:  # a log's text: shown, never markup
         console.print(f"rejected ({kind}): {shown(path)}: {shown(message)}", highlight=False)
