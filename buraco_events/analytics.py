@@ -33,9 +33,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import build
+from .chain import ChainStatus
 from .engine import IllegalMove
 from .events import Event
-from .log import ChainStatus, EventReader, LogError, RawLines
+from .log import EventReader
+from .logread import LogError, RawLines
 from .melds import CANASTA_KINDS
 from .pool import WorkerError, chunked, collector_paused, ordered_map
 from .rows import (

@@ -70,7 +70,7 @@ from .events import (
     event_type,
     line_hash,
 )
-from .log import RawLines, StrPath, log_files, raw_lines
+from .logread import RawLines, StrPath, log_files, raw_lines
 from .text import visible
 
 MAGIC = b"\x89BZA\r\n\x1a\n"

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from .archive import StoredLines, is_archive, iter_archive
 from .events import AnyEvent
-from .log import EventReader, RawLines, StrPath, log_files, raw_lines
+from .log import EventReader
+from .logread import RawLines, StrPath, log_files, raw_lines
 
 
 def _archive_member(path: Path) -> tuple[Path, str] | None:

@@ -36,7 +36,7 @@ from .analytics import (
 )
 from .archive import MAGIC, ArchiveError, iter_archive
 from .audit import split_lines
-from .log import RawLines
+from .logread import RawLines
 
 INSTALL = "pip install 'buraco-events[spark]' (pyspark) and a Java 17 runtime (java on PATH or JAVA_HOME)"
 

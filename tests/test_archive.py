@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from buraco_events import archive
 from buraco_events.archive import ArchiveError, iter_archive, pack, unpack
 from buraco_events.events import decode_event, line_hash
-from buraco_events.log import check_lines, write_log
+from buraco_events.log import check_lines
+from buraco_events.logwrite import write_log
 from buraco_events.sources import iter_logs
 from cli.main import app
 

@@ -15,15 +15,8 @@ from buraco_events.analytics import index
 from buraco_events.archive import pack
 from buraco_events.audit import audit_path
 from buraco_events.events import Note, encode_event, line_hash
-from buraco_events.log import (
-    Collect,
-    EventReader,
-    LogError,
-    NotALogError,
-    RawLines,
-    TornTailError,
-    torn_error,
-)
+from buraco_events.log import Collect, EventReader
+from buraco_events.logread import LogError, NotALogError, RawLines, TornTailError, torn_error
 from buraco_events.replays import load
 from buraco_events.sources import iter_logs, open_source, read_log
 from cli.main import app
