@@ -45,7 +45,7 @@ from pathlib import Path
 
 import msgspec
 
-from .archive import ArchiveError
+from .archive_format import ArchiveError
 from .auditcore import Regular
 from .chain import Chain
 from .commit import Broken, Commitments

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from .archive import StoredLines, is_archive, iter_archive
+from .archive_read import StoredLines, is_archive, iter_archive
 from .events import AnyEvent
 from .log import EventReader
 from .logread import RawLines, StrPath, log_files, raw_lines

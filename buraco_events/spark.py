@@ -34,7 +34,8 @@ from .analytics import (
     Rejected,
     check_chunk,
 )
-from .archive import MAGIC, ArchiveError, iter_archive
+from .archive_format import MAGIC, ArchiveError
+from .archive_read import iter_archive
 from .audit import split_lines
 from .logread import RawLines
 
