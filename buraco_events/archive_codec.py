@@ -105,7 +105,25 @@ def _time_text(ns: int, digits: int) -> str:
 
 
 class _State:
-    """What earlier records tell: stock, deads and pile (for the implied fields) and the time."""
+    """What earlier records tell: stock, deads and pile (for the implied fields) and the time.
+
+    The cards move as the engine moves them (`engine.GameState`: the deal, draws, discards, takes,
+    refills), with three differences, each kept on purpose:
+
+    - It follows any line, legal or not. An archive stores every log, illegal ones too, and only
+      predicts fields: a prediction that misses keeps the field stored (pack proves each record by
+      restoring its line). The engine's apply assumes an event its check passed (it pops the
+      stock's top, asserts a dead is there), and checking each line would cost far more than this.
+    - It is part of the archive format (`FORMAT` 1): the reader must imply exactly what pack
+      implied, or archives already written would restore other lines and fail their digests. So
+      it keeps its refill rule: the refilling dead becomes the stock. The engine's differs when
+      cards are left in the stock at a refill (refill "all", from the second dead on: the dead goes
+      below the cards there, as the engine applies `stock_refilled`); the `drew`s that follow keep
+      their card (one byte each) instead of implying it.
+    - It is cheap per event: the stock as `hand_started` lists it (top first) with the index of
+      its top, not the engine's reversed list, and no deck or stock-size rule (a log whose stock has
+      the wrong size is stored like any other; the card table is `cards.CODE_CARD`).
+    """
 
     __slots__ = ("clock", "deads", "pile", "stock", "top")
 
