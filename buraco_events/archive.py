@@ -38,6 +38,7 @@ from .archive_format import (
     ArchiveError,
     Limits,
     log_cost,
+    log_size,
     name_problem,
     over_limit,
     resolve_limits,
@@ -168,7 +169,7 @@ def pack(
                 put(blob)
                 events += len(lines)
                 verbatim += kept
-                input_bytes += sum(map(len, lines)) + len(lines) + len(raw.tail)
+                input_bytes += log_size(lines, raw.tail)
                 if progress:
                     progress(done, len(sources))
             put(_encoder.encode([END, len(sources), events]))

@@ -213,6 +213,11 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def log_size(lines: list[bytes], tail: bytes) -> int:
+    """Return the bytes of a log file holding `lines` (each with its newline) and `tail`."""
+    return sum(map(len, lines)) + len(lines) + len(tail)
+
+
 def log_digest(lines: Iterable[bytes], tail: bytes) -> bytes:
     """Return the 8-byte digest a stored log carries: of its lines, each with its newline, and
     its torn tail."""

@@ -40,6 +40,7 @@ from .archive_format import (
     Limits,
     MiB,
     log_digest,
+    log_size,
     name_problem,
     over_limit,
     resolve_limits,
@@ -327,5 +328,5 @@ class Member:
 def members(archive: StrPath, limits: Limits | None = None) -> Iterator[Member]:
     """Yield each log of an archive with its events, bytes and head (each checked, as unpack does)."""
     for name, lines, tail in iter_stored(archive, limits):
-        size = sum(map(len, lines)) + len(lines) + len(tail)
-        yield Member(name, len(lines), size, line_hash(lines[-1]) if lines else None)
+        head = line_hash(lines[-1]) if lines else None
+        yield Member(name, len(lines), log_size(lines, tail), head)
