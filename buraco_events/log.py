@@ -34,8 +34,6 @@ from .logread import (
 from .logread import LockedError as LockedError
 from .repair import repair as repair
 
-# -- the one reader ------------------------------------------------------------------------------
-
 #: what a reader does with each problem it meets (a bad line, a broken chain, a torn end):
 #: `strict` raises it, a `Collect` keeps it and lets the reading go on
 ErrorPolicy = Callable[[LogError], None]
