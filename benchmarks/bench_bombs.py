@@ -32,7 +32,7 @@ from typing import Any
 import msgspec
 import zstandard
 
-from buraco_events import archive
+from buraco_events import archive, archive_codec, archive_format, archive_read
 
 Row = dict[str, Any]
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,19 +41,19 @@ MiB = 1 << 20
 
 
 def _framed(*blobs: bytes) -> bytes:
-    return b"".join(archive._LEN.pack(len(b)) + b for b in blobs)
+    return b"".join(archive_format.LEN.pack(len(b)) + b for b in blobs)
 
 
 def _start(f: Any, logs: int) -> Any:
     """Write the magic and the header of an archive of `logs` logs; return its zstd writer."""
-    f.write(archive.MAGIC + bytes([archive.FORMAT]))
+    f.write(archive_format.MAGIC + bytes([archive_format.FORMAT]))
     z = zstandard.ZstdCompressor(level=1, write_checksum=True).stream_writer(f, closefd=False)
-    z.write(_framed(_enc.encode([archive._HEADER, archive._header() | {"logs": logs}])))
+    z.write(_framed(_enc.encode([archive_format.HEADER, archive_codec.header_tables() | {"logs": logs}])))
     return z
 
 
 def _finish(z: Any, logs: int, lines: int) -> None:
-    z.write(_framed(_enc.encode([archive._END, logs, lines])))
+    z.write(_framed(_enc.encode([archive_format.END, logs, lines])))
     z.flush(zstandard.FLUSH_FRAME)
 
 
@@ -63,7 +63,7 @@ def _verbatim_log(z: Any, lines: int, line: bytes, name: str = "bomb.jsonl",
     record = b"\xc6" + len(line).to_bytes(4, "big") + line  # bin 32: a line kept verbatim
     head = (b"\x96\x01" + _enc.encode(name) + _enc.encode(digest) + b"\xc2"
             + b"\xdd" + lines.to_bytes(4, "big"))  # array 32 of the records
-    z.write(archive._LEN.pack(len(head) + lines * len(record) + 2) + head)
+    z.write(archive_format.LEN.pack(len(head) + lines * len(record) + 2) + head)
     batch = max(1, MiB // len(record))
     for done in range(0, lines, batch):
         z.write(record * min(batch, lines - done))
@@ -76,7 +76,7 @@ def one_line_bomb(path: Path, size: int) -> None:
         z = _start(f, 1)
         head = (b"\x96\x01" + _enc.encode("bomb.jsonl") + _enc.encode(b"\0" * 8) + b"\xc2\x91\xc6"
                 + size.to_bytes(4, "big"))
-        z.write(archive._LEN.pack(len(head) + size + 2) + head)
+        z.write(archive_format.LEN.pack(len(head) + size + 2) + head)
         chunk = b"x" * MiB
         for _ in range(size // MiB):
             z.write(chunk)
@@ -96,7 +96,7 @@ def members_bomb(path: Path, logs: int, size: int) -> None:
     """`logs` logs of `size` bytes each (1 KB lines), each under the limit per log and whole (its
     digest right): every one is read, up to the limit per archive."""
     lines, line = size // 1024, b"x" * 1023
-    digest = archive._digest([line] * lines, b"")
+    digest = archive_format.log_digest([line] * lines, b"")
     with open(path, "wb") as f:
         z = _start(f, logs)
         for i in range(logs):
@@ -109,8 +109,8 @@ def logs_bomb(path: Path, logs: int) -> None:
     with open(path, "wb") as f:
         z = _start(f, logs)
         for i in range(logs):
-            blob = _enc.encode([archive._LOG, f"{i}.jsonl", archive._digest([], b""), False, [], b""])
-            z.write(archive._LEN.pack(len(blob)) + blob)
+            blob = _enc.encode([archive_format.LOG, f"{i}.jsonl", archive_format.log_digest([], b""), False, [], b""])
+            z.write(archive_format.LEN.pack(len(blob)) + blob)
         _finish(z, logs, 0)
 
 
@@ -124,7 +124,7 @@ def _child(mode: str, path: str) -> None:
     outcome = "read whole"
     try:
         if mode == "read":
-            for _ in archive.iter_archive(path):
+            for _ in archive_read.iter_archive(path):
                 pass
         elif mode == "audit":
             from buraco_events.audit import AuditInputError, audit_path
@@ -146,7 +146,7 @@ def _child(mode: str, path: str) -> None:
                     outcome = f"failed: {exc}"
         else:
             archive.unpack(path, Path(path).with_suffix(".out"))
-    except archive.ArchiveError:
+    except archive_format.ArchiveError:
         outcome = "refused"
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -166,9 +166,9 @@ def _run(mode: str, path: Path, env: dict[str, str]) -> dict[str, Any]:
 def measure(quick: bool = False) -> list[Row]:
     """Build the bombs, read and unpack each in a subprocess; return peak-memory rows."""
     scale = 4 if quick else 1  # quick: limits and bombs 4 times smaller, the same shapes
-    member = archive.MAX_MEMBER_SIZE // scale
+    member = archive_format.MAX_MEMBER_SIZE // scale
     logs_limit = 64 * MiB // scale  # lowered so the flood is refused quickly: 16,384 logs
-    env = {archive.ENV_MAX_MEMBER_SIZE: str(member), archive.ENV_MAX_ARCHIVE_SIZE: str(logs_limit)}
+    env = {archive_format.ENV_MAX_MEMBER_SIZE: str(member), archive_format.ENV_MAX_ARCHIVE_SIZE: str(logs_limit)}
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -212,7 +212,7 @@ def _by_number(folder: Path, quick: bool, base: float) -> list[Row]:
     logs, size, member = (20, 15 * MiB, 16 * MiB) if quick else (80, 60 * MiB, 64 * MiB)
     path = folder / "big-logs.bza"
     members_bomb(path, logs, size)
-    env = {archive.ENV_MAX_MEMBER_SIZE: str(member)}
+    env = {archive_format.ENV_MAX_MEMBER_SIZE: str(member)}
     result = _run("audit", path, env)
     beyond = result["peak"] - base + WORKERS * (result["workers"] - base)
     rows.append({
@@ -227,7 +227,7 @@ def _by_number(folder: Path, quick: bool, base: float) -> list[Row]:
     count = 250_000 if quick else 1_000_000
     path = folder / "many-logs.bza"
     logs_bomb(path, count)
-    result = _run("list", path, {archive.ENV_MAX_MEMBERS: str(count)})
+    result = _run("list", path, {archive_format.ENV_MAX_MEMBERS: str(count)})
     rows.append({
         "name": f"archive list: {count:,} empty logs, {path.stat().st_size / 1024:,.0f} KB, "
                 f"{result['outcome']} in {result['seconds']:.1f} s CPU",

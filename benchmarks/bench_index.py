@@ -63,8 +63,9 @@ def cpu_index(logs: str, db: str) -> tuple[float, int, int]:
 
 def cpu_replay(logs: str) -> tuple[float, int]:
     """In a fresh process: CPU seconds of decoding, chain-checking and replaying every log."""
+    from buraco_events.chain import Chain
     from buraco_events.engine import GameState, play
-    from buraco_events.log import Chain, decode_lines
+    from buraco_events.logread import decode_lines
     from buraco_events.sources import iter_logs
 
     counted = [0]

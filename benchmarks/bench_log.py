@@ -49,7 +49,7 @@ from buraco_events.events import (  # noqa: E402
     encode_msgpack,
     seal_lines,
 )
-from buraco_events.log import FsyncPolicy, open_log, write_log  # noqa: E402
+from buraco_events.logwrite import FsyncPolicy, open_log, write_log  # noqa: E402
 
 Row = dict[str, Any]
 

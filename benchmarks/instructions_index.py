@@ -44,9 +44,10 @@ def _step(mode: str, logs: str) -> None:
         with tempfile.TemporaryDirectory() as folder:
             ingest.index([logs], Path(folder) / "index.duckdb")
         return
+    from buraco_events.chain import Chain
     from buraco_events.engine import GameState, play
     from buraco_events.ingest import _decode_log
-    from buraco_events.log import Chain, decode_lines
+    from buraco_events.logread import decode_lines
     from buraco_events.sources import iter_logs
 
     for name, lines in iter_logs(logs):

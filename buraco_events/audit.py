@@ -45,8 +45,9 @@ from pathlib import Path
 
 import msgspec
 
-from .archive import ArchiveError
+from .archive_format import ArchiveError
 from .auditcore import Regular
+from .chain import Chain
 from .commit import Broken, Commitments
 from .engine import GameState, IllegalMove, apply, check, hand_scores
 from .events import (
@@ -58,7 +59,8 @@ from .events import (
     decode_canonical,
     event_type,
 )
-from .log import MAX_LINE, Chain, EventReader, LogError, NotALogError, RawLines, TornTailError
+from .log import EventReader
+from .logread import MAX_LINE, LogError, NotALogError, RawLines, TornTailError
 from .pool import WorkerError, chunked, collector_paused, ordered_map
 from .scoring import TeamScore
 from .sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs

@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import build
+from .chain import ChainStatus
 from .database import (
     ARROW_TYPES,
     DEFAULT_DB,
@@ -44,7 +45,8 @@ from .database import (
 )
 from .engine import IllegalMove
 from .events import Event
-from .log import ChainStatus, EventReader, LogError, RawLines
+from .log import EventReader
+from .logread import LogError, RawLines
 from .pool import WorkerError, chunked, collector_paused, ordered_map
 from .rows import CARD_NAMES, EVENT_TAG_NAMES, Columns, EventBuffers, game_rows
 from .schema import TABLES, TYPES, int_range, is_list_type

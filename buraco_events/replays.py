@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from .events import Event
-from .log import EventReader, LogError, NotALogError
+from .log import EventReader
+from .logread import LogError, NotALogError
 from .projections import Timeline, seat_error
 from .share import replay_page, timeline_steps
 from .sources import open_source

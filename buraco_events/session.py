@@ -56,7 +56,7 @@ from .commands import HELP, CommandError, hint_text, options_text, parse_command
 from .commit import keyed_salts
 from .engine import GameState, IllegalMove, team_of
 from .events import Drew, Event, HandEnded, HandStarted, LaidOff, Melded, Note, TookDead, TookPile
-from .log import LogWriter, open_log
+from .logwrite import LogWriter, open_log
 from .projections import describe, player_view
 from .render import render_compact, render_scores, render_view
 from .rules import UnknownVariant, canonical_variant

@@ -22,7 +22,7 @@ import msgspec
 from .bots import bot_by_name, bot_spec, run_game
 from .engine import team_of
 from .events import Event, HandEnded
-from .log import write_logs
+from .logwrite import write_logs
 from .melds import CANASTA_KINDS
 from .pool import collector_paused
 from .rules import canonical_variant, check_players

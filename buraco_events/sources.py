@@ -1,11 +1,11 @@
 """Log sources: the one way every command names and opens the logs a path holds (a shell module).
 
-A path is a log file, a folder (its `*.jsonl`, recursively, sorted: `log.log_files`), an archive
+A path is a log file, a folder (its `*.jsonl`, recursively, sorted: `logread.log_files`), an archive
 (`.bza`, its logs in stored order) or one log inside an archive, written `ARCHIVE.bza/NAME`. Each
-log comes as a `log.RawLines` whose `name` is what commands print (`FOLDER/x.jsonl`,
-`ARCHIVE.bza/NAME`), read with `log.EventReader`. Files are read through `log.raw_lines` and
-archives through `archive.iter_archive`, bounded as they are; this module only names and opens.
-It imports both, so that neither imports the other.
+log comes as a `logread.RawLines` whose `name` is what commands print (`FOLDER/x.jsonl`,
+`ARCHIVE.bza/NAME`), read with `log.EventReader`. Files are read through `logread.raw_lines` and
+archives through `archive_read.iter_archive`, bounded as they are; this module only names and
+opens. It imports both, so that neither imports the other.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from .archive import StoredLines, is_archive, iter_archive
+from .archive_read import StoredLines, is_archive, iter_archive
 from .events import AnyEvent
-from .log import EventReader, RawLines, StrPath, log_files, raw_lines
+from .log import EventReader
+from .logread import RawLines, StrPath, log_files, raw_lines
 
 
 def _archive_member(path: Path) -> tuple[Path, str] | None:
@@ -32,7 +33,7 @@ def open_source(path: StrPath) -> RawLines:
     """Return the lines of one log: a file, or `ARCHIVE.bza/NAME` (read whole from the archive).
 
     A member the archive does not hold raises `FileNotFoundError`; a damaged archive
-    `archive.ArchiveError`.
+    `archive_format.ArchiveError`.
     """
     p = Path(path)
     found = _archive_member(p)

@@ -25,11 +25,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from .archive import MAGIC, ArchiveError, iter_archive
+from .archive_format import MAGIC, ArchiveError
+from .archive_read import iter_archive
 from .audit import split_lines
 from .database import SCHEMAS, one_line
 from .ingest import Checked, CheckedChunk, Conflict, Rejected, check_chunk
-from .log import RawLines
+from .logread import RawLines
 from .schema import TABLES
 
 INSTALL = "pip install 'buraco-events[spark]' (pyspark) and a Java 17 runtime (java on PATH or JAVA_HOME)"

@@ -26,7 +26,7 @@ from buraco_events.cards import ALL_CARDS
 from buraco_events.engine import GameState, play
 from buraco_events.events import Discarded, HandEnded, Note, seal_lines
 from buraco_events.ingest import Rejected, check_chunk, index
-from buraco_events.log import write_log
+from buraco_events.logwrite import write_log
 from buraco_events.projections import meld_kind
 from buraco_events.rows import Columns
 from buraco_events.schema import TABLES

@@ -16,10 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events import archive
-from buraco_events.archive import ArchiveError, iter_archive, pack, unpack
+from buraco_events import archive, archive_codec, archive_format
+from buraco_events.archive import pack, unpack
+from buraco_events.archive_format import ArchiveError
+from buraco_events.archive_read import iter_archive
 from buraco_events.events import decode_event, line_hash
-from buraco_events.log import check_lines, write_log
+from buraco_events.log import check_lines
+from buraco_events.logwrite import write_log
 from buraco_events.sources import iter_logs
 from cli.main import app
 
@@ -177,7 +180,7 @@ def test_not_an_archive_or_another_format_version(packed: Path, tmp_path: Path) 
     with pytest.raises(ArchiveError, match="not a buraco archive"):
         list(iter_archive(tmp_path / "src" / "g0.jsonl"))
     data = bytearray(packed.read_bytes())
-    data[len(archive.MAGIC)] = 9
+    data[len(archive_format.MAGIC)] = 9
     packed.write_bytes(bytes(data))
     with pytest.raises(ArchiveError, match="archive format 9, this version reads 1"):
         list(iter_archive(packed))
@@ -263,25 +266,25 @@ def test_one_archived_log_reads_by_its_archive_path(tmp_path: Path) -> None:
 # must refuse each with an ArchiveError naming the archive and the member, within its limits.
 
 _enc = msgspec.msgpack.Encoder()
-SMALL = archive.Limits(member=256 * 1024, archive=4 * 1024 * 1024)
+SMALL = archive_format.Limits(member=256 * 1024, archive=4 * 1024 * 1024)
 
 
 def _framed(blobs: list[bytes]) -> bytes:
-    return b"".join(archive._LEN.pack(len(b)) + b for b in blobs)
+    return b"".join(archive_format.LEN.pack(len(b)) + b for b in blobs)
 
 
 def _header_blob(logs: int | None) -> bytes:
-    header = archive._header() | ({} if logs is None else {"logs": logs})
-    return _enc.encode([archive._HEADER, header])
+    header = archive_codec.header_tables() | ({} if logs is None else {"logs": logs})
+    return _enc.encode([archive_format.HEADER, header])
 
 
 @functools.cache
-def _codec() -> archive._Codec:
-    return archive._Codec(archive._header())
+def _codec() -> archive_codec.Codec:
+    return archive_codec.Codec(archive_codec.header_tables())
 
 
 def _log_blob(name: str, lines: list[bytes], tail: bytes = b"") -> bytes:
-    return archive._log_blob(_codec(), name, lines, tail)[0]
+    return archive_codec.log_blob(_codec(), name, lines, tail)[0]
 
 
 def write_raw(path: Path, logs: list[tuple[str, list[bytes]]], *, count: int | None = -1,
@@ -290,9 +293,9 @@ def write_raw(path: Path, logs: list[tuple[str, list[bytes]]], *, count: int | N
     blobs = [_header_blob(len(logs) if count == -1 else count)]
     blobs += [_log_blob(name, lines) for name, lines in logs]
     if end:
-        blobs.append(_enc.encode([archive._END, len(logs), sum(len(x) for _, x in logs)]))
+        blobs.append(_enc.encode([archive_format.END, len(logs), sum(len(x) for _, x in logs)]))
     z = zstandard.ZstdCompressor(write_checksum=checksum)
-    path.write_bytes(archive.MAGIC + bytes([archive.FORMAT]) + z.compress(_framed(blobs)) + after)
+    path.write_bytes(archive_format.MAGIC + bytes([archive_format.FORMAT]) + z.compress(_framed(blobs)) + after)
     return path
 
 
@@ -301,20 +304,20 @@ def write_bomb(path: Path, size: int) -> Path:
     prefix = (b"\x96\x01" + _enc.encode("bomb.jsonl") + _enc.encode(b"\0" * 8) + b"\xc2\x91\xc6"
               + size.to_bytes(4, "big"))
     with open(path, "wb") as f:
-        f.write(archive.MAGIC + bytes([archive.FORMAT]))
+        f.write(archive_format.MAGIC + bytes([archive_format.FORMAT]))
         z = zstandard.ZstdCompressor(level=1, write_checksum=True).stream_writer(f, closefd=False)
         z.write(_framed([_header_blob(1)]))
-        z.write(archive._LEN.pack(len(prefix) + size + 2) + prefix)
+        z.write(archive_format.LEN.pack(len(prefix) + size + 2) + prefix)
         chunk = b"x" * (1 << 20)
         for _ in range(size >> 20):
             z.write(chunk)
         z.write(b"\xc4\x00")
-        z.write(_framed([_enc.encode([archive._END, 1, 1])]))
+        z.write(_framed([_enc.encode([archive_format.END, 1, 1])]))
         z.flush(zstandard.FLUSH_FRAME)
     return path
 
 
-def read_peak(path: Path, limits: archive.Limits | None = None) -> tuple[Exception | None, int]:
+def read_peak(path: Path, limits: archive_format.Limits | None = None) -> tuple[Exception | None, int]:
     """Read every log of an archive; return the error (None if it read) and the peak memory."""
     tracemalloc.start()
     try:
@@ -356,14 +359,14 @@ def test_a_log_that_restores_past_the_limit_stops_there(tmp_path: Path) -> None:
     assert isinstance(error, ArchiveError) and (error.member, error.name) == (1, "g.jsonl")
     assert "restores to more than 256 KiB, the limit per log" in str(error)
     assert peak < 4 << 20, peak
-    raised = archive.Limits(member=1 << 20, archive=SMALL.archive)
+    raised = archive_format.Limits(member=1 << 20, archive=SMALL.archive)
     assert [len(list(x)) for _, x in iter_archive(path, raised)] == [300]
 
 
 def test_a_flood_of_empty_lines_counts_each_line(tmp_path: Path) -> None:
     # 200,000 empty lines are 200 KB but cost what holding them costs: 64 bytes a line
     path = write_raw(tmp_path / "a.bza", [("g.jsonl", [b""] * 200_000)])
-    error, peak = read_peak(path, archive.Limits(member=1 << 20))
+    error, peak = read_peak(path, archive_format.Limits(member=1 << 20))
     assert isinstance(error, ArchiveError)
     assert "200,000 lines: restores to more than 1 MiB, the limit per log" in str(error)
     assert peak < 8 << 20, peak
@@ -393,19 +396,19 @@ def test_limits_come_from_the_environment(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_sizes_parse_and_print() -> None:
-    assert [archive.parse_size(t) for t in ("64MiB", "4G", "1000", "16 k", "2TB")] == [
+    assert [archive_format.parse_size(t) for t in ("64MiB", "4G", "1000", "16 k", "2TB")] == [
         64 << 20, 4 << 30, 1000, 16 << 10, 2 << 40]
     for bad in ("", "0", "-1", "1.5G", "lots", "1P"):
         with pytest.raises(ValueError, match="is not a size"):
-            archive.parse_size(bad)
-    assert archive.size_name(64 << 20) == "64 MiB" and archive.size_name(1000) == "1,000 bytes"
+            archive_format.parse_size(bad)
+    assert archive_format.size_name(64 << 20) == "64 MiB" and archive_format.size_name(1000) == "1,000 bytes"
 
 
 def test_pack_refuses_a_log_over_the_limit(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     write_log(tmp_path / "src" / "g.jsonl", make_game(1))
     with pytest.raises(ArchiveError, match="the limit per log") as info:
-        pack(tmp_path / "src", tmp_path / "a.bza", limits=archive.Limits(member=4096))
+        pack(tmp_path / "src", tmp_path / "a.bza", limits=archive_format.Limits(member=4096))
     assert info.value.exit_code == 1 and not (tmp_path / "a.bza").exists()
 
 
@@ -414,7 +417,7 @@ def test_pack_refuses_a_log_over_the_limit(tmp_path: Path) -> None:
 
 def test_the_frame_checksum_is_written_and_checked(packed: Path) -> None:
     data = packed.read_bytes()
-    frame = data[len(archive.MAGIC) + 1:]
+    frame = data[len(archive_format.MAGIC) + 1:]
     assert zstandard.get_frame_parameters(frame).has_checksum
     bad = bytearray(data)
     bad[-1] ^= 0x01  # the checksum itself: every log still matches its digest
@@ -469,11 +472,11 @@ def test_damage_names_the_member_and_what_was_not_read(tmp_path: Path) -> None:
     logs = [(f"g{i}.jsonl", game_lines(i, turns=40)) for i in range(6)]
     path = write_raw(tmp_path / "a.bza", logs)
     blobs = [_header_blob(6)] + [_log_blob(n, x) for n, x in logs]
-    at = len(archive.MAGIC) + 1
+    at = len(archive_format.MAGIC) + 1
     plain = _framed(blobs)
     start = len(_framed(blobs[:4])) + 40  # inside the 4th log (member 4, g3.jsonl)
     changed = plain[:start] + bytes([plain[start] ^ 0x01]) + plain[start + 1:]
-    end = _framed([_enc.encode([archive._END, 6, sum(len(x) for _, x in logs)])])
+    end = _framed([_enc.encode([archive_format.END, 6, sum(len(x) for _, x in logs)])])
     path.write_bytes(path.read_bytes()[:at] + zstandard.ZstdCompressor(write_checksum=True)
                      .compress(changed + end))
     read: list[str] = []
@@ -607,7 +610,7 @@ def read_all(path: Path) -> list[tuple[str, list[bytes], bytes]] | ArchiveError:
 @given(st.binary(max_size=400), st.booleans())
 def test_fuzz_any_bytes(tmp_path_factory: pytest.TempPathFactory, data: bytes, magic: bool) -> None:
     path = tmp_path_factory.mktemp("fuzz") / "x.bza"
-    path.write_bytes((archive.MAGIC + bytes([archive.FORMAT]) if magic else b"") + data)
+    path.write_bytes((archive_format.MAGIC + bytes([archive_format.FORMAT]) if magic else b"") + data)
     assert isinstance(read_all(path), ArchiveError)
 
 
@@ -636,7 +639,7 @@ def test_fuzz_damaged_archives(tmp_path_factory: pytest.TempPathFactory,
             data[at:at] = bytes([value])
         elif kind == "append":
             data += [zstandard.ZstdCompressor().compress(b"x" * 1000), b"\0",
-                     good[len(archive.MAGIC) + 1:], b"\x50\x2a\x4d\x18\0\0\0\0"][value]
+                     good[len(archive_format.MAGIC) + 1:], b"\x50\x2a\x4d\x18\0\0\0\0"][value]
     path = tmp_path_factory.mktemp("fuzz") / "x.bza"
     path.write_bytes(bytes(data))
     reference = tmp_path_factory.mktemp("fuzz") / "good.bza"
@@ -664,7 +667,7 @@ def damaged(tmp_path: Path) -> Path:
     path = write_raw(tmp_path / "d.bza", logs)
     plain = _framed([_header_blob(5)] + [_log_blob(n, x) for n, x in logs])
     cut = len(_framed([_header_blob(5)] + [_log_blob(n, x) for n, x in logs[:2]])) + 30
-    at = len(archive.MAGIC) + 1
+    at = len(archive_format.MAGIC) + 1
     path.write_bytes(path.read_bytes()[:at] + zstandard.ZstdCompressor(write_checksum=True)
                      .compress(plain[:cut]))
     return path
@@ -729,7 +732,7 @@ def test_archive_limit_options(tmp_path: Path) -> None:
 def test_archive_error_shows_quoted_input_escaped() -> None:
     """A decoder's message quoting a damaged field name (a byte flipped into a newline) stays one
     visible line: found by the damaged-archive fuzz test, `sch\\nma_version`."""
-    from buraco_events.archive import ArchiveError
+    from buraco_events.archive_format import ArchiveError
 
     err = ArchiveError("a.bra", "Unexpected keyword argument 'sch\nma_version'", member=1, name="x")
     assert "\n" not in str(err)

@@ -20,8 +20,10 @@ from helpers import game_lines
 from test_archive import _enc, _framed, _header_blob, _log_blob, write_raw
 from typer.testing import CliRunner
 
-from buraco_events import archive
-from buraco_events.archive import ArchiveError, Limits, iter_archive, pack, unpack
+from buraco_events import archive_format
+from buraco_events.archive import pack, unpack
+from buraco_events.archive_format import ArchiveError, Limits
+from buraco_events.archive_read import iter_archive
 from buraco_events.pool import WorkerError, chunked, ordered_map
 from cli.main import app
 
@@ -32,13 +34,13 @@ runner = CliRunner()
 def empty_logs(path: Path, logs: int, *, count: bool = True) -> Path:
     """Write an archive of `logs` empty logs (the header counting them, or not), streamed."""
     with open(path, "wb") as f:
-        f.write(archive.MAGIC + bytes([archive.FORMAT]))
+        f.write(archive_format.MAGIC + bytes([archive_format.FORMAT]))
         z = zstandard.ZstdCompressor(level=1, write_checksum=True).stream_writer(f, closefd=False)
         z.write(_framed([_header_blob(logs if count else None)]))
-        empty = archive._digest([], b"")
+        empty = archive_format.log_digest([], b"")
         for i in range(logs):
-            z.write(_framed([_enc.encode([archive._LOG, f"{i}.jsonl", empty, False, [], b""])]))
-        z.write(_framed([_enc.encode([archive._END, logs, 0])]))
+            z.write(_framed([_enc.encode([archive_format.LOG, f"{i}.jsonl", empty, False, [], b""])]))
+        z.write(_framed([_enc.encode([archive_format.END, logs, 0])]))
         z.flush(zstandard.FLUSH_FRAME)
     return path
 
@@ -52,7 +54,7 @@ def no_traceback(result) -> None:
 
 
 def test_the_limit_on_logs_is_documented_and_raisable(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Limits().members == archive.MAX_MEMBERS == 250_000
+    assert Limits().members == archive_format.MAX_MEMBERS == 250_000
     monkeypatch.setenv("BURACO_MAX_MEMBERS", "1,000,000")
     assert Limits.from_env().members == 1_000_000
     monkeypatch.setenv("BURACO_MAX_MEMBERS", "lots")
@@ -158,10 +160,10 @@ def blocks(path: Path, logs: list[tuple[str, list[bytes]]]) -> list[int]:
     file's size after each of them (header, logs..., end marker) and at the end."""
     ends = []
     with open(path, "wb") as f:
-        f.write(archive.MAGIC + bytes([archive.FORMAT]))
+        f.write(archive_format.MAGIC + bytes([archive_format.FORMAT]))
         z = zstandard.ZstdCompressor(write_checksum=True).stream_writer(f, closefd=False)
         blobs = [_header_blob(len(logs))] + [_log_blob(n, x) for n, x in logs]
-        blobs.append(_enc.encode([archive._END, len(logs), sum(len(x) for _, x in logs)]))
+        blobs.append(_enc.encode([archive_format.END, len(logs), sum(len(x) for _, x in logs)]))
         for blob in blobs:
             z.write(_framed([blob]))
             z.flush(zstandard.FLUSH_BLOCK)

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from buraco_events.auditcore import PLAIN, Regular
 from buraco_events.engine import GameState, play
 from buraco_events.events import decode_canonical
-from buraco_events.log import MAX_LINE, Collect, EventReader, RawLines
+from buraco_events.log import Collect, EventReader
+from buraco_events.logread import MAX_LINE, RawLines
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "data" / "samples").glob("*.jsonl"))[:6]

@@ -35,7 +35,7 @@ from buraco_events.events import (
     encode_event,
     encode_msgpack,
 )
-from buraco_events.log import LogError, decode_lines
+from buraco_events.logread import LogError, decode_lines
 
 # -- round trips ---------------------------------------------------------------------------------
 

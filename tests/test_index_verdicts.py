@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from buraco_events.audit import audit_lines
 from buraco_events.ingest import check_chunk, index
-from buraco_events.log import RawLines
+from buraco_events.logread import RawLines
 from buraco_events.sqlviews import VIEWS
 from buraco_events.verdicts import KINDS
 from cli.main import app

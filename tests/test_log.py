@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from buraco_events.chain import verify_chain
 from buraco_events.events import (
     ZERO_HASH,
     Drew,
@@ -26,28 +27,21 @@ from buraco_events.events import (
     line_hash,
     seal_lines,
 )
-from buraco_events.log import (
+from buraco_events.log import Collect, EventReader, check_lines, check_log, head
+from buraco_events.logread import (
     MAX_LINE,
-    Collect,
     ConflictError,
     CorruptLogError,
-    EventReader,
     LockedError,
     LogError,
     LogExistsError,
     NotALogError,
     RawLines,
     TornTailError,
-    check_lines,
-    check_log,
-    head,
-    open_log,
     raw_lines,
-    repair,
-    verify_chain,
-    write_log,
-    write_logs,
 )
+from buraco_events.logwrite import open_log, write_log, write_logs
+from buraco_events.repair import repair
 from buraco_events.sources import iter_logs, read_log
 from cli.main import app
 
@@ -61,7 +55,7 @@ def write_lines(path: Path, lines: list[bytes], tail: bytes = b"") -> Path:
 
 def run_child(code: str, *args: str) -> subprocess.Popen[str]:
     """Start a Python child running `code` (the log module imported as `log`)."""
-    prelude = "import os, sys\nfrom buraco_events import log\nfrom buraco_events.events import Note\n"
+    prelude = "import os, sys\nfrom buraco_events.logwrite import open_log\nfrom buraco_events.events import Note\n"
     return subprocess.Popen(
         [sys.executable, "-c", prelude + textwrap.dedent(code), *args], cwd=ROOT, text=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -200,9 +194,9 @@ def test_write_logs_writes_each_log_as_write_log_with_one_flush(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The group commit: the same files and heads as one write_log each, made durable by one
     syncfs of the folder's file system before any is linked, and no fsync."""
-    import buraco_events.log as log_module
+    import buraco_events.atomic as atomic
 
-    syncfs = log_module._syncfs()
+    syncfs = atomic.syncfs()
     if syncfs is None:
         pytest.skip("no syncfs here: write_logs writes one log after another (tested below)")
     flushed: list[list[str]] = []
@@ -214,7 +208,7 @@ def test_write_logs_writes_each_log_as_write_log_with_one_flush(
     def no_fsync(fd: int) -> None:
         raise AssertionError("write_logs flushes the file system once, not each file")
 
-    monkeypatch.setattr(log_module, "_syncfs", lambda: counting_syncfs)
+    monkeypatch.setattr(atomic, "syncfs", lambda: counting_syncfs)
     monkeypatch.setattr(os, "fsync", no_fsync)
     heads = write_logs([(tmp_path / f"g{i}.jsonl", make_game(i)) for i in range(5)])
     assert flushed == [[]]  # one flush, before any file was linked
@@ -249,10 +243,10 @@ def test_write_logs_never_replaces_a_log_and_stops_at_the_first_conflict(tmp_pat
                                    "two folders"])
 def test_write_logs_falls_back_to_one_log_after_another(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, aside: str) -> None:
-    import buraco_events.log as log_module
+    import buraco_events.atomic as atomic
 
     if aside == "no syncfs":
-        monkeypatch.setattr(log_module, "_syncfs", lambda: None)
+        monkeypatch.setattr(atomic, "syncfs", lambda: None)
     else:
         take_away(aside, monkeypatch)
     folders = [tmp_path / "a", tmp_path / ("b" if aside == "two folders" else "a")]
@@ -270,7 +264,7 @@ def test_write_logs_fsyncs_each_file_when_syncfs_fails_and_links_nothing_when_th
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import ctypes
 
-    import buraco_events.log as log_module
+    import buraco_events.atomic as atomic
 
     if not getattr(os, "O_TMPFILE", 0):
         pytest.skip("no unnamed files here: write_logs writes one log after another")
@@ -279,7 +273,7 @@ def test_write_logs_fsyncs_each_file_when_syncfs_fails_and_links_nothing_when_th
         ctypes.set_errno(errno.EINVAL)
         return -1
 
-    monkeypatch.setattr(log_module, "_syncfs", lambda: failing_syncfs)
+    monkeypatch.setattr(atomic, "syncfs", lambda: failing_syncfs)
     synced: list[int] = []
     real_fsync = os.fsync
 
@@ -327,7 +321,7 @@ def test_second_writer_in_the_same_process_is_locked_out(tmp_path: Path) -> None
 def test_second_writer_in_another_process_is_locked_out(tmp_path: Path) -> None:
     path = tmp_path / "g.jsonl"
     child = run_child("""
-        w = log.open_log(sys.argv[1])
+        w = open_log(sys.argv[1])
         w.append(Note(seq=0, by="child", text="mine"))
         print("locked", flush=True)
         sys.stdin.read()
@@ -353,7 +347,7 @@ def test_torn_tail_from_a_killed_writer_is_detected_and_repaired(tmp_path: Path)
     path = tmp_path / "g.jsonl"
     child = run_child("""
         import signal
-        w = log.open_log(sys.argv[1], fsync="event")
+        w = open_log(sys.argv[1], fsync="event")
         for i in range(3):
             w.append(Note(seq=0, by="child", text=str(i)))
         os.write(w._fd, b'{"type":"note","seq":3,"prev":"ab')  # cut short by the kill

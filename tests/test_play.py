@@ -35,7 +35,7 @@ from buraco_events.commands import (
 )
 from buraco_events.engine import GameState, play, replay
 from buraco_events.events import HandEnded, HandStarted, Note, decode_event
-from buraco_events.log import write_log
+from buraco_events.logwrite import write_log
 from buraco_events.melds import classify
 from buraco_events.projections import player_view
 from buraco_events.render import render_compact, render_text

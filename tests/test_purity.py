@@ -16,7 +16,10 @@ CORE = [
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
 #: the package's modules that read and write files, index or simulate: the core never needs them
-SHELL_MODULES = [f"buraco_events.{m}" for m in ("log", "archive", "audit", "database", "ingest", "queries", "plots", "sim")]
+SHELL_MODULES = [f"buraco_events.{m}" for m in (
+    "log", "logread", "chain", "logwrite", "atomic", "repair", "archive", "archive_format",
+    "archive_codec", "archive_read", "audit", "database", "ingest", "queries", "plots", "sim",
+)]
 
 
 def _loaded_by_core() -> dict[str, list[str]]:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from buraco_events.cards import sorted_cards
 from buraco_events.events import Discarded, HandStarted, TookPile, encode_event, seal_lines
-from buraco_events.log import write_log
+from buraco_events.logwrite import write_log
 from buraco_events.projections import Timeline
 from cli.main import app
 from cli.replay_app import ReplayApp

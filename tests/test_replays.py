@@ -13,7 +13,9 @@ from helpers import random_game
 import buraco_events
 from buraco_events.archive import pack
 from buraco_events.events import Drew, Event
-from buraco_events.log import NotALogError, head, write_log
+from buraco_events.log import head
+from buraco_events.logread import NotALogError
+from buraco_events.logwrite import write_log
 from buraco_events.projections import Timeline
 from buraco_events.replays import error_for, load
 

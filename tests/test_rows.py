@@ -29,7 +29,7 @@ from buraco_events.events import (
     TookDead,
     TookPile,
 )
-from buraco_events.log import LogError
+from buraco_events.logread import LogError
 from buraco_events.sources import read_log
 
 #: one event of every class of the contract, every optional field that feeds a column set
