@@ -5,7 +5,7 @@ into an `Audit`, so a file, an archive member or a test's list of lines is audit
 Only `audit_path` touches files, through `sources.iter_logs` (this is a shell module).
 
 What is checked, line by line (docs/log-format.md is the contract, docs/rules.md the game):
-- format: each line decodes as an event (`log.decode_line`); one problem per bad line.
+- format: each line decodes as an event (`logread.decode_line`); one problem per bad line.
 - integrity: `seq` is 0, 1, 2... without gaps; `prev` is the SHA-256 of the previous line's exact
   bytes (64 zeros on line 0); the head (SHA-256 of the last line) equals the expected one if given;
   a log is sealed on every line or on none; nothing follows `game_ended` (one problem per line
@@ -588,7 +588,7 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
                 partial: bool = False) -> Audit:
     """Audit one log given as its whole lines (bytes without `\\n`).
 
-    A `log.RawLines` also brings its torn last line (`tail`), audited as a last line that lacks
+    A `logread.RawLines` also brings its torn last line (`tail`), audited as a last line that lacks
     its newline. `partial` audits a game in progress: an unfinished log is then no problem (the
     report still says `complete: false`). A first line that is not an event ends the audit
     there: the input is not a log (`Audit.not_a_log`), and its other lines say nothing more.

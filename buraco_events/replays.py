@@ -47,7 +47,7 @@ def load(path: Path) -> Loaded:
     """Read a log's events (a file or `ARCHIVE.bza/NAME`) up to the first bad line (decode, seq
     or chain).
 
-    OSError, `archive.ArchiveError` and `NotALogError` (input that is not a log at all) propagate.
+    OSError, `archive_format.ArchiveError` and `NotALogError` (input that is not a log at all) propagate.
     """
     reader = EventReader(open_source(path))
     events: list[Event] = []

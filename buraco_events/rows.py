@@ -476,7 +476,7 @@ def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
               into: Columns | None = None) -> Columns:
     """Replay a game (every event checked: raises `IllegalMove`) and return its rows.
 
-    `head` and `sealed` describe the log (see `log.Chain`); `source` names where it was read.
+    `head` and `sealed` describe the log (see `chain.Chain`); `source` names where it was read.
     With `into`, the rows are appended to it (and it is returned), all of them or, when the
     game raises, none. Where `into` holds its events rows natively (`Columns.native`), a row
     they cannot hold moves them to the plain lists (`Columns.to_lists`, the game's rows so far

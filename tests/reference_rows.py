@@ -126,7 +126,7 @@ def _hand_end_rows(out: Columns, game_id: str, state: GameState, ev: HandEnded,
 def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool) -> Columns:
     """Replay a game (every event checked: raises `IllegalMove`) and return its rows.
 
-    `head` and `sealed` describe the log (see `log.Chain`); `source` names where it was read.
+    `head` and `sealed` describe the log (see `chain.Chain`); `source` names where it was read.
     """
     events = list(events)
     rows = Columns()
