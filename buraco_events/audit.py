@@ -48,7 +48,7 @@ import msgspec
 from .archive import ArchiveError
 from .auditcore import Regular
 from .commit import Broken, Commitments
-from .engine import GameState, IllegalMove, apply, check, hand_scores
+from .engine import GameState, IllegalMove, apply, check
 from .events import (
     AnyEvent,
     GameEnded,
@@ -61,6 +61,7 @@ from .events import (
 from .log import MAX_LINE, Chain, EventReader, LogError, NotALogError, RawLines, TornTailError
 from .pool import WorkerError, chunked, collector_paused, ordered_map
 from .scoring import TeamScore
+from .sheets import hand_scores
 from .sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
 from .verdicts import FAILING as FAILING
 from .verdicts import OTHER_HEAD as _OTHER_HEAD

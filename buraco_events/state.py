@@ -9,6 +9,7 @@ closing needs).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -18,7 +19,7 @@ from .melds import CanastaKind, MeldFits, MeldShape, canasta_kind, is_closing_ca
 from .rules import Rules
 from .scoring import TeamScore
 
-#: the state machine's phases (`engine.TRANSITIONS`); mypy checks every assignment and `==` against them
+#: the state machine's phases (`gate.TRANSITIONS`); mypy checks every assignment and `==` against them
 Phase = Literal["start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over"]
 #: the phases of a hand in progress
 PLAYING_PHASES: Final[tuple[Phase, ...]] = ("draw", "play", "dead")
@@ -63,6 +64,20 @@ def elements(hand: Hand) -> list[Card]:
     for c, n in hand.items():
         out.extend([c] * n)
     return out
+
+
+def counted(cards: Iterable[Card]) -> Hand:
+    """Return the hand holding `cards`."""
+    hand: Hand = {}
+    for c in cards:
+        hand[c] = hand.get(c, 0) + 1
+    return hand
+
+
+def add_cards(hand: Hand, cards: Iterable[Card]) -> None:
+    """Add `cards` to the hand."""
+    for c in cards:
+        hand[c] = hand.get(c, 0) + 1
 
 
 #: the fields of a meld, in constructor order

@@ -32,26 +32,8 @@ from mypy_extensions import mypyc_attr
 
 from .cards import Card, team_of, value_repr
 from .commit import SaltSource, deal_commitment
-from .engine import (
-    PLAYING_PHASES,
-    GameState,
-    IllegalMove,
-    Play,
-    apply,
-    check,
-    checked_play,
-    deal,
-    end_of_game,
-    end_of_hand,
-    has_two_discards,
-    legal_dead_takes,
-    legal_discards,
-    legal_draws,
-    meld_entry,
-    must_refill,
-    raw_plays,
-    sorted_held,
-)
+from .deal import deal
+from .engine import PLAYING_PHASES, GameState, IllegalMove, apply, check, must_refill, sorted_held
 from .events import (
     Discarded,
     Drew,
@@ -65,6 +47,16 @@ from .events import (
     event_type,
 )
 from .melds import MeldShape, hand_melds
+from .moves import (
+    end_of_game,
+    end_of_hand,
+    has_two_discards,
+    legal_dead_takes,
+    legal_discards,
+    legal_draws,
+)
+from .playcheck import checked_play, meld_entry
+from .plays import Play, raw_plays
 from .rules import Rules, canonical_variant, check_players, find_rules
 from .seatview import player_view
 from .views import View
