@@ -23,7 +23,7 @@ Play = tuple[Literal["meld", "lay_off"], int | None, tuple[Card, ...]]
 
 #: per natural card, the cards that may share a meld with it: its suit, its rank, the wilds
 _MELDS_WITH: Final[dict[Card, frozenset[Card]]] = {
-    c: frozenset([d for d in ALL_CARDS if SUIT[d] == SUIT[c] or RANK[d] in (0, 2, RANK[c])])
+    c: frozenset([d for d in ALL_CARDS if SUIT[d] == SUIT[c] or is_wild_card(d) or RANK[d] == RANK[c]])
     for c in ALL_CARDS if not is_wild_card(c)
 }
 

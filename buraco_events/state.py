@@ -174,6 +174,16 @@ class RuleBits:
         return (RuleBits, (self.rules,))
 
 
+#: the fields of a `GameState` holding a list that `GameState.copy` gives the copy its own of
+#: (`hands`, a list of dicts, is copied one level deeper); every other field holds an immutable
+#: value the copies share. `tests/test_engine.py` checks the list against the
+#: dataclass's fields and `copy` against the list.
+COPIED_LISTS: Final = (
+    "stock", "pile", "deads", "dead_fate", "dead_taker", "team_dead", "team_dead_direct",
+    "unused_seat", "pending_rest", "melds", "totals", "hand_results",
+)
+
+
 @dataclass(slots=True)
 class GameState:
     """The whole table after some prefix of a log. `copy()` gives an independent snapshot."""
@@ -227,7 +237,9 @@ class GameState:
         return len(self.players)
 
     def copy(self) -> GameState:
-        """Return an independent copy (melds are immutable and shared)."""
+        """Return an independent copy (melds are immutable and shared): `shallow_copy`, then a
+        copy of each list of `COPIED_LISTS` and of each hand, written out (compiled, a loop over
+        the names would look each field up by name)."""
         new = shallow_copy(self)
         new.stock = self.stock.copy()
         new.pile = self.pile.copy()

@@ -36,7 +36,7 @@ from buraco_events.moves import legal_events
 from buraco_events.rules import find_rules
 from buraco_events.scoring import score_team
 from buraco_events.sheets import hand_scores
-from buraco_events.state import shallow_copy
+from buraco_events.state import COPIED_LISTS, shallow_copy
 
 # -- turn order and phases (RULES 2) -------------------------------------------------------------
 
@@ -860,6 +860,17 @@ def test_copy_shares_no_mutable_field() -> None:
     assert {"hands", "stock", "pile", "deads", "melds", "totals", "hand_results"} <= set(fields)
     state = _mid_hand_state()
     assert _shared_fields(state) == []
+
+
+def test_copy_copies_the_lists_it_names_and_only_those_hold_lists() -> None:
+    # `COPIED_LISTS` is the one list of the fields `copy()` copies: every mutable field but the
+    # hands (copied one level deeper) is in it, and the copy holds its own list of each
+    assert set(COPIED_LISTS) | {"hands"} == set(_mutable_fields())
+    state = _mid_hand_state()
+    new = state.copy()
+    for name in COPIED_LISTS:
+        assert getattr(new, name) is not getattr(state, name) and getattr(new, name) == getattr(state, name), name
+    assert all(a is not b and a == b for a, b in zip(new.hands, state.hands, strict=True))
 
 
 def test_a_field_left_out_of_copy_is_found() -> None:
