@@ -399,12 +399,7 @@ def _check_discarded(state: GameState, ev: Discarded) -> None:
     if state.phase != "play":
         _expect_phase(state, ev)
     player = _expect_turn(state, ev)
-    _check_discard_card(state, ev, player, holds_one(state.hands[player]))
-
-
-def _check_discard_card(state: GameState, ev: Discarded, player: int, last: bool) -> None:
-    """Check the card of a discard by the player to move; `last`: it is the one card held."""
-    reason = discard_refusal(state, player, ev.card, last)
+    reason = discard_refusal(state, player, ev.card, holds_one(state.hands[player]))
     if reason is not None:
         raise _fail(state, ev, reason)
 

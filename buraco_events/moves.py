@@ -119,7 +119,7 @@ def end_of_game(state: GameState) -> GameEnded:
 
 
 def legal_events(state: GameState) -> list[Event]:
-    """Return every legal next event except deals (see `deal`): what bots and UIs choose from."""
+    """Return every legal next event except deals (see `deal.deal`): what bots and UIs choose from."""
     return LEGAL[state.phase](state)
 
 

@@ -22,8 +22,6 @@ from .plays import Play, _raw_plays, _top_candidates, _top_plays
 from .rules import Rules
 from .state import GameState, Meld, add_cards, shallow_copy
 
-# -- melded and laid_off ---------------------------------------------------------------------------
-
 
 def _play_need(state: GameState, ev: Melded | LaidOff) -> dict[Card, int] | _Refusal:
     """Check turn, phase and card ownership; return the cards the play takes from the hand of
@@ -298,6 +296,9 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
         else:
             state.closed_by, state.end_reason, state.phase = player, "closed", "hand_end"
 
+
+
+# -- whether a legal play exists ------------------------------------------------------------------
 
 
 def _any_passes(state: GameState, player: int, candidates: list[TopPlay]) -> bool:

@@ -59,9 +59,9 @@ def _top_plays(
 
 def raw_plays(state: GameState) -> list[Play]:
     """Return the candidate plays of the player to move before their check, in the order
-    `candidate_plays` keeps the legal ones (empty outside the play phase).
+    `moves.candidate_plays` keeps the legal ones (empty outside the play phase).
 
-    A bot that ranks plays can score these first and check (`checked_play`) only the best,
+    A bot that ranks plays can score these first and check (`playcheck.checked_play`) only the best,
     instead of paying a check for every candidate.
     """
     if state.phase != "play":
