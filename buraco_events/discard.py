@@ -1,7 +1,7 @@
 """The rule of a discard: which card the seat to play may discard now, and why not (RULES 2, 4
 and 6), in one place.
 
-Every question about a discard asks `discard_refusal`: the check of a discard (`engine`), the
+Every question about a discard asks `discard_bar`: the check of a discard (`engine`), the
 take of an open pile of one card, which needs a legal discard after it (`any_discard`), the legal
 moves and the forced-move test (`moves.legal_discards`, `moves.has_two_discards`, the table). The
 check of a play asks `closing_bar`, the part of the rule for a hand's last card, of the card the
@@ -17,11 +17,18 @@ from typing import Final
 from .cards import Card, is_wild_card, team_of
 from .state import GameState, Hand, Meld
 
-#: `closing_bar`'s answers: the last card may go (it closes, or the team takes a dead), the team
-#: has no canasta to close with, the card is a wild and may not be the closing discard
+#: the answers of the rule (`discard_bar`): the card may go, or why not: a closed pile's top waits
+#: for the next play, or to be melded this turn; the card is not held; it is the single card just
+#: taken from an open pile; it is the last card and the team has no canasta to close with, or it
+#: is a wild and may not be the closing discard. Ints, so that the moves ask the rule of every card
+#: without making the words (`discard_refusal` makes them for the check's error).
 MAY_GO: Final = 0
-NO_CANASTA: Final = 1
-WILD_LAST: Final = 2
+TOP_PENDING: Final = 1
+TOP_DUE: Final = 2
+NOT_HELD: Final = 3
+SINGLE_TAKEN: Final = 4
+NO_CANASTA: Final = 5
+WILD_LAST: Final = 6
 
 
 def canasta_need(state: GameState) -> str:
@@ -55,29 +62,40 @@ def closing_bar(state: GameState, team: int, card: Card, meld: Callable[[], Meld
     return MAY_GO
 
 
-def discard_refusal(state: GameState, player: int, card: Card, last: bool) -> str | None:
-    """Return why `player`, the seat to play in the play phase, may not discard `card` now, or
-    None when it may. `last`: the card is the one card held (`holds_one`).
+def discard_bar(state: GameState, player: int, card: Card, last: bool) -> int:
+    """Return whether `player`, the seat to play in the play phase, may discard `card` now
+    (`MAY_GO`) or why not. `last`: the card is the one card held (`holds_one`).
 
     While a closed pile's top waits (to go into the next play, or to be melded before the turn
     ends) no card may go; a single card taken from an open pile may not go back (no single-card
     return); the last card goes only as `closing_bar` allows.
     """
     if state.pending_top is not None:
-        return f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile"
+        return TOP_PENDING
     if state.top_due is not None:
-        return f"the top card {state.top_due} taken from the pile must be melded before the turn ends"
+        return TOP_DUE
     if card not in state.hands[player]:
-        return f"{card} is not in the hand"
+        return NOT_HELD
     if state.single_taken is not None and card == state.single_taken:
-        return f"no single-card return: {card} was the one card taken from the pile"
+        return SINGLE_TAKEN
     if last:
-        bar = closing_bar(state, team_of(player), card, None)
-        if bar == NO_CANASTA:
-            return f"cannot close: the team has no {canasta_need(state)}"
-        if bar == WILD_LAST:
-            return f"the closing discard may not be a wild ({card})"
-    return None
+        return closing_bar(state, team_of(player), card, None)
+    return MAY_GO
+
+
+def discard_refusal(state: GameState, card: Card, bar: int) -> str:
+    """Return the words of `discard_bar`'s answer `bar` (not `MAY_GO`) for a discard of `card`."""
+    if bar == TOP_PENDING:
+        return f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile"
+    if bar == TOP_DUE:
+        return f"the top card {state.top_due} taken from the pile must be melded before the turn ends"
+    if bar == NOT_HELD:
+        return f"{card} is not in the hand"
+    if bar == SINGLE_TAKEN:
+        return f"no single-card return: {card} was the one card taken from the pile"
+    if bar == NO_CANASTA:
+        return f"cannot close: the team has no {canasta_need(state)}"
+    return f"the closing discard may not be a wild ({card})"
 
 
 def any_discard(state: GameState) -> bool:
@@ -88,6 +106,6 @@ def any_discard(state: GameState) -> bool:
     hand = state.hands[player]
     last = holds_one(hand)
     for card in hand:
-        if discard_refusal(state, player, card, last) is None:
+        if discard_bar(state, player, card, last) == MAY_GO:
             return True
     return False

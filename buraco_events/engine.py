@@ -24,7 +24,7 @@ import msgspec
 
 from .cards import RANK, team_of
 from .deal import _apply_hand_started, _check_hand_started
-from .discard import any_discard, discard_refusal, holds_one
+from .discard import MAY_GO, any_discard, discard_bar, discard_refusal, holds_one
 from .events import (
     AnyEvent,
     Discarded,
@@ -399,9 +399,9 @@ def _check_discarded(state: GameState, ev: Discarded) -> None:
     if state.phase != "play":
         _expect_phase(state, ev)
     player = _expect_turn(state, ev)
-    reason = discard_refusal(state, player, ev.card, holds_one(state.hands[player]))
-    if reason is not None:
-        raise _fail(state, ev, reason)
+    bar = discard_bar(state, player, ev.card, holds_one(state.hands[player]))
+    if bar != MAY_GO:
+        raise _fail(state, ev, discard_refusal(state, ev.card, bar))
 
 
 def _end_turn(state: GameState) -> None:

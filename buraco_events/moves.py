@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Final
 
 from .cards import team_of
-from .discard import discard_refusal, holds_one
+from .discard import MAY_GO, discard_bar, holds_one
 from .engine import _check_take_form, _pile_allows, must_refill
 from .events import Discarded, Drew, Event, GameEnded, HandEnded, StockRefilled, TookDead, TookPile
 from .gate import IllegalMove
@@ -28,7 +28,7 @@ def candidate_plays(state: GameState) -> list[Event]:
 
 
 def legal_discards(state: GameState) -> list[Discarded]:
-    """Return each distinct legal discard for the player to move (`discard.discard_refusal`
+    """Return each distinct legal discard for the player to move (`discard.discard_bar`
     asked of every card held)."""
     if state.phase != "play":
         return []
@@ -37,7 +37,7 @@ def legal_discards(state: GameState) -> list[Discarded]:
     last = holds_one(hand)
     out = []
     for card in sorted(hand):
-        if discard_refusal(state, player, card, last) is None:
+        if discard_bar(state, player, card, last) == MAY_GO:
             out.append(Discarded(seq=seq, player=player, card=card))
     return out
 
@@ -53,7 +53,7 @@ def has_two_discards(state: GameState) -> bool:
     player = state.to_play
     distinct = 0
     for card in state.hands[player]:
-        if discard_refusal(state, player, card, False) is None:
+        if discard_bar(state, player, card, False) == MAY_GO:
             distinct += 1
             if distinct >= 2:
                 return True
