@@ -1,12 +1,13 @@
 """The rule of a discard: which card the seat to play may discard now, and why not (RULES 2, 4
 and 6), in one place.
 
-Every question about a discard asks `discard_bar`: the check of a discard (`engine`), the
-take of an open pile of one card, which needs a legal discard after it (`any_discard`), the legal
-moves and the forced-move test (`moves.legal_discards`, `moves.has_two_discards`, the table). The
-check of a play asks `closing_bar`, the part of the rule for a hand's last card, of the card the
-play would leave. Its own module: the engine, the checks of a play and the moves all ask it, and
-it asks only the state.
+`discard_bar` is the rule whole, as the check of a discard asks it (`engine`); its parts are
+`turn_bar` (no card while a closed pile's top waits) and `card_bar` (of a card held: no
+single-card return, the last card only as `closing_bar` allows), which the moves and the table
+ask of the cards they take from the hand (`moves.legal_discards`, `moves.has_two_discards`, the
+forced-move discards) and the take of an open pile of one card asks through `any_discard`. The
+check of a play asks `closing_bar` of the card the play would leave. Its own module: the engine,
+the checks of a play, the moves and the table all ask it, and it asks only the state.
 """
 
 from __future__ import annotations
@@ -66,16 +67,35 @@ def discard_bar(state: GameState, player: int, card: Card, last: bool) -> int:
     """Return whether `player`, the seat to play in the play phase, may discard `card` now
     (`MAY_GO`) or why not. `last`: the card is the one card held (`holds_one`).
 
-    While a closed pile's top waits (to go into the next play, or to be melded before the turn
-    ends) no card may go; a single card taken from an open pile may not go back (no single-card
-    return); the last card goes only as `closing_bar` allows.
+    The rule in the order its parts are asked: no card while a closed pile's top waits
+    (`turn_bar`), none not held, then `card_bar` of the card held.
     """
+    bar = turn_bar(state)
+    if bar != MAY_GO:
+        return bar
+    if card not in state.hands[player]:
+        return NOT_HELD
+    return card_bar(state, player, card, last)
+
+
+def turn_bar(state: GameState) -> int:
+    """Return `MAY_GO`, or why no card may be discarded now: a closed pile's top waits to go into
+    the next play (`TOP_PENDING`) or to be melded before the turn ends (`TOP_DUE`)."""
     if state.pending_top is not None:
         return TOP_PENDING
     if state.top_due is not None:
         return TOP_DUE
-    if card not in state.hands[player]:
-        return NOT_HELD
+    return MAY_GO
+
+
+def card_bar(state: GameState, player: int, card: Card, last: bool) -> int:
+    """Return whether `card`, held by `player`, may be discarded once `turn_bar` lets a discard
+    through (`MAY_GO`) or why not: the single card just taken from an open pile may not go back
+    (no single-card return); the last card goes only as `closing_bar` allows.
+
+    The moves ask it of the cards they take from the hand (held by construction), after one
+    `turn_bar` for them all.
+    """
     if state.single_taken is not None and card == state.single_taken:
         return SINGLE_TAKEN
     if last:
@@ -100,12 +120,12 @@ def discard_refusal(state: GameState, card: Card, bar: int) -> str:
 
 def any_discard(state: GameState) -> bool:
     """Return whether the seat to play may discard some card now (in the play phase)."""
-    if state.phase != "play":
+    if state.phase != "play" or turn_bar(state) != MAY_GO:
         return False
     player = state.to_play
     hand = state.hands[player]
     last = holds_one(hand)
     for card in hand:
-        if discard_bar(state, player, card, last) == MAY_GO:
+        if card_bar(state, player, card, last) == MAY_GO:
             return True
     return False

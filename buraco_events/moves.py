@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Final
 
 from .cards import team_of
-from .discard import MAY_GO, discard_bar, holds_one
+from .discard import MAY_GO, card_bar, holds_one, turn_bar
 from .engine import _check_take_form, _pile_allows, must_refill
 from .events import Discarded, Drew, Event, GameEnded, HandEnded, StockRefilled, TookDead, TookPile
 from .gate import IllegalMove
@@ -28,16 +28,16 @@ def candidate_plays(state: GameState) -> list[Event]:
 
 
 def legal_discards(state: GameState) -> list[Discarded]:
-    """Return each distinct legal discard for the player to move (`discard.discard_bar`
-    asked of every card held)."""
-    if state.phase != "play":
+    """Return each distinct legal discard for the player to move (the discard rule:
+    `discard.turn_bar`, then `discard.card_bar` of every card held)."""
+    if state.phase != "play" or turn_bar(state) != MAY_GO:
         return []
     player, seq = state.to_play, state.next_seq
     hand = state.hands[player]
     last = holds_one(hand)
     out = []
     for card in sorted(hand):
-        if discard_bar(state, player, card, last) == MAY_GO:
+        if card_bar(state, player, card, last) == MAY_GO:
             out.append(Discarded(seq=seq, player=player, card=card))
     return out
 
@@ -48,12 +48,12 @@ def has_two_discards(state: GameState) -> bool:
 
     Two distinct cards held make two cards held, so no card asked is the last one.
     """
-    if state.phase != "play":
+    if state.phase != "play" or turn_bar(state) != MAY_GO:
         return False
     player = state.to_play
     distinct = 0
     for card in state.hands[player]:
-        if discard_bar(state, player, card, False) == MAY_GO:
+        if card_bar(state, player, card, False) == MAY_GO:
             distinct += 1
             if distinct >= 2:
                 return True

@@ -33,7 +33,7 @@ from mypy_extensions import mypyc_attr
 from .cards import Card, team_of, value_repr
 from .commit import SaltSource, deal_commitment
 from .deal import deal
-from .discard import MAY_GO, discard_bar
+from .discard import MAY_GO, card_bar
 from .engine import PLAYING_PHASES, GameState, IllegalMove, apply, check, must_refill, sorted_held
 from .events import (
     Discarded,
@@ -319,14 +319,14 @@ class Choices:
         `discards()` must check the cards one by one.
 
         Where `moves.has_two_discards` holds (two distinct cards or more may go) no card asked is
-        the last one held, so the discard rule (`discard.discard_bar`) answers each card held
+        the last one held, so the discard rule (`discard.card_bar`) answers each card held
         without an event; `event_of` builds the chosen one's event.
         """
         if self._discard_actions is None:
             state = self._state
             if self._discards is None and self.phase == "play" and has_two_discards(state):
                 player = state.to_play
-                held = [c for c in state.hands[player] if discard_bar(state, player, c, False) == MAY_GO]
+                held = [c for c in state.hands[player] if card_bar(state, player, c, False) == MAY_GO]
                 held.sort()
                 self._discard_actions = [_discard_action(c) for c in held]
             else:
