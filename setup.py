@@ -14,7 +14,11 @@ Which modules compile: the pure core that defines no msgspec Struct (mypyc drops
 such as frozen and kw_only in compiled modules) and does no I/O (mypyc once evaluated the bounds
 of `view[os.write(fd, view):]` twice, writing log lines twice). `rules`, `events`, `views`, `projections`
 and `scoring` define Structs; `log`, `archive`, `audit`, `database`, `ingest`, `queries`, `sim`,
-`pool` do I/O or run processes: they all stay Python. `auditcore` is the audit's step for its regular lines, kept apart
+`pool` do I/O or run processes: they all stay Python. The engine is several compiled modules, each with one reason
+to change, that call one another directly: `gate` (the phase gate and the error), `plays` (the
+candidate plays), `discard` (the discard rule), `playcheck` (a meld's and a lay-off's check),
+`deal` (the deal, made and checked), `sheets` (the score sheets of the hand in play, which only
+call `scoring`), `engine` (the fold) and `moves` (the legal moves). `auditcore` is the audit's step for its regular lines, kept apart
 from `audit` (Structs, files) so that it compiles with the engine it calls; `seatview` is
 `projections.player_view`, kept apart from the views' Structs (`views`) for the same reason;
 `rows` builds the index's rows from the replay (no I/O, no Struct); `schema`, the analytics
@@ -36,8 +40,8 @@ HERE = Path(__file__).resolve().parent
 #: the modules mypyc compiles, as paths from the project root
 COMPILED = [
     f"buraco_events/{name}.py"
-    for name in ("cards", "melds", "lookahead", "state", "engine", "table", "bots", "auditcore",
-                 "seatview", "rows")
+    for name in ("cards", "melds", "lookahead", "state", "gate", "plays", "discard", "playcheck",
+                 "deal", "sheets", "engine", "moves", "table", "bots", "auditcore", "seatview", "rows")
 ]
 #: mypyc's shared library holding every compiled module: `buraco_events/_core__mypyc.*.so`
 GROUP = "buraco_events._core"

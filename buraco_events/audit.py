@@ -49,7 +49,7 @@ from .archive_format import ArchiveError
 from .auditcore import Regular
 from .chain import Chain
 from .commit import Broken, Commitments
-from .engine import GameState, IllegalMove, apply, check, hand_scores
+from .engine import GameState, IllegalMove, apply, check
 from .events import (
     AnyEvent,
     GameEnded,
@@ -63,6 +63,7 @@ from .log import EventReader
 from .logread import MAX_LINE, LogError, NotALogError, RawLines, TornTailError
 from .pool import WorkerError, chunked, collector_paused, ordered_map
 from .scoring import TeamScore
+from .sheets import hand_scores
 from .sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
 from .verdicts import FAILING as FAILING
 from .verdicts import OTHER_HEAD as _OTHER_HEAD

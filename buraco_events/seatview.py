@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Final
 
 from .cards import ALL_CARDS, Card, sort_key
-from .engine import hand_scores, table_scores, team_of
+from .engine import team_of
 from .rules import Rules
 from .scoring import TeamScore
+from .sheets import hand_scores, table_scores
 from .state import PLAYING_PHASES, DeadFate, GameState, Meld, held_in_order
 from .views import DeadView, MeldView, PendingView, PileView, View, meld_kind
 

@@ -9,6 +9,7 @@ closing needs).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -18,7 +19,7 @@ from .melds import CanastaKind, MeldFits, MeldShape, canasta_kind, is_closing_ca
 from .rules import Rules
 from .scoring import TeamScore
 
-#: the state machine's phases (`engine.TRANSITIONS`); mypy checks every assignment and `==` against them
+#: the state machine's phases (`gate.TRANSITIONS`); mypy checks every assignment and `==` against them
 Phase = Literal["start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over"]
 #: the phases of a hand in progress
 PLAYING_PHASES: Final[tuple[Phase, ...]] = ("draw", "play", "dead")
@@ -63,6 +64,20 @@ def elements(hand: Hand) -> list[Card]:
     for c, n in hand.items():
         out.extend([c] * n)
     return out
+
+
+def counted(cards: Iterable[Card]) -> Hand:
+    """Return the hand holding `cards`."""
+    hand: Hand = {}
+    for c in cards:
+        hand[c] = hand.get(c, 0) + 1
+    return hand
+
+
+def add_cards(hand: Hand, cards: Iterable[Card]) -> None:
+    """Add `cards` to the hand."""
+    for c in cards:
+        hand[c] = hand.get(c, 0) + 1
 
 
 #: the fields of a meld, in constructor order
@@ -159,6 +174,16 @@ class RuleBits:
         return (RuleBits, (self.rules,))
 
 
+#: the fields of a `GameState` holding a list that `GameState.copy` gives the copy its own of
+#: (`hands`, a list of dicts, is copied one level deeper); every other field holds an immutable
+#: value the copies share. `tests/test_engine.py` checks the list against the
+#: dataclass's fields and `copy` against the list.
+COPIED_LISTS: Final = (
+    "stock", "pile", "deads", "dead_fate", "dead_taker", "team_dead", "team_dead_direct",
+    "unused_seat", "pending_rest", "melds", "totals", "hand_results",
+)
+
+
 @dataclass(slots=True)
 class GameState:
     """The whole table after some prefix of a log. `copy()` gives an independent snapshot."""
@@ -212,7 +237,9 @@ class GameState:
         return len(self.players)
 
     def copy(self) -> GameState:
-        """Return an independent copy (melds are immutable and shared)."""
+        """Return an independent copy (melds are immutable and shared): `shallow_copy`, then a
+        copy of each list of `COPIED_LISTS` and of each hand, written out (compiled, a loop over
+        the names would look each field up by name)."""
         new = shallow_copy(self)
         new.stock = self.stock.copy()
         new.pile = self.pile.copy()

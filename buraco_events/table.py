@@ -32,26 +32,9 @@ from mypy_extensions import mypyc_attr
 
 from .cards import Card, team_of, value_repr
 from .commit import SaltSource, deal_commitment
-from .engine import (
-    PLAYING_PHASES,
-    GameState,
-    IllegalMove,
-    Play,
-    apply,
-    check,
-    checked_play,
-    deal,
-    end_of_game,
-    end_of_hand,
-    has_two_discards,
-    legal_dead_takes,
-    legal_discards,
-    legal_draws,
-    meld_entry,
-    must_refill,
-    raw_plays,
-    sorted_held,
-)
+from .deal import deal
+from .discard import MAY_GO, card_bar
+from .engine import PLAYING_PHASES, GameState, IllegalMove, apply, check, must_refill, sorted_held
 from .events import (
     Discarded,
     Drew,
@@ -65,6 +48,16 @@ from .events import (
     event_type,
 )
 from .melds import MeldShape, hand_melds
+from .moves import (
+    end_of_game,
+    end_of_hand,
+    has_two_discards,
+    legal_dead_takes,
+    legal_discards,
+    legal_draws,
+)
+from .playcheck import checked_play, meld_entry
+from .plays import Play, raw_plays
 from .rules import Rules, canonical_variant, check_players, find_rules
 from .seatview import player_view
 from .views import View
@@ -325,15 +318,15 @@ class Choices:
         """Return the actions of `discards()`, in its order, building their events only when
         `discards()` must check the cards one by one.
 
-        Where `engine.has_two_discards` holds (no closed-pile top waiting, two distinct cards or
-        more held besides the single card just taken) every card held but that one is legal, so
-        the actions come straight from the hand; `event_of` builds the chosen one's event.
+        Where `moves.has_two_discards` holds (two distinct cards or more may go) no card asked is
+        the last one held, so the discard rule (`discard.card_bar`) answers each card held
+        without an event; `event_of` builds the chosen one's event.
         """
         if self._discard_actions is None:
             state = self._state
             if self._discards is None and self.phase == "play" and has_two_discards(state):
-                hand, taken = state.hands[state.to_play], state.single_taken
-                held = [c for c, n in hand.items() if n > 0 and c != taken]  # no lookup per card
+                player = state.to_play
+                held = [c for c in state.hands[player] if card_bar(state, player, c, False) == MAY_GO]
                 held.sort()
                 self._discard_actions = [_discard_action(c) for c in held]
             else:

@@ -17,7 +17,8 @@ import pytest
 from conftest import random_game
 
 from buraco_events.cards import make_deck, parse_cards, sort_key
-from buraco_events.engine import GameState, IllegalMove, all_cards, play
+from buraco_events.deal import all_cards
+from buraco_events.engine import GameState, IllegalMove, play
 from buraco_events.events import (
     Discarded,
     Drew,

@@ -13,17 +13,12 @@ from hypothesis import strategies as st
 
 from buraco_events.bots import GreedyBot, RandomBot
 from buraco_events.cards import make_deck
-from buraco_events.engine import (
-    PLAYING_PHASES,
-    GameState,
-    hand_scores,
-    raw_plays,
-    table_scores,
-    team_of,
-)
+from buraco_events.engine import PLAYING_PHASES, GameState, team_of
+from buraco_events.plays import raw_plays
 from buraco_events.projections import DeadView, PendingView, PileView, View, player_view
 from buraco_events.rules import PRESETS
 from buraco_events.seatview import _display_hand, _meld_views
+from buraco_events.sheets import hand_scores, table_scores
 from buraco_events.table import Choices, SeedStreams, SharedStream, Table, _play_action
 
 

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from buraco_events.bots import GreedyBot, RandomBot
-from buraco_events.engine import has_two_discards, legal_discards, legal_events, must_refill
+from buraco_events.engine import must_refill
+from buraco_events.moves import has_two_discards, legal_discards, legal_events
 from buraco_events.projections import player_view
 from buraco_events.rules import PRESETS
 from buraco_events.table import Choices, SharedStream, Table, action_of

@@ -20,17 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from buraco_events import engine
+from buraco_events import engine, gate
 from buraco_events.cards import parse_cards
-from buraco_events.engine import (
-    TRANSITIONS,
-    GameState,
-    IllegalMove,
-    check,
-    hand_scores,
-    legal_events,
-    play,
-)
+from buraco_events.engine import TRANSITIONS, GameState, IllegalMove, check, play
 from buraco_events.events import (
     Discarded,
     Drew,
@@ -40,9 +32,11 @@ from buraco_events.events import (
     TookDead,
     TookPile,
 )
+from buraco_events.moves import legal_events
 from buraco_events.rules import find_rules
 from buraco_events.scoring import score_team
-from buraco_events.state import shallow_copy
+from buraco_events.sheets import hand_scores
+from buraco_events.state import COPIED_LISTS, shallow_copy
 
 # -- turn order and phases (RULES 2) -------------------------------------------------------------
 
@@ -477,7 +471,9 @@ def test_hand_scores_kept_only_for_the_same_position() -> None:
     card = next(iter(st.hands[0]))
     st.hands[0][card] += 1
     again = hand_scores(st)
-    assert again != first and again == engine._sheets(st, True)
+    fresh = st.copy()
+    fresh.scored = None  # nothing kept: the sheets counted anew
+    assert again != first and again == hand_scores(fresh)
     st.hands[0][card] -= 1
     assert hand_scores(st) == first
 
@@ -868,6 +864,17 @@ def test_copy_shares_no_mutable_field() -> None:
     assert _shared_fields(state) == []
 
 
+def test_copy_copies_the_lists_it_names_and_only_those_hold_lists() -> None:
+    # `COPIED_LISTS` is the one list of the fields `copy()` copies: every mutable field but the
+    # hands (copied one level deeper) is in it, and the copy holds its own list of each
+    assert set(COPIED_LISTS) | {"hands"} == set(_mutable_fields())
+    state = _mid_hand_state()
+    new = state.copy()
+    for name in COPIED_LISTS:
+        assert getattr(new, name) is not getattr(state, name) and getattr(new, name) == getattr(state, name), name
+    assert all(a is not b and a == b for a, b in zip(new.hands, state.hands, strict=True))
+
+
 def test_a_field_left_out_of_copy_is_found() -> None:
     # the check above can fail: a copy() that forgets the pile shares it, and the probe says so
     def forgets_the_pile(state: GameState) -> GameState:
@@ -901,7 +908,7 @@ def test_shuffle_is_the_rngs_own() -> None:
     # the same state, for decks of every size and many seeds; another rng class shuffles itself
     import random as _random
 
-    from buraco_events.engine import shuffle
+    from buraco_events.deal import shuffle
 
     class Other(_random.Random):
         def random(self) -> float:
@@ -925,8 +932,8 @@ def test_a_state_pickles_with_what_it_keeps() -> None:
     import pickle
 
     state = _mid_hand_state()
-    sheets = engine.hand_scores(state)
-    engine._bits(state)
+    sheets = hand_scores(state)
+    gate._bits(state)
     copy = pickle.loads(pickle.dumps(state))
     assert copy == state
     assert copy.bits.rules == state.rules and copy.bits.pile_open == state.bits.pile_open

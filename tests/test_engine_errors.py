@@ -1,11 +1,11 @@
-"""The checks of a meld and a lay-off return their error (`engine._melded`, `engine._laid_off`)
+"""The checks of a meld and a lay-off return their error (`playcheck._melded`, `playcheck._laid_off`)
 and `check` raises it: the same rule, one source.
 
 `checked_play` and the look-ahead ask the returning checks (compiled, an error raised and caught
 costs more than the check), so here, at every play of sample games, each candidate play and
 some broken ones get from them exactly the error `check` raises (message and public text), or
 None where `check` passes. The lay-off's grown meld comes from the meld's kept entry
-(`engine.meld_entry`, `MeldFits.grown`): it is `classify` of the meld's cards and the lay-off's,
+(`playcheck.meld_entry`, `MeldFits.grown`): it is `classify` of the meld's cards and the lay-off's,
 what the check classified before (RULES 3.4).
 """
 
@@ -19,20 +19,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events import engine
+from buraco_events import gate, playcheck
 from buraco_events.bots import GreedyBot, play_game
 from buraco_events.cards import make_deck
-from buraco_events.engine import (
-    GameState,
-    IllegalMove,
-    check,
-    checked_play,
-    meld_entry,
-    play,
-    raw_plays,
-)
+from buraco_events.engine import GameState, IllegalMove, check, play
 from buraco_events.events import Event, LaidOff, Melded
 from buraco_events.melds import classify, meld_fits
+from buraco_events.playcheck import checked_play, meld_entry
+from buraco_events.plays import raw_plays
 from buraco_events.rules import find_rules
 
 #: (variant, players, target): open and closed piles, both pile_top_use kinds, sets or none
@@ -56,8 +50,8 @@ def raised(state: GameState, ev: Event) -> IllegalMove | None:
 
 def returned(state: GameState, ev: Melded | LaidOff) -> IllegalMove | None:
     """Return the error of the refusal the returning check of `ev` gives (`_Refusal.error`)."""
-    refusal = engine._melded(state, ev) if isinstance(ev, Melded) else engine._laid_off(state, ev)
-    if not isinstance(refusal, engine._Refusal):
+    refusal = playcheck._melded(state, ev) if isinstance(ev, Melded) else playcheck._laid_off(state, ev)
+    if not isinstance(refusal, gate._Refusal):
         return None
     err = refusal.error()
     assert err.reason == refusal.reason and err.phase == refusal.phase == state.phase
@@ -106,8 +100,8 @@ def assert_grown_as_classify(state: GameState, ev: LaidOff) -> None:
         return
     old = state.melds[ev.meld]
     shape = classify(old.cards + tuple(ev.cards), state.rules)
-    found = engine._laid_off(state, ev)
-    err = found if isinstance(found, engine._Refusal) else None
+    found = playcheck._laid_off(state, ev)
+    err = found if isinstance(found, gate._Refusal) else None
     words = f"adding {' '.join(ev.cards)} to meld {ev.meld} ({' '.join(old.cards)}) does not make a legal meld"
     assert meld_entry(old, state.rules).grown(tuple(ev.cards)) == shape
     if err is None:
@@ -154,14 +148,14 @@ def test_a_play_out_of_phase_or_turn_keeps_its_words(phase: str) -> None:
     state.phase = phase  # type: ignore[assignment]
     want = ("the game is over" if phase == "over"
             else "laid_off is not allowed now; expected a draw (drew or took_pile)")
-    err = engine._laid_off(state, ev)
-    assert isinstance(err, engine._Refusal) and err.reason == want
+    err = playcheck._laid_off(state, ev)
+    assert isinstance(err, gate._Refusal) and err.reason == want
     state.phase = "play"
     other = (state.to_play + 1) % len(state.players)
-    err = engine._laid_off(state, _replace(ev, player=other))  # type: ignore[arg-type]
-    assert isinstance(err, engine._Refusal) and err.reason == f"it is seat {state.to_play}'s turn, not seat {other}'s"
-    err = engine._laid_off(state, _replace(ev, player=7))  # type: ignore[arg-type]
-    assert isinstance(err, engine._Refusal) and err.reason == f"no seat 7 in a {len(state.players)}-player game"
+    err = playcheck._laid_off(state, _replace(ev, player=other))  # type: ignore[arg-type]
+    assert isinstance(err, gate._Refusal) and err.reason == f"it is seat {state.to_play}'s turn, not seat {other}'s"
+    err = playcheck._laid_off(state, _replace(ev, player=7))  # type: ignore[arg-type]
+    assert isinstance(err, gate._Refusal) and err.reason == f"no seat 7 in a {len(state.players)}-player game"
 
 
 def _first_play() -> tuple[GameState, LaidOff]:
@@ -209,9 +203,9 @@ def test_grown_shape_is_classify_with_or_without_a_kept_entry() -> None:
     rules, cards = state.rules, tuple(ev.cards)
     bare = pickle.loads(pickle.dumps(state.melds[ev.meld]))  # no entry kept
     want = classify(bare.cards + cards, rules)
-    assert engine.grown_shape(bare, cards, rules) == want
+    assert playcheck.grown_shape(bare, cards, rules) == want
     assert bare._fits is None
     meld_entry(bare, rules)
-    assert engine.grown_shape(bare, cards, rules) == want
+    assert playcheck.grown_shape(bare, cards, rules) == want
     other = find_rules("burraco") if rules != find_rules("burraco") else find_rules("stbl")
-    assert engine.grown_shape(bare, cards, other) == classify(bare.cards + cards, other)
+    assert playcheck.grown_shape(bare, cards, other) == classify(bare.cards + cards, other)

@@ -22,16 +22,15 @@ from buraco_events.engine import (
     GameState,
     IllegalMove,
     Meld,
-    _any_play,
     _closed_take_usable,
     _start_turn,
-    _top_still_playable,
     check,
-    legal_draws,
 )
 from buraco_events.events import TookPile
 from buraco_events.lookahead import is_natural_top, top_candidates
 from buraco_events.melds import candidate_melds, classify
+from buraco_events.moves import legal_draws
+from buraco_events.playcheck import _any_play, _top_still_playable
 from buraco_events.rules import PRESETS, Rules
 from buraco_events.state import shallow_copy
 
@@ -191,7 +190,7 @@ def test_lookahead_sees_both_answers() -> None:
 
 def test_candidates_are_the_general_ones_holding_the_top() -> None:
     # the look-ahead's candidates are exactly the general generator's that hold the top (as sets)
-    from buraco_events.engine import _top_plays
+    from buraco_events.plays import _top_plays
 
     for seed in range(600):
         state, player = random_table(random.Random(seed))
@@ -260,7 +259,7 @@ def test_take_refused_when_the_only_play_leaves_one_card_and_no_close() -> None:
 def test_pending_top_plays_are_the_general_ones_in_order() -> None:
     # a natural top waiting apart: `raw_plays` builds the plays from the look-ahead, in the very
     # order of the general generator (`_top_plays`), which stays the oracle; both answers occur
-    from buraco_events.engine import _top_plays, raw_plays
+    from buraco_events.plays import _top_plays, raw_plays
 
     seen = Counter()
     for seed in range(1500):
@@ -278,7 +277,7 @@ def test_pending_top_plays_are_the_general_ones_in_order() -> None:
 def test_pending_top_plays_in_self_play() -> None:
     # at every closed-pile top waiting in seeded greedy games: the same plays in the same order
     from buraco_events.bots import GreedyBot
-    from buraco_events.engine import _top_plays, raw_plays
+    from buraco_events.plays import _top_plays, raw_plays
     from buraco_events.table import Table
 
     compared = 0

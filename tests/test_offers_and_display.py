@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from buraco_events.bots import GreedyBot, RandomBot
 from buraco_events.cards import make_deck, sorted_cards
-from buraco_events.engine import GameState, IllegalMove, check, legal_discards, legal_draws
+from buraco_events.engine import GameState, IllegalMove, check
 from buraco_events.events import Discarded, Drew
+from buraco_events.moves import legal_discards, legal_draws
 from buraco_events.rules import PRESETS
 from buraco_events.seatview import _display_hand
 from buraco_events.table import (

@@ -19,7 +19,6 @@ from buraco_events.engine import (
     PLAYING_PHASES,
     GameState,
     IllegalMove,
-    _raw_plays,
     check,
     iter_states,
     play,
@@ -36,6 +35,7 @@ from buraco_events.events import (
     TookPile,
 )
 from buraco_events.melds import classify
+from buraco_events.plays import _raw_plays
 from buraco_events.projections import (
     Timeline,
     describe,

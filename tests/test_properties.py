@@ -15,16 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from buraco_events.cards import ALL_CARDS, make_deck
-from buraco_events.engine import (
-    GameState,
-    IllegalMove,
-    advance,
-    all_cards,
-    check,
-    legal_events,
-    replay,
-    team_of,
-)
+from buraco_events.deal import all_cards
+from buraco_events.engine import GameState, IllegalMove, advance, check, replay, team_of
 from buraco_events.events import (
     Discarded,
     Drew,
@@ -37,6 +29,7 @@ from buraco_events.events import (
     TookPile,
 )
 from buraco_events.melds import classify
+from buraco_events.moves import legal_events
 from buraco_events.projections import player_view
 from buraco_events.rules import PRESETS
 

@@ -23,7 +23,8 @@ from buraco_events import (
 from buraco_events.bots import GreedyBot, RandomBot, bot_by_name
 from buraco_events.commands import action_command
 from buraco_events.commit import keyed_salts
-from buraco_events.engine import GameState, deal, replay
+from buraco_events.deal import deal
+from buraco_events.engine import GameState, replay
 from buraco_events.events import Event, decode_event, seal_lines
 from buraco_events.session import Setup, new_session, resume_session
 from buraco_events.sim import game_id, game_seed, simulate

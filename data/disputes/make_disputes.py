@@ -27,14 +27,7 @@ import msgspec
 from buraco_events.bots import GreedyBot
 from buraco_events.cards import ALL_CARDS
 from buraco_events.commit import deal_commitment
-from buraco_events.engine import (
-    GameState,
-    IllegalMove,
-    apply,
-    candidate_plays,
-    check,
-    team_of,
-)
+from buraco_events.engine import GameState, IllegalMove, apply, check, team_of
 from buraco_events.events import (
     Discarded,
     Drew,
@@ -50,6 +43,7 @@ from buraco_events.events import (
     seal_lines,
 )
 from buraco_events.melds import candidate_melds
+from buraco_events.moves import candidate_plays
 from buraco_events.rules import find_rules
 from buraco_events.scoring import match_result
 from buraco_events.table import SharedStream, Table, table_event
