@@ -50,18 +50,10 @@ from .events import (
     TookPile,
     event_type,
 )
+from .fits import MeldFits, may_lay_off, meld_fits, shape_layoffs
+from .hand_melds import candidate_melds
 from .lookahead import TopPlay, is_natural_top, top_candidates
-from .melds import (
-    CANASTA_SIZE,
-    CanastaKind,
-    MeldFits,
-    MeldShape,
-    candidate_melds,
-    classify,
-    may_lay_off,
-    meld_fits,
-    shape_layoffs,
-)
+from .melds import CANASTA_SIZE, CanastaKind, MeldShape, classify
 from .rules import (
     PlayerCountError,
     Rules,

@@ -64,7 +64,8 @@ from .events import (
     TookPile,
     event_type,
 )
-from .melds import MeldShape, hand_melds
+from .hand_melds import hand_melds
+from .melds import MeldShape
 from .rules import Rules, canonical_variant, check_players, find_rules
 from .seatview import player_view
 from .views import View

@@ -32,7 +32,8 @@ from buraco_events.engine import (
     raw_plays,
 )
 from buraco_events.events import Event, LaidOff, Melded
-from buraco_events.melds import classify, meld_fits
+from buraco_events.fits import meld_fits
+from buraco_events.melds import classify
 from buraco_events.rules import find_rules
 
 #: (variant, players, target): open and closed piles, both pile_top_use kinds, sets or none

@@ -7,13 +7,13 @@ from collections import Counter
 import pytest
 
 from buraco_events.cards import parse_cards
+from buraco_events.fits import candidate_layoffs
+from buraco_events.hand_melds import candidate_melds
 from buraco_events.melds import (
     CANASTA_SIZE,
     MeldShape,
     canasta_bonus,
     canasta_kind,
-    candidate_layoffs,
-    candidate_melds,
     classify,
     is_closing_canasta,
     is_meld,
