@@ -44,6 +44,7 @@ from .rules import Rules
 #: a candidate play before its check: ("meld", -1, cards) or ("lay_off", meld id, cards)
 TopPlay = tuple[str, int, tuple[Card, ...]]
 
+
 def is_natural_top(card: Card) -> bool:
     """Return whether this module handles a top card: any card but a 2 or a joker."""
     return not is_wild_card(card)
