@@ -245,7 +245,7 @@ def meld_fits(meld: tuple[Card, ...], rules: Rules) -> MeldFits:
 def fits_in(context: MeldRules, meld: tuple[Card, ...]) -> MeldFits:
     """Return `meld_fits` under the rules of a context a caller holds (`melds.caches_for`)."""
     fits = context.fits
-    entry = fits.get(meld)
+    entry: MeldFits | None = fits.get(meld)
     if entry is None:
         if len(fits) >= _FITS_MAX:
             fits.clear()

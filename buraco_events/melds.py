@@ -11,13 +11,10 @@ are `hand_melds`'; the lay-offs onto a meld, `fits`'.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Final, Literal, get_args
+from typing import Any, Final, Literal, get_args
 
 from .cards import RANK, SUIT, SUIT_POS_CARDS, SUIT_RANK, WILD_RANKS, Card, value_repr
 from .rules import Rules
-
-if TYPE_CHECKING:  # a context keeps the melds' entries; `fits` builds them on this module
-    from .fits import MeldFits
 
 #: a meld's type: a run of one suit or a set of one rank (`kind` is kept for the canasta kind)
 MeldType = Literal["run", "set"]
@@ -231,7 +228,7 @@ class MeldRules:
 
     def __init__(
         self, rules: Rules, canonical: Rules, classified: dict[tuple[Card, ...], MeldShape | None],
-        fits: dict[tuple[Card, ...], MeldFits],
+        fits: dict[tuple[Card, ...], Any],
     ) -> None:
         #: the rules object the context was built for (its key in `_CONTEXTS_BY_ID`)
         self.rules: Final = rules
@@ -239,7 +236,8 @@ class MeldRules:
         self.canonical: Final = canonical
         #: `classify` answers by sorted cards, at most `_CLASSIFIED_MAX`
         self.classified: Final = classified
-        #: `fits.MeldFits` by meld cards, at most `fits._FITS_MAX`
+        #: `fits.MeldFits` by meld cards, at most `fits._FITS_MAX`: typed Any here, since `fits`
+        #: builds on this module (no import back); `fits.fits_in`, its one reader, types them
         self.fits: Final = fits
 
     def classify_sorted(self, cards: tuple[Card, ...]) -> MeldShape | None:
