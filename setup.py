@@ -21,7 +21,8 @@ candidate plays), `discard` (the discard rule), `playcheck` (a meld's and a lay-
 call `scoring`), `engine` (the fold) and `moves` (the legal moves). `auditcore` is the audit's step for its regular lines, kept apart
 from `audit` (Structs, files) so that it compiles with the engine it calls; `seatview` is
 `projections.player_view`, kept apart from the views' Structs (`views`) for the same reason;
-`rows` builds the index's rows from the replay (no I/O, no Struct); `schema`, the analytics
+`rows` builds the index's rows from the replay (no I/O, no Struct); `melds`, `hand_melds` and
+`fits` are the meld shapes, a hand's candidate melds and the lay-offs (no I/O, no Struct); `schema`, the analytics
 tables' declaration it reads at import, stays Python (nothing in it runs per event).
 """
 
@@ -40,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 #: the modules mypyc compiles, as paths from the project root
 COMPILED = [
     f"buraco_events/{name}.py"
-    for name in ("cards", "melds", "lookahead", "state", "gate", "plays", "discard", "playcheck",
+    for name in ("cards", "melds", "hand_melds", "fits", "lookahead", "state", "gate", "plays", "discard", "playcheck",
                  "deal", "sheets", "engine", "moves", "table", "bots", "auditcore", "seatview", "rows")
 ]
 #: mypyc's shared library holding every compiled module: `buraco_events/_core__mypyc.*.so`

@@ -29,15 +29,14 @@ from .cards import (
 from .commit import seeded_salts
 from .engine import GameState, sorted_held
 from .events import Event
+from .fits import MeldFits, meld_fits
+from .hand_melds import hand_melds
 from .melds import (
     CANASTA_SIZE,
     CanastaKind,
-    MeldFits,
     canasta_bonus,
     canonical_rules,
-    hand_melds,
     is_closing_canasta,
-    meld_fits,
     meld_wild,
     size_kind,
 )

@@ -1,8 +1,12 @@
-"""Cards: the notation of the log format, values, and the deck of a variant.
+"""Cards: the notation of the log format, values, the deck of a variant, and the card geometry.
 
 A card is its canonical string (`10H`, `AS`, `2C`, `JK`). The two copies of a card are the same
-string, so every zone is a multiset. Ranks are numbered A=1, 2..10, J=11, Q=12, K=13; a high ace
-stands at position 14 inside a run (see `melds`).
+string, so every zone is a multiset. Ranks are numbered A=1, 2..10, J=11, Q=12, K=13; inside a
+run the ace stands at position 1 (low) or 14 (high).
+
+The geometry every meld module reads is here, once: a card's int codes and back, its rank and
+suit from a code, wild or not, the run positions of each suit (`POS_CARDS`, one table), which
+cards may join a run of a suit or a set of a rank (`RUN_CARDS`, `SET_CARDS`), the hand size.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ Card = str
 RANKS: Final[tuple[str, ...]] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: Final[tuple[str, ...]] = ("S", "H", "D", "C")
 JOKER: Final[Card] = "JK"
+#: each suit letter's index in `SUITS` (a `SUIT_RANK` code's `code >> 4`)
+SUIT_INDEX: Final[dict[str, int]] = {s: i for i, s in enumerate(SUITS)}
 
 _SUIT_ALIASES: Final = {
     "S": "S", "H": "H", "D": "D", "C": "C",
@@ -44,6 +50,48 @@ SUIT_RANK_SIZE: Final = 16 * len(SUITS) + 1
 WILD_RANKS: Final = 1 << 0 | 1 << 2
 #: the cards dealt to each seat, and to each of the two deads (RULES 1)
 HAND_SIZE: Final = 11
+
+# -- run positions ------------------------------------------------------------------------------
+
+#: the card at each run position 1..14 of each suit, by suit index (`SUITS`): index 0 unused
+#: (""), the ace at 1 and at 14; `pos_card` and `POS_SORT_CODE` read this table
+POS_CARDS: Final[tuple[tuple[Card, ...], ...]] = tuple(
+    ("",) + tuple(RANKS[(p - 1) % 13] + s for p in range(1, 15)) for s in SUITS
+)
+#: the rows of `POS_CARDS` by suit letter (a meld's shape names its suit by letter)
+SUIT_POS_CARDS: Final[dict[str, tuple[Card, ...]]] = dict(zip(SUITS, POS_CARDS, strict=True))
+
+
+def pos_card(pos: int, suit: str) -> Card:
+    """Return the card at run position `pos` (1..14, the ace at 1 and 14) of a suit letter."""
+    return SUIT_POS_CARDS[suit][pos]
+
+
+# -- sort codes: the cards as small ints that sort as their strings ---------------------------
+#
+# The candidate generator builds and sorts candidates on ints and turns them into card strings
+# once; sorting these codes sorts the cards as `sorted` sorts their strings, which `SUIT_RANK`
+# codes (suit, then rank) do not.
+
+#: the cards in string order: the card of each sort code
+SORT_CARD: Final[tuple[Card, ...]] = tuple(sorted(ALL_CARDS))
+#: the sort code of each card
+SORT_CODE: Final[dict[Card, int]] = {c: i for i, c in enumerate(SORT_CARD)}
+#: the suit index (`SUITS`) of each sort code; -1 for the joker
+SORT_CODE_SUIT: Final[list[int]] = [SUITS.index(SUIT[c]) if c != JOKER else -1 for c in SORT_CARD]
+#: the rank of each sort code (1..13; 0 for the joker)
+SORT_CODE_RANK: Final[list[int]] = [RANK[c] for c in SORT_CARD]
+#: (sort code, suit index, rank) of each card: one lookup where a loop needs all three
+SORT_CODES: Final[dict[Card, tuple[int, int, int]]] = {
+    c: (SORT_CODE[c], SORT_CODE_SUIT[SORT_CODE[c]], SORT_CODE_RANK[SORT_CODE[c]]) for c in SORT_CARD
+}
+#: the sort code of the card at each run position (`POS_CARDS`) of each suit index (index 0: -1)
+POS_SORT_CODE: Final[list[list[int]]] = [[-1] + [SORT_CODE[c] for c in row[1:]] for row in POS_CARDS]
+#: a wild's bit in a set of wilds held, by sort code: the joker 1, the 2 of suit index i 2 << i;
+#: 0 for a natural
+SORT_CODE_WILD_BIT: Final[list[int]] = [
+    1 if c == JOKER else 2 << SUITS.index(SUIT[c]) if RANK[c] == 2 else 0 for c in SORT_CARD
+]
 
 
 def team_of(seat: int) -> int:
@@ -102,6 +150,18 @@ def is_wild_rank(rank: int) -> bool:
 def is_wild_card(card: Card) -> bool:
     """Return whether the card can act as a wild: a joker or any 2."""
     return WILD_RANKS >> RANK[card] & 1 == 1
+
+
+#: the wild cards in display order (`sort_key`: the 2s by suit, then the joker)
+WILDS_SHOWN: Final[tuple[Card, ...]] = tuple(c for c in ALL_CARDS if is_wild_card(c))
+#: the cards that may join a run of each suit (by letter): its naturals and every wild
+RUN_CARDS: Final[dict[str, frozenset[Card]]] = {
+    s: frozenset(c for c in ALL_CARDS if SUIT[c] == s or is_wild_card(c)) for s in SUITS
+}
+#: the cards that may join a set of each rank (1..13): its naturals and every wild
+SET_CARDS: Final[dict[int, frozenset[Card]]] = {
+    r: frozenset(c for c in ALL_CARDS if RANK[c] == r or is_wild_card(c)) for r in range(1, 14)
+}
 
 
 def card_value(card: Card, two_value: int, joker_value: int) -> int:

@@ -25,24 +25,29 @@ generators, no I/O, no module state written.
 
 from __future__ import annotations
 
-from typing import Final
-
-from .cards import RANK, RANKS, SUIT, SUIT_RANK, SUITS, WILD_RANKS, Card
-from .melds import MeldFits, MeldShape, meld_fits
+from .cards import (
+    POS_CARDS,
+    RANK,
+    RUN_CARDS,
+    SET_CARDS,
+    SUIT,
+    SUIT_RANK,
+    WILD_RANKS,
+    Card,
+    is_wild_card,
+)
+from .fits import MeldFits, meld_fits
+from .hand_melds import run_spans
+from .melds import MeldShape
 from .rules import Rules
 
 #: a candidate play before its check: ("meld", -1, cards) or ("lay_off", meld id, cards)
 TopPlay = tuple[str, int, tuple[Card, ...]]
 
-#: the card at each run position 1..14 of each suit index (position 14 is the high ace)
-_POS_CARD: Final[tuple[tuple[Card, ...], ...]] = tuple(
-    ("",) + tuple(RANKS[(p - 1) % 13] + s for p in range(1, 15)) for s in SUITS
-)
-
 
 def is_natural_top(card: Card) -> bool:
     """Return whether this module handles a top card: any card but a 2 or a joker."""
-    return not WILD_RANKS >> RANK[card] & 1
+    return not is_wild_card(card)
 
 
 def top_candidates(
@@ -105,49 +110,32 @@ def _runs_through(
     out: list[TopPlay], suit: int, rank: int, have: int, two_aces: bool, wilds: list[Card],
     wild_counts: list[int], rules: Rules,
 ) -> None:
-    """Append the candidate runs of `melds._suit_runs` that pass the top's position.
+    """Append the candidate runs of `hand_melds._suit_runs` that pass the top's position.
 
-    The same intervals as there (every interval of 3+ positions held in full, or missing one
-    position that one of the distinct wilds fills), keeping only those through `rank` (an ace
+    The same intervals (`hand_melds.run_spans`), asked only for those through `rank` (an ace
     stands at 1 or 14). `have` has bit p set for each run position p of the suit held.
     """
     t_lo, t_hi = (1, 14) if rank == 1 else (rank, rank)
     if not have & (0b11011 << t_lo | 0b11011 << t_hi) >> 2:
         return  # a run through the top holds one of the two positions either side of it at least
-    pos_card = _POS_CARD[suit]
-    any_wild = len(wilds) > 0
-    for lo in range(1, min(t_hi, 12) + 1):
-        if not have >> lo & 1 and not (any_wild and have >> (lo + 1) & 1):
-            continue  # an interval may open on a wild only when the next card is held
-        missing = 0
-        n_missing = 0
-        for hi in range(lo, 15):
-            if not have >> hi & 1:
-                n_missing += 1
-                if n_missing > 1:
-                    break
-                missing = hi
-            if hi - lo < 2:
-                continue
-            if lo == 1 and hi == 14 and not (two_aces and rules.ace_to_ace):
-                continue
-            if not (lo <= t_lo <= hi or lo <= t_hi <= hi):
-                continue  # the interval does not pass the top
-            naturals = [pos_card[p] for p in range(lo, hi + 1) if p != missing]
-            if not n_missing:
-                naturals.sort()
-                out.append(("meld", -1, tuple(naturals)))
-                continue
-            for i in range(len(wilds)):
-                w = wilds[i]
-                if wild_counts[i] > naturals.count(w):  # an own-suit 2 may be natural and wild only if held twice
-                    cards = [*naturals, w]
-                    cards.sort()
-                    out.append(("meld", -1, tuple(cards)))
+    pos_card = POS_CARDS[suit]
+    for span in run_spans(have, 1 << t_lo | 1 << t_hi, len(wilds) > 0, two_aces and rules.ace_to_ace):
+        lo, hi, hole = span & 15, span >> 4 & 15, span >> 8
+        naturals = [pos_card[p] for p in range(lo, hi + 1) if p != hole]
+        if not hole:
+            naturals.sort()
+            out.append(("meld", -1, tuple(naturals)))
+            continue
+        for i in range(len(wilds)):
+            w = wilds[i]
+            if wild_counts[i] > naturals.count(w):  # an own-suit 2 may be natural and wild only if held twice
+                cards = [*naturals, w]
+                cards.sort()
+                out.append(("meld", -1, tuple(cards)))
 
 
 def _sets_of(out: list[TopPlay], same_rank: list[Card], wilds: list[Card]) -> None:
-    """Append `melds.candidate_melds`'s sets of the top's rank: all its naturals (two or more
+    """Append `hand_melds.candidate_melds`'s sets of the top's rank: all its naturals (two or more
     held), with or without a wild."""
     same_rank.sort()
     if len(same_rank) >= 3:
@@ -164,7 +152,7 @@ def _longer_layoffs(
 ) -> None:
     """Append the lay-offs of two cards or more holding the top onto the `targets` melds.
 
-    They are `melds.shape_layoffs` of the filtered hand (the meld's kept entry, which keeps the
+    They are `fits.shape_layoffs` of the filtered hand (the meld's kept entry, which keeps the
     same cards a meld may take), asked only of the melds where one can hold the top: a set
     needs another natural of its rank (its lay-off of two cards or more is all of them), a run
     a stretch from one of its ends that reaches the top (`_stretch_reaches`). The top alone is
@@ -190,7 +178,7 @@ def _longer_layoffs(
 
 
 def _stretch_reaches(have: int, p: int, low: int, high: int, free: bool) -> bool:
-    """Return False when no stretch of `melds._new_layoffs` onto the run low..high holds position p.
+    """Return False when no stretch of `fits._new_layoffs` onto the run low..high holds position p.
 
     A stretch of two cards or more starts next to an end of the run and goes on through the
     positions held (`have`), one of them filled by a wild when `free`: it holds p only if each
@@ -217,10 +205,10 @@ def _stretch_reaches(have: int, p: int, low: int, high: int, free: bool) -> bool
 
 def _filtered_hand(held: dict[Card, int], top: Card, n_top: int) -> tuple[Card, ...]:
     """Return the hand `engine._top_plays` builds, as a sorted card tuple with repeats."""
-    suit, rank = SUIT[top], RANK[top]
+    run_cards, set_cards = RUN_CARDS[SUIT[top]], SET_CARDS[RANK[top]]
     out: list[Card] = [top] * n_top
     for c, n in held.items():
-        if n > 0 and c != top and (SUIT[c] == suit or RANK[c] in (0, 2, rank)):
+        if n > 0 and c != top and (c in run_cards or c in set_cards):
             out.extend([c] * n)
     out.sort()
     return tuple(out)

@@ -15,9 +15,10 @@ from collections.abc import Callable, Iterator, Sequence
 from .cards import Card, is_wild_card, team_of
 from .discard import NO_CANASTA, WILD_LAST, canasta_need, closing_bar
 from .events import Event, LaidOff, Melded
+from .fits import MeldFits, meld_fits
 from .gate import _bits, _fmt, _need, _phase_reason, _Refusal, _refuse, _turn_reason
 from .lookahead import TopPlay, is_natural_top
-from .melds import CANASTA_SIZE, MeldFits, MeldShape, classify, meld_fits
+from .melds import CANASTA_SIZE, MeldShape, classify
 from .plays import Play, _raw_plays, _top_candidates, _top_plays
 from .rules import Rules
 from .state import GameState, Meld, add_cards, shallow_copy

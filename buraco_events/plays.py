@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from typing import Final, Literal
 
 from .cards import ALL_CARDS, RANK, SUIT, Card, is_wild_card, team_of
+from .fits import may_lay_off, shape_layoffs
+from .hand_melds import candidate_melds
 from .lookahead import TopPlay, is_natural_top, top_candidates
-from .melds import candidate_melds, may_lay_off, shape_layoffs
 from .state import GameState, Hand, sorted_held
 
 #: a candidate play before its check: a new meld, or a lay-off onto meld id (the cards played)

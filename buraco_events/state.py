@@ -15,7 +15,8 @@ from typing import Any, Final, Literal
 
 from .cards import Card, value_repr
 from .events import EndReason
-from .melds import CanastaKind, MeldFits, MeldShape, canasta_kind, is_closing_canasta
+from .fits import MeldFits
+from .melds import CanastaKind, MeldShape, canasta_kind, is_closing_canasta
 from .rules import Rules
 from .scoring import TeamScore
 

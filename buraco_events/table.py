@@ -47,7 +47,8 @@ from .events import (
     TookPile,
     event_type,
 )
-from .melds import MeldShape, hand_melds
+from .hand_melds import hand_melds
+from .melds import MeldShape
 from .moves import (
     end_of_game,
     end_of_hand,

@@ -7,13 +7,13 @@ from collections import Counter
 from collections.abc import Sequence
 
 from buraco_events.cards import RANK, RANKS, SUIT, Card, card_value, is_wild_card, team_of
+from buraco_events.fits import shape_layoffs
+from buraco_events.hand_melds import candidate_melds
 from buraco_events.melds import (
     canasta_bonus,
     canasta_kind,
-    candidate_melds,
     classify,
     is_closing_canasta,
-    shape_layoffs,
 )
 from buraco_events.projections import MeldView, View
 from buraco_events.rules import Rules

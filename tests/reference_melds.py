@@ -1,6 +1,6 @@
-"""The reference (string-coded) code melds.py used before its faster versions: the oracles of
-the property tests that the int-coded `melds.candidate_melds`, the bitmask `classify` and the
-lay-off generator (`shape_layoffs`) give the same results in the same order."""
+"""Reference (string-coded) meld code: the oracles of the property tests that the int-coded
+`hand_melds.candidate_melds`, the bitmask `melds.classify` and the lay-off generator
+(`fits.shape_layoffs`) give the same results in the same order."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
-from buraco_events.cards import ALL_CARDS, JOKER, RANK, SUIT, SUITS, Card, sort_key
-from buraco_events.melds import MeldShape, _classify_sorted, _pos_card
+from buraco_events.cards import ALL_CARDS, JOKER, RANK, SUIT, SUITS, Card, pos_card, sort_key
+from buraco_events.melds import MeldShape, caches_for
 from buraco_events.rules import Rules
 
 #: `cards.sort_key` as a table
@@ -51,7 +51,7 @@ def candidate_melds(hand: Counter[Card], rules: Rules) -> list[tuple[Card, ...]]
                 sets.append(tuple(sorted(cards)))
             if len(cards) >= 2:
                 sets.extend(tuple(sorted(cards + [w])) for w in wilds)
-        out.update(c for c in sets if _classify_sorted(c, rules) is not None)
+        out.update(c for c in sets if caches_for(rules).classify_sorted(c) is not None)
     return sorted(out)
 
 
@@ -77,7 +77,7 @@ def _suit_runs(
                 continue
             if lo == 1 and hi == 14 and not (two_aces and rules.ace_to_ace):
                 continue
-            naturals = [_pos_card(p, suit) for p in range(lo, hi + 1) if p not in missing]
+            naturals = [pos_card(p, suit) for p in range(lo, hi + 1) if p not in missing]
             if not missing:
                 out.add(tuple(sorted(naturals)))
                 continue
@@ -86,7 +86,7 @@ def _suit_runs(
             for w, n in zip(wilds, wild_counts, strict=True):
                 if n > naturals.count(w):  # an own-suit 2 may be natural and wild only if held twice
                     out.add(tuple(sorted(naturals + [w])))
-    return tuple(c for c in out if _classify_sorted(c, rules) is not None)
+    return tuple(c for c in out if caches_for(rules).classify_sorted(c) is not None)
 
 # -- classify and the lay-offs as they were before the bitmask run shape and the fits cache -----
 
@@ -154,7 +154,7 @@ def _run_shape(cards: Sequence[Card], rules: Rules) -> MeldShape | None:
             if wild is None:
                 if gaps:
                     continue
-                arranged = tuple(_pos_card(p, suit) for p in pos)
+                arranged = tuple(pos_card(p, suit) for p in pos)
                 return MeldShape("run", arranged, None, suit, None, lo, hi)
             if gaps > 1:
                 continue
@@ -167,7 +167,7 @@ def _run_shape(cards: Sequence[Card], rules: Rules) -> MeldShape | None:
                 go_low = (rules.wild_goes_low and can_low) or not can_high
                 hole = lo - 1 if go_low else hi + 1
             full = sorted(pos + [hole])
-            arranged = tuple(wild if p == hole else _pos_card(p, suit) for p in full)
+            arranged = tuple(wild if p == hole else pos_card(p, suit) for p in full)
             return MeldShape("run", arranged, wild, suit, None, full[0], full[-1])
     return None
 
@@ -258,7 +258,7 @@ def _layoffs(
                 used_wild = False
                 p = start
                 while 1 <= p <= 14:
-                    card = _pos_card(p, suit)
+                    card = pos_card(p, suit)
                     if hand.get(card, 0) > added.count(card):
                         added.append(card)
                     elif wild is not None and not used_wild:

@@ -1,4 +1,4 @@
-"""The int-coded candidate generator (`melds.candidate_melds`) gives exactly the list of the
+"""The int-coded candidate generator (`hand_melds.candidate_melds`) gives exactly the list of the
 string-coded one it replaced (`tests/reference_melds.py`): same candidates, same order."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from reference_melds import candidate_melds as reference_candidate_melds
 
 from buraco_events.cards import make_deck
-from buraco_events.melds import candidate_melds, classify
+from buraco_events.hand_melds import candidate_melds
+from buraco_events.melds import classify
 from buraco_events.rules import PRESETS, find_rules
 
 DECK = make_deck(4)

@@ -24,7 +24,8 @@ from buraco_events.bots import GreedyBot, play_game
 from buraco_events.cards import make_deck
 from buraco_events.engine import GameState, IllegalMove, check, play
 from buraco_events.events import Event, LaidOff, Melded
-from buraco_events.melds import classify, meld_fits
+from buraco_events.fits import meld_fits
+from buraco_events.melds import classify
 from buraco_events.playcheck import checked_play, meld_entry
 from buraco_events.plays import raw_plays
 from buraco_events.rules import find_rules

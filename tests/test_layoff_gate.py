@@ -13,14 +13,9 @@ from reference_melds import classify as reference_classify
 from reference_melds import shape_layoffs as reference_shape_layoffs
 
 from buraco_events.cards import ALL_CARDS, make_deck
-from buraco_events.melds import (
-    candidate_melds,
-    classify,
-    gate_bit,
-    hand_melds,
-    meld_fits,
-    shape_layoffs,
-)
+from buraco_events.fits import gate_bit, meld_fits, shape_layoffs
+from buraco_events.hand_melds import candidate_melds, hand_melds
+from buraco_events.melds import classify
 from buraco_events.rules import PRESETS, Rules, find_rules
 
 DECK = make_deck(4)

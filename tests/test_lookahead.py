@@ -27,8 +27,9 @@ from buraco_events.engine import (
     check,
 )
 from buraco_events.events import TookPile
+from buraco_events.hand_melds import candidate_melds
 from buraco_events.lookahead import is_natural_top, top_candidates
-from buraco_events.melds import candidate_melds, classify
+from buraco_events.melds import classify
 from buraco_events.moves import legal_draws
 from buraco_events.playcheck import _any_play, _top_still_playable
 from buraco_events.rules import PRESETS, Rules

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from buraco_events.cards import SUIT_RANK, make_deck
-from buraco_events.melds import canasta_kind, classify, meld_fits, meld_wild, size_kind, tally
+from buraco_events.fits import meld_fits
+from buraco_events.melds import canasta_kind, classify, meld_wild, size_kind, tally
 from buraco_events.rules import PRESETS, Rules, find_rules
 
 DECK = make_deck(4)

@@ -11,17 +11,16 @@ from hypothesis import strategies as st
 from reference_melds import classify as reference_classify
 from reference_melds import shape_layoffs as reference_shape_layoffs
 
-from buraco_events.cards import RANK, make_deck, parse_cards
-from buraco_events.melds import (
-    _RUN_CARDS,
+from buraco_events.cards import RANK, RUN_CARDS, make_deck, parse_cards
+from buraco_events.fits import (
     MeldFits,
     _run_relevant,
-    classify,
     fits_alone,
     may_lay_off,
     meld_fits,
     shape_layoffs,
 )
+from buraco_events.melds import caches_for, classify
 from buraco_events.rules import PRESETS, Rules, find_rules
 
 DECK = make_deck(4)
@@ -113,13 +112,13 @@ def test_meld_fits_shape_and_relevant_cards_are_as_before(case: tuple[tuple[str,
     # the entry classifies the cards it sorted once, and keeps a run's relevant cards per suit
     # and ranks held (`_run_relevant`): both as computed before
     meld, _, rules = case
-    entry = MeldFits(meld, rules)
+    entry = MeldFits(meld, caches_for(rules))
     shape = classify(meld, rules)
     assert entry.shape == shape and entry.sorted == tuple(sorted(meld))
     assert shape is not None
     if shape.type == "run":
         suit = shape.suit or ""
-        assert entry.relevant == _RUN_CARDS[suit].difference([c for c in meld if RANK[c] >= 3])
+        assert entry.relevant == RUN_CARDS[suit].difference([c for c in meld if RANK[c] >= 3])
         assert _run_relevant(suit, meld) is _run_relevant(suit, tuple(reversed(meld)))
 
 

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from collections import Counter
 
+import msgspec
 import pytest
 
+from buraco_events import melds
 from buraco_events.cards import parse_cards
+from buraco_events.fits import candidate_layoffs, meld_fits
+from buraco_events.hand_melds import candidate_melds
 from buraco_events.melds import (
     CANASTA_SIZE,
     MeldShape,
+    caches_for,
     canasta_bonus,
     canasta_kind,
-    candidate_layoffs,
-    candidate_melds,
+    canonical_rules,
     classify,
     is_closing_canasta,
     is_meld,
@@ -331,3 +335,27 @@ def test_closing_canasta(size: int, clean: bool, needs_clean: bool, closes: bool
     rules = find_rules("stbl", close_needs_clean=needs_clean)
     assert CANASTA_SIZE == 7
     assert is_closing_canasta(size, clean, rules) is closes
+
+
+def test_equal_rules_objects_share_one_rules_context() -> None:
+    # the answers kept per rules depend on the rules' values: an equal rules object (another
+    # object) gets a context of its own that shares the first one's answers and canonical rules
+    first = find_rules("stbl", bonus_clean=211)
+    other = msgspec.structs.replace(first)
+    assert other == first and other is not first
+    context = caches_for(first)
+    assert caches_for(first) is context  # the same object asks again: the same context
+    assert context.rules is first and caches_for(other).rules is other
+    assert caches_for(other).classified is context.classified and caches_for(other).fits is context.fits
+    assert canonical_rules(other) is canonical_rules(first) is first
+    meld = parse_cards("5H 6H 7H")
+    assert meld_fits(meld, other) is meld_fits(meld, first)
+    assert context.classify_sorted(tuple(sorted(meld))) == classify(meld, other)
+
+
+def test_the_rules_contexts_are_bounded() -> None:
+    # many rules objects (a new one per game, say) never grow the registries past their bound
+    for i in range(3 * melds._CONTEXTS_MAX):
+        caches_for(find_rules("stbl", bonus_clean=1000 + i))
+    assert len(melds._CONTEXTS_BY_ID) <= melds._CONTEXTS_MAX
+    assert len(melds._CONTEXTS_BY_VALUE) <= melds._CONTEXTS_MAX

@@ -42,7 +42,7 @@ from buraco_events.events import (
     event_type,
     seal_lines,
 )
-from buraco_events.melds import candidate_melds
+from buraco_events.hand_melds import candidate_melds
 from buraco_events.moves import candidate_plays
 from buraco_events.rules import find_rules
 from buraco_events.scoring import match_result
