@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final, Literal
 
-from .cards import ALL_CARDS, RANK, SUIT, Card, is_wild_card, team_of
+from .cards import ALL_CARDS, RANK, RUN_CARDS, SET_CARDS, SUIT, Card, is_wild_card, team_of
 from .fits import may_lay_off, shape_layoffs
 from .hand_melds import candidate_melds
 from .lookahead import TopPlay, is_natural_top, top_candidates
@@ -24,8 +24,7 @@ Play = tuple[Literal["meld", "lay_off"], int | None, tuple[Card, ...]]
 
 #: per natural card, the cards that may share a meld with it: its suit, its rank, the wilds
 _MELDS_WITH: Final[dict[Card, frozenset[Card]]] = {
-    c: frozenset([d for d in ALL_CARDS if SUIT[d] == SUIT[c] or is_wild_card(d) or RANK[d] == RANK[c]])
-    for c in ALL_CARDS if not is_wild_card(c)
+    c: RUN_CARDS[SUIT[c]] | SET_CARDS[RANK[c]] for c in ALL_CARDS if not is_wild_card(c)
 }
 
 
