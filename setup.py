@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 COMPILED = [
     f"buraco_events/{name}.py"
     for name in ("cards", "melds", "lookahead", "state", "engine", "table", "bots", "auditcore",
-                 "seatview", "rows")
+                 "seatview", "rows", "choices", "seeds", "greedy")
 ]
 #: mypyc's shared library holding every compiled module: `buraco_events/_core__mypyc.*.so`
 GROUP = "buraco_events._core"

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import CardError, parse_cards, sorted_cards
+from .choices import Action
 from .engine import IllegalMove
 from .melds import classify
 from .rules import Rules
-from .table import Action
 
 #: each accepted word (and short form) -> the command it names
 WORDS: dict[str, str] = {

@@ -52,6 +52,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from .bots import Bot, GreedyBot, bot_by_name, bot_spec
+from .choices import legal_actions
 from .commands import HELP, CommandError, hint_text, options_text, parse_command, refusal_text
 from .commit import keyed_salts
 from .engine import GameState, IllegalMove, team_of
@@ -60,8 +61,9 @@ from .log import LogWriter, open_log
 from .projections import describe, player_view
 from .render import render_compact, render_scores, render_view
 from .rules import UnknownVariant, canonical_variant
+from .seeds import PositionSeeds
 from .sources import read_log
-from .table import PositionSeeds, Table, legal_actions, start_event
+from .table import Table, start_event
 from .text import visible
 
 #: the `note.by` of the setup line

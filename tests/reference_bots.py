@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from buraco_events.cards import RANK, RANKS, SUIT, Card, card_value, is_wild_card, team_of
+from buraco_events.choices import Action
 from buraco_events.melds import (
     canasta_bonus,
     canasta_kind,
@@ -17,7 +18,6 @@ from buraco_events.melds import (
 )
 from buraco_events.projections import MeldView, View
 from buraco_events.rules import Rules
-from buraco_events.table import Action
 
 
 def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from buraco_events import choices as choices_module
 from buraco_events import engine
 from buraco_events import table as table_module
 from buraco_events.bots import (
@@ -22,6 +23,7 @@ from buraco_events.bots import (
     run_game,
 )
 from buraco_events.cards import SUIT_RANK, is_wild_card, make_deck
+from buraco_events.choices import Action, legal_actions
 from buraco_events.engine import GameState
 from buraco_events.events import (
     Discarded,
@@ -36,7 +38,6 @@ from buraco_events.events import (
 )
 from buraco_events.projections import View, player_view
 from buraco_events.rules import PRESETS, Rules, find_rules
-from buraco_events.table import Action, legal_actions
 
 VARIANTS = list(PRESETS)
 PAIRS = (("greedy", "greedy"), ("random", "random"), ("greedy", "random"), ("random", "greedy"))
@@ -239,7 +240,7 @@ def test_greedy_lays_the_longest_clean_run_and_keeps_the_joker() -> None:
     _do(state, Drew(seq=2, player=0, card="QC"))
     first = _greedy(state)
     assert first == Action("meld", tuple(sorted(["3H", "4H", "5H", "6H", "7H"])))
-    _do(state, table_module.action_event(state, first))
+    _do(state, choices_module.action_event(state, first))
     # 8S 9S JK would lay the joker for a 3-card meld: the bot discards instead
     second = _greedy(state)
     assert second.kind == "discard" and not is_wild_card(second.cards[0])
@@ -266,14 +267,14 @@ def test_greedy_empties_its_hand_for_the_dead_then_closes() -> None:
     _do(state, Drew(seq=2, player=0, card="AH"))
     meld = _greedy(state)
     assert meld.kind == "meld" and len(meld.cards) == 12
-    _do(state, table_module.action_event(state, meld))
+    _do(state, choices_module.action_event(state, meld))
     assert state.phase == "dead"
     take = _greedy(state)
     assert take.kind == "dead"
-    _do(state, table_module.action_event(state, take))
+    _do(state, choices_module.action_event(state, take))
     close = _greedy(state)
     assert close.kind == "meld" and len(close.cards) == 11
-    _do(state, table_module.action_event(state, close))
+    _do(state, choices_module.action_event(state, close))
     assert state.phase == "hand_end" and state.closed_by == 0
 
 
@@ -299,7 +300,7 @@ def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
     the same side of `enough`."""
     from reference_bots import _useful_cards as reference_useful_cards
 
-    from buraco_events.bots import _useful_cards
+    from buraco_events.greedy import _useful_cards
 
     compared = useful = 0
     for players, seed in ((2, 3), (4, 4)):
@@ -323,7 +324,7 @@ def test_useful_cards_counts_only_wild_free_plays() -> None:
     # joker for 8S-9S-JK or 9S-JK-10S, a wild short of a canasta (does not count)
     state = _table("stbl", ["5H 6H JK 8S 3D 4C QD KC AS 10C 9D", "AD AC KS KH QC QS JD JS 9C 8C 7C"], "4S")
     view = player_view(state, 0, scores=False)
-    from buraco_events.bots import _useful_cards
+    from buraco_events.greedy import _useful_cards
 
     assert _useful_cards(view, ("7H",), state.rules) == 1
     assert _useful_cards(view, ("9S",), state.rules) == 0
@@ -337,7 +338,7 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
     at every play decision of greedy hands: 300 feeding an opponent, 50 fitting the team."""
     from reference_bots import keep_melds as reference_keep_melds
 
-    from buraco_events.bots import _Context
+    from buraco_events.greedy import _Context
 
     compared = fits = 0
     for players, seed in ((2, 5), (4, 6)):
@@ -361,7 +362,7 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
     team's melds at one) still give the reference worth of every card held."""
     from reference_bots import keep_melds as reference_keep_melds
 
-    from buraco_events.bots import _Context
+    from buraco_events.greedy import _Context
 
     games = []
     for variant, players, seed in (("stbl", 2, 5), ("fechado", 4, 6), ("stbl", 4, 7)):
@@ -388,8 +389,8 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
 def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
     """A meld of another suit or rank at a position already indexed (a new hand) is refused, so
     the index is built afresh; a lay-off (same suit, same position) is taken in place."""
-    from buraco_events.bots import _MeldIndex
     from buraco_events.cards import SUIT_RANK, SUITS
+    from buraco_events.greedy import _MeldIndex
     from buraco_events.projections import MeldView
 
     rules = PRESETS["stbl"]
@@ -418,8 +419,8 @@ def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(var
     from reference_bots import cheapest_discard as reference_cheapest_discard
     from reference_bots import play_score as reference_play_score
 
-    from buraco_events.bots import _Context
-    from buraco_events.table import Choices
+    from buraco_events.choices import Choices
+    from buraco_events.greedy import _Context
 
     decisions = []
     for players, seed in ((2, 8), (4, 9)):
@@ -452,7 +453,7 @@ def test_a_play_rating_kept_on_its_action_is_no_part_of_its_value() -> None:
     rated: list[Action] = []
     for ev in events:
         if state.phase == "play":
-            choices = table_module.Choices(state)
+            choices = choices_module.Choices(state)
             if choices.candidates():
                 view = player_view(state, state.to_play, scores=False)
                 GreedyBot().decide(view, choices, state.rules, random.Random(0))

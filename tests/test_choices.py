@@ -7,10 +7,12 @@ import random
 import pytest
 
 from buraco_events.bots import GreedyBot, RandomBot
+from buraco_events.choices import Choices, action_of
 from buraco_events.engine import has_two_discards, legal_discards, legal_events, must_refill
 from buraco_events.projections import player_view
 from buraco_events.rules import PRESETS
-from buraco_events.table import Choices, SharedStream, Table, action_of
+from buraco_events.seeds import SharedStream
+from buraco_events.table import Table
 
 
 def _table(variant: str, players: int, seed: int) -> Table:

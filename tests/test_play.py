@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 
 from buraco_events.audit import audit_path
 from buraco_events.bots import GreedyBot
+from buraco_events.choices import Action, legal_actions
 from buraco_events.commands import (
     CommandError,
     action_command,
@@ -40,7 +41,7 @@ from buraco_events.melds import classify
 from buraco_events.projections import player_view
 from buraco_events.render import render_compact, render_text
 from buraco_events.session import Setup, new_session, resume_session
-from buraco_events.table import Action, legal_actions, table_event
+from buraco_events.table import table_event
 from cli.main import app
 
 runner = CliRunner()

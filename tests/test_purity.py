@@ -12,7 +12,7 @@ import buraco_events
 
 CORE = [
     "cards", "rules", "melds", "events", "scoring", "engine", "projections", "bots", "render",
-    "rows", "schema", "commands", "share", "table", "auditcore", "state",
+    "rows", "schema", "commands", "share", "table", "auditcore", "state", "choices", "seeds", "greedy",
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
 #: the package's modules that read and write files, index or simulate: the core never needs them
