@@ -17,7 +17,9 @@ and `scoring` define Structs; `log`, `archive`, `audit`, `analytics`, `sim`, `po
 processes: they all stay Python. `auditcore` is the audit's step for its regular lines, kept apart
 from `audit` (Structs, files) so that it compiles with the engine it calls; `seatview` is
 `projections.player_view`, kept apart from the views' Structs (`views`) for the same reason;
-`rows` builds the index's rows from the replay (no I/O, no Struct); `schema`, the analytics
+`rows` builds the index's rows from the replay (no I/O, no Struct); `choices` (the actions and
+their offer), `seeds` (the rng policies) and `greedy` (the greedy bot) are the table's and the
+bots' parts, compiled with them (no I/O, no Struct); `schema`, the analytics
 tables' declaration it reads at import, stays Python (nothing in it runs per event).
 """
 

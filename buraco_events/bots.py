@@ -160,7 +160,7 @@ def play_game(
     """Play one game deterministically from `seed` and return its (unsealed) events.
 
     `bots` has one bot per seat; `target` (0 = a single hand) and `overrides` change the preset's
-    rules; chance follows `table.SeedStreams(seed)`. Raises `table.EndlessGame` past the safety
+    rules; chance follows `seeds.SeedStreams(seed)`. Raises `table.EndlessGame` past the safety
     bounds, which real play never reaches.
     """
     return run_game(variant, players, seed, bots, game_id, target, overrides)[0]

@@ -39,11 +39,15 @@ _ACTION_FIELDS: Final = ("kind", "cards", "meld", "dead")
 class Action:
     """A player's choice, free of hidden information (a draw does not name the card).
 
+    The one form of a move on its way to the log: a bot's answer, a typed command
+    (`commands.parse_command`) and a remote player's move (`table.Table.act`) are all an
+    `Action`, and `action_event` alone makes its event, with the seq the state gives.
+
     Kinds: `draw`, `pile`, `meld` (cards), `add` (meld, cards), `discard` (cards = one card),
     `dead` (dead). Immutable, compared and hashed by value.
     """
 
-    __slots__ = (*_ACTION_FIELDS, "_memo")
+    __slots__ = _ACTION_FIELDS
 
     def __init__(
         self, kind: str, cards: tuple[Card, ...] = (), meld: int | None = None, dead: int | None = None
@@ -52,9 +56,6 @@ class Action:
         self.cards: Final = cards
         self.meld: Final = meld
         self.dead: Final = dead
-        #: a built-in bot's note on this action (the greedy bot's rating of a play, checked for
-        #: the meld and rules it is for before use); no part of the action's value
-        self._memo: object = None
 
     def _values(self) -> tuple[Any, ...]:
         return (self.kind, self.cards, self.meld, self.dead)
@@ -79,19 +80,16 @@ _DISCARDS: Final[dict[Card, Action]] = {}
 
 
 def action_of(ev: Event) -> Action:
-    """Return the action a player's event records."""
+    """Return the action a player's event records (the inverse of `action_event`)."""
     cls = type(ev)
     if cls is Discarded:  # the commonest offer: one shared (immutable) action per card
-        action = _DISCARDS.get(ev.card)  # type: ignore[attr-defined]
-        if action is None:
-            action = _DISCARDS[ev.card] = Action("discard", (ev.card,))  # type: ignore[attr-defined]
-        return action
+        return _discard_action(ev.card)  # type: ignore[attr-defined]
     if cls is Drew:
         return _DRAW
-    if cls is TookPile:  # offered at most draws, once per draw phase
+    if cls is TookPile:  # offered at most once per draw phase
         return Action("pile")
     if isinstance(ev, Drew):
-        return Action("draw")
+        return _DRAW
     if isinstance(ev, TookPile):
         return Action("pile")
     if isinstance(ev, Melded):
@@ -99,7 +97,7 @@ def action_of(ev: Event) -> Action:
     if isinstance(ev, LaidOff):
         return Action("add", tuple(ev.cards), ev.meld)
     if isinstance(ev, Discarded):
-        return Action("discard", (ev.card,))
+        return _discard_action(ev.card)
     if isinstance(ev, TookDead):
         return Action("dead", dead=ev.dead)
     raise ValueError(f"{event_type(ev)} is not a player's action")
@@ -353,8 +351,7 @@ class Choices:
             # offered by `discard_actions` without events: the event of the one chosen
             for offered in self._discard_actions:
                 if offered is action or offered == action:
-                    state = self._state
-                    return Discarded(seq=state.next_seq, player=state.to_play, card=offered.cards[0])
+                    return action_event(self._state, offered)
             return None
         group = self.discards() if kind == "discard" else self.deads() if kind == "dead" else self.draws()
         for offered, event in group:  # the bot's own object first: no value __eq__ on the way

@@ -78,6 +78,16 @@ class GreedyBot:
     """
 
     name = "greedy"
+    #: what the bot keeps for the game it plays (`_GameContext`; None before its first decision)
+    _game: _GameContext | None = None
+
+    def _context(self, rules: Rules) -> _GameContext:
+        """Return the context of the game played under `rules`, built afresh when the rules
+        object is not the last one's (a bot plays one game at a time)."""
+        game = self._game
+        if game is None or game.rules is not rules:
+            game = self._game = _GameContext(rules, game)
+        return game
 
     def choose(self, view: View, actions: list[Action], rules: Rules, rng: random.Random) -> Action:
         """Return the best-ranked action."""
@@ -115,7 +125,7 @@ class GreedyBot:
                 draw = a
         if take is None or draw is None:
             return take or draw or actions[0]
-        late = _is_late(view, _rules_info(rules).refill)
+        late = _is_late(view, self._context(rules).refill)
         pile = view.pile
         cards, size = pile.cards, pile.size  # read once: the pile view is a msgspec struct
         if cards is None:  # closed pile: legal only when its top melds at once
@@ -133,7 +143,7 @@ class GreedyBot:
     # -- play ------------------------------------------------------------------------------
 
     def _play(self, view: View, actions: list[Action], rules: Rules) -> Action:
-        ctx = _Context(view, rules)
+        ctx = _Context(view, self._context(rules))
         best: Action | None = None
         best_score = 0
         discards: list[Action] = []
@@ -151,7 +161,7 @@ class GreedyBot:
     def _play_lazy(self, view: View, choices: Choices, rules: Rules) -> Action:
         """`_play` over unchecked candidates: the first legal one in (score desc, offer order) is
         `_play`'s best, and once scores reach 0 a discard wins whenever there is one."""
-        ctx = _Context(view, rules)
+        ctx = _Context(view, self._context(rules))
         candidates = choices.candidates()
         # (score desc, offer place) as one int each: -score << shift | place; the plays worth
         # more than 0 apart, since the others are checked only when no discard is offered
@@ -184,14 +194,24 @@ _SUIT_INDEX: Final[dict[str, int]] = {s: i for i, s in enumerate(SUITS)}
 _WILD_CODES: Final[tuple[int, ...]] = tuple(sorted(code for code in SUIT_RANK.values() if is_wild_rank(code & 15)))
 
 
-class _RulesInfo:
-    """What the greedy bot reads of a rules object, read once per rules object (the rules are a
-    msgspec struct, whose fields compiled code reads generically)."""
+class _GameContext:
+    """What a greedy bot keeps for the game it plays, under one rules object.
 
-    def __init__(self, rules: Rules) -> None:
+    Built at the bot's first decision and again whenever the rules object changes (a new game),
+    and held by the bot (`GreedyBot._context`), so nothing is kept between the bots of a process:
+
+    - what the bot reads of the rules, read once (the rules are a msgspec struct, whose fields
+      compiled code reads generically);
+    - the ratings of the plays it met (`_Rated`), by the `id()` of the action each keeps alive:
+      the table offers one shared action per play, decision after decision, and a rating holds
+      while its meld view does; they depend on the rules' values only, so a context of equal rules
+      (`melds.canonical_rules`) takes over the last one's, up to `_RATED_MAX` (cleared when full);
+    - the index of the melds' kept entries (`_MeldIndex`), brought up to each discard's view.
+    """
+
+    def __init__(self, rules: Rules, last: _GameContext | None = None) -> None:
         self.rules = rules
-        #: the first rules object seen equal to these (`melds.canonical_rules`): a play's
-        #: `_Rated` depends on the rules' values only, so games of equal rules share them
+        #: the first rules object seen equal to these: games of equal rules share the ratings
         self.canon = canonical_rules(rules)
         #: each card's points by code (`cards.card_value`)
         self.values = _values(rules.two_value, rules.joker_value)
@@ -199,48 +219,33 @@ class _RulesInfo:
         self.close_needs_clean: bool = rules.close_needs_clean
         #: whether the stock is refilled from a dead (RULES 8)
         self.refill: bool = rules.stock_end == "refill"
+        #: the plays' ratings by the id() of their action (`_Context.play_score`)
+        self.rated: dict[int, _Rated] = last.rated if last is not None and last.canon is self.canon else {}
+        #: the melds' index for `_Context.keep_melds` (None until a discard asks for it)
+        self.index: _MeldIndex | None = None
 
 
-#: each card's points by code, per (two_value, joker_value): built once per pair
-_VALUES: Final[dict[tuple[int, int], list[int]]] = {}
+#: the most play ratings a `_GameContext` keeps
+_RATED_MAX: Final = 1 << 16
 
 
 def _values(two_value: int, joker_value: int) -> list[int]:
     """Return each card's points by code (`cards.card_value`) for the values of the wilds."""
-    values = _VALUES.get((two_value, joker_value))
-    if values is None:
-        values = _VALUES[two_value, joker_value] = [0] * SUIT_RANK_SIZE
-        for c, code in SUIT_RANK.items():
-            values[code] = card_value(c, two_value, joker_value)
+    values = [0] * SUIT_RANK_SIZE
+    for c, code in SUIT_RANK.items():
+        values[code] = card_value(c, two_value, joker_value)
     return values
-
-
-class _LastRules:
-    """The `_RulesInfo` of the rules object used last (a game asks with one rules object)."""
-
-    def __init__(self) -> None:
-        self.info = _RulesInfo(Rules())
-
-
-_LAST_RULES: Final = _LastRules()
-
-
-def _rules_info(rules: Rules) -> _RulesInfo:
-    """Return the `_RulesInfo` of `rules` (made when the rules object changes)."""
-    last = _LAST_RULES
-    if last.info.rules is not rules:
-        last.info = _RulesInfo(rules)
-    return last.info
 
 
 class _Rated:
     """The part of a play's score that does not depend on the decision (`_Context.play_score`):
-    what it lays, onto which meld view, under which rules (`_RulesInfo.canon`: equal rules share
-    it). In points: every term is an int."""
+    what `action` lays onto which meld view, under the rules of the `_GameContext` that keeps it.
+    In points: every term is an int."""
 
-    def __init__(self, action: Action, rules: Rules, meld: MeldView | None, base: int,
+    def __init__(self, action: Action, meld: MeldView | None, base: int,
                  short_wild: bool, wild_cost: int, risk: int) -> None:
-        self.rules = rules
+        #: the action rated, kept alive so that its id() keys this rating alone
+        self.action = action
         self.meld = meld
         #: the cards laid
         self.n = len(action.cards)
@@ -261,12 +266,12 @@ class _Context:
     read once here. Meld ids are the melds' places on the table (the engine's `state.melds[id]`).
     """
 
-    def __init__(self, view: View, rules: Rules):
+    def __init__(self, view: View, game: _GameContext):
         seat = view.seat
         if seat is None:
             seat = view.to_play
-        self.rules = rules
-        self.info = _rules_info(rules)
+        self.rules = game.rules
+        self.game = game
         self.team = team_of(seat)
         own = view.hands[seat]
         held = own if isinstance(own, tuple) else ()
@@ -290,7 +295,7 @@ class _Context:
     def is_late(self) -> bool:
         """Return `_is_late` of the view (asked at most once)."""
         if self._late < 0:
-            self._late = 1 if _is_late(self._view, self.info.refill) else 0
+            self._late = 1 if _is_late(self._view, self.game.refill) else 0
         return self._late == 1
 
     def has_close_canasta(self) -> bool:
@@ -307,10 +312,8 @@ class _Context:
         meld: MeldView | None = None
         if action.kind != "meld":
             meld = self.melds[action.meld or 0]
-        # kept on the action (`Action._memo`): the table shares one action per play, offered
-        # decision after decision, and the rating holds while its meld view and rules do
-        rated = action._memo
-        if not isinstance(rated, _Rated) or rated.meld is not meld or rated.rules is not self.info.canon:
+        rated = self.game.rated.get(id(action))
+        if rated is None or rated.action is not action or rated.meld is not meld:
             rated = self._rate(action, meld)
         n = rated.n
         left = self.after - n
@@ -340,7 +343,7 @@ class _Context:
             old_bonus, old_dirty = _bonus(meld.kind, rules), not meld.clean
             old_clean_len = 0 if old_dirty else len(laid)
         assert wild != -2, "the engine offers only plays that make a meld"
-        values = self.info.values
+        values = self.game.values
         points = 0
         for c in cards:
             points += values[SUIT_RANK[c]]
@@ -351,12 +354,15 @@ class _Context:
         short_wild, wild_cost, risk = False, 0, 0
         if wild != -1 and not old_dirty:
             short_wild, wild_cost = size < CANASTA_SIZE, _WILD_COST + values[wild]
-            if old_clean_len and self.info.close_needs_clean:
+            if old_clean_len and self.game.close_needs_clean:
                 risk = _CLEAN_RISK * old_clean_len
         elif old_dirty and wild == -1:
             base += _CLEANED
-        rated = _Rated(action, self.info.canon, meld, base, short_wild, wild_cost, risk)
-        action._memo = rated
+        rated = _Rated(action, meld, base, short_wild, wild_cost, risk)
+        kept = self.game.rated
+        if len(kept) >= _RATED_MAX:
+            kept.clear()
+        kept[id(action)] = rated
         return rated
 
     def cheapest_discard(self, discards: list[Action]) -> Action:
@@ -376,7 +382,7 @@ class _Context:
         # the cards ranked by (worth, offer place) as one int each, the card's code below them
         # (looked up once): (worth << shift | place) << 7 | code
         shift = len(discards).bit_length()
-        info = self.info
+        info = self.game
         values, sets, late = info.values, info.sets, self.is_late()
         ranked: list[int] = []
         for i, a in enumerate(discards):
@@ -416,14 +422,13 @@ class _Context:
     def _index_melds(self) -> _MeldIndex:
         """Return the index of the melds' kept entries (`melds.meld_fits`), brought up to this
         view's melds: one index for both teams (a meld's team is kept, `mine` is the test of
-        `keep_melds`), kept across decisions, since few melds change between two discards
-        (`_MeldIndex.update`)."""
-        rules, melds = self.rules, self.melds
-        kept = _MELD_INDEX.get(0)
-        if kept is None or kept.rules is not rules or not kept.update(melds):
-            kept = _MeldIndex(rules)
+        `keep_melds`), kept by the game's context across decisions, since few melds change
+        between two discards (`_MeldIndex.update`)."""
+        game, melds = self.game, self.melds
+        kept = game.index
+        if kept is None or not kept.update(melds):
+            kept = game.index = _MeldIndex(game.rules)
             kept.update(melds)
-            _MELD_INDEX[0] = kept
         self._index = kept
         return kept
 
@@ -506,10 +511,6 @@ class _MeldIndex:
         return True
 
 
-#: the meld index (under key 0), kept across decisions (`_MeldIndex.update`)
-_MELD_INDEX: Final[dict[int, _MeldIndex]] = {}
-
-
 def _neighbours(rank: int, d: int) -> tuple[int, ...]:
     """Return the ranks at run distance `d` from `rank` (the ace is 1 or 14; 14 maps to the ace)."""
     positions = (1, 14) if rank == 1 else (rank,)
@@ -518,8 +519,8 @@ def _neighbours(rank: int, d: int) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-#: the natural ranks (the 2s are wild)
-_NATURAL_RANKS: Final = (1, *range(3, 14))
+#: the natural ranks, ace to king
+_NATURAL_RANKS: Final = tuple(r for r in range(1, 14) if not is_wild_rank(r))
 #: per card code of a natural: the codes of its suit at run distance 1 (`_NEAR_CODES`) and 2
 #: (`_FAR_CODES`); empty for a wild
 _NEAR_CODES: Final[list[tuple[int, ...]]] = [

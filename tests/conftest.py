@@ -40,7 +40,7 @@ def random_game(variant: str = "stbl", n_players: int = 2, seed: int = 0, target
                 max_events: int = 20000) -> list[Event]:
     """Play a whole game with uniformly random legal actions (plays preferred) and return its events.
 
-    One rng deals and chooses (`table.SharedStream`), and forced moves draw from it too.
+    One rng deals and chooses (`seeds.SharedStream`), and forced moves draw from it too.
     """
     start = GameStarted(
         seq=0, game_id=f"test-{variant}-{n_players}p-{seed}", variant=variant,

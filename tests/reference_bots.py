@@ -64,8 +64,8 @@ def keep_melds(melds: Sequence[MeldView], team: int, card: Card, rules: Rules) -
         mine = m.team == team
         if owned if mine else fed:
             continue
-        if RANK[card] not in (0, 2):
-            anchor = next(c for c in m.cards if RANK[c] not in (0, 2))
+        if not is_wild_card(card):
+            anchor = next(c for c in m.cards if not is_wild_card(c))
             if (SUIT[anchor] != SUIT[card]) if m.type == "run" else (RANK[anchor] != RANK[card]):
                 continue
         if classify(m.cards + (card,), rules) is None:

@@ -22,7 +22,7 @@ from buraco_events.bots import (
     play_game,
     run_game,
 )
-from buraco_events.cards import SUIT_RANK, is_wild_card, make_deck
+from buraco_events.cards import HAND_SIZE, SUIT_RANK, is_wild_card, make_deck
 from buraco_events.choices import Action, legal_actions
 from buraco_events.engine import GameState
 from buraco_events.events import (
@@ -210,15 +210,15 @@ def _table(variant: str, hands: list[str], stock_top: str, dead0: str = "") -> G
     rest.subtract(Counter([c for h in given for c in h] + top + d0))
     assert min(rest.values()) >= 0
     pool = sorted(rest.elements())
-    dead0_cards = d0 + pool[:11 - len(d0)]
-    pool = pool[11 - len(d0):]
+    dead0_cards = d0 + pool[:HAND_SIZE - len(d0)]
+    pool = pool[HAND_SIZE - len(d0):]
     upcard = [pool.pop()] if rules.upcard else []
     state = GameState()
     engine.play(state, GameStarted(seq=0, game_id="s", variant=variant,
                                    players=tuple(f"p{i}" for i in range(len(given))), rules=rules))
     engine.play(state, HandStarted(
         seq=1, hand=0, first=0, hands=tuple(tuple(h) for h in given),
-        deads=(tuple(dead0_cards), tuple(pool[:11])), stock=tuple(top + pool[11:]),
+        deads=(tuple(dead0_cards), tuple(pool[:HAND_SIZE])), stock=tuple(top + pool[HAND_SIZE:]),
         discard=tuple(upcard),
     ))
     return state
@@ -273,7 +273,7 @@ def test_greedy_empties_its_hand_for_the_dead_then_closes() -> None:
     assert take.kind == "dead"
     _do(state, choices_module.action_event(state, take))
     close = _greedy(state)
-    assert close.kind == "meld" and len(close.cards) == 11
+    assert close.kind == "meld" and len(close.cards) == HAND_SIZE
     _do(state, choices_module.action_event(state, close))
     assert state.phase == "hand_end" and state.closed_by == 0
 
@@ -341,13 +341,14 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
     from buraco_events.greedy import _Context
 
     compared = fits = 0
+    bot = GreedyBot()  # its game context keeps the melds' index from decision to decision
     for players, seed in ((2, 5), (4, 6)):
         events, _ = run_game(variant, players, seed, [GreedyBot() for _ in range(players)], "k", target=0)
         state = GameState()
         for ev in events:
             if state.phase == "play":
                 view = player_view(state, state.to_play, scores=False)
-                ctx = _Context(view, state.rules)
+                ctx = _Context(view, bot._context(state.rules))
                 for card in sorted(state.hands[state.to_play]):
                     got = ctx.keep_melds(card, SUIT_RANK[card])
                     assert got == reference_keep_melds(view.melds, ctx.team, card, state.rules)
@@ -357,8 +358,8 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
 
 
 def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
-    """The meld index is kept across decisions, shared by both teams (`bots._MeldIndex.update`): views of two
-    games asked in turn (melds replaced, added, dropped, other buckets at a known position, another
+    """The meld index is kept across decisions by the bot's game context, shared by both teams
+    (`greedy._MeldIndex.update`): views of two games asked in turn (melds replaced, added, dropped, other buckets at a known position, another
     team's melds at one) still give the reference worth of every card held."""
     from reference_bots import keep_melds as reference_keep_melds
 
@@ -376,10 +377,11 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
             engine.play(state, ev)
         games.append(views)
     compared = 0
+    bot = GreedyBot()
     for i in range(max(len(g) for g in games)):
         for views in games:
             view, rules, held = views[(i * 7) % len(views)]  # jump about: melds come and go
-            ctx = _Context(view, rules)
+            ctx = _Context(view, bot._context(rules))
             for card in held:
                 assert ctx.keep_melds(card, SUIT_RANK[card]) == reference_keep_melds(view.melds, ctx.team, card, rules)
                 compared += 1
@@ -413,7 +415,7 @@ def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(variant: str) -> None:
     """At every play decision of greedy hands, asked in play order and then jumbled (the scores
-    are kept per action across decisions, `bots._Rated`): every candidate scores the old float
+    are kept per action across decisions, `greedy._Rated`): every candidate scores the old float
     score, and the discard chosen is the old one, found without the branch and bound: the least
     full worth, then the least hand worth, then the first offered (`tests/reference_bots.py`)."""
     from reference_bots import cheapest_discard as reference_cheapest_discard
@@ -433,9 +435,10 @@ def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(var
                 decisions.append((view, state.rules, choices.candidates(), choices.discard_actions()))
             engine.play(state, ev)
     scored = discarded = 0
+    bot = GreedyBot()
     for i in [*range(len(decisions)), *((i * 7) % len(decisions) for i in range(len(decisions)))]:
         view, rules, candidates, discards = decisions[i]
-        ctx = _Context(view, rules)
+        ctx = _Context(view, bot._context(rules))
         for action in candidates:
             assert ctx.play_score(action) == reference_play_score(view, action, rules), (i, action)
             scored += 1
@@ -445,25 +448,33 @@ def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(var
     assert scored > 100 and discarded > 40
 
 
-def test_a_play_rating_kept_on_its_action_is_no_part_of_its_value() -> None:
-    # the greedy bot keeps a play's rating on the shared action (`Action._memo`): equality, hash,
-    # repr and pickling ignore it, and a fresh action rates the same
-    events = play_game("fechado", 2, 3, [GreedyBot(), GreedyBot()], "memo", target=0)
+def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
+    # the greedy bot keeps what it derives from the rules, the plays' ratings and the melds' index
+    # in a context of its own (`greedy._GameContext`), built for each rules object: another bot
+    # starts empty, an action carries nothing, and a fresh copy of a rated action rates the same
+    from buraco_events.greedy import _RATED_MAX, _Context
+
+    bot, other = GreedyBot(), GreedyBot()
+    events = play_game("fechado", 2, 3, [bot, bot], "rated", target=0)
+    first = bot._game
+    assert first is not None and first.rated and other._game is None
+    stbl = bot._context(PRESETS["stbl"])  # other rules: a context of their own, no rating taken over
+    assert stbl is not first and not stbl.rated and bot._context(PRESETS["stbl"]) is stbl
     state = GameState()
-    rated: list[Action] = []
+    compared = 0
     for ev in events:
         if state.phase == "play":
             choices = choices_module.Choices(state)
-            if choices.candidates():
-                view = player_view(state, state.to_play, scores=False)
-                GreedyBot().decide(view, choices, state.rules, random.Random(0))
-                rated += [a for a in choices.candidates() if a._memo is not None]
+            view = player_view(state, state.to_play, scores=False)
+            ctx = _Context(view, bot._context(state.rules))
+            for action in choices.candidates():
+                score = ctx.play_score(action)
+                fresh = pickle.loads(pickle.dumps(action))
+                assert fresh == action and hash(fresh) == hash(action) and repr(fresh) == repr(action)
+                assert copy.copy(action) == action and not hasattr(action, "__dict__")
+                assert ctx.play_score(fresh) == score
+                compared += 1
         engine.play(state, ev)
-        if len(rated) >= 5:
-            break
-    assert rated, "no play rated in the game"
-    for action in rated:
-        fresh = pickle.loads(pickle.dumps(action))
-        assert fresh._memo is None
-        assert fresh == action and hash(fresh) == hash(action) and repr(fresh) == repr(action)
-        assert copy.copy(action) == action
+    rated = bot._context(state.rules).rated
+    assert compared > 20 and 0 < len(rated) <= _RATED_MAX
+    assert all(key == id(r.action) for key, r in rated.items())

@@ -1,4 +1,4 @@
-"""The lazy offer (`table.Choices`) and the bots' `decide`: the same choices, the same moves."""
+"""The lazy offer (`choices.Choices`) and the bots' `decide`: the same choices, the same moves."""
 
 from __future__ import annotations
 
