@@ -212,15 +212,16 @@ class _GameContext:
     def __init__(self, rules: Rules, last: _GameContext | None = None) -> None:
         self.rules = rules
         #: the first rules object seen equal to these: games of equal rules share the ratings
-        self.canon = canonical_rules(rules)
+        canon = self.canon = canonical_rules(rules)
+        same = last is not None and last.canon is canon
         #: each card's points by code (`cards.card_value`)
-        self.values = _values(rules.two_value, rules.joker_value)
+        self.values: list[int] = last.values if last is not None and same else _values(rules.two_value, rules.joker_value)
         self.sets: bool = rules.sets
         self.close_needs_clean: bool = rules.close_needs_clean
         #: whether the stock is refilled from a dead (RULES 8)
         self.refill: bool = rules.stock_end == "refill"
         #: the plays' ratings by the id() of their action (`_Context.play_score`)
-        self.rated: dict[int, _Rated] = last.rated if last is not None and last.canon is self.canon else {}
+        self.rated: dict[int, _Rated] = last.rated if last is not None and same else {}
         #: the melds' index for `_Context.keep_melds` (None until a discard asks for it)
         self.index: _MeldIndex | None = None
 
@@ -312,8 +313,9 @@ class _Context:
         meld: MeldView | None = None
         if action.kind != "meld":
             meld = self.melds[action.meld or 0]
+        # a kept rating keeps its action alive: the id() it is kept under is that action's
         rated = self.game.rated.get(id(action))
-        if rated is None or rated.action is not action or rated.meld is not meld:
+        if rated is None or rated.meld is not meld:
             rated = self._rate(action, meld)
         n = rated.n
         left = self.after - n
