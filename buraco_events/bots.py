@@ -22,7 +22,7 @@ from .choices import Action, Choices
 from .commit import seeded_salts
 from .engine import GameState
 from .events import Event
-from .greedy import GreedyBot
+from .greedy import GreedyBot, SharedContext
 from .rules import Rules, check_players
 from .seeds import SeedStreams
 from .table import Bot, EndlessGame, Table
@@ -31,6 +31,7 @@ from .views import View
 # `Bot` (the protocol every player here follows) and `EndlessGame` are the table's: re-exported
 __all__ = [
     "BOT_NAMES", "Bot", "EndlessGame", "GreedyBot", "RandomBot", "bot_by_name", "bot_spec", "play_game", "run_game",
+    "table_bots",
 ]
 
 
@@ -96,6 +97,13 @@ def bot_by_name(name: str) -> Bot:
     if cls is None:
         raise ValueError(f"unknown bot {name!r}; valid bots: {', '.join(BOT_NAMES)}, or module:Class")
     return cls()
+
+
+def table_bots(names: Sequence[str]) -> list[Bot]:
+    """Return a new bot per name (`bot_by_name`) for the seats of one table, which play one game
+    at a time: the greedy ones share their game's context (`greedy.SharedContext`)."""
+    shared = SharedContext()
+    return [GreedyBot(shared) if bot_spec(name) == "greedy" else bot_by_name(name) for name in names]
 
 
 def _user_bot(spec: str) -> Bot:

@@ -78,15 +78,21 @@ class GreedyBot:
     """
 
     name = "greedy"
-    #: what the bot keeps for the game it plays (`_GameContext`; None before its first decision)
-    _game: _GameContext | None = None
+    #: where the bot keeps the context of the game it plays (None before its first decision)
+    _shared: SharedContext | None = None
+
+    def __init__(self, shared: SharedContext | None = None) -> None:
+        self._shared = shared
 
     def _context(self, rules: Rules) -> _GameContext:
         """Return the context of the game played under `rules`, built afresh when the rules
-        object is not the last one's (a bot plays one game at a time)."""
-        game = self._game
+        object is not the last one's (the bot, or the bots sharing it, play one game at a time)."""
+        shared = self._shared
+        if shared is None:
+            shared = self._shared = SharedContext()
+        game = shared.game
         if game is None or game.rules is not rules:
-            game = self._game = _GameContext(rules, game)
+            game = shared.game = _GameContext(rules, game)
         return game
 
     def choose(self, view: View, actions: list[Action], rules: Rules, rng: random.Random) -> Action:
@@ -198,7 +204,8 @@ class _GameContext:
     """What a greedy bot keeps for the game it plays, under one rules object.
 
     Built at the bot's first decision and again whenever the rules object changes (a new game),
-    and held by the bot (`GreedyBot._context`), so nothing is kept between the bots of a process:
+    and held by the bot, or by the greedy bots of one table (`SharedContext`), so nothing is kept
+    between the tables of a process:
 
     - what the bot reads of the rules, read once (the rules are a msgspec struct, whose fields
       compiled code reads generically);
@@ -224,6 +231,15 @@ class _GameContext:
         self.rated: dict[int, _Rated] = last.rated if last is not None and same else {}
         #: the melds' index for `_Context.keep_melds` (None until a discard asks for it)
         self.index: _MeldIndex | None = None
+
+
+class SharedContext:
+    """The `_GameContext` of the game a greedy bot plays: its own, or one shared by the greedy
+    bots of one table (`bots.table_bots`), so that a play rated or a meld indexed for one seat
+    serves the others (a rating or an index entry does not depend on the seat)."""
+
+    def __init__(self) -> None:
+        self.game: _GameContext | None = None
 
 
 #: the most play ratings a `_GameContext` keeps
@@ -613,4 +629,4 @@ def _mark_used(cards: tuple[Card, ...], in_pile: int, used: int, n: int) -> tupl
 
 
 
-__all__ = ["GreedyBot"]
+__all__ = ["GreedyBot", "SharedContext"]

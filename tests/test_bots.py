@@ -21,6 +21,7 @@ from buraco_events.bots import (
     bot_by_name,
     play_game,
     run_game,
+    table_bots,
 )
 from buraco_events.cards import HAND_SIZE, SUIT_RANK, is_wild_card, make_deck
 from buraco_events.choices import Action, legal_actions
@@ -456,8 +457,9 @@ def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
 
     bot, other = GreedyBot(), GreedyBot()
     events = play_game("fechado", 2, 3, [bot, bot], "rated", target=0)
-    first = bot._game
-    assert first is not None and first.rated and other._game is None
+    assert bot._shared is not None and other._shared is None
+    first = bot._shared.game
+    assert first is not None and first.rated
     stbl = bot._context(PRESETS["stbl"])  # other rules: a context of their own, no rating taken over
     assert stbl is not first and not stbl.rated and bot._context(PRESETS["stbl"]) is stbl
     state = GameState()
@@ -478,3 +480,19 @@ def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
     rated = bot._context(state.rules).rated
     assert compared > 20 and 0 < len(rated) <= _RATED_MAX
     assert all(key == id(r.action) for key, r in rated.items())
+
+
+def test_the_greedy_bots_of_one_table_share_their_game_context() -> None:
+    # `table_bots` gives the greedy seats of a table one context (ratings and meld index serve
+    # every seat), the other seats their own bots; the games are those of separate bots
+    seats = table_bots(["greedy", "random", "greedy", "greedy"])
+    assert [b.name for b in seats] == ["greedy", "random", "greedy", "greedy"]
+    greedy = [b for b in seats if isinstance(b, GreedyBot)]
+    shared = {id(b._shared) for b in greedy}
+    assert len(shared) == 1 and None not in {b._shared for b in greedy}
+    alone = [GreedyBot() for _ in range(4)]
+    together = table_bots(["greedy"] * 4)
+    for seed in (1, 2):
+        assert play_game("fechado", 4, seed, together, "t", target=0) == play_game("fechado", 4, seed, alone, "t", target=0)
+    context = together[0]._shared.game  # type: ignore[union-attr]
+    assert context is not None and context.rated and context.index is not None
