@@ -42,7 +42,8 @@ HERE = Path(__file__).resolve().parent
 COMPILED = [
     f"buraco_events/{name}.py"
     for name in ("cards", "melds", "hand_melds", "fits", "lookahead", "state", "gate", "plays", "discard", "playcheck",
-                 "deal", "sheets", "engine", "moves", "table", "bots", "auditcore", "seatview", "rows")
+                 "deal", "sheets", "engine", "moves", "table", "choices", "seeds", "bots", "greedy",
+                 "auditcore", "seatview", "rows")
 ]
 #: mypyc's shared library holding every compiled module: `buraco_events/_core__mypyc.*.so`
 GROUP = "buraco_events._core"

@@ -34,7 +34,7 @@ GOAL_GREEDY = 300.0  # hands/s per core, issue 14 (the simulation brief asked fo
 #: functions whose cumulative share of greedy play the profile reports
 _HOT = (
     ("table.Table._ask (bot decisions)", "table.py", "_ask"),
-    ("table.Choices.single (forced?)", "table.py", "single"),
+    ("choices.Choices.single (forced?)", "choices.py", "single"),
     ("plays._raw_plays (candidates)", "plays.py", "_raw_plays"),
     ("playcheck.checked_play", "playcheck.py", "checked_play"),
     ("engine._check_took_pile", "engine.py", "_check_took_pile"),
@@ -43,7 +43,7 @@ _HOT = (
     ("melds.classify", "melds.py", "classify"),
     ("seatview.player_view (the view)", "seatview.py", "player_view"),
     ("sheets.table_scores", "sheets.py", "table_scores"),
-    ("bots.GreedyBot.decide", "bots.py", "decide"),
+    ("greedy.GreedyBot.decide", "greedy.py", "decide"),
     ("engine.check", "engine.py", "check"),
     ("engine.apply", "engine.py", "apply"),
 )

@@ -8,23 +8,13 @@ and described in `docs/api.md`: a `Table` to start or resume, the legal `Action`
 move, a seat's `View`, `act` to apply an action and get the events appended, and the `Bot` protocol.
 """
 
+from .choices import Action
 from .engine import GameState, IllegalMove
 from .events import Event
 from .projections import View, player_view
 from .rules import Rules, find_rules
-from .table import (
-    Action,
-    Bot,
-    BotError,
-    EndlessGame,
-    PositionSeeds,
-    RngPolicy,
-    SeedStreams,
-    SharedStream,
-    Table,
-    WrongSeat,
-    start_event,
-)
+from .seeds import PositionSeeds, RngPolicy, SeedStreams, SharedStream
+from .table import Bot, BotError, EndlessGame, Table, WrongSeat, start_event
 
 __version__ = "0.1.0"
 

@@ -1,9 +1,11 @@
-"""Typed commands of `buraco play`: one line of input into a `table.Action` (pure: no I/O).
+"""Typed commands of `buraco play`: one line of input into a `choices.Action` (pure: no I/O).
 
 The parser only reads the words; whether the move is legal is the engine's call (`engine.check`),
 so `add 99 5H` parses fine and the engine then says there is no meld 99. Cards are read leniently
-(`cards.parse_cards`: lower case, `T` for 10, suit symbols). `action_command` is the inverse for
-the moves a player types, so a list of legal actions can be shown (and fed back) as commands.
+(`cards.parse_cards`: lower case, `T` for 10, suit symbols). A typed move is the very `Action` a
+bot would choose, which the table turns into its event (`choices.action_event`): there is no other
+form of a move. `action_command` is the inverse for the moves a player types, so a list of legal
+actions can be shown (and fed back) as commands.
 
 Commands: `draw`, `pile`, `meld 3H 4H 5H`, `add 2 6H` (cards onto meld 2), `discard KD`, and the
 session words `help`, `hint` (list the legal moves), `show` (the table again), `dead` (a dead is
@@ -13,13 +15,12 @@ taken automatically when the hand empties; the word only explains that) and `qui
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from .cards import CardError, parse_cards, sorted_cards
+from .choices import Action
 from .engine import IllegalMove
 from .melds import classify
 from .rules import Rules
-from .table import Action
 
 #: each accepted word (and short form) -> the command it names
 WORDS: dict[str, str] = {
@@ -56,16 +57,9 @@ class CommandError(ValueError):
     """A line that is not a command; its str is a one-line reason."""
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A parsed line: `word` is `action` (see `action`) or a session word (help, hint, ...)."""
-
-    word: str
-    action: Action | None = None
-
-
-def parse_command(text: str) -> Command | None:
-    """Return the command a typed line names (None for a blank line); raises `CommandError`."""
+def parse_command(text: str) -> Action | str | None:
+    """Return what a typed line names: a move as its `Action`, a session word (`help`, `hint`,
+    `show`, `dead`, `quit`) as that word, None for a blank line; raises `CommandError`."""
     words = text.split()
     if not words:
         return None
@@ -77,22 +71,22 @@ def parse_command(text: str) -> Command | None:
         if args:
             raise CommandError(f"{word} takes nothing after it")
         if word in ("draw", "pile"):
-            return Command("action", Action(word))
-        return Command(word)
+            return Action(word)
+        return word
     if word == "add":
         if len(args) < 2:
             raise CommandError("add takes a meld number, then cards: e.g. add 2 6H")
         number = args[0].removeprefix("#")
         if not number.isdigit():
             raise CommandError(f"add: {args[0]!r} is not a meld number (e.g. add 2 6H)")
-        return Command("action", Action("add", _cards(args[1:]), meld=int(number)))
+        return Action("add", _cards(args[1:]), meld=int(number))
     if word == "meld":
         if not args:
             raise CommandError("meld takes the cards to lay: e.g. meld 3H 4H 5H")
-        return Command("action", Action("meld", _cards(args)))
+        return Action("meld", _cards(args))
     if len(args) != 1:
         raise CommandError("discard takes exactly one card: e.g. discard KD")
-    return Command("action", Action("discard", _cards(args)))
+    return Action("discard", _cards(args))
 
 
 def _cards(texts: Sequence[str]) -> tuple[str, ...]:
@@ -194,6 +188,6 @@ def refusal_text(exc: IllegalMove, action: Action) -> str:
 
 
 __all__ = [
-    "HELP", "HINT_LINES", "WORDS", "Command", "CommandError", "action_command", "arranged",
+    "HELP", "HINT_LINES", "WORDS", "CommandError", "action_command", "arranged",
     "hint_text", "options_text", "parse_command", "refusal_text",
 ]

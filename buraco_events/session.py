@@ -11,7 +11,7 @@ The setup note: the line after `game_started` is a `note` by "buraco play" (`NOT
 the setup as JSON, `{"human": 0, "bots": ["greedy"], "seed": 7, "commit": true}` (`bots` names
 the bot of each other seat, in seat order; `commit`: the deals are committed). `Setup.note`
 writes it, `Setup.from_note` reads it back; it is not shown to the player. The game's chance is
-`table.PositionSeeds(seed)`: it depends only on that seed and the position in the game, so
+`seeds.PositionSeeds(seed)`: it depends only on that seed and the position in the game, so
 `resume_session` continues exactly as an uninterrupted session with the same input would. Logs
 carry no `at` times, so the same seed and input give the same bytes.
 
@@ -52,6 +52,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from .bots import Bot, GreedyBot, bot_by_name, bot_spec
+from .choices import Action, legal_actions
 from .commands import HELP, CommandError, hint_text, options_text, parse_command, refusal_text
 from .commit import keyed_salts
 from .engine import GameState, IllegalMove, team_of
@@ -60,8 +61,9 @@ from .logwrite import LogWriter, open_log
 from .projections import describe, player_view
 from .render import render_compact, render_scores, render_view
 from .rules import UnknownVariant, canonical_variant
+from .seeds import PositionSeeds
 from .sources import read_log
-from .table import PositionSeeds, Table, legal_actions, start_event
+from .table import Table, start_event
 from .text import visible
 
 #: the `note.by` of the setup line
@@ -194,7 +196,7 @@ class Session:
     def _record(self, event: Event) -> None:
         """Append an event the engine checked to the log, then narrate it (the table applies it next)."""
         state = self.table.state
-        self.writer.append(event, expected_seq=state.next_seq)
+        self.writer.append(event, expected_seq=event.seq)  # the seq the table gave it, checked
         if isinstance(event, Note) and event.seq == 1 and event.by == NOTE_BY:
             return  # the setup: for --resume, not for the player
         player = getattr(event, "player", None)
@@ -278,23 +280,23 @@ class Session:
             return True
         if command is None:
             return True
-        word = command.word
-        if word == "quit":
+        if isinstance(command, Action):
+            try:
+                self.table.act(self.setup.human, command, advance=False)
+            except IllegalMove as exc:
+                self._reject(refusal_text(exc, command))
+            return True
+        if command == "quit":
             self.say(Text(f"you quit; {self.resume_hint()}"))
             return False
-        if word == "help":
+        if command == "help":
             self.say(Text(HELP))
-        elif word == "hint":
+        elif command == "hint":
             self.say(Text(self._hint()))
-        elif word == "show":
+        elif command == "show":
             self.show()
-        elif word == "dead":
+        elif command == "dead":
             self.say(Text("a dead is taken for you as soon as your hand empties"))
-        elif command.action is not None:
-            try:
-                self.table.act(self.setup.human, command.action, advance=False)
-            except IllegalMove as exc:
-                self._reject(refusal_text(exc, command.action))
         return True
 
     def _hint(self) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import msgspec
 
-from .bots import bot_by_name, bot_spec, run_game
+from .bots import bot_by_name, bot_spec, run_game, table_bots
 from .engine import team_of
 from .events import Event, HandEnded
 from .logwrite import write_logs
@@ -115,7 +115,7 @@ def _play_games(
 ) -> _Tally:
     """`_play_batch`'s work (the collector paused around it)."""
     tally = _Tally()
-    bots = [bot_by_name(n) for n in seats]
+    bots = table_bots(seats)
     logs: list[tuple[Path, list[Event]]] = []  # written together at the end (one flush to disk)
     for i in indices:
         gid = game_id(variant, players, seed, i)

@@ -17,10 +17,12 @@ os.environ.setdefault("NO_COLOR", "1")
 os.environ.pop("FORCE_COLOR", None)
 os.environ.pop("PY_COLORS", None)
 
+from buraco_events.choices import Action  # noqa: E402
 from buraco_events.events import Event, GameStarted  # noqa: E402
 from buraco_events.projections import View  # noqa: E402
 from buraco_events.rules import Rules  # noqa: E402
-from buraco_events.table import Action, SharedStream, Table  # noqa: E402
+from buraco_events.seeds import SharedStream  # noqa: E402
+from buraco_events.table import Table  # noqa: E402
 
 
 class _RandomPlayer:
@@ -38,7 +40,7 @@ def random_game(variant: str = "stbl", n_players: int = 2, seed: int = 0, target
                 max_events: int = 20000) -> list[Event]:
     """Play a whole game with uniformly random legal actions (plays preferred) and return its events.
 
-    One rng deals and chooses (`table.SharedStream`), and forced moves draw from it too.
+    One rng deals and chooses (`seeds.SharedStream`), and forced moves draw from it too.
     """
     start = GameStarted(
         seq=0, game_id=f"test-{variant}-{n_players}p-{seed}", variant=variant,

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from buraco_events.cards import RANK, RANKS, SUIT, Card, card_value, is_wild_card, team_of
+from buraco_events.choices import Action
 from buraco_events.fits import shape_layoffs
 from buraco_events.hand_melds import candidate_melds
 from buraco_events.melds import (
@@ -17,7 +18,6 @@ from buraco_events.melds import (
 )
 from buraco_events.projections import MeldView, View
 from buraco_events.rules import Rules
-from buraco_events.table import Action
 
 
 def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
@@ -64,8 +64,8 @@ def keep_melds(melds: Sequence[MeldView], team: int, card: Card, rules: Rules) -
         mine = m.team == team
         if owned if mine else fed:
             continue
-        if RANK[card] not in (0, 2):
-            anchor = next(c for c in m.cards if RANK[c] not in (0, 2))
+        if not is_wild_card(card):
+            anchor = next(c for c in m.cards if not is_wild_card(c))
             if (SUIT[anchor] != SUIT[card]) if m.type == "run" else (RANK[anchor] != RANK[card]):
                 continue
         if classify(m.cards + (card,), rules) is None:

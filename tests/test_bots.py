@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from buraco_events import choices as choices_module
 from buraco_events import engine
 from buraco_events import table as table_module
 from buraco_events.bots import (
@@ -20,8 +21,10 @@ from buraco_events.bots import (
     bot_by_name,
     play_game,
     run_game,
+    table_bots,
 )
-from buraco_events.cards import SUIT_RANK, is_wild_card, make_deck
+from buraco_events.cards import HAND_SIZE, SUIT_RANK, is_wild_card, make_deck
+from buraco_events.choices import Action, legal_actions
 from buraco_events.deal import all_cards
 from buraco_events.engine import GameState
 from buraco_events.events import (
@@ -37,7 +40,6 @@ from buraco_events.events import (
 )
 from buraco_events.projections import View, player_view
 from buraco_events.rules import PRESETS, Rules, find_rules
-from buraco_events.table import Action, legal_actions
 
 VARIANTS = list(PRESETS)
 PAIRS = (("greedy", "greedy"), ("random", "random"), ("greedy", "random"), ("random", "greedy"))
@@ -210,15 +212,15 @@ def _table(variant: str, hands: list[str], stock_top: str, dead0: str = "") -> G
     rest.subtract(Counter([c for h in given for c in h] + top + d0))
     assert min(rest.values()) >= 0
     pool = sorted(rest.elements())
-    dead0_cards = d0 + pool[:11 - len(d0)]
-    pool = pool[11 - len(d0):]
+    dead0_cards = d0 + pool[:HAND_SIZE - len(d0)]
+    pool = pool[HAND_SIZE - len(d0):]
     upcard = [pool.pop()] if rules.upcard else []
     state = GameState()
     engine.play(state, GameStarted(seq=0, game_id="s", variant=variant,
                                    players=tuple(f"p{i}" for i in range(len(given))), rules=rules))
     engine.play(state, HandStarted(
         seq=1, hand=0, first=0, hands=tuple(tuple(h) for h in given),
-        deads=(tuple(dead0_cards), tuple(pool[:11])), stock=tuple(top + pool[11:]),
+        deads=(tuple(dead0_cards), tuple(pool[:HAND_SIZE])), stock=tuple(top + pool[HAND_SIZE:]),
         discard=tuple(upcard),
     ))
     return state
@@ -240,7 +242,7 @@ def test_greedy_lays_the_longest_clean_run_and_keeps_the_joker() -> None:
     _do(state, Drew(seq=2, player=0, card="QC"))
     first = _greedy(state)
     assert first == Action("meld", tuple(sorted(["3H", "4H", "5H", "6H", "7H"])))
-    _do(state, table_module.action_event(state, first))
+    _do(state, choices_module.action_event(state, first))
     # 8S 9S JK would lay the joker for a 3-card meld: the bot discards instead
     second = _greedy(state)
     assert second.kind == "discard" and not is_wild_card(second.cards[0])
@@ -267,14 +269,14 @@ def test_greedy_empties_its_hand_for_the_dead_then_closes() -> None:
     _do(state, Drew(seq=2, player=0, card="AH"))
     meld = _greedy(state)
     assert meld.kind == "meld" and len(meld.cards) == 12
-    _do(state, table_module.action_event(state, meld))
+    _do(state, choices_module.action_event(state, meld))
     assert state.phase == "dead"
     take = _greedy(state)
     assert take.kind == "dead"
-    _do(state, table_module.action_event(state, take))
+    _do(state, choices_module.action_event(state, take))
     close = _greedy(state)
-    assert close.kind == "meld" and len(close.cards) == 11
-    _do(state, table_module.action_event(state, close))
+    assert close.kind == "meld" and len(close.cards) == HAND_SIZE
+    _do(state, choices_module.action_event(state, close))
     assert state.phase == "hand_end" and state.closed_by == 0
 
 
@@ -300,7 +302,7 @@ def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
     the same side of `enough`."""
     from reference_bots import _useful_cards as reference_useful_cards
 
-    from buraco_events.bots import _useful_cards
+    from buraco_events.greedy import _useful_cards
 
     compared = useful = 0
     for players, seed in ((2, 3), (4, 4)):
@@ -324,7 +326,7 @@ def test_useful_cards_counts_only_wild_free_plays() -> None:
     # joker for 8S-9S-JK or 9S-JK-10S, a wild short of a canasta (does not count)
     state = _table("stbl", ["5H 6H JK 8S 3D 4C QD KC AS 10C 9D", "AD AC KS KH QC QS JD JS 9C 8C 7C"], "4S")
     view = player_view(state, 0, scores=False)
-    from buraco_events.bots import _useful_cards
+    from buraco_events.greedy import _useful_cards
 
     assert _useful_cards(view, ("7H",), state.rules) == 1
     assert _useful_cards(view, ("9S",), state.rules) == 0
@@ -338,16 +340,17 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
     at every play decision of greedy hands: 300 feeding an opponent, 50 fitting the team."""
     from reference_bots import keep_melds as reference_keep_melds
 
-    from buraco_events.bots import _Context
+    from buraco_events.greedy import _Context
 
     compared = fits = 0
+    bot = GreedyBot()  # its game context keeps the melds' index from decision to decision
     for players, seed in ((2, 5), (4, 6)):
         events, _ = run_game(variant, players, seed, [GreedyBot() for _ in range(players)], "k", target=0)
         state = GameState()
         for ev in events:
             if state.phase == "play":
                 view = player_view(state, state.to_play, scores=False)
-                ctx = _Context(view, state.rules)
+                ctx = _Context(view, bot._context(state.rules))
                 for card in sorted(state.hands[state.to_play]):
                     got = ctx.keep_melds(card, SUIT_RANK[card])
                     assert got == reference_keep_melds(view.melds, ctx.team, card, state.rules)
@@ -357,12 +360,12 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
 
 
 def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
-    """The meld index is kept across decisions, shared by both teams (`bots._MeldIndex.update`): views of two
-    games asked in turn (melds replaced, added, dropped, other buckets at a known position, another
+    """The meld index is kept across decisions by the bot's game context, shared by both teams
+    (`greedy._MeldIndex.update`): views of two games asked in turn (melds replaced, added, dropped, other buckets at a known position, another
     team's melds at one) still give the reference worth of every card held."""
     from reference_bots import keep_melds as reference_keep_melds
 
-    from buraco_events.bots import _Context
+    from buraco_events.greedy import _Context
 
     games = []
     for variant, players, seed in (("stbl", 2, 5), ("fechado", 4, 6), ("stbl", 4, 7)):
@@ -376,10 +379,11 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
             engine.play(state, ev)
         games.append(views)
     compared = 0
+    bot = GreedyBot()
     for i in range(max(len(g) for g in games)):
         for views in games:
             view, rules, held = views[(i * 7) % len(views)]  # jump about: melds come and go
-            ctx = _Context(view, rules)
+            ctx = _Context(view, bot._context(rules))
             for card in held:
                 assert ctx.keep_melds(card, SUIT_RANK[card]) == reference_keep_melds(view.melds, ctx.team, card, rules)
                 compared += 1
@@ -389,8 +393,8 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
 def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
     """A meld of another suit or rank at a position already indexed (a new hand) is refused, so
     the index is built afresh; a lay-off (same suit, same position) is taken in place."""
-    from buraco_events.bots import _MeldIndex
     from buraco_events.cards import SUIT_RANK, SUITS
+    from buraco_events.greedy import _MeldIndex
     from buraco_events.projections import MeldView
 
     rules = PRESETS["stbl"]
@@ -413,14 +417,14 @@ def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(variant: str) -> None:
     """At every play decision of greedy hands, asked in play order and then jumbled (the scores
-    are kept per action across decisions, `bots._Rated`): every candidate scores the old float
+    are kept per action across decisions, `greedy._Rated`): every candidate scores the old float
     score, and the discard chosen is the old one, found without the branch and bound: the least
     full worth, then the least hand worth, then the first offered (`tests/reference_bots.py`)."""
     from reference_bots import cheapest_discard as reference_cheapest_discard
     from reference_bots import play_score as reference_play_score
 
-    from buraco_events.bots import _Context
-    from buraco_events.table import Choices
+    from buraco_events.choices import Choices
+    from buraco_events.greedy import _Context
 
     decisions = []
     for players, seed in ((2, 8), (4, 9)):
@@ -433,9 +437,10 @@ def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(var
                 decisions.append((view, state.rules, choices.candidates(), choices.discard_actions()))
             engine.play(state, ev)
     scored = discarded = 0
+    bot = GreedyBot()
     for i in [*range(len(decisions)), *((i * 7) % len(decisions) for i in range(len(decisions)))]:
         view, rules, candidates, discards = decisions[i]
-        ctx = _Context(view, rules)
+        ctx = _Context(view, bot._context(rules))
         for action in candidates:
             assert ctx.play_score(action) == reference_play_score(view, action, rules), (i, action)
             scored += 1
@@ -445,25 +450,50 @@ def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(var
     assert scored > 100 and discarded > 40
 
 
-def test_a_play_rating_kept_on_its_action_is_no_part_of_its_value() -> None:
-    # the greedy bot keeps a play's rating on the shared action (`Action._memo`): equality, hash,
-    # repr and pickling ignore it, and a fresh action rates the same
-    events = play_game("fechado", 2, 3, [GreedyBot(), GreedyBot()], "memo", target=0)
+def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
+    # the greedy bot keeps what it derives from the rules, the plays' ratings and the melds' index
+    # in a context of its own (`greedy._GameContext`), built for each rules object: another bot
+    # starts empty, an action carries nothing, and a fresh copy of a rated action rates the same
+    from buraco_events.greedy import _RATED_MAX, _Context
+
+    bot, other = GreedyBot(), GreedyBot()
+    events = play_game("fechado", 2, 3, [bot, bot], "rated", target=0)
+    assert bot._shared is not None and other._shared is None
+    first = bot._shared.game
+    assert first is not None and first.rated
+    stbl = bot._context(PRESETS["stbl"])  # other rules: a context of their own, no rating taken over
+    assert stbl is not first and not stbl.rated and bot._context(PRESETS["stbl"]) is stbl
     state = GameState()
-    rated: list[Action] = []
+    compared = 0
     for ev in events:
         if state.phase == "play":
-            choices = table_module.Choices(state)
-            if choices.candidates():
-                view = player_view(state, state.to_play, scores=False)
-                GreedyBot().decide(view, choices, state.rules, random.Random(0))
-                rated += [a for a in choices.candidates() if a._memo is not None]
+            choices = choices_module.Choices(state)
+            view = player_view(state, state.to_play, scores=False)
+            ctx = _Context(view, bot._context(state.rules))
+            for action in choices.candidates():
+                score = ctx.play_score(action)
+                fresh = pickle.loads(pickle.dumps(action))
+                assert fresh == action and hash(fresh) == hash(action) and repr(fresh) == repr(action)
+                assert copy.copy(action) == action and not hasattr(action, "__dict__")
+                assert ctx.play_score(fresh) == score
+                compared += 1
         engine.play(state, ev)
-        if len(rated) >= 5:
-            break
-    assert rated, "no play rated in the game"
-    for action in rated:
-        fresh = pickle.loads(pickle.dumps(action))
-        assert fresh._memo is None
-        assert fresh == action and hash(fresh) == hash(action) and repr(fresh) == repr(action)
-        assert copy.copy(action) == action
+    rated = bot._context(state.rules).rated
+    assert compared > 20 and 0 < len(rated) <= _RATED_MAX
+    assert all(key == id(r.action) for key, r in rated.items())
+
+
+def test_the_greedy_bots_of_one_table_share_their_game_context() -> None:
+    # `table_bots` gives the greedy seats of a table one context (ratings and meld index serve
+    # every seat), the other seats their own bots; the games are those of separate bots
+    seats = table_bots(["greedy", "random", "greedy", "greedy"])
+    assert [b.name for b in seats] == ["greedy", "random", "greedy", "greedy"]
+    greedy = [b for b in seats if isinstance(b, GreedyBot)]
+    shared = {id(b._shared) for b in greedy}
+    assert len(shared) == 1 and None not in {b._shared for b in greedy}
+    alone = [GreedyBot() for _ in range(4)]
+    together = table_bots(["greedy"] * 4)
+    for seed in (1, 2):
+        assert play_game("fechado", 4, seed, together, "t", target=0) == play_game("fechado", 4, seed, alone, "t", target=0)
+    context = together[0]._shared.game  # type: ignore[union-attr]
+    assert context is not None and context.rated and context.index is not None

@@ -27,8 +27,10 @@ from typer.testing import CliRunner
 import buraco_events
 from buraco_events import build
 from buraco_events.bots import GreedyBot, RandomBot, play_game
+from buraco_events.choices import Action
 from buraco_events.engine import GameState, play
-from buraco_events.table import Action, BotError, EndlessGame, PositionSeeds, Table
+from buraco_events.seeds import PositionSeeds
+from buraco_events.table import BotError, EndlessGame, Table
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent

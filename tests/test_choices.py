@@ -1,4 +1,4 @@
-"""The lazy offer (`table.Choices`) and the bots' `decide`: the same choices, the same moves."""
+"""The lazy offer (`choices.Choices`) and the bots' `decide`: the same choices, the same moves."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import random
 import pytest
 
 from buraco_events.bots import GreedyBot, RandomBot
+from buraco_events.choices import Choices, action_of
 from buraco_events.engine import must_refill
 from buraco_events.moves import has_two_discards, legal_discards, legal_events
 from buraco_events.projections import player_view
 from buraco_events.rules import PRESETS
-from buraco_events.table import Choices, SharedStream, Table, action_of
+from buraco_events.seeds import SharedStream
+from buraco_events.table import Table
 
 
 def _table(variant: str, players: int, seed: int) -> Table:

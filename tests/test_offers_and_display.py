@@ -14,18 +14,14 @@ from hypothesis import strategies as st
 
 from buraco_events.bots import GreedyBot, RandomBot
 from buraco_events.cards import make_deck, sorted_cards
+from buraco_events.choices import legal_choices
 from buraco_events.engine import GameState, IllegalMove, check
 from buraco_events.events import Discarded, Drew
 from buraco_events.moves import legal_discards, legal_draws
 from buraco_events.rules import PRESETS
 from buraco_events.seatview import _display_hand
-from buraco_events.table import (
-    _CHECKED_WHEN_OFFERED,
-    SharedStream,
-    Table,
-    _checked_when_offered,
-    legal_choices,
-)
+from buraco_events.seeds import SharedStream
+from buraco_events.table import _CHECKED_WHEN_OFFERED, Table, _checked_when_offered
 
 
 def _oracle_discards(state: GameState) -> list[Discarded]:

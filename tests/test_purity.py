@@ -14,6 +14,7 @@ CORE = [
     "cards", "rules", "melds", "events", "scoring", "engine", "projections", "bots", "render",
     "rows", "schema", "commands", "share", "table", "auditcore", "state", "gate", "plays",
     "discard", "playcheck", "deal", "sheets", "moves", "hand_melds", "fits", "lookahead",
+    "choices", "seeds", "greedy",
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
 #: the package's modules that read and write files, index or simulate: the core never needs them

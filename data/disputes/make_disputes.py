@@ -46,7 +46,8 @@ from buraco_events.hand_melds import candidate_melds
 from buraco_events.moves import candidate_plays
 from buraco_events.rules import find_rules
 from buraco_events.scoring import match_result
-from buraco_events.table import SharedStream, Table, table_event
+from buraco_events.seeds import SharedStream
+from buraco_events.table import Table, table_event
 
 HERE = Path(__file__).resolve().parent
 PLAYERS = ("ana", "bruno", "carla", "davi")
