@@ -10,20 +10,16 @@ Everything declarative lives in pyproject.toml; this file only decides whether t
 - without mypyc, or when the C compiler fails, the build falls back to pure Python and says why
   in one line on stderr.
 
-Which modules compile: the pure core that defines no msgspec Struct (mypyc drops Struct options
+Which modules compile: the pure code that defines no msgspec Struct (mypyc drops Struct options
 such as frozen and kw_only in compiled modules) and does no I/O (mypyc once evaluated the bounds
-of `view[os.write(fd, view):]` twice, writing log lines twice). `rules`, `events`, `views`, `projections`
-and `scoring` define Structs; `log`, `archive`, `audit`, `database`, `ingest`, `queries`, `sim`,
-`pool` do I/O or run processes: they all stay Python. The engine is several compiled modules, each with one reason
-to change, that call one another directly: `gate` (the phase gate and the error), `plays` (the
-candidate plays), `discard` (the discard rule), `playcheck` (a meld's and a lay-off's check),
-`deal` (the deal, made and checked), `sheets` (the score sheets of the hand in play, which only
-call `scoring`), `engine` (the fold) and `moves` (the legal moves). `auditcore` is the audit's step for its regular lines, kept apart
-from `audit` (Structs, files) so that it compiles with the engine it calls; `seatview` is
-`projections.player_view`, kept apart from the views' Structs (`views`) for the same reason;
-`rows` builds the index's rows from the replay (no I/O, no Struct); `melds`, `hand_melds` and
-`fits` are the meld shapes, a hand's candidate melds and the lay-offs (no I/O, no Struct); `schema`, the analytics
-tables' declaration it reads at import, stays Python (nothing in it runs per event).
+of `view[os.write(fd, view):]` twice, writing log lines twice). That is every module of `core`
+(the rules as code: they call one another directly inside the one shared library) and three
+modules kept apart from their package's Structs and files so that they compile with the engine
+they call: `views/seatview` (`projections.player_view`), `audit/auditcore` (the audit's step for
+its regular lines) and `analytics/rows` (the index's rows from the replay). `model` and
+`views/projections` define Structs; `log`, `audit`, `analytics` and `play` do I/O or run
+processes; `analytics/schema`, the tables' declaration read at import, runs nothing per event:
+they all stay Python.
 """
 
 from __future__ import annotations
@@ -41,9 +37,30 @@ HERE = Path(__file__).resolve().parent
 #: the modules mypyc compiles, as paths from the project root
 COMPILED = [
     f"buraco_events/{name}.py"
-    for name in ("cards", "melds", "hand_melds", "fits", "lookahead", "state", "gate", "plays", "discard", "playcheck",
-                 "deal", "sheets", "engine", "moves", "table", "choices", "seeds", "bots", "greedy",
-                 "auditcore", "seatview", "rows")
+    for name in (
+        "core/cards",
+        "core/melds",
+        "core/hand_melds",
+        "core/fits",
+        "core/lookahead",
+        "core/state",
+        "core/gate",
+        "core/plays",
+        "core/discard",
+        "core/playcheck",
+        "core/deal",
+        "core/sheets",
+        "core/engine",
+        "core/moves",
+        "core/table",
+        "core/choices",
+        "core/seeds",
+        "core/bots",
+        "core/greedy",
+        "audit/auditcore",
+        "views/seatview",
+        "analytics/rows",
+    )
 ]
 #: mypyc's shared library holding every compiled module: `buraco_events/_core__mypyc.*.so`
 GROUP = "buraco_events._core"
@@ -70,11 +87,9 @@ def compile_decision(argv: list[str], env: dict[str, str]) -> tuple[bool, str]:
 
 def compiled_files(root: Path) -> list[Path]:
     """Return the compiled files an earlier in-place build left beside the sources under `root`."""
-    package = root / "buraco_events"
-    stems = [Path(p).stem for p in COMPILED] + [GROUP.rpartition(".")[2] + "__mypyc"]
-    return [f for stem in stems for f in package.glob(f"{stem}.*.so")] + [
-        f for stem in stems for f in package.glob(f"{stem}.*.pyd")
-    ]
+    group = root / "buraco_events" / (GROUP.rpartition(".")[2] + "__mypyc")
+    modules = [root / Path(p).with_suffix("") for p in COMPILED] + [group]
+    return [f for m in modules for suffix in ("so", "pyd") for f in m.parent.glob(f"{m.name}.*.{suffix}")]
 
 
 def remove_compiled_files(root: Path) -> None:
@@ -152,7 +167,7 @@ def ext_modules(argv: list[str], env: dict[str, str]) -> list[Any]:
         say("pure Python build: this mypyc is too old (no group_name; pip install -U mypy)")
         return []
     os.chdir(HERE)  # mypycify takes paths from the project root and reads its mypy config
-    say(f"compiled build: mypyc compiles {', '.join(Path(p).stem for p in COMPILED)}")
+    say(f"compiled build: mypyc compiles {', '.join(p.removeprefix('buraco_events/').removesuffix('.py') for p in COMPILED)}")
     try:
         return list(mypycify(COMPILED, group_name=GROUP))
     except (Exception, SystemExit) as exc:  # mypyc's type check failed (it exits on errors)

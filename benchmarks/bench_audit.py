@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import msgspec  # noqa: E402
 from fresh import CPU, cpu_of, fresh, fresh_cpu, row  # noqa: E402
 
-from buraco_events.audit import audit_lines  # noqa: E402
-from buraco_events.bots import GreedyBot, play_game  # noqa: E402
-from buraco_events.engine import GameState, play  # noqa: E402
-from buraco_events.events import AnyEvent, seal_lines  # noqa: E402
+from buraco_events.audit.report import audit_lines  # noqa: E402
+from buraco_events.core.bots import GreedyBot, play_game  # noqa: E402
+from buraco_events.core.engine import GameState, play  # noqa: E402
+from buraco_events.model.events import AnyEvent, seal_lines  # noqa: E402
 
 Row = dict[str, object]
 #: (variant, players, target): single hands and 2000-point matches, 2 and 4 players

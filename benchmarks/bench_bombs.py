@@ -32,7 +32,7 @@ from typing import Any
 import msgspec
 import zstandard
 
-from buraco_events import archive, archive_codec, archive_format, archive_read
+from buraco_events.log import archive, archive_codec, archive_format, archive_read
 
 Row = dict[str, Any]
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,7 +127,7 @@ def _child(mode: str, path: str) -> None:
             for _ in archive_read.iter_archive(path):
                 pass
         elif mode == "audit":
-            from buraco_events.audit import AuditInputError, audit_path
+            from buraco_events.audit.report import AuditInputError, audit_path
 
             try:
                 for _ in audit_path(Path(path), workers=WORKERS):

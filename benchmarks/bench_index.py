@@ -34,7 +34,7 @@ MIX = (("stbl", 4, 45, 3200), ("stbl", 2, 0, 800), ("burraco", 2, 15, 0))
 
 def _simulate(folder: Path, quick: bool) -> int:
     """Write the benchmark's games into `folder`; return the number of games."""
-    from buraco_events.sim import simulate
+    from buraco_events.play.sim import simulate
 
     total = 0
     for variant, players, small, big in MIX:
@@ -48,8 +48,8 @@ def _simulate(folder: Path, quick: bool) -> int:
 
 def cpu_index(logs: str, db: str) -> tuple[float, int, int]:
     """In a fresh process: CPU seconds of `buraco index` of the logs into a new database."""
-    from buraco_events import ingest
-    from buraco_events.rows import Columns
+    from buraco_events.analytics import ingest
+    from buraco_events.analytics.rows import Columns
 
     # untimed: pyarrow imports pandas (about 0.5 s of CPU) the first time it builds an array;
     # the suite never times imports (see `fresh`), and the replay baseline pays none
@@ -63,10 +63,10 @@ def cpu_index(logs: str, db: str) -> tuple[float, int, int]:
 
 def cpu_replay(logs: str) -> tuple[float, int]:
     """In a fresh process: CPU seconds of decoding, chain-checking and replaying every log."""
-    from buraco_events.chain import Chain
-    from buraco_events.engine import GameState, play
-    from buraco_events.logread import decode_lines
-    from buraco_events.sources import iter_logs
+    from buraco_events.core.engine import GameState, play
+    from buraco_events.log.chain import Chain
+    from buraco_events.log.lines import decode_lines
+    from buraco_events.log.sources import iter_logs
 
     counted = [0]
 
@@ -83,7 +83,7 @@ def cpu_replay(logs: str) -> tuple[float, int]:
 
 def _checked_chunks(logs: str) -> Iterator[Any]:
     """Yield the logs' chunks checked into Arrow rows as `index` checks them, one at a time."""
-    from buraco_events import ingest
+    from buraco_events.analytics import ingest
 
     for item in ingest._work([logs], ingest.CHUNK_LOGS):
         chunk = ingest._check_work(item)
@@ -94,8 +94,8 @@ def _checked_chunks(logs: str) -> Iterator[Any]:
 def cpu_check(logs: str) -> tuple[float, int]:
     """In a fresh process: CPU seconds of the index's checking alone: every chunk of logs
     decoded, chain-checked, replayed and turned into Arrow rows as `index` does (no database)."""
-    from buraco_events import ingest
-    from buraco_events.rows import Columns
+    from buraco_events.analytics import ingest
+    from buraco_events.analytics.rows import Columns
 
     ingest.arrow_tables(Columns())  # untimed: pyarrow's imports (see `cpu_index`)
     checked = [0]
@@ -113,7 +113,7 @@ def cpu_store(logs: str, db: str) -> tuple[float, int]:
     """In a fresh process: CPU seconds of DuckDB storing the index's rows alone: the chunks are
     checked into Arrow first (untimed), then stored into a new database as `index` stores them
     (its connection settings, batches and single transaction, the commit and close timed)."""
-    from buraco_events import database, ingest
+    from buraco_events.analytics import database, ingest
 
     chunks = list(_checked_chunks(logs))
     stored = [0]
@@ -150,7 +150,7 @@ def cpu_read_ndjson(logs: str) -> tuple[float, int]:
 def cpu_queries(db: str) -> dict[str, float]:
     """In a fresh process: CPU seconds of a full scan and of each stats view, each on a database
     opened afresh (cold DuckDB buffers)."""
-    from buraco_events import database, queries
+    from buraco_events.analytics import database, queries
 
     timed: list[tuple[str, Any]] = [
         ("scan", lambda con: queries.run_query(con, "SELECT count(*), sum(n_cards) FROM events"))
@@ -167,7 +167,7 @@ def cpu_queries(db: str) -> dict[str, float]:
 
 def cpu_export(db: str, out: str) -> float:
     """In a fresh process: CPU seconds of the zstd Parquet export of the database."""
-    from buraco_events import queries
+    from buraco_events.analytics import queries
 
     return cpu_of(lambda: queries.export_parquet(db, out))
 

@@ -26,13 +26,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fresh import CPU, WALL, cpu_of, fresh, fresh_cpu, row  # noqa: E402
 
-from buraco_events import archive  # noqa: E402
-from buraco_events.cards import (  # noqa: E402
+from buraco_events.core.cards import (  # noqa: E402
     make_deck,
     sort_key,
     team_of,  # noqa: E402
 )
-from buraco_events.events import (  # noqa: E402
+from buraco_events.log import archive
+from buraco_events.log.writer import FsyncPolicy, open_log, write_log  # noqa: E402
+from buraco_events.model.events import (  # noqa: E402
     AnyEvent,
     Discarded,
     Drew,
@@ -49,7 +50,6 @@ from buraco_events.events import (  # noqa: E402
     encode_msgpack,
     seal_lines,
 )
-from buraco_events.logwrite import FsyncPolicy, open_log, write_log  # noqa: E402
 
 Row = dict[str, Any]
 

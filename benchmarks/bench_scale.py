@@ -28,7 +28,7 @@ GOAL_TWO_WORKERS = 1.6  # events/s on 2 workers over 1, issue 15
 
 def wall_index(logs: str, db: str, workers: int) -> tuple[float, int]:
     """In a fresh process: wall seconds of `buraco index --workers N` into a new database."""
-    from buraco_events import ingest
+    from buraco_events.analytics import ingest
 
     if os.path.exists(db):
         os.remove(db)
@@ -40,7 +40,7 @@ def wall_index(logs: str, db: str, workers: int) -> tuple[float, int]:
 
 def wall_audit(logs: str, workers: int) -> tuple[float, int]:
     """In a fresh process: wall seconds of auditing every log with N workers."""
-    from buraco_events.audit import audit_path
+    from buraco_events.audit.report import audit_path
 
     events = [0]
 
@@ -55,7 +55,7 @@ def wall_audit(logs: str, workers: int) -> tuple[float, int]:
 def wall_spark(logs: str, out: str) -> tuple[float, float]:
     """In a fresh process: wall seconds of a local[2] Spark session start, then of spark-index."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from buraco_events.spark import session, spark_index
+    from buraco_events.analytics.spark import session, spark_index
 
     spark: list[Any] = []
     start = wall_of(lambda: spark.append(session("local[2]")))
@@ -76,7 +76,7 @@ def _has_spark() -> bool:
 
 def measure(quick: bool) -> list[Row]:
     """Return the scale-out figures (see the module docstring)."""
-    from buraco_events.sim import simulate
+    from buraco_events.play.sim import simulate
 
     rows: list[Row] = []
     rate = f"events/s ({WALL})"

@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fresh import CPU, WALL, build, fresh, row  # noqa: E402
 
-from buraco_events.bots import bot_by_name, run_game  # noqa: E402
-from buraco_events.rules import PRESETS  # noqa: E402
-from buraco_events.sim import simulate  # noqa: E402
+from buraco_events.core.bots import bot_by_name, run_game  # noqa: E402
+from buraco_events.model.rules import PRESETS  # noqa: E402
+from buraco_events.play.sim import simulate  # noqa: E402
 
 Row = dict[str, Any]
 GOAL_GREEDY = 300.0  # hands/s per core, issue 14 (the simulation brief asked for 200)

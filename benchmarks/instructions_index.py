@@ -8,7 +8,7 @@ callgrind with `PYTHONHASHSEED=0`, twice: over the logs, and over an empty folde
 imports and setup; the difference is the step's own work, per event:
 
 - the checked replay, as `bench_index`'s baseline (decode, chain check, engine `play`);
-- the same replay as the index reads (`log.EventReader`, `ingest._decode_log`);
+- the same replay as the index reads (`reader.EventReader`, `ingest._decode_log`);
 - `ingest.index` with the events rows built natively (`rows.EventBuffers`), and with plain
   lists (`ingest._NATIVE_ROWS` off); for the native index, the part inside DuckDB's library.
 
@@ -36,19 +36,19 @@ STEPS = ("replay", "reader", "index-native", "index-lists")
 def _step(mode: str, logs: str) -> None:
     """Run one step over `logs` (the child's side)."""
     if mode.startswith("index"):
-        from buraco_events import ingest
-        from buraco_events.rows import Columns
+        from buraco_events.analytics import ingest
+        from buraco_events.analytics.rows import Columns
 
         ingest._NATIVE_ROWS = mode == "index-native"
         ingest.arrow_tables(Columns())  # pyarrow's first conversion imports pandas: setup
         with tempfile.TemporaryDirectory() as folder:
             ingest.index([logs], Path(folder) / "index.duckdb")
         return
-    from buraco_events.chain import Chain
-    from buraco_events.engine import GameState, play
-    from buraco_events.ingest import _decode_log
-    from buraco_events.logread import decode_lines
-    from buraco_events.sources import iter_logs
+    from buraco_events.analytics.ingest import _decode_log
+    from buraco_events.core.engine import GameState, play
+    from buraco_events.log.chain import Chain
+    from buraco_events.log.lines import decode_lines
+    from buraco_events.log.sources import iter_logs
 
     for name, lines in iter_logs(logs):
         state = GameState()
@@ -106,8 +106,8 @@ def main(argv: list[str]) -> int:
         print("instructions_index: valgrind is not installed (apt install valgrind)")
         return 2
     import buraco_events
-    from buraco_events.sim import simulate
-    from buraco_events.sources import iter_logs
+    from buraco_events.log.sources import iter_logs
+    from buraco_events.play.sim import simulate
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

@@ -18,12 +18,12 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 from typer.core import TyperCommand, TyperOption
 
-from buraco_events import ingest, plots, queries
-from buraco_events.database import DEFAULT_DB, AnalyticsError, DatabaseUnavailable
-from buraco_events.pool import default_workers
-from buraco_events.queries import Result
-from buraco_events.sqlviews import relations
-from buraco_events.text import visible
+from buraco_events.analytics import ingest, plots, queries
+from buraco_events.analytics.database import DEFAULT_DB, AnalyticsError, DatabaseUnavailable
+from buraco_events.analytics.queries import Result
+from buraco_events.analytics.sqlviews import relations
+from buraco_events.play.pool import default_workers
+from buraco_events.views.text import visible
 
 from .common import err, fail, out, shown
 

@@ -17,7 +17,7 @@ import msgspec
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from buraco_events.archive import (
+from buraco_events.log.archive import (
     MAX_ARCHIVE_SIZE,
     MAX_MEMBER_SIZE,
     MAX_MEMBERS,
@@ -32,7 +32,7 @@ from buraco_events.archive import (
     size_name,
     unpack,
 )
-from buraco_events.text import visible
+from buraco_events.views.text import visible
 
 from .common import err, fail
 from .log_cmd import fail_on, say

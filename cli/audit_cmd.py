@@ -19,13 +19,13 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from buraco_events.archive import is_archive
-from buraco_events.audit import Audit, AuditInputError, HandReport, audit_path, headline
-from buraco_events.pool import default_workers
-from buraco_events.projections import player_view
-from buraco_events.render import render_view
-from buraco_events.text import visible
-from buraco_events.verdicts import PLAY_KINDS
+from buraco_events.audit.report import Audit, AuditInputError, HandReport, audit_path, headline
+from buraco_events.audit.verdicts import PLAY_KINDS
+from buraco_events.log.archive import is_archive
+from buraco_events.play.pool import default_workers
+from buraco_events.views.projections import player_view
+from buraco_events.views.render import render_view
+from buraco_events.views.text import visible
 
 from . import pages
 from .common import OK, PROBLEMS, UNREADABLE, err, error, out

@@ -11,9 +11,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from buraco_events.archive import ArchiveError
-from buraco_events.log import LockedError, LogError, NotALogError
-from buraco_events.text import visible
+from buraco_events.log.archive import ArchiveError
+from buraco_events.log.reader import LockedError, LogError, NotALogError
+from buraco_events.views.text import visible
 
 #: exit codes, the same for every command: all good, problems in input that was read, input that
 #: cannot be read (missing, unreadable, not a log)

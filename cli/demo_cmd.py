@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 from rich.rule import Rule
 
-from buraco_events.rules import PRESETS
+from buraco_events.model.rules import PRESETS
 
 from .common import fail, out
 

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from buraco_events.archive import ArchiveError
-from buraco_events.log import LogError, check_lines, repair
-from buraco_events.sources import open_source
-from buraco_events.text import visible
+from buraco_events.log.archive import ArchiveError
+from buraco_events.log.reader import LogError, check_lines, repair
+from buraco_events.log.sources import open_source
+from buraco_events.views.text import visible
 
 from .common import fail_read, out
 

@@ -8,10 +8,10 @@ import os
 import tempfile
 from pathlib import Path
 
-from buraco_events.archive import ArchiveError
-from buraco_events.audit import AuditInputError, audit_path
-from buraco_events.log import NotALogError
-from buraco_events.replays import report_page
+from buraco_events.audit.report import AuditInputError, audit_path
+from buraco_events.log.archive import ArchiveError
+from buraco_events.log.reader import NotALogError
+from buraco_events.views.replays import report_page
 
 from .common import err, fail, fail_read, shown
 

@@ -20,12 +20,12 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Input, RichLog
 
-from buraco_events.engine import GameState
-from buraco_events.text import visible
+from buraco_events.core.engine import GameState
+from buraco_events.views.text import visible
 
 
 class SessionLike(Protocol):
-    """What the app needs of a `buraco_events.session.Session`: run it with a reader, then close it."""
+    """What the app needs of a `buraco_events.play.session.Session`: run it with a reader, then close it."""
 
     def run(self, read: Callable[[GameState], str | None]) -> bool:
         """Play until the match is over (True) or input ends (False)."""

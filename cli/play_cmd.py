@@ -1,6 +1,6 @@
 """`buraco play`: a game against bots in the terminal, each action sealed in the log as it happens.
 
-The game itself is `buraco_events.session`: a `Session` started by `new_session` or continued by
+The game itself is `buraco_events.play.session`: a `Session` started by `new_session` or continued by
 `resume_session` (the setup note, the chance and the key file beside the log are described
 there). This module is the terminal: it parses the options, builds the session with a `say` that
 prints to stdout (or, on a terminal, the full-screen `PlayApp`'s log) and a `read` that prompts
@@ -19,9 +19,10 @@ import typer
 from rich.console import RenderableType
 from rich.text import Text
 
-from buraco_events.engine import GameState
-from buraco_events.log import LogError
-from buraco_events.session import (
+from buraco_events.core.engine import GameState
+from buraco_events.core.table import BotError
+from buraco_events.log.reader import LogError
+from buraco_events.play.session import (
     DEFAULT_NAME,
     Say,
     Session,
@@ -29,8 +30,7 @@ from buraco_events.session import (
     new_session,
     resume_session,
 )
-from buraco_events.table import BotError
-from buraco_events.text import visible
+from buraco_events.views.text import visible
 
 from .common import fail, fail_read, import_bots_from_cwd, out
 

@@ -21,9 +21,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, Static
 
-from buraco_events.projections import Timeline
-from buraco_events.render import render_view
-from buraco_events.text import visible
+from buraco_events.views.projections import Timeline
+from buraco_events.views.render import render_view
+from buraco_events.views.text import visible
 
 
 class ReplayApp(App[None]):

@@ -18,8 +18,8 @@ from typing import Annotated
 import msgspec
 import typer
 
-from buraco_events.render import render_view
-from buraco_events.text import visible
+from buraco_events.views.render import render_view
+from buraco_events.views.text import visible
 
 from .common import PROBLEMS, err, fail, out
 from .replay_opts import open_replay, resolve_seat, resolve_seq

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from buraco_events.archive import ArchiveError
-from buraco_events.log import NotALogError
-from buraco_events.projections import Timeline
-from buraco_events.replays import ErrorFor, Loaded, error_for, load
+from buraco_events.log.archive import ArchiveError
+from buraco_events.log.reader import NotALogError
+from buraco_events.views.projections import Timeline
+from buraco_events.views.replays import ErrorFor, Loaded, error_for, load
 
 from .common import PROBLEMS, fail, fail_read
 

@@ -8,7 +8,7 @@ import sys
 import typer
 from rich.table import Table
 
-from buraco_events.rules import (
+from buraco_events.model.rules import (
     ALIASES,
     PRESETS,
     SEEDS,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from buraco_events.events import event_schema
+from buraco_events.model.events import event_schema
 
 from .common import fail
 from .log_cmd import say

@@ -1,6 +1,6 @@
 """`buraco share LOG -o FILE.html`: a replay anyone can open, one self-contained HTML page.
 
-The page (built by `buraco_events.share.replay_page`) works offline from disk and holds, per step,
+The page (built by `buraco_events.views.share.replay_page`) works offline from disk and holds, per step,
 the object of `buraco replay LOG --at SEQ --json [--as SEAT]`. `--as` makes it that seat's page:
 the steps are the seat's views, so nothing the seat could not see is in the file. `--spoiler-free`
 keeps the result out of the title and the header. `buraco audit LOG --html FILE.html` writes the
@@ -20,9 +20,9 @@ from typing import Annotated
 import msgspec
 import typer
 
-from buraco_events.projections import Timeline
-from buraco_events.replays import shown_name
-from buraco_events.share import audit_command, replay_page, timeline_steps
+from buraco_events.views.projections import Timeline
+from buraco_events.views.replays import shown_name
+from buraco_events.views.share import audit_command, replay_page, timeline_steps
 
 from .common import err, fail, out, shown
 from .pages import check_output, write_page

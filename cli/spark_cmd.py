@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from buraco_events.database import one_line
+from buraco_events.analytics.database import one_line
 
 from .common import PROBLEMS, err, fail, out, shown
 
@@ -31,8 +31,8 @@ def spark_index(
     Exit 1 if a log was rejected (listed, and in DIR/rejects), 2 if an input cannot be read, the
     output exists (without --replace), or pyspark or Java is missing.
     """
-    from buraco_events.spark import OutputExists, SparkUnavailable
-    from buraco_events.spark import spark_index as run
+    from buraco_events.analytics.spark import OutputExists, SparkUnavailable
+    from buraco_events.analytics.spark import spark_index as run
 
     try:
         report = run(inputs, out_dir, master=master, replace=replace)

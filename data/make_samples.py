@@ -2,7 +2,7 @@
 
 Greedy bots play, per preset, one single-hand game with 2 players and one with 4 (target 0, to
 keep them small), plus one full fechado match to 2000 with 2 players (run seed 1, so its id
-differs from the fechado single hand). Logs are written by `buraco_events.sim.simulate`, so the
+differs from the fechado single hand). Logs are written by `buraco_events.play.sim.simulate`, so the
 same code and seeds always give the same bytes.
 """
 
@@ -12,8 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from buraco_events.rules import PRESETS
-from buraco_events.sim import simulate
+from buraco_events.model.rules import PRESETS
+from buraco_events.play.sim import simulate
 
 HERE = Path(__file__).resolve().parent
 SINGLE_HAND_SEED = 0

@@ -17,12 +17,12 @@ os.environ.setdefault("NO_COLOR", "1")
 os.environ.pop("FORCE_COLOR", None)
 os.environ.pop("PY_COLORS", None)
 
-from buraco_events.choices import Action  # noqa: E402
-from buraco_events.events import Event, GameStarted  # noqa: E402
-from buraco_events.projections import View  # noqa: E402
-from buraco_events.rules import Rules  # noqa: E402
-from buraco_events.seeds import SharedStream  # noqa: E402
-from buraco_events.table import Table  # noqa: E402
+from buraco_events.core.choices import Action  # noqa: E402
+from buraco_events.core.seeds import SharedStream  # noqa: E402
+from buraco_events.core.table import Table  # noqa: E402
+from buraco_events.model.events import Event, GameStarted  # noqa: E402
+from buraco_events.model.rules import Rules  # noqa: E402
+from buraco_events.views.projections import View  # noqa: E402
 
 
 class _RandomPlayer:

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from conftest import random_game
 
-from buraco_events.cards import make_deck, parse_cards, sort_key
-from buraco_events.deal import all_cards
-from buraco_events.engine import GameState, IllegalMove, play
-from buraco_events.events import (
+from buraco_events.core.cards import make_deck, parse_cards, sort_key
+from buraco_events.core.deal import all_cards
+from buraco_events.core.engine import GameState, IllegalMove, play
+from buraco_events.model.events import (
     Discarded,
     Drew,
     Event,
@@ -35,8 +35,8 @@ from buraco_events.events import (
     TookPile,
     seal_lines,
 )
-from buraco_events.rules import Rules, find_rules
-from buraco_events.scoring import TeamScore
+from buraco_events.model.rules import Rules, find_rules
+from buraco_events.model.scoring import TeamScore
 
 __all__ = [
     "DIRECT", "PLAYERS", "Table", "deal_event", "direct_dead_table", "game_lines", "make_game",

@@ -6,18 +6,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from buraco_events.cards import RANK, RANKS, SUIT, Card, card_value, is_wild_card, team_of
-from buraco_events.choices import Action
-from buraco_events.fits import shape_layoffs
-from buraco_events.hand_melds import candidate_melds
-from buraco_events.melds import (
+from buraco_events.core.cards import RANK, RANKS, SUIT, Card, card_value, is_wild_card, team_of
+from buraco_events.core.choices import Action
+from buraco_events.core.fits import shape_layoffs
+from buraco_events.core.hand_melds import candidate_melds
+from buraco_events.core.melds import (
     canasta_bonus,
     canasta_kind,
     classify,
     is_closing_canasta,
 )
-from buraco_events.projections import MeldView, View
-from buraco_events.rules import Rules
+from buraco_events.model.rules import Rules
+from buraco_events.views.projections import MeldView, View
 
 
 def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:

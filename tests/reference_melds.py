@@ -8,9 +8,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
-from buraco_events.cards import ALL_CARDS, JOKER, RANK, SUIT, SUITS, Card, pos_card, sort_key
-from buraco_events.melds import MeldShape, caches_for
-from buraco_events.rules import Rules
+from buraco_events.core.cards import ALL_CARDS, JOKER, RANK, SUIT, SUITS, Card, pos_card, sort_key
+from buraco_events.core.melds import MeldShape, caches_for
+from buraco_events.model.rules import Rules
 
 #: `cards.sort_key` as a table
 _SORT_KEY = {c: sort_key(c) for c in ALL_CARDS}

@@ -8,10 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from buraco_events.audit import audit_lines
-from buraco_events.cards import JOKER
-from buraco_events.engine import GameState, play, team_of
-from buraco_events.events import (
+from buraco_events.analytics.rows import COLUMNS, Columns, variant_name
+from buraco_events.audit.report import audit_lines
+from buraco_events.audit.verdicts import FAILING, KINDS
+from buraco_events.core.cards import JOKER
+from buraco_events.core.engine import GameState, play, team_of
+from buraco_events.model.events import (
     Discarded,
     Drew,
     Event,
@@ -28,9 +30,7 @@ from buraco_events.events import (
     encode_event,
     event_type,
 )
-from buraco_events.projections import meld_kind
-from buraco_events.rows import COLUMNS, Columns, variant_name
-from buraco_events.verdicts import FAILING, KINDS
+from buraco_events.views.projections import meld_kind
 
 #: event types that start a turn (RULES 2: a turn begins with a draw or the pile)
 _TURN_STARTS = frozenset({"drew", "took_pile"})

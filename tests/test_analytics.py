@@ -20,18 +20,19 @@ import pytest
 from helpers import random_game
 from typer.testing import CliRunner
 
-from buraco_events import build, ingest, rows
-from buraco_events.archive import pack
-from buraco_events.cards import ALL_CARDS
-from buraco_events.engine import GameState, play
-from buraco_events.events import Discarded, HandEnded, Note, seal_lines
-from buraco_events.ingest import Rejected, check_chunk, index
-from buraco_events.logwrite import write_log
-from buraco_events.projections import meld_kind
-from buraco_events.rows import Columns
-from buraco_events.schema import TABLES
-from buraco_events.sources import iter_logs, read_log
-from buraco_events.sqlviews import VIEWS
+from buraco_events import build
+from buraco_events.analytics import ingest, rows
+from buraco_events.analytics.ingest import Rejected, check_chunk, index
+from buraco_events.analytics.rows import Columns
+from buraco_events.analytics.schema import TABLES
+from buraco_events.analytics.sqlviews import VIEWS
+from buraco_events.core.cards import ALL_CARDS
+from buraco_events.core.engine import GameState, play
+from buraco_events.log.archive import pack
+from buraco_events.log.sources import iter_logs, read_log
+from buraco_events.log.writer import write_log
+from buraco_events.model.events import Discarded, HandEnded, Note, seal_lines
+from buraco_events.views.projections import meld_kind
 from cli.main import app
 
 GAMES = [("stbl", 2, 1), ("stbl", 4, 2), ("burraco", 2, 3), ("aberto", 4, 4), ("fechado", 2, 5)]
@@ -483,7 +484,7 @@ def test_sql_cannot_change_the_settings_that_lock_it(indexed: Path, tmp_path: Pa
                   "SET allowed_directories = ['/']", "CALL pragma_version()"):
         refused(indexed, query, "only a read-only query (SELECT) may run")
     # and were one to slip past the statement check, the connection itself holds
-    from buraco_events.queries import connect_query
+    from buraco_events.analytics.queries import connect_query
     con = connect_query(indexed)
     try:
         for setting in ("SET lock_configuration = false", "SET enable_external_access = true",
@@ -557,7 +558,7 @@ def test_sql_shows_markup_and_control_characters_literally(indexed: Path):
 
 
 def test_stats_shows_a_hostile_variant_and_players_literally(tmp_path: Path):
-    from buraco_events.rules import find_rules
+    from buraco_events.model.rules import find_rules
 
     events = random_game("stbl", 2, 3)
     variant = "club [/] $x^$ \x1b[2J"
@@ -1007,7 +1008,7 @@ def test_sql_timeout_zero_is_no_limit_and_a_negative_one_is_refused(indexed: Pat
 
 def test_a_result_too_big_for_the_memory_limit_stops_while_fetched():
     # DuckDB's memory limit does not count the rows made in Python: the fetch counts them
-    from buraco_events.queries import QueryOutOfMemory, QueryTimedOut, run_query
+    from buraco_events.analytics.queries import QueryOutOfMemory, QueryTimedOut, run_query
 
     with duckdb.connect() as con:
         many = "SELECT range, range::VARCHAR FROM range(100000)"

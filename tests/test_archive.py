@@ -16,14 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events import archive, archive_codec, archive_format
-from buraco_events.archive import pack, unpack
-from buraco_events.archive_format import ArchiveError
-from buraco_events.archive_read import iter_archive
-from buraco_events.events import decode_event, line_hash
-from buraco_events.log import check_lines
-from buraco_events.logwrite import write_log
-from buraco_events.sources import iter_logs
+from buraco_events.log import archive, archive_codec, archive_format
+from buraco_events.log.archive import pack, unpack
+from buraco_events.log.archive_format import ArchiveError
+from buraco_events.log.archive_read import iter_archive
+from buraco_events.log.reader import check_lines
+from buraco_events.log.sources import iter_logs
+from buraco_events.log.writer import write_log
+from buraco_events.model.events import decode_event, line_hash
 from cli.main import app
 
 
@@ -241,7 +241,7 @@ def test_one_archived_log_reads_by_its_archive_path(tmp_path: Path) -> None:
     # lines as the file that was packed, and `buraco replay` shows it like a file
     from helpers import random_game
 
-    from buraco_events.sources import read_log
+    from buraco_events.log.sources import read_log
 
     src = tmp_path / "src"
     (src / "deep").mkdir(parents=True)
@@ -732,7 +732,7 @@ def test_archive_limit_options(tmp_path: Path) -> None:
 def test_archive_error_shows_quoted_input_escaped() -> None:
     """A decoder's message quoting a damaged field name (a byte flipped into a newline) stays one
     visible line: found by the damaged-archive fuzz test, `sch\\nma_version`."""
-    from buraco_events.archive_format import ArchiveError
+    from buraco_events.log.archive_format import ArchiveError
 
     err = ArchiveError("a.bra", "Unexpected keyword argument 'sch\nma_version'", member=1, name="x")
     assert "\n" not in str(err)

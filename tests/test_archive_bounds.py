@@ -20,11 +20,11 @@ from helpers import game_lines
 from test_archive import _enc, _framed, _header_blob, _log_blob, write_raw
 from typer.testing import CliRunner
 
-from buraco_events import archive_format
-from buraco_events.archive import pack, unpack
-from buraco_events.archive_format import ArchiveError, Limits
-from buraco_events.archive_read import iter_archive
-from buraco_events.pool import WorkerError, chunked, ordered_map
+from buraco_events.log import archive_format
+from buraco_events.log.archive import pack, unpack
+from buraco_events.log.archive_format import ArchiveError, Limits
+from buraco_events.log.archive_read import iter_archive
+from buraco_events.play.pool import WorkerError, chunked, ordered_map
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -266,7 +266,7 @@ def test_a_worker_that_dies_or_runs_out_of_memory_ends_the_run() -> None:
 
 _UNDER_LIMIT = textwrap.dedent("""
     import os, resource, sys
-    from buraco_events.pool import WorkerError, ordered_map
+    from buraco_events.play.pool import WorkerError, ordered_map
 
     def grab(chunk):
         return len(bytes(chunk[0] << 20))  # really allocated: zeroed
@@ -342,7 +342,7 @@ def test_paused_blocks_collect_once_they_have_handled_enough_input() -> None:
     `HELD_MAX` bytes, so an archive of big logs does not pile up in memory."""
     import gc
 
-    from buraco_events import pool
+    from buraco_events.play import pool
 
     class Node:
         def __init__(self) -> None:

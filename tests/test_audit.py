@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.archive import pack
-from buraco_events.audit import audit_bytes, audit_lines, audit_path
-from buraco_events.commit import deal_commitment
-from buraco_events.events import (
+from buraco_events.audit.report import audit_bytes, audit_lines, audit_path
+from buraco_events.log.archive import pack
+from buraco_events.log.commit import deal_commitment
+from buraco_events.model.events import (
     ZERO_HASH,
     GameEnded,
     HandEnded,
@@ -505,7 +505,7 @@ def test_an_unfinished_log_never_passes_unless_partial(tmp_path: Path) -> None:
 
 
 def test_nothing_may_follow_game_ended(tmp_path: Path) -> None:
-    from buraco_events.events import Note
+    from buraco_events.model.events import Note
 
     events = events_of(DISPUTES / "clean.jsonl")
     n = len(events)

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.auditcore import PLAIN, Regular
-from buraco_events.engine import GameState, play
-from buraco_events.events import decode_canonical
-from buraco_events.log import Collect, EventReader
-from buraco_events.logread import MAX_LINE, RawLines
+from buraco_events.audit.auditcore import PLAIN, Regular
+from buraco_events.core.engine import GameState, play
+from buraco_events.log.lines import MAX_LINE, RawLines
+from buraco_events.log.reader import Collect, EventReader
+from buraco_events.model.events import decode_canonical
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "data" / "samples").glob("*.jsonl"))[:6]

@@ -11,17 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.bots import GreedyBot, RandomBot
-from buraco_events.cards import make_deck
-from buraco_events.choices import Choices, _play_action
-from buraco_events.engine import PLAYING_PHASES, GameState, team_of
-from buraco_events.plays import raw_plays
-from buraco_events.projections import DeadView, PendingView, PileView, View, player_view
-from buraco_events.rules import PRESETS
-from buraco_events.seatview import _display_hand, _meld_views
-from buraco_events.seeds import SeedStreams, SharedStream
-from buraco_events.sheets import hand_scores, table_scores
-from buraco_events.table import Table
+from buraco_events.core.bots import GreedyBot, RandomBot
+from buraco_events.core.cards import make_deck
+from buraco_events.core.choices import Choices, _play_action
+from buraco_events.core.engine import PLAYING_PHASES, GameState, team_of
+from buraco_events.core.plays import raw_plays
+from buraco_events.core.seeds import SeedStreams, SharedStream
+from buraco_events.core.sheets import hand_scores, table_scores
+from buraco_events.core.table import Table
+from buraco_events.model.rules import PRESETS
+from buraco_events.views.projections import DeadView, PendingView, PileView, View, player_view
+from buraco_events.views.seatview import _display_hand, _meld_views
 
 
 def _reference_view(state: GameState, seat: int | None = None, *, scores: bool = True) -> View:

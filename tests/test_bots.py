@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from buraco_events import choices as choices_module
-from buraco_events import engine
-from buraco_events import table as table_module
-from buraco_events.bots import (
+from buraco_events.core import choices as choices_module
+from buraco_events.core import engine
+from buraco_events.core import table as table_module
+from buraco_events.core.bots import (
     Bot,
     EndlessGame,
     GreedyBot,
@@ -23,11 +23,11 @@ from buraco_events.bots import (
     run_game,
     table_bots,
 )
-from buraco_events.cards import HAND_SIZE, SUIT_RANK, is_wild_card, make_deck
-from buraco_events.choices import Action, legal_actions
-from buraco_events.deal import all_cards
-from buraco_events.engine import GameState
-from buraco_events.events import (
+from buraco_events.core.cards import HAND_SIZE, SUIT_RANK, is_wild_card, make_deck
+from buraco_events.core.choices import Action, legal_actions
+from buraco_events.core.deal import all_cards
+from buraco_events.core.engine import GameState
+from buraco_events.model.events import (
     Discarded,
     Drew,
     Event,
@@ -38,8 +38,8 @@ from buraco_events.events import (
     decode_event,
     seal_lines,
 )
-from buraco_events.projections import View, player_view
-from buraco_events.rules import PRESETS, Rules, find_rules
+from buraco_events.model.rules import PRESETS, Rules, find_rules
+from buraco_events.views.projections import View, player_view
 
 VARIANTS = list(PRESETS)
 PAIRS = (("greedy", "greedy"), ("random", "random"), ("greedy", "random"), ("random", "greedy"))
@@ -302,7 +302,7 @@ def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
     the same side of `enough`."""
     from reference_bots import _useful_cards as reference_useful_cards
 
-    from buraco_events.greedy import _useful_cards
+    from buraco_events.core.greedy import _useful_cards
 
     compared = useful = 0
     for players, seed in ((2, 3), (4, 4)):
@@ -326,7 +326,7 @@ def test_useful_cards_counts_only_wild_free_plays() -> None:
     # joker for 8S-9S-JK or 9S-JK-10S, a wild short of a canasta (does not count)
     state = _table("stbl", ["5H 6H JK 8S 3D 4C QD KC AS 10C 9D", "AD AC KS KH QC QS JD JS 9C 8C 7C"], "4S")
     view = player_view(state, 0, scores=False)
-    from buraco_events.greedy import _useful_cards
+    from buraco_events.core.greedy import _useful_cards
 
     assert _useful_cards(view, ("7H",), state.rules) == 1
     assert _useful_cards(view, ("9S",), state.rules) == 0
@@ -340,7 +340,7 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
     at every play decision of greedy hands: 300 feeding an opponent, 50 fitting the team."""
     from reference_bots import keep_melds as reference_keep_melds
 
-    from buraco_events.greedy import _Context
+    from buraco_events.core.greedy import _Context
 
     compared = fits = 0
     bot = GreedyBot()  # its game context keeps the melds' index from decision to decision
@@ -365,7 +365,7 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
     team's melds at one) still give the reference worth of every card held."""
     from reference_bots import keep_melds as reference_keep_melds
 
-    from buraco_events.greedy import _Context
+    from buraco_events.core.greedy import _Context
 
     games = []
     for variant, players, seed in (("stbl", 2, 5), ("fechado", 4, 6), ("stbl", 4, 7)):
@@ -393,9 +393,9 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
 def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
     """A meld of another suit or rank at a position already indexed (a new hand) is refused, so
     the index is built afresh; a lay-off (same suit, same position) is taken in place."""
-    from buraco_events.cards import SUIT_RANK, SUITS
-    from buraco_events.greedy import _MeldIndex
-    from buraco_events.projections import MeldView
+    from buraco_events.core.cards import SUIT_RANK, SUITS
+    from buraco_events.core.greedy import _MeldIndex
+    from buraco_events.views.projections import MeldView
 
     rules = PRESETS["stbl"]
 
@@ -423,8 +423,8 @@ def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(var
     from reference_bots import cheapest_discard as reference_cheapest_discard
     from reference_bots import play_score as reference_play_score
 
-    from buraco_events.choices import Choices
-    from buraco_events.greedy import _Context
+    from buraco_events.core.choices import Choices
+    from buraco_events.core.greedy import _Context
 
     decisions = []
     for players, seed in ((2, 8), (4, 9)):
@@ -454,7 +454,7 @@ def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
     # the greedy bot keeps what it derives from the rules, the plays' ratings and the melds' index
     # in a context of its own (`greedy._GameContext`), built for each rules object: another bot
     # starts empty, an action carries nothing, and a fresh copy of a rated action rates the same
-    from buraco_events.greedy import _RATED_MAX, _Context
+    from buraco_events.core.greedy import _RATED_MAX, _Context
 
     bot, other = GreedyBot(), GreedyBot()
     events = play_game("fechado", 2, 3, [bot, bot], "rated", target=0)

@@ -26,11 +26,11 @@ from typer.testing import CliRunner
 
 import buraco_events
 from buraco_events import build
-from buraco_events.bots import GreedyBot, RandomBot, play_game
-from buraco_events.choices import Action
-from buraco_events.engine import GameState, play
-from buraco_events.seeds import PositionSeeds
-from buraco_events.table import BotError, EndlessGame, Table
+from buraco_events.core.bots import GreedyBot, RandomBot, play_game
+from buraco_events.core.choices import Action
+from buraco_events.core.engine import GameState, play
+from buraco_events.core.seeds import PositionSeeds
+from buraco_events.core.table import BotError, EndlessGame, Table
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +60,7 @@ def test_the_compiled_modules_are_all_compiled_or_all_pure() -> None:
     # each compiled module's stub imports one shared library: a half-built install cannot work
     kinds = {}
     for path in _setup_module().COMPILED:
-        module = importlib.import_module(f"buraco_events.{Path(path).stem}")
+        module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
         kinds[module.__name__] = "compiled" if module.__file__.endswith(tuple(EXTENSION_SUFFIXES)) else "pure"
     assert set(kinds.values()) == {build()}, kinds
 
@@ -167,7 +167,7 @@ def test_setup_falls_back_to_pure_without_mypyc(
 
 
 def _failing_mypycify(paths: list[str], group_name: str | None = None) -> list[object]:
-    raise SystemExit("buraco_events/rules.py:47: error: a type error")  # as mypyc exits on errors
+    raise SystemExit("buraco_events/model/rules.py:47: error: a type error")  # as mypyc exits on errors
 
 
 @pytest.mark.parametrize(("env", "falls_back"), [({}, True), ({"BURACO_COMPILE": "1"}, False)])
@@ -184,7 +184,7 @@ def test_setup_falls_back_to_pure_when_mypyc_fails_unless_compiling_was_asked_fo
     if falls_back:
         assert setup.ext_modules(["setup.py", "bdist_wheel"], env) == []
         assert capsys.readouterr().err.endswith(
-            "buraco-events: pure Python build: mypyc failed (SystemExit: buraco_events/rules.py:47:"
+            "buraco-events: pure Python build: mypyc failed (SystemExit: buraco_events/model/rules.py:47:"
             " error: a type error); pip install -v . shows why\n")
     else:
         with pytest.raises(SystemExit, match="a type error"):
@@ -196,14 +196,14 @@ def test_a_pure_editable_build_removes_compiled_files(
 ) -> None:
     # compiled files beside the sources would shadow a developer's edits
     package = tmp_path / "buraco_events"
-    package.mkdir()
-    stale = [package / "engine.cpython-311-x86_64-linux-gnu.so", package / "_core__mypyc.abi3.so"]
-    kept = [package / "engine.py", package / "log.cpython-311-x86_64-linux-gnu.so"]
+    (package / "core").mkdir(parents=True)
+    stale = [package / "core" / "engine.cpython-311-x86_64-linux-gnu.so", package / "_core__mypyc.abi3.so"]
+    kept = [package / "core" / "engine.py", package / "log.cpython-311-x86_64-linux-gnu.so"]
     for f in stale + kept:
         f.write_text("")
     _setup_module().remove_compiled_files(tmp_path)
-    assert sorted(p.name for p in package.iterdir()) == sorted(p.name for p in kept)
-    assert "removed buraco_events/engine.cpython-311-x86_64-linux-gnu.so" in capsys.readouterr().err
+    assert sorted(p for p in package.rglob("*") if p.is_file()) == sorted(kept)
+    assert "removed buraco_events/core/engine.cpython-311-x86_64-linux-gnu.so" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -219,7 +219,7 @@ def test_a_failing_c_compiler_leaves_a_pure_build(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
-    assert "buraco-events: compiled build: mypyc compiles cards" in run.stderr
+    assert "buraco-events: compiled build: mypyc compiles core/cards" in run.stderr
     assert "buraco-events: pure Python build: the C compiler failed" in run.stderr
     assert list(tmp_path.rglob("*.so")) == []
     check = subprocess.run([sys.executable, "-c", "import buraco_events; print(buraco_events.build())"],

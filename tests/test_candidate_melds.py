@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_melds import candidate_melds as reference_candidate_melds
 
-from buraco_events.cards import make_deck
-from buraco_events.hand_melds import candidate_melds
-from buraco_events.melds import classify
-from buraco_events.rules import PRESETS, find_rules
+from buraco_events.core.cards import make_deck
+from buraco_events.core.hand_melds import candidate_melds
+from buraco_events.core.melds import classify
+from buraco_events.model.rules import PRESETS, find_rules
 
 DECK = make_deck(4)
 RULES = [find_rules(v) for v in PRESETS]

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from buraco_events.cards import (
+from buraco_events.core.cards import (
     ALL_CARDS,
     JOKER,
     CardError,
@@ -17,7 +17,7 @@ from buraco_events.cards import (
     parse_cards,
     sorted_cards,
 )
-from buraco_events.rules import PRESETS, find_rules
+from buraco_events.model.rules import PRESETS, find_rules
 
 
 @pytest.mark.parametrize("card", ALL_CARDS)

@@ -6,14 +6,14 @@ import random
 
 import pytest
 
-from buraco_events.bots import GreedyBot, RandomBot
-from buraco_events.choices import Choices, action_of
-from buraco_events.engine import must_refill
-from buraco_events.moves import has_two_discards, legal_discards, legal_events
-from buraco_events.projections import player_view
-from buraco_events.rules import PRESETS
-from buraco_events.seeds import SharedStream
-from buraco_events.table import Table
+from buraco_events.core.bots import GreedyBot, RandomBot
+from buraco_events.core.choices import Choices, action_of
+from buraco_events.core.engine import must_refill
+from buraco_events.core.moves import has_two_discards, legal_discards, legal_events
+from buraco_events.core.seeds import SharedStream
+from buraco_events.core.table import Table
+from buraco_events.model.rules import PRESETS
+from buraco_events.views.projections import player_view
 
 
 def _table(variant: str, players: int, seed: int) -> Table:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from buraco_events.rules import PRESETS
+from buraco_events.model.rules import PRESETS
 from cli.main import app
 
 runner = CliRunner()

@@ -22,12 +22,12 @@ import duckdb
 import msgspec
 import pytest
 
-from buraco_events import ingest
-from buraco_events.audit import audit_path
-from buraco_events.ingest import index
-from buraco_events.rules import PRESETS
-from buraco_events.schema import TABLES
-from buraco_events.sim import simulate
+from buraco_events.analytics import ingest
+from buraco_events.analytics.ingest import index
+from buraco_events.analytics.schema import TABLES
+from buraco_events.audit.report import audit_path
+from buraco_events.model.rules import PRESETS
+from buraco_events.play.sim import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "digests.json"

@@ -20,10 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from buraco_events import engine, gate
-from buraco_events.cards import parse_cards
-from buraco_events.engine import TRANSITIONS, GameState, IllegalMove, check, play
-from buraco_events.events import (
+from buraco_events.core import engine, gate
+from buraco_events.core.cards import parse_cards
+from buraco_events.core.engine import TRANSITIONS, GameState, IllegalMove, check, play
+from buraco_events.core.moves import legal_events
+from buraco_events.core.sheets import hand_scores
+from buraco_events.core.state import COPIED_LISTS, shallow_copy
+from buraco_events.model.events import (
     Discarded,
     Drew,
     GameStarted,
@@ -32,11 +35,8 @@ from buraco_events.events import (
     TookDead,
     TookPile,
 )
-from buraco_events.moves import legal_events
-from buraco_events.rules import find_rules
-from buraco_events.scoring import score_team
-from buraco_events.sheets import hand_scores
-from buraco_events.state import COPIED_LISTS, shallow_copy
+from buraco_events.model.rules import find_rules
+from buraco_events.model.scoring import score_team
 
 # -- turn order and phases (RULES 2) -------------------------------------------------------------
 
@@ -908,7 +908,7 @@ def test_shuffle_is_the_rngs_own() -> None:
     # the same state, for decks of every size and many seeds; another rng class shuffles itself
     import random as _random
 
-    from buraco_events.deal import shuffle
+    from buraco_events.core.deal import shuffle
 
     class Other(_random.Random):
         def random(self) -> float:

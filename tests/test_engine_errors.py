@@ -19,16 +19,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events import gate, playcheck
-from buraco_events.bots import GreedyBot, play_game
-from buraco_events.cards import make_deck
-from buraco_events.engine import GameState, IllegalMove, check, play
-from buraco_events.events import Event, LaidOff, Melded
-from buraco_events.fits import meld_fits
-from buraco_events.melds import classify
-from buraco_events.playcheck import checked_play, meld_entry
-from buraco_events.plays import raw_plays
-from buraco_events.rules import find_rules
+from buraco_events.core import gate, playcheck
+from buraco_events.core.bots import GreedyBot, play_game
+from buraco_events.core.cards import make_deck
+from buraco_events.core.engine import GameState, IllegalMove, check, play
+from buraco_events.core.fits import meld_fits
+from buraco_events.core.melds import classify
+from buraco_events.core.playcheck import checked_play, meld_entry
+from buraco_events.core.plays import raw_plays
+from buraco_events.model.events import Event, LaidOff, Melded
+from buraco_events.model.rules import find_rules
 
 #: (variant, players, target): open and closed piles, both pile_top_use kinds, sets or none
 MIX = (("stbl", 2, 0), ("fechado", 2, 2000), ("burraco", 4, 2000), ("stcl", 2, 0), ("aberto", 2, 2000))

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.bots import GreedyBot, play_game
-from buraco_events.engine import GameState, IllegalMove, apply, check, play
-from buraco_events.events import Event, LaidOff, Melded
-from buraco_events.melds import classify
+from buraco_events.core.bots import GreedyBot, play_game
+from buraco_events.core.engine import GameState, IllegalMove, apply, check, play
+from buraco_events.core.melds import classify
+from buraco_events.model.events import Event, LaidOff, Melded
 
 #: (variant, players, target): open and closed piles, both pile_top_use kinds, 2 and 4 seats
 MIX = (("stbl", 2, 0), ("stbl", 4, 0), ("fechado", 2, 2000), ("burraco", 4, 2000))

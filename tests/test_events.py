@@ -12,8 +12,9 @@ from helpers import game_lines, make_game
 from hypothesis import given
 from hypothesis import strategies as st
 
-from buraco_events.cards import ALL_CARDS, make_deck
-from buraco_events.events import (
+from buraco_events.core.cards import ALL_CARDS, make_deck
+from buraco_events.log.lines import LogError, decode_lines
+from buraco_events.model.events import (
     EVENT_TYPES,
     ZERO_HASH,
     Discarded,
@@ -35,7 +36,6 @@ from buraco_events.events import (
     encode_event,
     encode_msgpack,
 )
-from buraco_events.logread import LogError, decode_lines
 
 # -- round trips ---------------------------------------------------------------------------------
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from buraco_events.audit import audit_path
-from buraco_events.rules import PRESETS
+from buraco_events.audit.report import audit_path
+from buraco_events.model.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent

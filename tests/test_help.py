@@ -10,7 +10,7 @@ import duckdb
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from buraco_events import database, queries, sqlviews
+from buraco_events.analytics import database, queries, sqlviews
 from cli.main import app
 
 runner = CliRunner()
@@ -64,7 +64,7 @@ def test_sql_help_lists_every_table_and_view_from_their_definitions():
 
 
 def test_an_indexed_database_describes_its_tables_and_views(tmp_path, game_factory):
-    from buraco_events.logwrite import write_log
+    from buraco_events.log.writer import write_log
 
     write_log(tmp_path / "g.jsonl", game_factory("stbl", 2, 1))
     db = tmp_path / "g.duckdb"

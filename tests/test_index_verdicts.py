@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.audit import audit_lines
-from buraco_events.ingest import check_chunk, index
-from buraco_events.logread import RawLines
-from buraco_events.sqlviews import VIEWS
-from buraco_events.verdicts import KINDS
+from buraco_events.analytics.ingest import check_chunk, index
+from buraco_events.analytics.sqlviews import VIEWS
+from buraco_events.audit.report import audit_lines
+from buraco_events.audit.verdicts import KINDS
+from buraco_events.log.lines import RawLines
 from cli.main import app
 
 DISPUTES = Path(__file__).resolve().parent.parent / "data" / "disputes"

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from reference_melds import classify as reference_classify
 from reference_melds import shape_layoffs as reference_shape_layoffs
 
-from buraco_events.cards import ALL_CARDS, make_deck
-from buraco_events.fits import gate_bit, meld_fits, shape_layoffs
-from buraco_events.hand_melds import candidate_melds, hand_melds
-from buraco_events.melds import classify
-from buraco_events.rules import PRESETS, Rules, find_rules
+from buraco_events.core.cards import ALL_CARDS, make_deck
+from buraco_events.core.fits import gate_bit, meld_fits, shape_layoffs
+from buraco_events.core.hand_melds import candidate_melds, hand_melds
+from buraco_events.core.melds import classify
+from buraco_events.model.rules import PRESETS, Rules, find_rules
 
 DECK = make_deck(4)
 RULES = [find_rules(v) for v in PRESETS] + [

@@ -17,18 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.chain import verify_chain
-from buraco_events.events import (
-    ZERO_HASH,
-    Drew,
-    EventFormatError,
-    Note,
-    decode_event,
-    line_hash,
-    seal_lines,
-)
-from buraco_events.log import Collect, EventReader, check_lines, check_log, head
-from buraco_events.logread import (
+from buraco_events.log.chain import verify_chain
+from buraco_events.log.lines import (
     MAX_LINE,
     ConflictError,
     CorruptLogError,
@@ -40,9 +30,19 @@ from buraco_events.logread import (
     TornTailError,
     raw_lines,
 )
-from buraco_events.logwrite import open_log, write_log, write_logs
-from buraco_events.repair import repair
-from buraco_events.sources import iter_logs, read_log
+from buraco_events.log.reader import Collect, EventReader, check_lines, check_log, head
+from buraco_events.log.repair import repair
+from buraco_events.log.sources import iter_logs, read_log
+from buraco_events.log.writer import open_log, write_log, write_logs
+from buraco_events.model.events import (
+    ZERO_HASH,
+    Drew,
+    EventFormatError,
+    Note,
+    decode_event,
+    line_hash,
+    seal_lines,
+)
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +55,7 @@ def write_lines(path: Path, lines: list[bytes], tail: bytes = b"") -> Path:
 
 def run_child(code: str, *args: str) -> subprocess.Popen[str]:
     """Start a Python child running `code` (the log module imported as `log`)."""
-    prelude = "import os, sys\nfrom buraco_events.logwrite import open_log\nfrom buraco_events.events import Note\n"
+    prelude = "import os, sys\nfrom buraco_events.log.writer import open_log\nfrom buraco_events.model.events import Note\n"
     return subprocess.Popen(
         [sys.executable, "-c", prelude + textwrap.dedent(code), *args], cwd=ROOT, text=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -194,7 +194,7 @@ def test_write_logs_writes_each_log_as_write_log_with_one_flush(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The group commit: the same files and heads as one write_log each, made durable by one
     syncfs of the folder's file system before any is linked, and no fsync."""
-    import buraco_events.atomic as atomic
+    import buraco_events.log.atomic as atomic
 
     syncfs = atomic.syncfs()
     if syncfs is None:
@@ -243,7 +243,7 @@ def test_write_logs_never_replaces_a_log_and_stops_at_the_first_conflict(tmp_pat
                                    "two folders"])
 def test_write_logs_falls_back_to_one_log_after_another(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, aside: str) -> None:
-    import buraco_events.atomic as atomic
+    import buraco_events.log.atomic as atomic
 
     if aside == "no syncfs":
         monkeypatch.setattr(atomic, "syncfs", lambda: None)
@@ -264,7 +264,7 @@ def test_write_logs_fsyncs_each_file_when_syncfs_fails_and_links_nothing_when_th
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import ctypes
 
-    import buraco_events.atomic as atomic
+    import buraco_events.log.atomic as atomic
 
     if not getattr(os, "O_TMPFILE", 0):
         pytest.skip("no unnamed files here: write_logs writes one log after another")

@@ -1,7 +1,7 @@
 """The closed pile's targeted look-ahead decides exactly as the general one (RULES 2).
 
 `engine._closed_take_usable` (a take of a closed pile) and `engine._top_still_playable` (a
-turn_end top still due) build only the plays that hold the top card (`buraco_events.lookahead`);
+turn_end top still due) build only the plays that hold the top card (`buraco_events.core.lookahead`);
 the general path, `_any_play` over a trial copy of the state, builds every candidate and stays the oracle.
 Random tables of every closed-pile preset with random rule overrides compare both; a few concrete
 tables name the case they pin down.
@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from buraco_events.cards import RANK, make_deck, parse_cards
-from buraco_events.engine import (
+from buraco_events.core.cards import RANK, make_deck, parse_cards
+from buraco_events.core.engine import (
     GameState,
     IllegalMove,
     Meld,
@@ -26,14 +26,14 @@ from buraco_events.engine import (
     _start_turn,
     check,
 )
-from buraco_events.events import TookPile
-from buraco_events.hand_melds import candidate_melds
-from buraco_events.lookahead import is_natural_top, top_candidates
-from buraco_events.melds import classify
-from buraco_events.moves import legal_draws
-from buraco_events.playcheck import _any_play, _top_still_playable
-from buraco_events.rules import PRESETS, Rules
-from buraco_events.state import shallow_copy
+from buraco_events.core.hand_melds import candidate_melds
+from buraco_events.core.lookahead import is_natural_top, top_candidates
+from buraco_events.core.melds import classify
+from buraco_events.core.moves import legal_draws
+from buraco_events.core.playcheck import _any_play, _top_still_playable
+from buraco_events.core.state import shallow_copy
+from buraco_events.model.events import TookPile
+from buraco_events.model.rules import PRESETS, Rules
 
 CLOSED = [name for name, rules in PRESETS.items() if rules.pile == "closed"]
 #: boolean rules the look-ahead's candidates or their check depend on, flipped at random
@@ -191,7 +191,7 @@ def test_lookahead_sees_both_answers() -> None:
 
 def test_candidates_are_the_general_ones_holding_the_top() -> None:
     # the look-ahead's candidates are exactly the general generator's that hold the top (as sets)
-    from buraco_events.plays import _top_plays
+    from buraco_events.core.plays import _top_plays
 
     for seed in range(600):
         state, player = random_table(random.Random(seed))
@@ -260,7 +260,7 @@ def test_take_refused_when_the_only_play_leaves_one_card_and_no_close() -> None:
 def test_pending_top_plays_are_the_general_ones_in_order() -> None:
     # a natural top waiting apart: `raw_plays` builds the plays from the look-ahead, in the very
     # order of the general generator (`_top_plays`), which stays the oracle; both answers occur
-    from buraco_events.plays import _top_plays, raw_plays
+    from buraco_events.core.plays import _top_plays, raw_plays
 
     seen = Counter()
     for seed in range(1500):
@@ -277,9 +277,9 @@ def test_pending_top_plays_are_the_general_ones_in_order() -> None:
 
 def test_pending_top_plays_in_self_play() -> None:
     # at every closed-pile top waiting in seeded greedy games: the same plays in the same order
-    from buraco_events.bots import GreedyBot
-    from buraco_events.plays import _top_plays, raw_plays
-    from buraco_events.table import Table
+    from buraco_events.core.bots import GreedyBot
+    from buraco_events.core.plays import _top_plays, raw_plays
+    from buraco_events.core.table import Table
 
     compared = 0
     for variant in CLOSED:

@@ -8,10 +8,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.cards import SUIT_RANK, make_deck
-from buraco_events.fits import meld_fits
-from buraco_events.melds import canasta_kind, classify, meld_wild, size_kind, tally
-from buraco_events.rules import PRESETS, Rules, find_rules
+from buraco_events.core.cards import SUIT_RANK, make_deck
+from buraco_events.core.fits import meld_fits
+from buraco_events.core.melds import canasta_kind, classify, meld_wild, size_kind, tally
+from buraco_events.model.rules import PRESETS, Rules, find_rules
 
 DECK = make_deck(4)
 RULES = [find_rules(v) for v in PRESETS]

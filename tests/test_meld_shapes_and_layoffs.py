@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from reference_melds import classify as reference_classify
 from reference_melds import shape_layoffs as reference_shape_layoffs
 
-from buraco_events.cards import RANK, RUN_CARDS, make_deck, parse_cards
-from buraco_events.fits import (
+from buraco_events.core.cards import RANK, RUN_CARDS, make_deck, parse_cards
+from buraco_events.core.fits import (
     MeldFits,
     _run_relevant,
     fits_alone,
@@ -20,8 +20,8 @@ from buraco_events.fits import (
     meld_fits,
     shape_layoffs,
 )
-from buraco_events.melds import caches_for, classify
-from buraco_events.rules import PRESETS, Rules, find_rules
+from buraco_events.core.melds import caches_for, classify
+from buraco_events.model.rules import PRESETS, Rules, find_rules
 
 DECK = make_deck(4)
 RULES = [find_rules(v) for v in PRESETS]

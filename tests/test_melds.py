@@ -7,11 +7,11 @@ from collections import Counter
 import msgspec
 import pytest
 
-from buraco_events import melds
-from buraco_events.cards import parse_cards
-from buraco_events.fits import candidate_layoffs, meld_fits
-from buraco_events.hand_melds import candidate_melds
-from buraco_events.melds import (
+from buraco_events.core import melds
+from buraco_events.core.cards import parse_cards
+from buraco_events.core.fits import candidate_layoffs, meld_fits
+from buraco_events.core.hand_melds import candidate_melds
+from buraco_events.core.melds import (
     CANASTA_SIZE,
     MeldShape,
     caches_for,
@@ -22,8 +22,8 @@ from buraco_events.melds import (
     is_closing_canasta,
     is_meld,
 )
-from buraco_events.rules import find_rules
-from buraco_events.scoring import cards_value
+from buraco_events.model.rules import find_rules
+from buraco_events.model.scoring import cards_value
 
 STBL = find_rules("stbl")  # ace_to_ace, no sets, wild high
 PL = find_rules("stbl-pl")  # wild_goes_low, royal_in_one_turn

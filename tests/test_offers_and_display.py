@@ -12,16 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.bots import GreedyBot, RandomBot
-from buraco_events.cards import make_deck, sorted_cards
-from buraco_events.choices import legal_choices
-from buraco_events.engine import GameState, IllegalMove, check
-from buraco_events.events import Discarded, Drew
-from buraco_events.moves import legal_discards, legal_draws
-from buraco_events.rules import PRESETS
-from buraco_events.seatview import _display_hand
-from buraco_events.seeds import SharedStream
-from buraco_events.table import _CHECKED_WHEN_OFFERED, Table, _checked_when_offered
+from buraco_events.core.bots import GreedyBot, RandomBot
+from buraco_events.core.cards import make_deck, sorted_cards
+from buraco_events.core.choices import legal_choices
+from buraco_events.core.engine import GameState, IllegalMove, check
+from buraco_events.core.moves import legal_discards, legal_draws
+from buraco_events.core.seeds import SharedStream
+from buraco_events.core.table import _CHECKED_WHEN_OFFERED, Table, _checked_when_offered
+from buraco_events.model.events import Discarded, Drew
+from buraco_events.model.rules import PRESETS
+from buraco_events.views.seatview import _display_hand
 
 
 def _oracle_discards(state: GameState) -> list[Discarded]:

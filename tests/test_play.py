@@ -24,24 +24,24 @@ from helpers import random_game
 from rich.text import Text
 from typer.testing import CliRunner
 
-from buraco_events.audit import audit_path
-from buraco_events.bots import GreedyBot
-from buraco_events.choices import Action, legal_actions
-from buraco_events.commands import (
+from buraco_events.audit.report import audit_path
+from buraco_events.core.bots import GreedyBot
+from buraco_events.core.choices import Action, legal_actions
+from buraco_events.core.engine import GameState, play, replay
+from buraco_events.core.melds import classify
+from buraco_events.core.table import table_event
+from buraco_events.log.writer import write_log
+from buraco_events.model.events import HandEnded, HandStarted, Note, decode_event
+from buraco_events.play.commands import (
     CommandError,
     action_command,
     hint_text,
     options_text,
     parse_command,
 )
-from buraco_events.engine import GameState, play, replay
-from buraco_events.events import HandEnded, HandStarted, Note, decode_event
-from buraco_events.logwrite import write_log
-from buraco_events.melds import classify
-from buraco_events.projections import player_view
-from buraco_events.render import render_compact, render_text
-from buraco_events.session import Setup, new_session, resume_session
-from buraco_events.table import table_event
+from buraco_events.play.session import Setup, new_session, resume_session
+from buraco_events.views.projections import player_view
+from buraco_events.views.render import render_compact, render_text
 from cli.main import app
 
 runner = CliRunner()
@@ -386,7 +386,7 @@ def test_resume_of_input_that_is_not_a_log_or_breaks_the_rules(piloted, tmp_path
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert result.stderr.startswith(f"error: {nested}: line 1: not a log")
     # a lying server's drew: the player reads the public reason, never the stock's top card
-    from buraco_events.events import Drew, seal_lines
+    from buraco_events.model.events import Drew, seal_lines
 
     events = [decode_event(line) for line in piloted["path"].read_bytes().splitlines()]
     k = next(i for i, e in enumerate(events) if isinstance(e, Drew) and i > 10)

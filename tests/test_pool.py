@@ -15,11 +15,11 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from buraco_events.archive import pack
-from buraco_events.ingest import CHUNK_LOGS
-from buraco_events.pool import chunked, ordered_map
-from buraco_events.schema import TABLES
-from buraco_events.sim import simulate
+from buraco_events.analytics.ingest import CHUNK_LOGS
+from buraco_events.analytics.schema import TABLES
+from buraco_events.log.archive import pack
+from buraco_events.play.pool import chunked, ordered_map
+from buraco_events.play.sim import simulate
 from cli.main import app
 
 runner = CliRunner()
@@ -119,7 +119,7 @@ def test_ordered_map_gives_the_one_chunk_before_a_failure():
 def test_collector_paused_freezes_and_restores() -> None:
     import gc
 
-    from buraco_events.pool import collector_paused
+    from buraco_events.play.pool import collector_paused
 
     assert gc.isenabled() and gc.get_freeze_count() == 0
     with collector_paused():
@@ -141,7 +141,7 @@ def test_collector_paused_leaves_survivors_unscanned_until_the_limit() -> None:
     import gc
     import weakref
 
-    from buraco_events import pool
+    from buraco_events.play import pool
 
     class Node:
         def __init__(self) -> None:

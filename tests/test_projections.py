@@ -14,8 +14,8 @@ from helpers import random_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.cards import ALL_CARDS, sorted_cards
-from buraco_events.engine import (
+from buraco_events.core.cards import ALL_CARDS, sorted_cards
+from buraco_events.core.engine import (
     PLAYING_PHASES,
     GameState,
     IllegalMove,
@@ -24,7 +24,9 @@ from buraco_events.engine import (
     play,
     team_of,
 )
-from buraco_events.events import (
+from buraco_events.core.melds import classify
+from buraco_events.core.plays import _raw_plays
+from buraco_events.model.events import (
     Discarded,
     Drew,
     HandEnded,
@@ -34,9 +36,8 @@ from buraco_events.events import (
     TookDead,
     TookPile,
 )
-from buraco_events.melds import classify
-from buraco_events.plays import _raw_plays
-from buraco_events.projections import (
+from buraco_events.model.rules import find_rules
+from buraco_events.views.projections import (
     Timeline,
     describe,
     player_view,
@@ -44,7 +45,6 @@ from buraco_events.projections import (
     wild_change,
     wild_stands_for,
 )
-from buraco_events.rules import find_rules
 
 # (variant, players, seed): closed and open piles, 2 and 4 players, refill and two_left
 GAMES = [
@@ -416,7 +416,7 @@ def test_the_referee_reads_the_hidden_card_a_seat_does_not():
 @given(st.lists(st.sampled_from(ALL_CARDS), max_size=24), st.lists(st.sampled_from(ALL_CARDS), max_size=6))
 def test_display_hand_is_the_cards_held_in_display_order(held: list[str], gone: list[str]) -> None:
     # a hand the engine played from keeps zero (or fewer) counts: they show no card
-    from buraco_events.seatview import _display_hand
+    from buraco_events.views.seatview import _display_hand
 
     hand = Counter(held)
     hand.subtract(gone)

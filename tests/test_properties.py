@@ -14,10 +14,12 @@ from helpers import random_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from buraco_events.cards import ALL_CARDS, make_deck
-from buraco_events.deal import all_cards
-from buraco_events.engine import GameState, IllegalMove, advance, check, replay, team_of
-from buraco_events.events import (
+from buraco_events.core.cards import ALL_CARDS, make_deck
+from buraco_events.core.deal import all_cards
+from buraco_events.core.engine import GameState, IllegalMove, advance, check, replay, team_of
+from buraco_events.core.melds import classify
+from buraco_events.core.moves import legal_events
+from buraco_events.model.events import (
     Discarded,
     Drew,
     Event,
@@ -28,10 +30,8 @@ from buraco_events.events import (
     TookDead,
     TookPile,
 )
-from buraco_events.melds import classify
-from buraco_events.moves import legal_events
-from buraco_events.projections import player_view
-from buraco_events.rules import PRESETS
+from buraco_events.model.rules import PRESETS
+from buraco_events.views.projections import player_view
 
 VARIANTS = st.sampled_from(list(PRESETS))
 PLAYERS = st.sampled_from([2, 4])

@@ -11,25 +11,64 @@ import sys
 import buraco_events
 
 CORE = [
-    "cards", "rules", "melds", "events", "scoring", "engine", "projections", "bots", "render",
-    "rows", "schema", "commands", "share", "table", "auditcore", "state", "gate", "plays",
-    "discard", "playcheck", "deal", "sheets", "moves", "hand_melds", "fits", "lookahead",
-    "choices", "seeds", "greedy",
+    "core.cards",
+    "model.rules",
+    "core.melds",
+    "model.events",
+    "model.scoring",
+    "core.engine",
+    "views.projections",
+    "core.bots",
+    "views.render",
+    "analytics.rows",
+    "analytics.schema",
+    "play.commands",
+    "views.share",
+    "core.table",
+    "audit.auditcore",
+    "core.state",
+    "core.gate",
+    "core.plays",
+    "core.discard",
+    "core.playcheck",
+    "core.deal",
+    "core.sheets",
+    "core.moves",
+    "core.hand_melds",
+    "core.fits",
+    "core.lookahead",
+    "core.choices",
+    "core.seeds",
+    "core.greedy",
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
 #: the package's modules that read and write files, index or simulate: the core never needs them
 SHELL_MODULES = [f"buraco_events.{m}" for m in (
-    "log", "logread", "chain", "logwrite", "atomic", "repair", "archive", "archive_format",
-    "archive_codec", "archive_read", "audit", "database", "ingest", "queries", "plots", "sim",
+    "log.reader",
+    "log.lines",
+    "log.chain",
+    "log.writer",
+    "log.atomic",
+    "log.repair",
+    "log.archive",
+    "log.archive_format",
+    "log.archive_codec",
+    "log.archive_read",
+    "audit.report",
+    "analytics.database",
+    "analytics.ingest",
+    "analytics.queries",
+    "analytics.plots",
+    "play.sim",
 )]
 
 
 def _loaded_by_core() -> dict[str, list[str]]:
     """Import the core modules one by one in a fresh interpreter; return what each newly loaded."""
-    present = {m.name for m in pkgutil.iter_modules(buraco_events.__path__)}
+    present = {m.name.removeprefix("buraco_events.") for m in
+               pkgutil.walk_packages(buraco_events.__path__, "buraco_events.") if not m.ispkg}
     core = [m for m in CORE if m in present]
-    assert {"cards", "rules", "melds", "events", "engine", "projections", "bots", "render",
-            "scoring"} <= set(core)
+    assert {"core.cards", "model.rules", "core.melds", "model.events", "core.engine", "views.projections", "core.bots", "views.render", "model.scoring"} <= set(core)
     watched = SHELL_ONLY + SHELL_MODULES
     code = (
         "import importlib, json, sys\n"

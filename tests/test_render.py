@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from helpers import random_game
 
-from buraco_events.cards import RANK
-from buraco_events.events import LaidOff, Melded, TookPile
-from buraco_events.projections import Timeline
-from buraco_events.render import card_text, cards_text, render_text, render_view
+from buraco_events.core.cards import RANK
+from buraco_events.model.events import LaidOff, Melded, TookPile
+from buraco_events.views.projections import Timeline
+from buraco_events.views.render import card_text, cards_text, render_text, render_view
 
 GOLDEN = Path(__file__).parent / "golden"
 WIDTH = 100

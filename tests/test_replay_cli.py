@@ -11,10 +11,10 @@ import pytest
 from helpers import random_game
 from typer.testing import CliRunner
 
-from buraco_events.cards import sorted_cards
-from buraco_events.events import Discarded, HandStarted, TookPile, encode_event, seal_lines
-from buraco_events.logwrite import write_log
-from buraco_events.projections import Timeline
+from buraco_events.core.cards import sorted_cards
+from buraco_events.log.writer import write_log
+from buraco_events.model.events import Discarded, HandStarted, TookPile, encode_event, seal_lines
+from buraco_events.views.projections import Timeline
 from cli.main import app
 from cli.replay_app import ReplayApp
 
@@ -253,8 +253,8 @@ def test_the_viewer_steps_jumps_and_switches_view(game):
 
 def test_a_seat_never_reads_a_hidden_card_in_the_error(tmp_path, game):
     # issue 13 item 5: `replay --as 1 --json` put "...the stock's top card is 3H" in `error`
-    from buraco_events.cards import ALL_CARDS
-    from buraco_events.events import Drew
+    from buraco_events.core.cards import ALL_CARDS
+    from buraco_events.model.events import Drew
 
     k = next(i for i, e in enumerate(game) if isinstance(e, Drew) and i > 10)
     top = game[k].card
@@ -277,15 +277,15 @@ def test_a_seat_never_reads_a_hidden_card_in_the_error(tmp_path, game):
 
 
 def test_the_viewer_shows_each_seat_its_own_words_for_the_error(tmp_path, game):
-    from buraco_events.events import Drew
+    from buraco_events.model.events import Drew
 
     k = next(i for i, e in enumerate(game) if isinstance(e, Drew) and i > 10)
     forged = [*game[:k], msgspec.structs.replace(game[k], card="JK" if game[k].card != "JK" else "AS")]
     tl = Timeline(forged)
     from textual.widgets import Static
 
-    from buraco_events.render import render_text
-    from buraco_events.replays import Loaded, error_for
+    from buraco_events.views.render import render_text
+    from buraco_events.views.replays import Loaded, error_for
 
     errors = error_for(tmp_path / "f.jsonl", Loaded(tl.events, True, None), tl)
 

@@ -11,13 +11,13 @@ import pytest
 from helpers import random_game
 
 import buraco_events
-from buraco_events.archive import pack
-from buraco_events.events import Drew, Event
-from buraco_events.log import head
-from buraco_events.logread import NotALogError
-from buraco_events.logwrite import write_log
-from buraco_events.projections import Timeline
-from buraco_events.replays import error_for, load
+from buraco_events.log.archive import pack
+from buraco_events.log.lines import NotALogError
+from buraco_events.log.reader import head
+from buraco_events.log.writer import write_log
+from buraco_events.model.events import Drew, Event
+from buraco_events.views.projections import Timeline
+from buraco_events.views.replays import error_for, load
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,7 @@ def test_an_illegal_event_is_named_in_the_words_each_view_may_read(tmp_path: Pat
 def test_the_package_has_one_read_log() -> None:
     folder = Path(buraco_events.__file__).parent
     defining = sorted(
-        p.stem for p in folder.glob("*.py")
+        p.stem for p in folder.rglob("*.py")
         if any(isinstance(node, ast.FunctionDef) and node.name == "read_log"
                for node in ast.parse(p.read_text(encoding="utf-8")).body)
     )

@@ -12,8 +12,11 @@ import pytest
 import reference_rows
 from helpers import random_game
 
-from buraco_events import build, database, ingest, rows, schema
-from buraco_events.events import (
+from buraco_events import build
+from buraco_events.analytics import database, ingest, rows, schema
+from buraco_events.log.lines import LogError
+from buraco_events.log.sources import read_log
+from buraco_events.model.events import (
     EVENT_TYPES,
     Discarded,
     Drew,
@@ -29,8 +32,6 @@ from buraco_events.events import (
     TookDead,
     TookPile,
 )
-from buraco_events.logread import LogError
-from buraco_events.sources import read_log
 
 #: one event of every class of the contract, every optional field that feeds a column set
 SAMPLES: list[Event] = [

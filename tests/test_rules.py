@@ -7,8 +7,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from buraco_events.cards import team_of
-from buraco_events.rules import (
+from buraco_events.core.cards import team_of
+from buraco_events.model.rules import (
     ALIASES,
     PLAYER_COUNTS,
     PRESETS,

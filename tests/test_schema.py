@@ -10,7 +10,10 @@ import pytest
 from helpers import make_game
 from typer.testing import CliRunner
 
-from buraco_events.events import (
+from buraco_events.log.reader import check_log
+from buraco_events.log.sources import read_log
+from buraco_events.log.upcast import upcast
+from buraco_events.model.events import (
     SCHEMA_VERSION,
     ZERO_HASH,
     Event,
@@ -22,9 +25,6 @@ from buraco_events.events import (
     event_schema,
     line_hash,
 )
-from buraco_events.log import check_log
-from buraco_events.sources import read_log
-from buraco_events.upcast import upcast
 from cli.main import app
 from cli.schema_cmd import schema_text
 

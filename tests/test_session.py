@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from rich.console import RenderableType
 from rich.text import Text
 
-from buraco_events.commit import keyed_salts
-from buraco_events.events import Event, GameStarted, Note
-from buraco_events.session import (
+from buraco_events.log.commit import keyed_salts
+from buraco_events.model.events import Event, GameStarted, Note
+from buraco_events.play.session import (
     NOTE_BY,
     Setup,
     SetupError,

@@ -15,10 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.archive import pack
-from buraco_events.events import Drew, HandEnded, StockRefilled, decode_event, seal_lines
-from buraco_events.projections import Timeline
-from buraco_events.share import (
+from buraco_events.log.archive import pack
+from buraco_events.model.events import Drew, HandEnded, StockRefilled, decode_event, seal_lines
+from buraco_events.views.projections import Timeline
+from buraco_events.views.share import (
     FORMAT,
     ShareDataError,
     decode_steps,
@@ -121,7 +121,7 @@ def test_the_page_shows_the_head_the_game_and_the_check(tmp_path, four):
     result = share(log, "-o", tmp_path / "g.html")
     page = (tmp_path / "g.html").read_text()
     head = seal_lines(four)[-1]
-    from buraco_events.events import line_hash
+    from buraco_events.model.events import line_hash
 
     want = line_hash(head)
     command = f"buraco audit g.jsonl --expect-head {want}"

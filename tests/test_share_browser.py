@@ -17,9 +17,9 @@ import pytest
 from helpers import random_game
 from typer.testing import CliRunner
 
-from buraco_events.events import seal_lines
-from buraco_events.projections import Timeline
-from buraco_events.share import decode_steps, page_data
+from buraco_events.model.events import seal_lines
+from buraco_events.views.projections import Timeline
+from buraco_events.views.share import decode_steps, page_data
 from cli.main import app
 
 pytestmark = pytest.mark.browser

@@ -14,11 +14,11 @@ import msgspec
 import pytest
 from typer.testing import CliRunner
 
-from buraco_events import engine
-from buraco_events.events import GameStarted, HandEnded, line_hash
-from buraco_events.log import check_log
-from buraco_events.sim import game_id, game_seed, seat_bots, simulate
-from buraco_events.sources import read_log
+from buraco_events.core import engine
+from buraco_events.log.reader import check_log
+from buraco_events.log.sources import read_log
+from buraco_events.model.events import GameStarted, HandEnded, line_hash
+from buraco_events.play.sim import game_id, game_seed, seat_bots, simulate
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -172,7 +172,7 @@ def test_cli_table_summary(tmp_path: Path) -> None:
 
 def test_bytes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     """Processes with other string-hash seeds (spawned workers, reruns) write the same bytes."""
-    code = ("import sys; from buraco_events.sim import simulate; "
+    code = ("import sys; from buraco_events.play.sim import simulate; "
             "simulate(sys.argv[1], 3, 'aberto-sujo', 2, 4, ['greedy', 'random'], target=0)")
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
@@ -185,9 +185,9 @@ def test_commit_commits_every_deal_reproducibly_and_audit_proves_it(tmp_path: Pa
     """`--commit`: each hand_started carries a commitment, its hand_ended the salt that opens it;
     the same arguments give the same bytes, the deals and moves are those of the run without it,
     and `buraco audit` passes every commitment (and fails a changed deal)."""
-    from buraco_events.audit import audit_path
-    from buraco_events.commit import deal_commitment
-    from buraco_events.events import HandStarted, decode_event
+    from buraco_events.audit.report import audit_path
+    from buraco_events.log.commit import deal_commitment
+    from buraco_events.model.events import HandStarted, decode_event
 
     args = (2, "fechado", 2, 4, ["greedy"])
     simulate(tmp_path / "a", *args, target=1500, commit=True)

@@ -11,14 +11,14 @@ import pytest
 from typer.testing import CliRunner
 
 import buraco_events
-from buraco_events.archive import pack
-from buraco_events.audit import audit_path
-from buraco_events.events import Note, encode_event, line_hash
-from buraco_events.ingest import index
-from buraco_events.log import Collect, EventReader
-from buraco_events.logread import LogError, NotALogError, RawLines, TornTailError, torn_error
-from buraco_events.replays import load
-from buraco_events.sources import iter_logs, open_source, read_log
+from buraco_events.analytics.ingest import index
+from buraco_events.audit.report import audit_path
+from buraco_events.log.archive import pack
+from buraco_events.log.lines import LogError, NotALogError, RawLines, TornTailError, torn_error
+from buraco_events.log.reader import Collect, EventReader
+from buraco_events.log.sources import iter_logs, open_source, read_log
+from buraco_events.model.events import Note, encode_event, line_hash
+from buraco_events.views.replays import load
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -170,29 +170,59 @@ def test_every_command_words_a_torn_last_line_alike(tmp_path: Path) -> None:
 # -- no import cycle -----------------------------------------------------------------------------
 
 
-def _imports(module: Path) -> set[str]:
-    """Return the package's modules a module imports, at any depth of its code (`from .x`)."""
+def _module_names(folder: Path) -> dict[str, Path]:
+    """Return the package's modules by dotted name under the package (`core.engine`), packages
+    by their own name (`core`)."""
+    names = {}
+    for p in folder.rglob("*.py"):
+        parts = p.relative_to(folder).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts:
+            names[".".join(parts)] = p
+    return names
+
+
+def _imports(name: str, module: Path, modules: set[str]) -> set[str]:
+    """Return the package's modules a module imports, at any depth of its code: `from .x`,
+    `from . import x`, `from buraco_events.pkg.x import` and `import buraco_events.pkg.x`."""
+    package = name.rpartition(".")[0] if module.name != "__init__.py" else name
     found: set[str] = set()
+
+    def add(dotted: str) -> None:
+        while dotted and dotted not in modules:
+            dotted = dotted.rpartition(".")[0]
+        if dotted:
+            found.add(dotted)
+
     for node in ast.walk(ast.parse(module.read_text())):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module:
-                found.add(node.module.split(".")[0])
-            elif node.level == 1:
-                found.update(alias.name for alias in node.names)
+            if node.level:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                stem = ".".join(filter(None, [base, node.module or ""]))
             elif node.module and node.module.startswith("buraco_events."):
-                found.add(node.module.split(".")[1])
+                stem = node.module.removeprefix("buraco_events.")
+            else:
+                continue
+            for alias in node.names:
+                full = f"{stem}.{alias.name}" if stem else alias.name
+                add(full if full in modules else stem)
         elif isinstance(node, ast.Import):
-            found.update(a.name.split(".")[1] for a in node.names
-                         if a.name.startswith("buraco_events."))
+            for a in node.names:
+                if a.name.startswith("buraco_events."):
+                    add(a.name.removeprefix("buraco_events."))
     return found
 
 
 def test_no_import_cycle_among_the_package_modules() -> None:
     folder = Path(buraco_events.__file__).parent
-    modules = {p.stem for p in folder.glob("*.py")}
-    graph = {m: _imports(folder / f"{m}.py") & modules - {m} for m in modules}
-    assert "archive_read" in graph["sources"] and "log" in graph["sources"]  # the parser sees imports
-    assert "archive_read" not in graph["logread"] and "logread" in graph["archive_read"]
+    paths = _module_names(folder)
+    modules = set(paths)
+    graph = {m: _imports(m, paths[m], modules) - {m} for m in modules}
+    # the parser sees imports of every form
+    assert "log.archive_read" in graph["log.sources"] and "log.reader" in graph["log.sources"]
+    assert "log.archive_read" not in graph["log.lines"] and "log.lines" in graph["log.archive_read"]
+    assert "core.engine" in graph["views.seatview"]
     done: set[str] = set()
 
     def visit(m: str, path: list[str]) -> None:

@@ -16,10 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from buraco_events.archive import pack
-from buraco_events.queries import connect_parquet
-from buraco_events.schema import TABLES
-from buraco_events.sim import simulate
+from buraco_events.analytics.queries import connect_parquet
+from buraco_events.analytics.schema import TABLES
+from buraco_events.log.archive import pack
+from buraco_events.play.sim import simulate
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +75,7 @@ def test_spark_index_equals_index(spark_env, tmp_path: Path):
     with connect_parquet(out) as pcon:
         spark_counts = {t: pcon.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
         variants = {r[0] for r in pcon.execute("SELECT DISTINCT variant FROM games").fetchall()}
-    from buraco_events.database import connect
+    from buraco_events.analytics.database import connect
 
     with connect(db, read_only=True) as con:
         db_counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}

@@ -20,14 +20,14 @@ from buraco_events import (
     Table,
     WrongSeat,
 )
-from buraco_events.bots import GreedyBot, RandomBot, bot_by_name
-from buraco_events.commands import action_command
-from buraco_events.commit import keyed_salts
-from buraco_events.deal import deal
-from buraco_events.engine import GameState, replay
-from buraco_events.events import Event, decode_event, seal_lines
-from buraco_events.session import Setup, new_session, resume_session
-from buraco_events.sim import game_id, game_seed, simulate
+from buraco_events.core.bots import GreedyBot, RandomBot, bot_by_name
+from buraco_events.core.deal import deal
+from buraco_events.core.engine import GameState, replay
+from buraco_events.log.commit import keyed_salts
+from buraco_events.model.events import Event, decode_event, seal_lines
+from buraco_events.play.commands import action_command
+from buraco_events.play.session import Setup, new_session, resume_session
+from buraco_events.play.sim import game_id, game_seed, simulate
 from cli.main import app
 
 runner = CliRunner()
@@ -257,6 +257,6 @@ def test_play_seats_a_users_bot_and_resumes_it(user_bots: Path) -> None:
 
 
 def test_the_table_is_pure() -> None:
-    code = "import sys, buraco_events.table; print(sorted(m for m in ('duckdb', 'typer') if m in sys.modules))"
+    code = "import sys, buraco_events.core.table; print(sorted(m for m in ('duckdb', 'typer') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

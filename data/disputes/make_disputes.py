@@ -24,11 +24,15 @@ from pathlib import Path
 
 import msgspec
 
-from buraco_events.bots import GreedyBot
-from buraco_events.cards import ALL_CARDS
-from buraco_events.commit import deal_commitment
-from buraco_events.engine import GameState, IllegalMove, apply, check, team_of
-from buraco_events.events import (
+from buraco_events.core.bots import GreedyBot
+from buraco_events.core.cards import ALL_CARDS
+from buraco_events.core.engine import GameState, IllegalMove, apply, check, team_of
+from buraco_events.core.hand_melds import candidate_melds
+from buraco_events.core.moves import candidate_plays
+from buraco_events.core.seeds import SharedStream
+from buraco_events.core.table import Table, table_event
+from buraco_events.log.commit import deal_commitment
+from buraco_events.model.events import (
     Discarded,
     Drew,
     Event,
@@ -42,12 +46,8 @@ from buraco_events.events import (
     event_type,
     seal_lines,
 )
-from buraco_events.hand_melds import candidate_melds
-from buraco_events.moves import candidate_plays
-from buraco_events.rules import find_rules
-from buraco_events.scoring import match_result
-from buraco_events.seeds import SharedStream
-from buraco_events.table import Table, table_event
+from buraco_events.model.rules import find_rules
+from buraco_events.model.scoring import match_result
 
 HERE = Path(__file__).resolve().parent
 PLAYERS = ("ana", "bruno", "carla", "davi")

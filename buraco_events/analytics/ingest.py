@@ -1,0 +1,627 @@
+"""Ingest: game logs checked, replayed into rows and indexed into a DuckDB database.
+
+The shell around `rows`: it reads logs, replays each game through the engine (via `rows`), turns
+the rows into Arrow tables and loads them into DuckDB (`database`). Its own module because it
+changes with how logs are read, checked and written, not with how a database is queried.
+
+Ingest policy (one transaction per run): each log is decoded, chain-checked, replayed and its rows
+checked against the column types before any of them reach the database, so an illegal or
+unreadable log, or one whose values do not fit (a `target` of 2**31), is skipped and reported
+while the valid logs of the same run are committed together; an interrupted or crashed run
+commits nothing. The database must be a DuckDB file (or not exist yet). A damaged archive is
+reported too; the logs read from it before the damage (each checked against its digest) are kept.
+A game already stored with the same head is skipped; with another head it is a conflict, left
+alone unless `replace` is set (then its old rows are deleted and the new ones inserted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from buraco_events import build
+from buraco_events.audit.verdicts import FAILING
+from buraco_events.core.engine import IllegalMove
+from buraco_events.log.chain import ChainStatus
+from buraco_events.log.lines import LogError, RawLines
+from buraco_events.log.reader import EventReader
+from buraco_events.log.sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
+from buraco_events.model.events import Event
+from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map
+from buraco_events.views.text import visible
+
+from .database import (
+    ARROW_TYPES,
+    DEFAULT_DB,
+    SCHEMAS,
+    AnalyticsError,
+    DatabaseUnavailable,
+    clear_stale,
+    connect,
+    creating_path,
+    discard,
+    ensure_schema,
+    one_line,
+    publish,
+)
+from .rows import CARD_NAMES, EVENT_TAG_NAMES, Columns, EventBuffers, game_rows
+from .schema import TABLES, TYPES, int_range, is_list_type
+
+
+class InputUnreadable(DatabaseUnavailable):
+    """The logs could not be read to the end: a worker process died or ran out of memory (exit 2,
+    nothing was indexed)."""
+
+
+#: why a log (or an input path) was not indexed: `Rejected.kind`, the `rejects` table's kind
+#: (`deal`, `score`, `unfinished`: a game that fails the audit, refused by `index --strict`)
+RejectKind = Literal["unreadable", "format", "illegal", "range", "internal", "conflict", "deal",
+                     "score", "unfinished"]
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A log that was not indexed: which file and why (one line), the kind of failure and the seq
+    it concerns (when one event stands behind it)."""
+
+    source: str
+    reason: str
+    kind: RejectKind = "unreadable"
+    seq: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A game stored with another head than the log now offered."""
+
+    game_id: str
+    source: str
+    stored_head: str
+    new_head: str
+    stored_source: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.source}: game {self.game_id} is stored with head {self.stored_head[:12]} "
+            f"(from {self.stored_source}), this log has head {self.new_head[:12]}"
+        )
+
+
+@dataclass
+class IndexReport:
+    """What one index run did."""
+
+    added: int = 0
+    replaced: int = 0
+    skipped: int = 0
+    events: int = 0
+    failing: int = 0  # games stored that fail the audit (`games.audit_ok` false)
+    rejected: list[Rejected] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Return whether every log offered is now in the database."""
+        return not self.rejected and not self.conflicts
+
+
+def _decode_log(lines: RawLines) -> tuple[list[Event], ChainStatus]:
+    """Decode a log's lines, checking seq and the hash chain; raises `LogError` at a bad line."""
+    reader = EventReader(lines)
+    events: list[Event] = [event for _, _, event in reader]
+    return events, reader.status()
+
+
+#: columns of the games table filled from the game_started line (seq 0)
+_STARTED_COLUMNS = frozenset({"game_id", "variant", "players", "n_players", "target"})
+
+
+def _number(value: int) -> str:
+    # a huge int has no short decimal form (and str() refuses past 4300 digits)
+    return str(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit number"
+
+
+def _int_columns(table: str) -> list[tuple[str, bool, int, int]]:
+    """Return (name, is_list, low, high) for each integer (or list of integers) column: the
+    range of its declared type (`schema.int_range`). A log may hold any int (a `target` of
+    2**31, rules with huge bonuses) and the engine keeps counting past any width."""
+    out = []
+    for name, word in TABLES[table].columns:
+        bounds = int_range(word)
+        if bounds is not None:
+            out.append((name, is_list_type(word), *bounds))
+    return out
+
+
+#: the integer columns of each table, events first (its rows name their seq)
+_INT_COLUMNS: dict[str, list[tuple[str, bool, int, int]]] = {
+    t: _int_columns(t) for t in ("events", *(t for t in TABLES if t != "events"))
+}
+
+
+def _misfit(rows: Columns) -> tuple[int | None, str] | None:
+    """Return (seq, why) one game's rows cannot be stored (a value out of its column's type), or
+    None; seq is that of the event behind the value, when one is.
+
+    Checked per log before any of its rows reach a batch, so that one such log is rejected and
+    the others are indexed. Integers are checked against their column's range; the games row's
+    text (a file name may not be UTF-8) is checked for UTF-8. Text from events needs no check:
+    the decoder refuses invalid UTF-8 and lone surrogates.
+    """
+    events = rows.data["events"]
+    for table, columns in _INT_COLUMNS.items():
+        cols = rows.data[table]
+        for name, is_list, lo, hi in columns:
+            bad = _first_out_of_range(cols[name], is_list, lo, hi)
+            if bad is not None:
+                row, value = bad
+                seq = _seq_of(table, name, cols, row, events)
+                where = f"seq {seq}: " if seq is not None else ""
+                ddl = TYPES[TABLES[table].type_of(name)]
+                return seq, (f"{where}{table}.{name}: {_number(value)} is out of range for {ddl} "
+                             f"({lo} to {hi})")
+    games = rows.data["games"]
+    for name, word in TABLES["games"].columns:
+        if word in ("text", "text[]"):
+            text = _first_not_utf8(games[name])
+            if text is not None:
+                seq = 0 if name in _STARTED_COLUMNS else None
+                where = "seq 0: " if seq is not None else ""
+                return seq, f"{where}games.{name}: {visible(text)!r} is not valid UTF-8 text"
+    return None
+
+
+def _first_out_of_range(values: list[Any], is_list: bool, lo: int, hi: int
+                        ) -> tuple[int, int] | None:
+    """Return (row, value) of the first int (or list element) outside lo..hi, else None."""
+    if is_list:
+        ints = [x for v in values if v is not None for x in v if x is not None]
+    else:
+        ints = [v for v in values if v is not None]
+    if not ints or (lo <= min(ints) and max(ints) <= hi):
+        return None  # the common case, without a row loop
+    for row, v in enumerate(values):
+        for x in (v or ()) if is_list else (v,):
+            if x is not None and not lo <= x <= hi:
+                return row, x
+    return None
+
+
+def _first_not_utf8(values: list[Any]) -> str | None:
+    for v in values:
+        for text in v if isinstance(v, list) else (v,):
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:  # a lone surrogate, e.g. from os.fsdecode
+                    return text
+    return None
+
+
+def _seq_of(table: str, column: str, cols: dict[str, list[Any]], row: int,
+            events: dict[str, list[Any]]) -> int | None:
+    """Return the seq of the event behind a table row, where one event stands behind it."""
+    if table == "events":
+        return int(events["seq"][row])
+    if table == "games":
+        return 0 if column in _STARTED_COLUMNS else None
+    # hands, melds and team_hands rows are written at their hand's hand_ended
+    hand = cols["hand"][row]
+    for seq, kind, h in zip(events["seq"], events["type"], events["hand"], strict=True):
+        if kind == "hand_ended" and h == hand:
+            return int(seq)
+    return None
+
+
+def _reason(exc: BaseException, source: str) -> str:
+    """Return an error's one-line text without the source name it may start with."""
+    text = one_line(exc)
+    return text[len(source) + 2:] if text.startswith(source + ": ") else text
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One accepted log of a chunk: its game and head, and how many rows it has in each table."""
+
+    source: str
+    game_id: str
+    head: str
+    events: int
+    counts: dict[str, int]
+    audit_problems: tuple[str, ...] = ()  # the kinds of the audit's problems (`verdicts.KINDS`)
+
+    @property
+    def failing(self) -> list[str]:
+        """Return the kinds of problems that make the game fail the audit."""
+        return [kind for kind in self.audit_problems if kind in FAILING]
+
+
+@dataclass(frozen=True)
+class CheckedChunk:
+    """A chunk of logs checked: each log's outcome in order, and the rows of the accepted ones as
+    one Arrow table per table (each log's rows follow the previous log's)."""
+
+    outcomes: list[Checked | Rejected]
+    tables: dict[str, pa.Table]
+
+
+def _replay_log(source: str, lines: RawLines, into: Columns) -> Checked | Rejected:
+    """Decode, chain-check and replay one log, appending its rows to `into` (all or none, and
+    their values not yet checked against the column types); or the log's rejection."""
+    before = into.counts()
+    try:
+        events, status = _decode_log(lines)
+        head = status.head or ""
+        game_rows(events, source, head, status.sealed, into)
+    except OSError as exc:
+        return Rejected(source, _reason(exc, source), "unreadable")
+    except LogError as exc:
+        return Rejected(source, _reason(exc, source), "format", exc.seq)
+    except IllegalMove as exc:
+        return Rejected(source, _reason(exc, source), "illegal", exc.seq)
+    except ValueError as exc:  # e.g. an unknown variant in game_started
+        return Rejected(source, _reason(exc, source), "illegal")
+    except Exception as exc:  # an engine bug must not abort the run nor print a traceback
+        reason = f"internal error {type(exc).__name__}: {one_line(exc)}"
+        return Rejected(source, reason, "internal")
+    after = into.counts()
+    counts = {t: after[t] - before[t] for t in TABLES}
+    games = into.data["games"]
+    return Checked(source, games["game_id"][-1], head, len(events), counts,
+                   tuple(games["audit_problems"][-1]))
+
+
+#: what converting a value that does not fit its column's type raises
+_MISFIT_ERRORS = (pa.ArrowException, OverflowError, UnicodeError)
+
+
+def _arrow_table(columns: Columns, table: str) -> pa.Table:
+    """Return one table's rows as Arrow (`SCHEMAS`); raises one of `_MISFIT_ERRORS` where a
+    value does not fit its column's type."""
+    if table == "events" and columns.native is not None:
+        return _native_events(columns.native)
+    return pa.Table.from_pydict(columns.data[table], schema=SCHEMAS[table])
+
+
+#: the Arrow type of the native events rows' `cards` column
+_LIST = ARROW_TYPES["text[]"]
+#: the strings behind the native events rows' codes (`rows.EventBuffers`)
+_TAG_NAMES = pa.array(EVENT_TAG_NAMES, pa.string())
+_CARD_NAMES = pa.array(CARD_NAMES, pa.string())
+
+
+_NO_BYTES = pa.py_buffer(b"")
+
+
+def _buffer(values: Any) -> pa.Buffer:
+    """Return a vector's memory as an Arrow buffer (an empty vector has no pointer to give)."""
+    return pa.py_buffer(values) if len(values) else _NO_BYTES
+
+
+def _validity(ok: Any, n: int) -> pa.Buffer:
+    """Return Arrow's validity bitmap of a vector of 1 (a value) and 0 (null)."""
+    flags = pa.Array.from_buffers(pa.uint8(), n, [None, _buffer(ok)])
+    return pc.cast(flags, pa.bool_()).buffers()[1]
+
+
+def _native_events(buf: EventBuffers) -> pa.Table:
+    """Return the events rows held natively as their Arrow table: each column a view of its
+    vector (validity bitmaps and the string columns, taken from their codes, built by Arrow)."""
+    n = len(buf)
+    schema = SCHEMAS["events"]
+
+    def ints(name: str, data: Any, ok: pa.Buffer | None = None) -> pa.Array:
+        return pa.Array.from_buffers(schema.field(name).type, n, [ok, _buffer(data)])
+
+    def codes(data: Any, rows: int, ok: pa.Buffer | None = None) -> pa.Array:
+        return pa.Array.from_buffers(pa.uint8(), rows, [ok, _buffer(data)])
+
+    player_ok = _validity(buf.player_ok, n)
+    cards_ok = _validity(buf.cards_ok, n)
+    card_codes = codes(buf.card_codes, len(buf.card_codes))
+    cards = pa.Array.from_buffers(_LIST, n, [cards_ok, _buffer(buf.cards_end)],
+                                  children=[_CARD_NAMES.take(card_codes)])
+    game = pa.Array.from_buffers(pa.int32(), n, [None, _buffer(buf.game)])
+    return pa.Table.from_arrays([
+        pa.array(buf.game_ids, pa.string()).take(game),
+        ints("seq", buf.seq),
+        ints("hand", buf.hand, _validity(buf.hand_ok, n)),
+        ints("turn", buf.turn, _validity(buf.turn_ok, n)),
+        _TAG_NAMES.take(codes(buf.type, n)),
+        ints("player", buf.player, player_ok),
+        ints("team", buf.team, player_ok),
+        cards,
+        _CARD_NAMES.take(codes(buf.card, n, _validity(buf.card_ok, n))),
+        ints("meld", buf.meld, _validity(buf.meld_ok, n)),
+        ints("dead", buf.dead, _validity(buf.dead_ok, n)),
+        pc.list_value_length(cards).cast(schema.field("n_cards").type),  # fits: see `add`
+        pa.array(buf.at, pa.string()),
+        pa.array(buf.note, pa.string()),
+    ], schema=schema)
+
+
+def arrow_tables(columns: Columns) -> dict[str, pa.Table]:
+    """Return the rows as one Arrow table per table (`SCHEMAS`)."""
+    tables = {}
+    for table in TABLES:
+        try:
+            tables[table] = _arrow_table(columns, table)
+        except _MISFIT_ERRORS as exc:
+            # `_misfit` lets no such value through; were one to pass, one line, no traceback
+            raise AnalyticsError(
+                f"{table}: a value does not fit: {one_line(exc)} (nothing was indexed)"
+            ) from None
+    return tables
+
+
+def _without_misfits(outcomes: list[Checked | Rejected], batch: Columns
+                     ) -> tuple[list[Checked | Rejected], Columns]:
+    """Return the outcomes with each log whose rows do not fit (`_misfit`) rejected, and the
+    rows of the others."""
+    kept = Columns()
+    out: list[Checked | Rejected] = []
+    offsets = dict.fromkeys(TABLES, 0)
+    for outcome in outcomes:
+        if isinstance(outcome, Checked):
+            rows = batch.rows(offsets, outcome.counts)
+            for table in TABLES:
+                offsets[table] += outcome.counts[table]
+            misfit = _misfit(rows)
+            if misfit is not None:
+                outcome = Rejected(outcome.source, misfit[1], "range", misfit[0])
+            else:
+                kept.extend(rows)
+        out.append(outcome)
+    return out, kept
+
+
+#: whether `check_chunk` builds the events rows natively (`rows.EventBuffers`): in the compiled
+#: build, where appending a machine int costs a few instructions; the pure build's plain lists
+#: are the faster there (each append a call either way, and pyarrow converts lists in C)
+_NATIVE_ROWS = build() == "compiled"
+
+
+def check_chunk(logs: Sequence[tuple[str, RawLines]]) -> CheckedChunk:
+    """Check a chunk of logs into their outcomes and Arrow rows (a worker's job): each log
+    decoded, chain-checked and replayed (`_replay_log`), its values checked against their column
+    types. The one check of a log: `index` (in process or in its workers) and `spark-index` both
+    take it, and a log's outcome and rows are the same alone or in any chunk.
+
+    The values are checked by the conversion to Arrow, the whole chunk at once; only when one
+    does not fit is each log's rows checked alone (`_misfit`), so that the logs that do not fit
+    are rejected (with the seq and column `_misfit` names) and the others kept.
+    """
+    batch = Columns(native=_NATIVE_ROWS)
+    outcomes = [_replay_log(source, lines, batch) for source, lines in logs]
+    try:
+        tables = {table: _arrow_table(batch, table) for table in TABLES}
+    except _MISFIT_ERRORS:
+        batch.to_lists()
+        outcomes, batch = _without_misfits(outcomes, batch)
+        tables = arrow_tables(batch)
+    return CheckedChunk(outcomes, tables)
+
+
+#: logs per chunk sent to a worker: big enough that a chunk's work dwarfs sending it (64 cut the
+#: Arrow conversions' fixed costs a little more, but an archive's chunk is held in memory: 16
+#: logs of the 64 MiB a log may hold are the bound kept)
+CHUNK_LOGS = 16
+
+
+def _work(paths: Iterable[str | os.PathLike[str]], chunk_logs: int
+          ) -> Iterator[list[tuple[str, RawLines]] | Rejected]:
+    """Yield chunks of (name, lines) of the logs under `paths`, in order, and a `Rejected` for a
+    path that cannot be read (after the logs read from it) or holds no log.
+
+    Lines are sent unread where they come from a file (a worker opens it); an archive's logs are
+    read here, as its members come.
+    """
+    for path in paths:
+        found = False
+        logs = iter_logs(path)
+        try:
+            for chunk in chunked(logs, chunk_logs, held_bytes, CHUNK_BYTES):
+                found = True
+                yield chunk
+        except (OSError, ValueError) as exc:  # an unreadable folder or a damaged archive
+            yield Rejected(str(path), _reason(exc, str(path)))
+        else:
+            if not found:
+                yield Rejected(str(path), "no .jsonl logs found")
+
+
+def _held(item: list[tuple[str, RawLines]] | Rejected) -> int:
+    return 0 if isinstance(item, Rejected) else chunk_bytes(item)
+
+
+def _first_name(item: list[tuple[str, RawLines]] | Rejected) -> str:
+    return item.source if isinstance(item, Rejected) else first_name(item)
+
+
+def _check_work(item: list[tuple[str, RawLines]] | Rejected) -> CheckedChunk | Rejected:
+    if isinstance(item, Rejected):
+        return item
+    with collector_paused(held=_held(item)):  # many small objects, few cycles: see the pool
+        return check_chunk(item)
+
+
+class _Indexer:
+    """One index run: the heads already stored, the rows waiting for the next flush, the report."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, replace: bool, batch_events: int,
+                 strict: bool = False):
+        self.con = con
+        self.replace = replace
+        self.strict = strict
+        self.batch_events = batch_events
+        self.batch: dict[str, list[pa.Table]] = {t: [] for t in TABLES}
+        self.batched = 0
+        self.report = IndexReport()
+        self.stored: dict[str, tuple[str, str]] = {
+            gid: (head, src)
+            for gid, head, src in con.execute("SELECT game_id, head, source FROM games").fetchall()
+        }
+        self.this_run: set[str] = set()
+
+    def take(self, chunk: CheckedChunk, on_game: Callable[[str, int], None] | None) -> None:
+        """Store a checked chunk's accepted logs (or record why not), calling `on_game` per log."""
+        # the rows of consecutive admitted logs are sliced as one run (usually the whole chunk):
+        # every Arrow chunk costs DuckDB's insert a fixed setup, a slice per log many times it
+        offsets = dict.fromkeys(TABLES, 0)
+        starts: dict[str, int] | None = None  # where the current run of admitted logs began
+        for outcome in chunk.outcomes:
+            n = 0
+            if isinstance(outcome, Rejected):
+                self.report.rejected.append(outcome)
+            else:
+                if self.admit(outcome):
+                    if starts is None:
+                        starts = dict(offsets)
+                    n = outcome.events
+                    self.batched += n
+                elif starts is not None:
+                    self._keep(chunk, starts, offsets)
+                    starts = None
+                for table in TABLES:
+                    offsets[table] += outcome.counts[table]
+            if on_game is not None:
+                on_game(outcome.source, n)
+        if starts is not None:
+            self._keep(chunk, starts, offsets)
+        if self.batched >= self.batch_events:
+            self.flush()
+
+    def _keep(self, chunk: CheckedChunk, starts: dict[str, int], ends: dict[str, int]) -> None:
+        """Batch the chunk's rows from `starts` to `ends` (a run of admitted logs), per table."""
+        for table in TABLES:
+            start = starts[table]
+            self.batch[table].append(chunk.tables[table].slice(start, ends[table] - start))
+
+    def admit(self, log: Checked) -> bool:
+        """Return whether the log's rows are to be stored, counting it in the report either way."""
+        report = self.report
+        failing = log.failing
+        if failing and self.strict:
+            report.rejected.append(Rejected(
+                log.source, f"fails the audit ({', '.join(failing)}; `buraco audit` says where):"
+                " --strict stores only games that pass", cast(RejectKind, failing[0])))
+            return False
+        old = self.stored.get(log.game_id)
+        if old is not None:
+            old_head, old_source = old
+            if old_head == log.head:
+                report.skipped += 1
+                return False
+            if not self.replace or log.game_id in self.this_run:
+                # two logs of one game in one run: neither is obviously the right one
+                report.conflicts.append(
+                    Conflict(log.game_id, log.source, old_head, log.head, old_source))
+                return False
+            for table in TABLES:
+                self.con.execute(f"DELETE FROM {table} WHERE game_id = ?", [log.game_id])
+            report.replaced += 1
+        else:
+            report.added += 1
+        self.stored[log.game_id] = (log.head, log.source)
+        self.this_run.add(log.game_id)
+        report.events += log.events
+        report.failing += bool(failing)
+        return True
+
+    def flush(self) -> None:
+        """Insert the waiting rows, one Arrow table per table."""
+        for table in TABLES:
+            if self.batch[table]:
+                # the chunks as they are: DuckDB 2.0 inserts a table of many chunks about as fast
+                # as one, and joining them first copied every value again
+                rows = pa.concat_tables(self.batch[table])
+                if rows.num_rows:
+                    self.con.from_arrow(rows).insert_into(table)
+        self.batch = {t: [] for t in TABLES}
+        self.batched = 0
+
+
+#: connect settings of the index's connection: DuckDB inserts and checkpoints on one thread (its
+#: threads there cost about a fifth more CPU for the same work, and the workers, when there are
+#: some, use the other cores); the commit checkpoints at once (a threshold of 0 bytes) rather than
+#: write the run's rows to the write-ahead log that closing then checkpoints anyway
+_INDEX_CONFIG: dict[str, Any] = {"threads": 1, "checkpoint_threshold": "0b"}
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    with contextlib.suppress(duckdb.Error):  # a connection DuckDB already invalidated
+        con.rollback()
+
+
+def index(
+    paths: Iterable[str | os.PathLike[str]],
+    db: str | os.PathLike[str] = DEFAULT_DB,
+    replace: bool = False,
+    on_game: Callable[[str, int], None] | None = None,
+    batch_events: int = 250_000,
+    workers: int = 1,
+    chunk_logs: int = CHUNK_LOGS,
+    strict: bool = False,
+) -> IndexReport:
+    """Index every log under `paths` into `db` in one transaction; see the module docstring.
+
+    Each game is stored with the audit's verdict (`games.audit_ok`, `games.audit_problems`);
+    with `strict`, a game that fails the audit is rejected instead (its kind the first of its
+    failing kinds).
+
+    `workers` processes check and replay the logs, `chunk_logs` at a time; this process alone
+    writes the database, taking the chunks in order, so the database is the same whatever
+    `workers` is.
+    """
+    path = Path(db)
+    # a new database is built under another name and takes its own once committed: an index
+    # stopped while creating it (killed, a full disk) leaves no half-made database at `db`
+    creating = not path.exists()
+    target = creating_path(path) if creating else path
+    clear_stale(creating_path(path), path)
+    con = connect(target, config=_INDEX_CONFIG)
+    committed = False
+    try:
+        con.begin()
+        ensure_schema(con)
+        # with workers, small batches: this process inserts while the workers replay the next
+        # chunks, rather than all at the end (the rows and their order are the same)
+        run = _Indexer(con, replace, batch_events if workers <= 1 else batch_events // 8, strict)
+        for done in ordered_map(_check_work, _work(paths, chunk_logs), workers, weight=_held,
+                                budget=CHUNK_BYTES, name=_first_name):
+            if isinstance(done, Rejected):  # a path, not a log: no game to count
+                run.report.rejected.append(done)
+            else:
+                run.take(done, on_game)
+        run.flush()
+        con.commit()
+        committed = True
+    except duckdb.Error as exc:  # e.g. a database written by another schema, a full disk
+        _rollback(con)
+        raise AnalyticsError(f"{db}: {one_line(exc)} (nothing was indexed)") from None
+    except (WorkerError, MemoryError) as exc:  # a worker's names the chunk's first log
+        _rollback(con)
+        why = str(exc) if isinstance(exc, WorkerError) else "out of memory reading the logs"
+        raise InputUnreadable(f"{why} (nothing was indexed; fewer --workers or lower limits "
+                              "need less memory)") from None
+    except BaseException:
+        _rollback(con)
+        raise
+    finally:
+        con.close()
+        if creating and not committed:
+            discard(target)
+    if creating:
+        publish(target, path)
+    return run.report

@@ -1,0 +1,289 @@
+"""Spark: game logs checked and replayed on a cluster, written as the Parquet tables of `export`.
+
+A shell module; pyspark is optional (`pip install 'buraco-events[spark]'`, and Java 17) and only
+imported when a job runs. Executors read whole files (Spark's `binaryFile` source: a log, or a
+`.bza` archive expanded on the executor), check and replay each log with `ingest.check_chunk`
+(the same check as `buraco index`: no second implementation of rows or rules) and hand back
+Arrow batches (`mapInArrow`). The job writes the five tables of `buraco export` (zstd Parquet,
+`DIR/<table>/variant=<v>/`, the same columns and types, read back by `queries.connect_parquet`)
+and `DIR/rejects` (path, seq, kind, message): every log that fails, one row each.
+
+Duplicate game ids are decided as `buraco index` decides them in one run: the logs are ordered by
+input (in the order given), then path, then position in an archive; the first log of a game is
+stored, a later one with the same head is the same game offered again (dropped, not a reject),
+and a later one with another head is a reject of kind `conflict` naming the stored log.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from buraco_events.audit.report import split_lines
+from buraco_events.log.archive_format import MAGIC, ArchiveError
+from buraco_events.log.archive_read import iter_archive
+from buraco_events.log.lines import RawLines
+
+from .database import SCHEMAS, one_line
+from .ingest import Checked, CheckedChunk, Conflict, Rejected, check_chunk
+from .schema import TABLES
+
+INSTALL = "pip install 'buraco-events[spark]' (pyspark) and a Java 17 runtime (java on PATH or JAVA_HOME)"
+
+#: the rejects table: one row per log (or input file) not indexed
+REJECTS_SCHEMA = pa.schema([
+    ("path", pa.string()), ("seq", pa.int32()), ("kind", pa.string()), ("message", pa.string()),
+])
+
+#: what an executor hands back per log: where it comes from (to order duplicates), its game and
+#: head, its rejection (kind set) or its rows, each table's as one Arrow IPC stream
+_CHECKED = pa.schema([
+    ("input", pa.int32()), ("file", pa.string()), ("member", pa.int32()),
+    ("source", pa.string()), ("game_id", pa.string()), ("head", pa.string()),
+    ("seq", pa.int32()), ("kind", pa.string()), ("message", pa.string()),
+    *((f"n_{t}", pa.int64()) for t in TABLES),
+    *((t, pa.binary()) for t in TABLES),
+])
+
+
+class SparkUnavailable(Exception):
+    """pyspark or Java is missing, or Spark cannot start (exit 2)."""
+
+
+class OutputExists(Exception):
+    """The output folder exists and `replace` was not given (exit 2)."""
+
+
+@dataclass(frozen=True)
+class SparkReport:
+    """What a spark-index job wrote: rows of each table, and the rejects."""
+
+    counts: dict[str, int]
+    rejects: list[tuple[str, int | None, str, str]]
+
+    @property
+    def ok(self) -> bool:
+        """Return whether every log offered was indexed."""
+        return not self.rejects
+
+
+# -- on the executors: pure functions of a file's bytes -------------------------------------------
+
+
+def file_logs(source: str, data: bytes) -> tuple[list[tuple[str, RawLines]], Rejected | None]:
+    """Return the logs of one whole file, named as `buraco index` names them, and the file's
+    rejection if it is a damaged archive (its logs before the damage are still returned)."""
+    if not data.startswith(MAGIC):
+        return [(source, split_lines(data, source))], None
+    logs: list[tuple[str, RawLines]] = []
+    # the archive reader reads files (bounded, checked): the bytes go to a private temporary file
+    with tempfile.TemporaryDirectory(prefix="buraco-spark-") as tmp:
+        path = os.path.join(tmp, "input.bza")
+        with open(path, "wb") as f:
+            f.write(data)
+        try:
+            for name, lines in iter_archive(path):
+                logs.append((f"{source}/{name}", lines))
+        except (OSError, ArchiveError) as exc:
+            text = one_line(exc).replace(path, source)
+            reason = text[len(source) + 2:] if text.startswith(source + ": ") else text
+            return logs, Rejected(source, reason)
+    return logs, None
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def check_file(order: int, source: str, data: bytes) -> pa.RecordBatch:
+    """Check every log of one file (`ingest.check_chunk`) into one `_CHECKED` row per log."""
+    logs, damaged = file_logs(source, data)
+    chunk = check_chunk(logs)
+    rows: dict[str, list[Any]] = {f.name: [] for f in _CHECKED}
+    offsets = dict.fromkeys(TABLES, 0)
+    outcomes: list[Checked | Rejected] = [*chunk.outcomes, *([damaged] if damaged else [])]
+    for member, outcome in enumerate(outcomes):
+        rows["input"].append(order)
+        rows["file"].append(source)
+        rows["member"].append(member)
+        rows["source"].append(outcome.source)
+        if isinstance(outcome, Rejected):
+            for name, value in (("game_id", None), ("head", None), ("seq", outcome.seq),
+                                ("kind", outcome.kind), ("message", outcome.reason)):
+                rows[name].append(value)
+            for t in TABLES:
+                rows[f"n_{t}"].append(0)
+                rows[t].append(None)
+            continue
+        for name, value in (("game_id", outcome.game_id), ("head", outcome.head), ("seq", None),
+                            ("kind", None), ("message", None)):
+            rows[name].append(value)
+        for t in TABLES:
+            n = outcome.counts[t]
+            rows[f"n_{t}"].append(n)
+            rows[t].append(_ipc(_with_variant(t, chunk, offsets[t], n, outcome)))
+            offsets[t] += n
+    return pa.RecordBatch.from_pydict(rows, schema=_CHECKED)
+
+
+def _with_variant(table: str, chunk: CheckedChunk, offset: int, n: int, log: Checked) -> pa.Table:
+    """Return a log's rows of a table, with the game's variant (the partition) as the last column."""
+    rows = chunk.tables[table].slice(offset, n)
+    if table == "games":
+        return rows
+    games = chunk.tables["games"]
+    variant = next(v for g, v in zip(games["game_id"].to_pylist(), games["variant"].to_pylist(),
+                                     strict=True) if g == log.game_id)
+    return rows.append_column("variant", pa.array([variant] * n, pa.string()))
+
+
+def check_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Check the files of Arrow batches (input, source, content): the executors' `mapInArrow`."""
+    for batch in batches:
+        for order, source, content in zip(batch.column("input").to_pylist(),
+                                          batch.column("source").to_pylist(),
+                                          batch.column("content").to_pylist(), strict=True):
+            yield check_file(order, source, content)
+
+
+def table_schema(table: str) -> pa.Schema:
+    """Return a table's Arrow schema as written to Parquet: its columns, then variant."""
+    schema = SCHEMAS[table]
+    return schema if table == "games" else schema.append(pa.field("variant", pa.string()))
+
+
+def rows_of(table: str) -> Any:
+    """Return the executors' function that turns IPC streams of a table back into Arrow batches."""
+    def decode(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            for data in batch.column(table).to_pylist():
+                if data:
+                    yield from pa.ipc.open_stream(data).read_all().to_batches()
+    return decode
+
+
+# -- on the driver --------------------------------------------------------------------------------
+
+
+def session(master: str | None) -> Any:
+    """Return a Spark session (`master` if given, else Spark's own default or spark-submit's)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise SparkUnavailable(f"spark-index needs pyspark: {INSTALL}") from None
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        raise SparkUnavailable(f"spark-index needs Java: {INSTALL}")
+    # no console progress bars: the command prints its own summary
+    builder = (SparkSession.builder.appName("buraco spark-index")
+               .config("spark.ui.showConsoleProgress", "false"))
+    if master:
+        builder = builder.master(master)
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # no JVM, a bad master URL: Spark's own words, on one line
+        raise SparkUnavailable(f"Spark did not start: {one_line(exc)[:300]}") from None
+    spark.sparkContext.setLogLevel("ERROR")  # Spark's warnings are for its operators, not ours
+    return spark
+
+
+def _hadoop_path(spark: Any, path: str) -> tuple[Any, Any]:
+    jvm = spark.sparkContext._jvm
+    p = jvm.org.apache.hadoop.fs.Path(path)
+    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p
+
+
+def _files(spark: Any, inputs: Sequence[str]) -> Any:
+    """Return a DataFrame (input, source, content) of every file of the inputs: a folder's
+    `*.jsonl` (recursive), or the file given (a log or an archive)."""
+    from pyspark.sql import functions as F
+
+    frames = []
+    for order, given in enumerate(inputs):
+        fs, p = _hadoop_path(spark, given)
+        if not fs.exists(p):
+            raise FileNotFoundError(2, "no such file or folder", given)
+        qualified = fs.makeQualified(p).toString()
+        reader = spark.read.format("binaryFile")
+        if fs.getFileStatus(p).isDirectory():
+            reader = reader.option("recursiveFileLookup", "true").option("pathGlobFilter", "*.jsonl")
+            # named as `buraco index` names them: the input as given, then the path under it
+            source = F.concat(F.lit(given.rstrip("/")),
+                              F.expr(f"substring(path, {len(qualified.rstrip('/')) + 1})"))
+        else:
+            source = F.lit(given)
+        frames.append(reader.load(given).select(
+            F.lit(order).cast("int").alias("input"), source.alias("source"), "content"))
+    files = frames[0]
+    for frame in frames[1:]:
+        files = files.unionByName(frame)
+    return files
+
+
+def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
+                replace: bool = False, spark: Any = None) -> SparkReport:
+    """Index the logs of `inputs` into Parquet tables under `out` with Spark; see the module
+    docstring. Raises `SparkUnavailable`, `OutputExists` or `FileNotFoundError` (an input)."""
+    spark = spark or session(master)  # first: it says what to install when pyspark is missing
+    from pyspark import StorageLevel
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    fs, out_path = _hadoop_path(spark, out)
+    if fs.exists(out_path):
+        if not replace:
+            raise OutputExists(f"{out} exists; --replace to overwrite it (nothing was done)")
+    files = _files(spark, inputs)
+    keep = None
+    checked = files.mapInArrow(check_batches, from_arrow_schema(_CHECKED)).persist(
+        StorageLevel.MEMORY_AND_DISK)
+    try:
+        # duplicates are decided on the logs' names and heads alone (a small shuffle), then
+        # the rows of the logs kept are picked once and kept for the five writes
+        order = ["input", "file", "member"]
+        first = Window.partitionBy("game_id").orderBy(*order)
+        ranked = (checked.where(F.col("kind").isNull())
+                  .select(*order, "source", "game_id", "head")
+                  .withColumn("rank", F.row_number().over(first))
+                  .withColumn("first_head", F.first("head").over(first))
+                  .withColumn("first_source", F.first("source").over(first)))
+        keep = checked.join(ranked.where(F.col("rank") == 1).select(*order), order,
+                            "left_semi").persist(StorageLevel.MEMORY_AND_DISK)
+        conflicts = [
+            (r["source"], None, "conflict", str(Conflict(
+                r["game_id"], r["source"], r["first_head"], r["head"], r["first_source"]
+            ))[len(r["source"]) + 2:])
+            for r in ranked.where(F.col("head") != F.col("first_head"))
+            .orderBy("input", "file", "member").collect()
+        ]
+        rejected = [
+            (r["source"], r["seq"], r["kind"], r["message"])
+            for r in checked.where(F.col("kind").isNotNull())
+            .orderBy("input", "file", "member").collect()
+        ]
+        if replace and fs.exists(out_path):
+            fs.delete(out_path, True)
+        counts: dict[str, int] = {}
+        sums = keep.agg(*(F.sum(f"n_{t}").alias(t) for t in TABLES)).collect()[0]
+        for table in TABLES:
+            counts[table] = int(sums[table] or 0)
+            (keep.select(table).mapInArrow(rows_of(table), from_arrow_schema(table_schema(table)))
+             .write.mode("error").partitionBy("variant").option("compression", "zstd")
+             .parquet(f"{out.rstrip('/')}/{table}"))
+        rejects = rejected + conflicts
+        (spark.createDataFrame(rejects, from_arrow_schema(REJECTS_SCHEMA)).coalesce(1)
+         .write.mode("error").option("compression", "zstd").parquet(f"{out.rstrip('/')}/rejects"))
+    finally:
+        checked.unpersist()
+        if keep is not None:
+            keep.unpersist()
+    return SparkReport(counts, rejects)

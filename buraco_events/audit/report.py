@@ -1,0 +1,681 @@
+"""Audit: a referee's check of game logs for format, integrity, deal, legality and score.
+
+The checking is pure: `audit_lines` folds the raw lines of one log (bytes, without their `\\n`)
+into an `Audit`, so a file, an archive member or a test's list of lines is audited the same way.
+Only `audit_path` touches files, through `sources.iter_logs` (this is a shell module).
+
+What is checked, line by line (docs/log-format.md is the contract, docs/rules.md the game):
+- format: each line decodes as an event (`lines.decode_line`); one problem per bad line.
+- integrity: `seq` is 0, 1, 2... without gaps; `prev` is the SHA-256 of the previous line's exact
+  bytes (64 zeros on line 0); the head (SHA-256 of the last line) equals the expected one if given;
+  a log is sealed on every line or on none; nothing follows `game_ended` (one problem per line
+  after it). A log without any `prev` is *unsealed*: reported (kind `unsealed`, seq 0) but not a
+  failure.
+- deal: the engine's check of `hand_started` (the variant's deck, 11 cards per seat, two deads of
+  11, the stock size of RULES 1, the upcard, the hand number and first seat); the `commitment`
+  against the salt revealed by that hand's `hand_ended`, and a commitment never revealed (its
+  `hand_ended` has no salt, or the next deal or the end of the game comes first), both reported
+  at the `hand_started` seq.
+- legality: every event goes through `engine.check` then `engine.apply`; the first illegal event
+  (or undecodable line, or bad deal) stops the replay.
+- score: each `hand_ended.scores` claim and the `game_ended` totals and winner against the engine's
+  recount (`engine.hand_scores`, kept in `GameState.hand_results`).
+- unfinished: a log is *complete* when its last line is `game_ended` (the log format); one that stops
+  earlier gets a problem of kind `unfinished` at its last seq, so it never passes as a whole game,
+  unless the audit is `partial` (a game in progress: then it passes as far as it goes, and the
+  report says `complete: false`).
+
+Seqs in problems: a line's own `seq` when it decodes, else the seq the line should have had.
+File-level problems use the seq of the line they concern: `unsealed` seq 0, a head mismatch, a
+missing final newline or `unfinished` the last line's seq, an empty log seq 0.
+
+Work is proportional to the input and memory bounded: a report keeps the first `PROBLEMS_KEPT`
+problems in seq order (and always the first of each kind), and counts them all in
+`problems_total`; a file whose first line is not an event stops at that line (`Audit.not_a_log`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from functools import partial as partial_fn
+from pathlib import Path
+
+import msgspec
+
+from buraco_events.core.engine import GameState, IllegalMove, apply, check
+from buraco_events.core.sheets import hand_scores
+from buraco_events.log.archive_format import ArchiveError
+from buraco_events.log.chain import Chain
+from buraco_events.log.commit import Broken, Commitments
+from buraco_events.log.lines import MAX_LINE, LogError, NotALogError, RawLines, TornTailError
+from buraco_events.log.reader import EventReader
+from buraco_events.log.sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
+from buraco_events.model.events import (
+    AnyEvent,
+    GameEnded,
+    GameStarted,
+    HandEnded,
+    HandStarted,
+    decode_canonical,
+    event_type,
+)
+from buraco_events.model.scoring import TeamScore
+from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map
+
+from .auditcore import Regular
+from .verdicts import FAILING as FAILING
+from .verdicts import OTHER_HEAD as _OTHER_HEAD
+from .verdicts import PLAY_KINDS as _PLAY_KINDS
+from .verdicts import ProblemKind
+from .verdicts import headline as verdict_headline
+
+#: how many problems a report keeps (the first ones in seq order, plus the first of each kind);
+#: `problems_total` counts them all, so a hostile file cannot make a report of any size
+PROBLEMS_KEPT = 100
+
+
+class Problem(msgspec.Struct, frozen=True):
+    """One finding: where (seq), what kind, and a one-line message."""
+
+    seq: int
+    kind: ProblemKind
+    message: str
+
+
+class TeamLine(msgspec.Struct, frozen=True):
+    """One team's RULES 7 score sheet for a hand, as recomputed from the events."""
+
+    team: int
+    meld_points: int
+    canasta_bonus: int
+    close_bonus: int
+    hand_penalty: int
+    dead_penalty: int
+    total: int
+
+
+class HandReport(msgspec.Struct, frozen=True):
+    """A hand's recount (`reason` None while unfinished) beside the claim of its `hand_ended`."""
+
+    hand: int
+    reason: str | None
+    closed_by: int | None
+    scores: list[int]
+    claimed: list[int] | None
+    detail: list[TeamLine]
+
+
+class AuditReport(msgspec.Struct, frozen=True):
+    """The verdict on one log: the exact `--json` shape of `buraco audit`.
+
+    `ok` is the verdict on the log as far as it goes; `complete` says whether that is the whole
+    game (the last line is `game_ended`): without `--partial`, an unfinished log is never ok.
+    `problems` holds the first `PROBLEMS_KEPT` problems in seq order (and the first of each
+    kind); `problems_total` counts every problem found.
+
+    `first` is the headline: where the file itself shows an edit (`changed`: the seq of the
+    first line the chain proves is not as sealed, or after which a line is missing; or a head
+    other than the published one), that edit; else the first failing problem. A legality, deal
+    or score finding on or after an edited line says in its message that it follows from the
+    edit, so no player is blamed for what the file shows was changed.
+    """
+
+    path: str
+    game_id: str | None
+    ok: bool
+    first: Problem | None
+    changed: int | None
+    complete: bool
+    sealed: bool
+    head: str | None
+    events: int
+    hands: list[HandReport]
+    problems: list[Problem]
+    problems_total: int
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """The first failing problem met while the replay was still going, with the table before it."""
+
+    problem: Problem
+    line: bytes
+    event: AnyEvent | None
+    state: GameState  # the state just before the line (independent copy)
+    seat: int | None  # the acting seat: the event's player, else the seat to play
+    #: the place in the file of the line the problem rests on (its seq while no line is missing;
+    #: a deal problem rests on its hand_ended), which an edit the chain shows is compared with
+    rests_on: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Audit:
+    """An audit's report plus what a human report needs: the first finding, the number of seats,
+    the count of problems of each kind, and why the input is not a log at all (if it is not)."""
+
+    report: AuditReport
+    finding: Finding | None
+    n_players: int
+    kind_counts: dict[str, int]
+    not_a_log: str | None = None
+
+
+class AuditInputError(ValueError):
+    """A path that cannot be read as game logs (missing, unreadable, no log inside).
+
+    For a damaged archive, `unread` counts its logs that could not be read and `damage` says
+    where it is damaged, so a tally accounts for every log it holds.
+    """
+
+    def __init__(self, message: str, unread: int = 0, damage: str | None = None) -> None:
+        super().__init__(message)
+        self.unread = unread
+        self.damage = damage
+
+
+def headline(report: AuditReport) -> str | None:
+    """Return the verdict's headline in words (`verdicts.headline` of the report's `first`)."""
+    first = report.first
+    if first is None:
+        return None
+    return verdict_headline(first.kind, first.seq, first.message, report.changed, report.sealed)
+
+
+# -- pure checks ------------------------------------------------------------------------------
+
+
+def split_lines(data: bytes, name: str = "<log>") -> RawLines:
+    """Split a file's bytes into whole lines (without `\\n`) and a torn last line (`tail`)."""
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the data ends with a newline
+    return RawLines(name, lines, tail)
+
+
+
+
+def team_line(score: TeamScore) -> TeamLine:
+    """Return the RULES 7 items of a team's score sheet."""
+    return TeamLine(
+        team=score.team, meld_points=score.meld_points, canasta_bonus=score.canasta_bonus,
+        close_bonus=score.close_bonus, hand_penalty=score.hand_penalty,
+        dead_penalty=score.dead_penalty, total=score.total,
+    )
+
+
+def _seq_words(got: int, want: int) -> str:
+    if got > want:
+        missing = f"seq {want}" if got == want + 1 else f"seqs {want}..{got - 1}"
+        return f"seq {got} where {want} was expected: {missing} missing"
+    return f"seq {got} where {want} was expected: a line repeated or out of order"
+
+
+def _diff_words(claimed: Iterable[int], recount: Iterable[int]) -> str:
+    parts = [
+        f"team {t} {c - r:+d}"
+        for t, (c, r) in enumerate(zip(claimed, recount, strict=False)) if c != r
+    ]
+    return ", ".join(parts)
+
+
+class _Problems:
+    """The problems of one audit, in bounded memory: the `PROBLEMS_KEPT` lowest seqs (ties in the
+    order found), the first of each kind, and a count of every kind."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, int, Problem]] = []  # (-seq, -order): the kept one to drop first
+        self._first: dict[str, tuple[int, int, Problem]] = {}
+        self._order = 0
+        self.counts: Counter[str] = Counter()
+
+    def add(self, problem: Problem) -> None:
+        """Count a problem, and keep it if it is among the first ones."""
+        self._order += 1
+        self.counts[problem.kind] += 1
+        if not self.keeps(problem.seq, problem.kind):
+            return
+        key = (problem.seq, self._order)
+        first = self._first.get(problem.kind)
+        if first is None or key < first[:2]:
+            self._first[problem.kind] = (*key, problem)
+        entry = (-problem.seq, -self._order, problem)
+        if len(self._heap) < PROBLEMS_KEPT:
+            heapq.heappush(self._heap, entry)
+        elif entry > self._heap[0]:
+            heapq.heapreplace(self._heap, entry)
+
+    def keeps(self, seq: int, kind: str) -> bool:
+        """Return whether a problem found now at `seq` would be kept (else it is only counted)."""
+        heap = self._heap
+        return len(heap) < PROBLEMS_KEPT or seq < -heap[0][0] or kind not in self._first
+
+    def count(self, kind: str, n: int) -> None:
+        """Count `n` more problems of a kind that are not kept (beyond the first ones)."""
+        if n:
+            self.counts[kind] += n
+
+    @property
+    def total(self) -> int:
+        """Return how many problems were found."""
+        return sum(self.counts.values())
+
+    def kept(self) -> list[Problem]:
+        """Return the kept problems in seq order (ties in the order they were found)."""
+        entries = {(-e[0], -e[1]): e[2] for e in self._heap}
+        entries.update({(seq, order): p for seq, order, p in self._first.values()})
+        return [entries[key] for key in sorted(entries)]
+
+
+class _Auditor:
+    """The fold of `audit_lines`: one instance per log, fed line by line."""
+
+    def __init__(self, path: str, expect_head: str | None, partial: bool = False):
+        self.path = path
+        self.expect_head = expect_head
+        self.partial = partial
+        self.problems = _Problems()
+        self.fresh: list[Problem] = []  # the problems the current line added
+        self.state = GameState()
+        self.live = True  # the replay goes on until the first illegal event
+        self.finding: Finding | None = None
+        self.game_id: str | None = None
+        self.last_seq = -1
+        self.last_line: bytes | None = None
+        # the chain check every reader shares (seq, prev, nothing after game_ended); the audit
+        # words what it finds and judges sealing over the whole log (see `finish`)
+        self.chain = Chain(path)
+        self.n_lines = 0
+        self.n_decoded = 0
+        # the regular lines' step (compiled), which also counts the lines with and without prev
+        self.regular = Regular(self.state, decode_canonical, MAX_LINE, PROBLEMS_KEPT)
+        self.complete = False  # the last line read is game_ended
+        self.not_a_log: str | None = None
+        self.commitments = Commitments()  # the deals whose commitments await their salt
+        self.open_claim: HandEnded | None = None  # the claim of the hand the replay stopped in
+        self.hands: list[HandReport] = []
+        # the first line the chain proves edited (its seq) and the integrity problem proving it
+        self.edit: tuple[int, Problem] | None = None
+        # the place of the line being audited in the file (0 for the first line: its seq, while
+        # no line is missing): an edit is placed by it, whatever seq an edited line claims
+        self.here = -1
+        # the place of the line each legality, deal or score problem rests on (a deal problem is
+        # reported at its hand_started, found at its hand_ended or what came instead), by the
+        # problem's identity (the problem is kept with it, so its id stays its own)
+        self.rests_on: dict[int, tuple[Problem, int]] = {}
+
+    @property
+    def ended(self) -> int | None:
+        """Return the seq of the first game_ended read (None before it)."""
+        return self.chain.ended
+
+    def add(self, seq: int, kind: ProblemKind, message: str) -> Problem:
+        problem = Problem(seq, kind, message)
+        self.problems.add(problem)
+        self.fresh.append(problem)
+        if kind in _PLAY_KINDS:
+            self.rests_on[id(problem)] = (problem, self.here)
+        return problem
+
+    def add_edit(self, edited: int, seq: int, message: str) -> None:
+        """Report a broken link at `seq` that proves the line at place `edited` (its seq in the
+        unbroken part of the chain) is not as sealed, or that a line after it is missing; the
+        earliest such line is the audit's headline."""
+        problem = self.add(seq, "integrity", message)
+        if self.edit is None or edited < self.edit[0]:
+            self.edit = (edited, problem)
+
+    def note_finding(self, seq: int, line: bytes, ev: AnyEvent | None,
+                     before: GameState | None) -> None:
+        """Keep the first failing problem this line added, with the table just before it."""
+        if self.finding is not None or not self.live and before is None:
+            return
+        for p in self.fresh:
+            if p.kind in FAILING and p.seq == seq:
+                state = before if before is not None else self.state.copy()
+                seat = getattr(ev, "player", None)
+                if seat is None or seat >= state.n_players:
+                    # no such seat in this game (a forged event): show the seat to play
+                    seat = state.to_play if state.n_players else None
+                self.finding = Finding(p, line, ev, state, seat)
+                return
+
+    def take_regular(self, lines: Iterator[bytes]) -> tuple[int, bytes | None]:
+        """Audit the regular lines that come next (`auditcore.Regular`) in few steps; return how
+        many were taken and the first line that is not one (None at the end), which the reader
+        reads and `feed` audits (the reader's `FastRun`).
+
+        What `feed` does for a regular line comes down to the counts below and the apply; any
+        other line goes the general way, which finds and words whatever is irregular about it.
+        None is regular unless the replay goes on, a line was read and no game_ended yet.
+        """
+        last, next_seq = self.chain.position()
+        if not self.live or last is None or self.ended is not None:
+            return 0, next(lines, None)
+        regular = self.regular
+        taken, line = regular.run(lines, last, next_seq)
+        if taken:
+            self.n_lines += taken
+            self.n_decoded += taken
+            self.complete = False
+            self.last_seq = regular.last_seq
+            self.here = self.n_lines - 1
+            self.last_line = regular.last_line
+            self.chain.take(regular.last_line, regular.last_seq, taken)
+        return taken, line
+
+    def feed(self, line: bytes, decoded: AnyEvent | LogError) -> None:
+        """Audit one line, whatever it holds: the general path."""
+        index = self.n_lines
+        self.n_lines += 1
+        want_seq = self.last_seq + 1
+        self.here = index
+        self.fresh = []
+        ev: AnyEvent | None = None
+        if isinstance(decoded, LogError):
+            seq = decoded.seq if decoded.seq is not None and decoded.field != "seq" else want_seq
+            if self.finding is None or self.problems.keeps(seq, "format"):
+                self.add(seq, "format", f"line {index + 1}: {decoded.message}")
+            else:  # a run of bad lines (a hostile file): counted, not built
+                self.problems.count("format", 1)
+            if isinstance(decoded, NotALogError):
+                self.not_a_log = str(decoded)
+        else:
+            ev = decoded
+            seq = ev.seq
+            self.n_decoded += 1
+            self._check_chain(ev, index)
+        self.complete = isinstance(ev, GameEnded)
+        self.last_seq = seq
+        self.last_line = line
+        after_end = self.ended is not None
+        self.chain.skip(line, ev, seq)  # taken in as stored: the next line links to it
+        if after_end:
+            # the log format: nothing may follow game_ended; the game is over, so nothing is replayed
+            self.add(seq, "integrity", f"{'an event' if ev is None else event_type(ev)} after"
+                     f" game_ended (seq {self.ended}): nothing may follow game_ended (was the log"
+                     " extended after the game?)")
+        before: GameState | None = None
+        if self.live:
+            self.note_finding(seq, line, ev, None)  # format or chain: the table before it
+            if ev is None:
+                self.live = False  # a missing event leaves nothing sound to replay
+            elif not after_end:
+                before = self._replay(ev, line)
+        if ev is not None and not after_end:
+            self._note_claims(ev)
+        self.note_finding(seq, line, ev, before)
+
+    def _check_chain(self, ev: AnyEvent, index: int) -> None:
+        link = self.chain.link(ev)
+        if link.seq is not None:  # lines missing, repeated or moved: an edit from this line on
+            self.add_edit(index, ev.seq, _seq_words(ev.seq, link.seq))
+        self.regular.count_prev(ev.seq, ev.prev)
+        if ev.prev is not None:
+            if link.prev is not None:
+                if index == 0:
+                    self.add_edit(0, ev.seq, "prev of line 1 must be 64 zeros")
+                else:
+                    self.add_edit(index - 1, ev.seq,
+                                  f"prev does not match the SHA-256 of line {index} (seq"
+                                  f" {self.last_seq}): that line was changed, or a line is missing")
+        if index == 0 and isinstance(ev, GameStarted):
+            self.game_id = ev.game_id
+
+    def _replay(self, ev: AnyEvent, line: bytes) -> GameState | None:
+        """Check and apply one event; return a copy of the state before it if a claim is judged."""
+        state = self.state
+        if ev.seq != state.next_seq:
+            # seq gaps are integrity findings (above): judge the event on its content alone
+            ev = msgspec.structs.replace(ev, seq=state.next_seq)
+        try:
+            check(state, ev)
+        except IllegalMove as exc:
+            kind: ProblemKind = (
+                "deal" if isinstance(ev, HandStarted) and state.phase == "deal" else "illegal"
+            )
+            self.add(self.last_seq, kind, exc.reason)
+            self.note_finding(self.last_seq, line, ev, None)
+            self.live = False
+            return None
+        judged = isinstance(ev, HandEnded | GameEnded)
+        before = state.copy() if judged and self.finding is None else None
+        apply(state, ev)
+        if isinstance(ev, HandEnded):
+            self._judge_hand(ev, self.last_seq)
+        elif isinstance(ev, GameEnded):
+            self._judge_game(ev, self.last_seq)
+        return before
+
+    def _judge_hand(self, ev: HandEnded, seq: int) -> None:
+        state = self.state
+        sheet = state.hand_results[-1]
+        recount = [s.total for s in sheet]
+        self.hands.append(HandReport(
+            hand=state.hand_no, reason=state.end_reason, closed_by=state.closed_by,
+            scores=recount, claimed=list(ev.scores), detail=[team_line(s) for s in sheet],
+        ))
+        if list(ev.scores) != recount:
+            self.add(seq, "score", f"hand {ev.hand}: claimed {list(ev.scores)}, recount {recount}"
+                     f" ({_diff_words(ev.scores, recount)})")
+
+    def _judge_game(self, ev: GameEnded, seq: int) -> None:
+        state = self.state
+        if list(ev.totals) != state.totals:
+            self.add(seq, "score", f"game totals: claimed {list(ev.totals)}, recount {state.totals}"
+                     f" ({_diff_words(ev.totals, state.totals)})")
+        if ev.winner != state.winner:
+            self.add(seq, "score", f"winner: claimed team {ev.winner}, recount team {state.winner}")
+
+    def _note_claims(self, ev: AnyEvent) -> None:
+        """Check a commitment once its hand ends (`commit.Commitments`); keep the claim of the hand
+        the replay stopped in."""
+        if isinstance(ev, HandStarted):
+            self._commitment(self.commitments.deal(ev))
+        elif isinstance(ev, HandEnded):
+            if not self.live and ev.hand == self.state.hand_no and self.open_claim is None:
+                self.open_claim = ev
+            self._commitment(self.commitments.ended(ev))
+
+    def _commitment(self, broken: Broken | None) -> None:
+        """Report a deal whose commitment fails, in words."""
+        if broken is None:
+            return
+        hand, at = broken.deal.hand, broken.at
+        if broken.why == "mismatch":
+            words = (f"hand {hand}: the deal does not match its commitment with the salt of seq"
+                     f" {at}: the cards were changed after the commitment")
+        elif broken.why == "no_salt":
+            words = (f"hand {hand}: the deal's commitment is never revealed: hand_ended (seq {at})"
+                     " has no salt, so the deal cannot be checked")
+        else:
+            came = (f"the next deal (seq {at}) came first" if broken.why == "next_deal"
+                    else "the game ended")
+            words = (f"hand {hand}: the deal's commitment is never revealed: {came} without its"
+                     " hand_ended and salt")
+        self.add(broken.deal.seq, "deal", words)
+
+    def finish(self, torn: TornTailError | None) -> Audit:
+        last = max(self.last_seq, 0)
+        head = self.chain.head
+        complete = self.complete and torn is None
+        if not self.n_lines:
+            self.add(0, "format", "empty log: no events")
+            self.not_a_log = f"{self.path}: empty file: not a log (a log holds at least its" \
+                             " game_started line)"
+        elif torn is not None:
+            self.add(last, "format", f"line {torn.lineno}: {torn.message}")
+        counted = self.regular
+        sealed = counted.with_prev > 0
+        if sealed:
+            for seq in counted.without_prev:
+                self.add_edit(seq, seq, "prev missing, but other lines have one: a log is sealed"
+                              " on every line or on none (this line's seal was removed)")
+            self.problems.count("integrity", counted.n_without_prev - len(counted.without_prev))
+        elif self.n_decoded:
+            self.add(0, "unsealed", "no line has a prev: the log is unsealed, so changes to it"
+                     " cannot be detected (it is still replayed and checked)")
+        other_head: Problem | None = None
+        if self.expect_head is not None and head != self.expect_head:
+            other_head = self.add(last, "integrity", f"{_OTHER_HEAD}{head} differs from the expected"
+                                  f" {self.expect_head}: the log was changed, truncated or extended")
+        if complete:
+            self._commitment(self.commitments.game_ended(last))
+        elif self.n_lines and self.ended is None and self.not_a_log is None and not self.partial:
+            self.add(last, "unfinished", f"the log ends at seq {last} without game_ended: an"
+                     " unfinished game (cut short, or still being played: audit a game in"
+                     " progress with --partial)")
+        hands = list(self.hands)
+        state = self.state
+        if state.phase in ("draw", "play", "dead", "hand_end") and len(state.hand_results) == state.hand_no:
+            claim = self.open_claim
+            sheet = hand_scores(state)
+            hands.append(HandReport(
+                hand=state.hand_no, reason=None, closed_by=state.closed_by,
+                scores=[s.total for s in sheet],
+                claimed=list(claim.scores) if claim is not None else None,
+                detail=[team_line(s) for s in sheet],
+            ))
+        counts = self.problems.counts
+        changed = self.edit[0] if self.edit is not None else None
+        problems = [self._attributed(p, changed, other_head) for p in self.problems.kept()]
+        failing = [p for p in problems if p.kind in FAILING]
+        first = self.edit[1] if self.edit is not None else other_head
+        if first is None and failing:
+            first = failing[0]
+        finding = self.finding
+        if finding is not None:
+            finding = replace(finding, problem=self._attributed(finding.problem, changed, other_head),
+                              rests_on=self._place(finding.problem))
+        report = AuditReport(
+            path=self.path, game_id=self.game_id,
+            ok=not any(counts[k] for k in FAILING), first=first, changed=changed,
+            complete=complete, sealed=sealed, head=head,
+            events=self.n_lines, hands=hands, problems=problems,
+            problems_total=self.problems.total,
+        )
+        return Audit(report, finding, state.n_players, dict(counts), self.not_a_log)
+
+    def _place(self, problem: Problem) -> int:
+        """Return the place of the line a legality, deal or score problem rests on (`rests_on`);
+        any other problem's own seq."""
+        found = self.rests_on.get(id(problem))
+        return found[1] if found is not None and found[0] is problem else problem.seq
+
+    def _attributed(self, problem: Problem, changed: int | None,
+                    other_head: Problem | None) -> Problem:
+        """Return `problem` with its message saying when it follows from an edit the file shows
+        (a line the chain proves changed, or a head other than the published one) rather than
+        from play: legality, deal and score findings only, the others being the file's own."""
+        if problem.kind not in _PLAY_KINDS:
+            return problem
+        line = self._place(problem)
+        if changed is not None and line >= changed:
+            if line == changed:
+                why = (f"the line at seq {changed} is the one the chain shows was edited: this"
+                       " follows from the edit, not from play")
+            else:
+                why = (f"it comes after the line at seq {changed}, which the chain shows was"
+                       " edited: it may follow from the edit rather than from play")
+        elif other_head is not None:
+            why = ("the file is not the published log (its head differs): this may follow from"
+                   " an edit rather than from play")
+        else:
+            return problem
+        return Problem(problem.seq, problem.kind, f"{problem.message} ({why})")
+
+
+def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None = None,
+                partial: bool = False) -> Audit:
+    """Audit one log given as its whole lines (bytes without `\\n`).
+
+    A `lines.RawLines` also brings its torn last line (`tail`), audited as a last line that lacks
+    its newline. `partial` audits a game in progress: an unfinished log is then no problem (the
+    report still says `complete: false`). A first line that is not an event ends the audit
+    there: the input is not a log (`Audit.not_a_log`), and its other lines say nothing more.
+    """
+    auditor = _Auditor(path, expect_head, partial)
+    torn: TornTailError | None = None
+    # the reader, reached through this list rather than a cell of `on_error`'s own: emptied at the
+    # end, so no cycle (reader -> on_error -> reader) keeps the log's lines for the collector
+    reading: list[EventReader] = []
+
+    def on_error(error: LogError) -> None:
+        """Audit a line that does not decode; keep a torn end for `finish` (which words the end)."""
+        nonlocal torn
+        if isinstance(error, TornTailError):
+            torn = error
+        elif error.lineno is not None:  # else: no line at all, which `finish` reports
+            auditor.feed(reading[0].line, error)
+
+    # the one reader decodes (older schemas upcast) and goes on past bad lines; the chain is the
+    # audit's own check, which words each integrity problem and keeps going after it
+    # the regular lines in between are the auditor's own (`take_regular`): most of a sound log
+    raw = lines if isinstance(lines, RawLines) else RawLines(path, lines)
+    reader = EventReader(raw, on_error, tail=True, chain=False, name=path or "<log>",
+                         fast=auditor.take_regular)
+    reading.append(reader)
+    feed = auditor.feed
+    for _, line, event in reader:
+        feed(line, event)
+    reading.clear()
+    return auditor.finish(torn)
+
+
+def audit_bytes(data: bytes, path: str = "", expect_head: str | None = None,
+                partial: bool = False) -> Audit:
+    """Audit one log given as the bytes of its file."""
+    return audit_lines(split_lines(data, path), path, expect_head, partial)
+
+
+# -- shell: files -----------------------------------------------------------------------------
+
+
+#: logs per chunk sent to a worker (see `pool.ordered_map`)
+CHUNK_LOGS = 16
+
+
+def _audit_chunk(chunk: list[tuple[str, RawLines]], expect_head: str | None,
+                 partial: bool) -> list[Audit]:
+    """Audit a chunk of logs in order (a worker's job), the collector paused meanwhile."""
+    with collector_paused(held=chunk_bytes(chunk)):
+        return [audit_lines(lines, name, expect_head, partial) for name, lines in chunk]
+
+
+def audit_path(path: Path, expect_head: str | None = None, partial: bool = False,
+               workers: int = 1) -> Iterator[Audit]:
+    """Audit every log at a path: a log file, a folder of `*.jsonl` (recursive) or an archive.
+
+    Raises `AuditInputError` when the path is missing, unreadable or holds no log. A file that is
+    not a log at all is still yielded, its `Audit.not_a_log` set (the caller says so, exit 2).
+    `workers` processes audit the logs in chunks; the audits come in the logs' order whatever
+    their number, and a damaged archive raises after the audits of the logs before the damage.
+    """
+    if not path.exists():
+        raise AuditInputError(f"{path}: cannot read: no such file or folder")
+    found = False
+    audit = partial_fn(_audit_chunk, expect_head=expect_head, partial=partial)
+    chunks = chunked(iter_logs(path), CHUNK_LOGS, held_bytes, CHUNK_BYTES)
+    try:
+        for audits in ordered_map(audit, chunks, workers, weight=chunk_bytes, budget=CHUNK_BYTES,
+                                  name=first_name):
+            found = True
+            yield from audits
+    except WorkerError as exc:  # names the chunk's first log
+        raise AuditInputError(f"{exc} (auditing the logs from there; fewer --workers or lower "
+                              "limits need less memory)") from None
+    except MemoryError:
+        raise AuditInputError(f"{path}: out of memory reading it") from None
+    except OSError as exc:
+        raise AuditInputError(f"{exc.filename or path}: cannot read ({exc.strerror or exc})") from None
+    except ArchiveError as exc:
+        damage = None
+        if exc.member is not None:
+            of = f" of {exc.total}" if exc.total is not None else ""
+            damage = f"{exc.path} is damaged at member {exc.member}{of}"
+        raise AuditInputError(str(exc), exc.unread or 0, damage) from None
+    except LogError as exc:
+        raise AuditInputError(str(exc)) from None
+    if not found:
+        raise AuditInputError(f"{path}: no *.jsonl log in this folder")

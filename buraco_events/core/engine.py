@@ -1,0 +1,607 @@
+"""The engine: a game's state as a fold of its events, checked by the rules of docs/rules.md.
+
+`check(state, event)` raises `IllegalMove` naming the seq, the player, the phase and the rule
+broken; `apply(state, event)` trusts its input and mutates the state in place; `play = check +
+apply`; `advance` is the pure form that returns a new state. A rejected event leaves the state
+unchanged, because `check` never writes. This module dispatches every event and holds the checks
+and applies of the turn's events (draw, take, discard, dead, refill, ends); the others live
+beside it and it calls them directly: the phase gate and the error (`gate`), a meld's and a
+lay-off's check (`playcheck`), the discard rule (`discard`), the deal (`deal`: chance's event,
+built from the rng it is given; the engine draws no random numbers) and the score sheets
+(`sheets`). What a seat may do next is `moves`, which imports this module. Who plays and the
+players' `Action`s live in the driver, `table.py`.
+
+Phases: start -> deal -> (draw -> play -> [dead] -> ...)* -> hand_end -> deal ... -> game_end -> over.
+`dead` waits for the `took_dead` of a player whose hand just emptied (RULES 4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Final, cast
+
+import msgspec
+
+from buraco_events.model.events import (
+    AnyEvent,
+    Discarded,
+    Drew,
+    Event,
+    GameEnded,
+    GameStarted,
+    HandEnded,
+    HandStarted,
+    LaidOff,
+    Melded,
+    Note,
+    StockRefilled,
+    TookDead,
+    TookPile,
+    event_type,
+)
+from buraco_events.model.rules import (
+    PlayerCountError,
+    UnknownVariant,
+    canonical_variant,
+    check_players,
+    find_rules,
+)
+from buraco_events.model.scoring import match_result
+
+from .cards import RANK, team_of
+from .deal import _apply_hand_started, _check_hand_started
+from .discard import MAY_GO, any_discard, discard_bar, discard_refusal, holds_one
+from .gate import TRANSITIONS, IllegalMove, _bits, _expect_phase, _expect_turn, _fail, _fmt
+from .lookahead import is_natural_top
+from .melds import MeldShape
+from .playcheck import (
+    _any_passes,
+    _any_play,
+    _apply_laid_off,
+    _apply_melded,
+    _check_laid_off,
+    _check_melded,
+)
+from .plays import _top_candidates
+from .sheets import hand_scores
+from .state import (
+    PLAYING_PHASES,
+    DeadFate,
+    DeadMode,
+    GameState,
+    Meld,
+    Phase,
+    add_cards,
+    shallow_copy,
+    sorted_held,
+)
+
+# -- the steps: check, apply and play --------------------------------------------------------------
+
+
+def check(state: GameState, ev: Event) -> MeldShape | None:
+    """Raise `IllegalMove` unless `ev` may come next; never changes the state.
+
+    Returns what the check found that `apply` needs: the shape of the meld a meld or a lay-off
+    makes (None for any other event), so that `apply(state, ev, shape)` does not classify the
+    cards again.
+    """
+    if ev.seq != state.next_seq:
+        raise _fail(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
+    # the common events by direct calls (compiled: no call through the function objects'
+    # Python entry points), the rest through the table
+    kind = type(ev)
+    if kind is _DISCARDED:
+        _check_discarded(state, cast(Discarded, ev))
+    elif kind is _DREW:
+        _check_drew(state, cast(Drew, ev))
+    elif kind is _LAIDOFF:
+        return _check_laid_off(state, cast(LaidOff, ev))
+    elif kind is _MELDED:
+        return _check_melded(state, cast(Melded, ev))
+    elif kind is _TOOKPILE:
+        _check_took_pile(state, cast(TookPile, ev))
+    else:
+        _check_other(state, ev)
+    return None
+
+
+def _check_other(state: GameState, ev: Event) -> None:
+    """Check an event of a class `check` and `play` do not dispatch directly (`_CHECKS`)."""
+    checker = _CHECKS.get(type(ev))
+    if checker is None:
+        raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
+    checker(state, ev)
+
+
+def apply(state: GameState, ev: Event, shape: MeldShape | None = None) -> GameState:
+    """Apply a checked event to the state in place and return it (trusts its input).
+
+    `shape` is what `check` returned for a meld or a lay-off (the meld it makes); without it the
+    cards are classified again.
+    """
+    kind = type(ev)  # the common events by direct calls, as in `play`
+    if kind is _DISCARDED:
+        _apply_discarded(state, cast(Discarded, ev))
+    elif kind is _DREW:
+        _apply_drew(state, cast(Drew, ev))
+    elif kind is _LAIDOFF:
+        _apply_laid_off(state, cast(LaidOff, ev), shape)
+    elif kind is _MELDED:
+        _apply_melded(state, cast(Melded, ev), shape)
+    elif kind is _TOOKPILE:
+        _apply_took_pile(state, cast(TookPile, ev))
+    else:
+        _APPLY[kind](state, ev)
+    state.next_seq = ev.seq + 1
+    return state
+
+
+#: the common events' classes as compiled constants (a name imported from the uncompiled `events`
+#: is looked up in the module's dict at each use)
+_DISCARDED: Final = Discarded
+
+
+_DREW: Final = Drew
+_LAIDOFF: Final = LaidOff
+_MELDED: Final = Melded
+_TOOKPILE: Final = TookPile
+def play(state: GameState, ev: Event) -> GameState:
+    """Check an event, then apply it in place; raises `IllegalMove` and leaves state unchanged.
+
+    `check` then `apply` fused (the audit and every replay take this step per event): one call
+    and one dispatch rather than two, and the apply of a play takes the meld shape its check
+    found. Errors are `check`'s own.
+    """
+    seq = ev.seq
+    if seq != state.next_seq:
+        raise _fail(state, ev, f"seq should be {state.next_seq}, got {seq}")
+    # the common events by direct calls (compiled: no call through the function objects'
+    # Python entry points), the rest through the tables
+    kind = type(ev)
+    if kind is _DISCARDED:
+        _check_discarded(state, cast(Discarded, ev))
+        _apply_discarded(state, cast(Discarded, ev))
+    elif kind is _DREW:
+        _check_drew(state, cast(Drew, ev))
+        _apply_drew(state, cast(Drew, ev))
+    elif kind is _LAIDOFF:
+        _apply_laid_off(state, cast(LaidOff, ev), _check_laid_off(state, cast(LaidOff, ev)))
+    elif kind is _MELDED:
+        _apply_melded(state, cast(Melded, ev), _check_melded(state, cast(Melded, ev)))
+    elif kind is _TOOKPILE:
+        _check_took_pile(state, cast(TookPile, ev))
+        _apply_took_pile(state, cast(TookPile, ev))
+    else:
+        _check_other(state, ev)
+        _APPLY[kind](state, ev)
+    state.next_seq = seq + 1
+    return state
+
+
+def advance(state: GameState, ev: Event) -> GameState:
+    """Return the state after a checked event, leaving `state` itself untouched (the pure fold)."""
+    check(state, ev)
+    return apply(state.copy(), ev)
+
+
+def replay(events: Iterable[Event], state: GameState | None = None) -> GameState:
+    """Fold events (each checked) into a state: the state after the last event."""
+    state = GameState() if state is None else state
+    for ev in events:
+        play(state, ev)
+    return state
+
+
+def iter_states(events: Iterable[Event]) -> Iterator[tuple[Event, GameState]]:
+    """Yield each event with an independent snapshot of the state after it."""
+    state = GameState()
+    for ev in events:
+        play(state, ev)
+        yield ev, state.copy()
+
+
+
+# -- game_started ----------------------------------------------------------------------------------
+
+
+def _check_game_started(state: GameState, ev: GameStarted) -> None:
+    _expect_phase(state, ev)
+    if ev.seq != 0:
+        raise _fail(state, ev, "game_started must be the first line")
+    try:
+        check_players(len(ev.players))
+    except PlayerCountError as exc:
+        raise _fail(state, ev, f"players: {exc}") from None
+    if ev.rules is None:
+        try:
+            canonical_variant(ev.variant)
+        except UnknownVariant as exc:
+            raise _fail(state, ev, f"variant: {exc}") from None
+
+
+def _apply_game_started(state: GameState, ev: GameStarted) -> None:
+    rules = ev.rules if ev.rules is not None else find_rules(ev.variant)
+    if ev.target is not None:
+        rules = msgspec.structs.replace(rules, target=ev.target)
+    state.rules = rules
+    state.variant = ev.variant
+    state.game_id = ev.game_id
+    state.players = tuple(ev.players)
+    state.totals = [0, 0]
+    state.phase = "deal"
+
+
+# -- drew ------------------------------------------------------------------------------------------
+
+
+def _check_drew(state: GameState, ev: Drew) -> None:
+    # the phase and refill tests are inlined: a drew is every fourth event of a log
+    if state.phase != "draw":
+        _expect_phase(state, ev)
+    _expect_turn(state, ev)
+    if state.refilling:
+        _check_not_refilling(state, ev)
+    stock = state.stock
+    if not stock:
+        raise _fail(state, ev, "the stock is empty")
+    if ev.card != stock[-1]:
+        raise _fail(state, ev, f"drew {ev.card} but the stock's top card is {stock[-1]}",
+                    "drew a card that is not the stock's top card")
+
+
+def _start_turn(state: GameState, player: int) -> None:
+    team = team_of(player)
+    if state.unused_seat[team] == player:
+        state.unused_seat[team] = None  # RULES 4: the taker started another turn
+
+
+def _apply_drew(state: GameState, ev: Drew) -> None:
+    player = ev.player
+    if state.unused_seat[team_of(player)] == player:
+        _start_turn(state, player)
+    stock = state.stock
+    stock.pop()
+    hand = state.hands[player]
+    card = ev.card
+    hand[card] = hand.get(card, 0) + 1
+    state.turn_progress = True  # RULES 5: a stock draw is progress
+    state.phase = "play"
+    if len(stock) == 2 and _bits(state).stock_two_left:
+        state.last_turn = True  # RULES 5: this turn is the hand's last
+
+
+# -- took_pile -------------------------------------------------------------------------------------
+
+
+def _check_took_pile(state: GameState, ev: TookPile) -> None:
+    _check_take_form(state, ev)
+    if not _pile_allows(state, ev):
+        if _bits(state).pile_open:
+            raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
+        raise _fail(state, ev, f"closed pile: the top card {state.pile[-1]} cannot be melded at once")
+
+
+def _check_take_form(state: GameState, ev: TookPile) -> None:
+    """Check a take's phase, turn and cards, and that the stock is not due to be refilled first."""
+    _expect_phase(state, ev)
+    _expect_turn(state, ev)
+    if _refill_due(state):
+        if not state.stock:
+            raise _fail(state, ev, "the stock is empty: it is refilled (or the hand ends) first")
+        _check_not_refilling(state, ev)
+    if not state.pile:
+        raise _fail(state, ev, "the discard pile is empty")
+    if tuple(ev.cards) != tuple(state.pile):
+        # a closed pile shows only its top: which cards differ is hidden
+        public = None if _bits(state).pile_open else "took_pile cards differ from the pile"
+        raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}",
+                    public)
+
+
+def _check_not_refilling(state: GameState, ev: Event) -> None:
+    if state.refilling:
+        raise _fail(state, ev, f"the stock is being refilled: dead {_lowest_dead(state)} joins it first (every untaken dead refills it)")
+
+
+def _refill_due(state: GameState) -> bool:
+    """Return whether the stock is to be refilled before anyone draws or takes (RULES 5): it is
+    empty, or a refill of every dead is under way, in a variant whose stock refills (`refilling`
+    is only ever set in one)."""
+    return (not state.stock or state.refilling) and _bits(state).stock_refill
+
+
+def _pile_allows(state: GameState, ev: TookPile) -> bool:
+    """Return whether the pile's own rule lets the take of a well-formed `ev` through (RULES 2).
+
+    An open pile of one card, with no single-card return, needs a legal discard or play after
+    the take; a closed pile needs a play holding its top right after it (`_closed_take_usable`).
+    """
+    bits = _bits(state)
+    if bits.pile_open:
+        if len(state.pile) == 1 and bits.no_single_card_return:
+            trial = _trial_take(state, ev)
+            return any_discard(trial) or _any_play(trial)
+        return True
+    return _closed_take_usable(state, ev)
+
+
+def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
+    """Return whether some play holding the closed pile's top is legal right after the take.
+
+    `_any_play` over the state as taken decides it too; for a natural top the look-ahead builds
+    only the plays that hold it, and sets the state as taken only once there is one to check.
+    """
+    top = state.pile[-1]
+    if not is_natural_top(top):
+        return _as_taken(state, ev, lambda: _any_play(state))
+    candidates = _top_candidates(state, ev.player, top, 1)
+    if not candidates:
+        return False
+    return _as_taken(state, ev, lambda: _any_passes(state, ev.player, candidates))
+
+
+def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> bool:
+    """Return `decide()` asked of the state as a closed take leaves it, then left as it was.
+
+    Rather than a trial copy (a copy of every field), the few fields a closed take
+    changes that a play's check reads are set on the state itself and put back whatever happens,
+    so the state is the same afterwards. (The take also clears the taker's `unused_seat`, which
+    no check reads.)
+    """
+    pile = state.pile
+    saved = state.phase, state.pending_top, state.pending_rest, state.next_seq
+    state.phase, state.pile, state.pending_top = "play", [], pile[-1]
+    state.pending_rest, state.next_seq = pile[:-1], ev.seq + 1
+    try:
+        return decide()
+    finally:
+        state.phase, state.pending_top, state.pending_rest, state.next_seq = saved
+        state.pile = pile
+
+
+
+def _trial_take(state: GameState, ev: TookPile) -> GameState:
+    """Return the state after taking an open pile, for a look-ahead that only checks.
+
+    A cheaper `apply(state.copy(), ev)`: the take writes only `unused_seat` and the taker's hand
+    in place (it rebinds the other zones it changes), so the trial shares every other list. (A
+    closed pile's look-ahead sets the state as taken instead: `_as_taken`.)
+    """
+    trial = shallow_copy(state)
+    trial.unused_seat = list(state.unused_seat)
+    trial.hands = list(state.hands)
+    trial.hands[ev.player] = state.hands[ev.player].copy()
+    return apply(trial, ev)
+
+
+def _apply_took_pile(state: GameState, ev: TookPile) -> None:
+    _start_turn(state, ev.player)
+    pile = state.pile
+    state.pile = []
+    bits = _bits(state)
+    if bits.closed_next_play:
+        state.pending_top = pile[-1]
+        state.pending_rest = pile[:-1]
+    elif not bits.pile_open:
+        add_cards(state.hands[ev.player], pile)  # RULES 2, turn_end: the whole pile joins the hand
+        state.top_due = pile[-1]
+    else:
+        add_cards(state.hands[ev.player], pile)
+        if len(pile) == 1 and bits.no_single_card_return:
+            state.single_taken = pile[0]
+    state.phase = "play"
+
+
+# -- discarded -------------------------------------------------------------------------------------
+
+
+def _check_discarded(state: GameState, ev: Discarded) -> None:
+    if state.phase != "play":
+        _expect_phase(state, ev)
+    player = _expect_turn(state, ev)
+    bar = discard_bar(state, player, ev.card, holds_one(state.hands[player]))
+    if bar != MAY_GO:
+        raise _fail(state, ev, discard_refusal(state, ev.card, bar))
+
+
+def _end_turn(state: GameState) -> None:
+    if state.last_turn:
+        state.end_reason, state.phase = "stock_exhausted", "hand_end"
+        return
+    state.quiet_turns = 0 if state.turn_progress else state.quiet_turns + 1
+    state.turn_progress = False
+    n = len(state.players)
+    rounds = _bits(state).stalemate_rounds
+    if rounds and state.quiet_turns >= rounds * n:
+        state.end_reason, state.phase = "stalemate", "hand_end"  # RULES 5: no progress
+        return
+    state.to_play = (state.to_play + 1) % n
+    state.turn += 1
+    state.single_taken = None
+    state.phase = "draw"
+
+
+def _apply_discarded(state: GameState, ev: Discarded) -> None:
+    player = ev.player
+    hand = state.hands[player]
+    card = ev.card
+    n = hand[card] - 1
+    if n:
+        hand[card] = n
+    else:
+        del hand[card]
+    state.pile.append(card)
+    if hand:
+        _end_turn(state)
+    elif state.can_take_dead(team_of(player)):
+        state.phase, state.dead_mode = "dead", "indirect"
+    else:
+        state.closed_by, state.end_reason, state.phase = player, "closed", "hand_end"
+
+
+# -- took_dead -------------------------------------------------------------------------------------
+
+
+def _check_took_dead(state: GameState, ev: TookDead) -> None:
+    _expect_phase(state, ev)
+    _expect_turn(state, ev)
+    dead = state.deads[ev.dead]
+    if dead is None:
+        raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+    team = team_of(ev.player)
+    if state.rules.dead_owner == "team" and ev.dead != team:
+        raise _fail(state, ev, f"dead {ev.dead} belongs to team {ev.dead}")
+    if tuple(ev.cards) != tuple(dead):
+        raise _fail(state, ev, f"took_dead cards differ from dead {ev.dead} as dealt")
+
+
+def _apply_took_dead(state: GameState, ev: TookDead) -> None:
+    team = team_of(ev.player)
+    add_cards(state.hands[ev.player], ev.cards)
+    state.deads[ev.dead] = None
+    state.dead_fate[ev.dead] = "taken"
+    state.dead_taker[ev.dead] = ev.player
+    state.team_dead[team] = ev.dead
+    state.team_dead_direct[team] = state.dead_mode == "direct"
+    if state.dead_mode == "direct":
+        state.phase = "play"  # RULES 4: goes on playing the same turn
+    else:
+        state.unused_seat[team] = ev.player
+        _end_turn(state)
+    state.dead_mode = None
+
+
+# -- stock_refilled --------------------------------------------------------------------------------
+
+
+def _check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
+    _expect_phase(state, ev)
+    if not _bits(state).stock_refill:
+        raise _fail(state, ev, "this variant never refills the stock (stock_end two_left)")
+    if not _refill_due(state):
+        raise _fail(state, ev, f"the stock still holds {len(state.stock)} cards")
+    if state.deads[ev.dead] is None:
+        raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+    lowest = _lowest_dead(state)
+    if state.rules.refill == "all" and ev.dead != lowest:
+        # RULES 5, refill all: every untaken dead joins the stock, lowest first
+        raise _fail(state, ev, f"every untaken dead refills the stock, lowest first: dead {lowest} comes next")
+
+
+def _lowest_dead(state: GameState) -> int | None:
+    return next((i for i, d in enumerate(state.deads) if d is not None), None)
+
+
+def must_refill(state: GameState) -> bool:
+    """Return whether the table refills the stock before anyone draws (RULES 5).
+
+    Public for the table (`table.table_event`), which refills the stock before anyone draws; a
+    def rather than an alias, so that the compiled table calls it directly.
+    """
+    return state.phase == "draw" and _refill_due(state)
+
+
+def _stock_exhausted(state: GameState) -> bool:
+    """Return whether the hand ends for want of cards: a refill is due and no dead is left."""
+    return must_refill(state) and _lowest_dead(state) is None
+
+
+def _apply_stock_refilled(state: GameState, ev: StockRefilled) -> None:
+    dead = state.deads[ev.dead]
+    assert dead is not None
+    # the stock is listed top last: a later dead goes below what is there (RULES 5: lowest on top)
+    state.stock = list(reversed(dead)) + state.stock
+    state.deads[ev.dead] = None
+    state.dead_fate[ev.dead] = "stock"
+    state.refilling = state.rules.refill == "all" and _lowest_dead(state) is not None
+
+
+# -- hand_ended, game_ended and note ---------------------------------------------------------------
+
+
+def _check_hand_ended(state: GameState, ev: HandEnded) -> None:
+    n = state.rules.stalemate_rounds
+    if ev.reason == "stalemate" and state.end_reason != "stalemate" and state.phase in PLAYING_PHASES:
+        if not n:
+            raise _fail(state, ev, "this variant has no stalemate end (stalemate_rounds 0)")
+        raise _fail(state, ev, f"stalemate needs {n} round{'s' if n != 1 else ''} without progress; only {state.quiet_turns // state.n_players} so far")
+    if not _stock_exhausted(state):
+        _expect_phase(state, ev)
+    if ev.hand != state.hand_no:
+        raise _fail(state, ev, f"hand should be {state.hand_no}, got {ev.hand}")
+    reason = state.end_reason or "stock_exhausted"
+    if ev.reason != reason:
+        raise _fail(state, ev, f"reason should be {reason}, got {ev.reason}")
+    if ev.closed_by != state.closed_by:
+        raise _fail(state, ev, f"closed_by should be {state.closed_by}, got {ev.closed_by}")
+    if len(ev.scores) != 2:
+        raise _fail(state, ev, "scores: one score per team (2)")
+
+
+def _apply_hand_ended(state: GameState, ev: HandEnded) -> None:
+    if state.end_reason is None:
+        state.end_reason = "stock_exhausted"
+    result = hand_scores(state)
+    state.hand_results.append(result)
+    for s in result:
+        state.totals[s.team] += s.total
+    winner = match_result(
+        state.totals, state.rules.target, team_of(state.first_of_game), len(state.hand_results)
+    )
+    state.winner = winner
+    state.phase = "game_end" if winner is not None else "deal"
+
+
+def _check_game_ended(state: GameState, ev: GameEnded) -> None:
+    _expect_phase(state, ev)
+    if len(ev.totals) != 2:
+        raise _fail(state, ev, "totals: one total per team (2)")
+
+
+def _apply_game_ended(state: GameState, ev: GameEnded) -> None:
+    state.phase = "over"
+
+
+def _check_note(state: GameState, ev: Note) -> None:
+    if state.phase == "start":
+        raise _fail(state, ev, "the first event must be game_started")
+
+
+def _apply_note(state: GameState, ev: Note) -> None:
+    pass
+
+
+# -- the other events' checks and applies, by class ------------------------------------------------
+
+
+#: the checker of each event class but the five common ones (`check` and `play` call those directly)
+_CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
+    GameStarted: _check_game_started,
+    HandStarted: _check_hand_started,
+    TookDead: _check_took_dead,
+    StockRefilled: _check_stock_refilled,
+    HandEnded: _check_hand_ended,
+    GameEnded: _check_game_ended,
+    Note: _check_note,
+}
+
+
+#: the applier of each event class but the five common ones (`apply` and `play` call those directly)
+_APPLY: Final[dict[type, Callable[[GameState, Any], None]]] = {
+    GameStarted: _apply_game_started,
+    HandStarted: _apply_hand_started,
+    TookDead: _apply_took_dead,
+    StockRefilled: _apply_stock_refilled,
+    HandEnded: _apply_hand_ended,
+    GameEnded: _apply_game_ended,
+    Note: _apply_note,
+}
+
+
+#: the engine's own names, and the state's and the cards' that its importers take from it
+__all__ = [
+    "AnyEvent", "GameState", "IllegalMove", "Meld", "RANK", "TRANSITIONS", "advance", "apply",
+    "check", "iter_states", "must_refill", "play", "replay", "sorted_held", "team_of",
+    "DeadFate", "DeadMode", "PLAYING_PHASES", "Phase",
+]

@@ -1,0 +1,336 @@
+"""A game's state: what the table holds after some prefix of its log (`GameState`), the melds on
+it (`Meld`), the hands as multisets of cards, and the rule fields read on every turn.
+
+The engine (`engine`) folds events into a `GameState` and holds every rule; this module holds
+the data only: its fields, its copies (`GameState.copy`, `shallow_copy`) and the questions every
+rule asks of it (a seat's hand size, whether a team may still take a dead or holds the canasta
+closing needs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from buraco_events.model.events import EndReason
+from buraco_events.model.rules import Rules
+from buraco_events.model.scoring import TeamScore
+
+from .cards import Card, value_repr
+from .fits import MeldFits
+from .melds import CanastaKind, MeldShape, canasta_kind, is_closing_canasta
+
+#: the state machine's phases (`gate.TRANSITIONS`); mypy checks every assignment and `==` against them
+Phase = Literal["start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over"]
+#: the phases of a hand in progress
+PLAYING_PHASES: Final[tuple[Phase, ...]] = ("draw", "play", "dead")
+#: what became of a dead that is gone: a player took it (RULES 4) or it refilled the stock (RULES 5)
+DeadFate = Literal["taken", "stock"]
+#: how a dead is being taken: right after a play emptied the hand, or after a discard (RULES 4)
+DeadMode = Literal["direct", "indirect"]
+#: the cards a seat holds: each card held and how many copies (never a count of 0); a plain dict,
+#: not a Counter, so that the compiled engine works on it with the dict's own C calls
+Hand = dict[Card, int]
+
+
+def sorted_held(hand: Hand) -> tuple[Card, ...]:
+    """Return the cards of a hand sorted (as strings), each repeated as often as held: every
+    copy listed from the hand's items, then one sort (copies are equal strings: no lookups)."""
+    out: list[Card] = []
+    for c, n in hand.items():
+        if n == 1:
+            out.append(c)
+        elif n > 1:
+            out.extend([c] * n)
+    out.sort()
+    return tuple(out)
+
+
+def held_in_order(hand: Hand, order: list[Card]) -> tuple[Card, ...]:
+    """Return the cards of a hand in the order of its distinct cards `order`, each repeated as
+    often as held (a card held 0 times, or fewer, not at all)."""
+    out: list[Card] = []
+    for c in order:
+        n = hand[c]
+        if n == 1:
+            out.append(c)
+        elif n > 1:
+            out.extend([c] * n)
+    return tuple(out)
+
+
+def elements(hand: Hand) -> list[Card]:
+    """Return the cards of a hand, each repeated as often as held (as `Counter.elements`)."""
+    out: list[Card] = []
+    for c, n in hand.items():
+        out.extend([c] * n)
+    return out
+
+
+def counted(cards: Iterable[Card]) -> Hand:
+    """Return the hand holding `cards`."""
+    hand: Hand = {}
+    for c in cards:
+        hand[c] = hand.get(c, 0) + 1
+    return hand
+
+
+def add_cards(hand: Hand, cards: Iterable[Card]) -> None:
+    """Add `cards` to the hand."""
+    for c in cards:
+        hand[c] = hand.get(c, 0) + 1
+
+
+#: the fields of a meld, in constructor order
+_MELD_FIELDS: Final = ("id", "team", "shape", "laid_by", "laid_seq", "first_turn", "last_turn", "canasta_seq")
+
+
+class Meld:
+    """A meld on the table: its team, canonical cards and the turns it was built in.
+
+    Immutable (read-only attributes), compared and hashed by value, shared between copies of a
+    state. A plain class rather than a frozen dataclass, whose generated `__init__` stays
+    interpreted in the compiled build.
+    """
+
+    __slots__ = (*_MELD_FIELDS, "_fits", "_fits_rules")
+
+    def __init__(
+        self,
+        id: int,
+        team: int,
+        shape: MeldShape,
+        laid_by: int,
+        laid_seq: int,
+        first_turn: int,
+        last_turn: int,
+        canasta_seq: int | None = None,
+    ) -> None:
+        self.id: Final = id
+        self.team: Final = team
+        self.shape: Final = shape
+        self.laid_by: Final = laid_by
+        self.laid_seq: Final = laid_seq
+        self.first_turn: Final = first_turn
+        self.last_turn: Final = last_turn
+        self.canasta_seq: Final = canasta_seq
+        #: `meld_entry`'s answer and the rules it is for (a cache, no part of the meld's value)
+        self._fits: MeldFits | None = None
+        self._fits_rules: Rules | None = None
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.id, self.team, self.shape, self.laid_by, self.laid_seq, self.first_turn,
+                self.last_turn, self.canasta_seq)
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """Return the canonical arrangement (RULES 3.4)."""
+        return self.shape.cards
+
+    def with_shape(self, shape: MeldShape, last_turn: int, canasta_seq: int | None) -> Meld:
+        """Return the meld grown to `shape`."""
+        return Meld(self.id, self.team, shape, self.laid_by, self.laid_seq, self.first_turn,
+                    last_turn, canasta_seq)
+
+    def canasta(self, rules: Rules) -> CanastaKind | None:
+        """Return the canasta kind this meld scores, or None (RULES 3.5)."""
+        return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Meld):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return value_repr("Meld", _MELD_FIELDS, self._values())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Meld, self._values())
+
+
+class RuleBits:
+    """The rule fields the engine reads on every turn, as native attributes of a compiled class.
+
+    `Rules` is a msgspec Struct, whose fields the compiled engine reads by a generic attribute
+    lookup; these are read once per game (`_bits`: kept on the state, `GameState.bits`).
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.stock_refill = rules.stock_end == "refill"
+        self.stock_two_left = rules.stock_end == "two_left"
+        self.pile_open = rules.pile == "open"
+        self.closed_next_play = rules.pile == "closed" and rules.pile_top_use == "next_play"
+        self.no_single_card_return = rules.no_single_card_return
+        self.stalemate_rounds = rules.stalemate_rounds
+        self.one_set_per_rank = rules.one_set_per_rank
+        self.wild_top_new_meld_only = rules.wild_top_new_meld_only
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # made again from the rules (compiled, a class without this pickles by calling
+        # `__init__` with no arguments)
+        return (RuleBits, (self.rules,))
+
+
+#: the fields of a `GameState` holding a list that `GameState.copy` gives the copy its own of
+#: (`hands`, a list of dicts, is copied one level deeper); every other field holds an immutable
+#: value the copies share. `tests/test_engine.py` checks the list against the
+#: dataclass's fields and `copy` against the list.
+COPIED_LISTS: Final = (
+    "stock", "pile", "deads", "dead_fate", "dead_taker", "team_dead", "team_dead_direct",
+    "unused_seat", "pending_rest", "melds", "totals", "hand_results",
+)
+
+
+@dataclass(slots=True)
+class GameState:
+    """The whole table after some prefix of a log. `copy()` gives an independent snapshot."""
+
+    rules: Rules = field(default_factory=Rules)
+    variant: str = ""
+    game_id: str = ""
+    players: tuple[str, ...] = ()
+    phase: Phase = "start"
+    next_seq: int = 0
+    hand_no: int = -1
+    first: int = 0
+    first_of_game: int = 0
+    to_play: int = 0
+    turn: int = 0
+    hands: list[Hand] = field(default_factory=list)
+    stock: list[Card] = field(default_factory=list)  # top card last
+    pile: list[Card] = field(default_factory=list)  # bottom first, top last
+    deads: list[tuple[Card, ...] | None] = field(default_factory=list)  # None once gone
+    dead_fate: list[DeadFate | None] = field(default_factory=list)  # None while the dead waits
+    dead_taker: list[int | None] = field(default_factory=list)  # seat that took each dead
+    team_dead: list[int | None] = field(default_factory=list)
+    team_dead_direct: list[bool] = field(default_factory=list)
+    unused_seat: list[int | None] = field(default_factory=list)  # team -> taker yet to play
+    dead_mode: DeadMode | None = None  # set while phase == "dead"
+    pending_top: Card | None = None  # pile_top_use next_play: the top card the next play must hold
+    pending_rest: list[Card] = field(default_factory=list)
+    top_due: Card | None = None  # pile_top_use turn_end: the top card to meld before the turn ends
+    refilling: bool = False  # refill all: another untaken dead joins the stock next (RULES 5)
+    quiet_turns: int = 0  # turns in a row with no stock draw, meld or lay-off (RULES 5 stalemate)
+    turn_progress: bool = False  # this turn drew from the stock, melded or laid off
+    single_taken: Card | None = None
+    last_turn: bool = False
+    melds: list[Meld] = field(default_factory=list)
+    closed_by: int | None = None
+    end_reason: EndReason | None = None
+    totals: list[int] = field(default_factory=lambda: [0, 0])
+    hand_results: list[tuple[TeamScore, ...]] = field(default_factory=list)
+    winner: int | None = None
+    #: the sheets `hand_scores` counted last for this game, with what they were counted from
+    #: (`_sheets_key`, by value): the table counts them for the `hand_ended` it offers and the
+    #: apply of that event counts the same position again. No part of the state's value.
+    scored: tuple[tuple[object, ...], tuple[TeamScore, TeamScore]] | None = field(
+        default=None, compare=False, repr=False)
+    #: the rule fields the engine reads every turn, of `rules` (`_bits`); no part of the value
+    bits: RuleBits = field(default_factory=lambda: RuleBits(Rules()), compare=False, repr=False)
+
+    @property
+    def n_players(self) -> int:
+        """Return the number of seats."""
+        return len(self.players)
+
+    def copy(self) -> GameState:
+        """Return an independent copy (melds are immutable and shared): `shallow_copy`, then a
+        copy of each list of `COPIED_LISTS` and of each hand, written out (compiled, a loop over
+        the names would look each field up by name)."""
+        new = shallow_copy(self)
+        new.stock = self.stock.copy()
+        new.pile = self.pile.copy()
+        new.deads = self.deads.copy()
+        new.dead_fate = self.dead_fate.copy()
+        new.dead_taker = self.dead_taker.copy()
+        new.team_dead = self.team_dead.copy()
+        new.team_dead_direct = self.team_dead_direct.copy()
+        new.unused_seat = self.unused_seat.copy()
+        new.pending_rest = self.pending_rest.copy()
+        new.melds = self.melds.copy()
+        new.totals = self.totals.copy()
+        new.hand_results = self.hand_results.copy()
+        new.hands = [h.copy() for h in self.hands]
+        return new
+
+    def hand_size(self, seat: int) -> int:
+        """Return the number of cards a seat holds (a loop: compiled, `sum` of the values is a
+        generic call; every view counts the other seats' hands)."""
+        n = 0
+        for k in self.hands[seat].values():
+            n += k
+        return n
+
+    def can_take_dead(self, team: int) -> bool:
+        """Return whether the team may still take a dead (none taken yet, one left for it)."""
+        if self.team_dead[team] is not None:
+            return False
+        if self.rules.dead_owner == "team":
+            return self.deads[team] is not None  # RULES 4: team t may only take dead t
+        return any(d is not None for d in self.deads)
+
+    def has_closing_canasta(self, team: int, extra: Meld | None = None) -> bool:
+        """Return whether the team holds the canasta closing needs (RULES 6).
+
+        `extra` is a meld as a play would leave it (grown, or new): it counts in place of its old
+        self.
+        """
+        melds = self.melds if extra is None else [*(m for m in self.melds if m.id != extra.id), extra]
+        rules = self.rules
+        return any(
+            m.team == team and is_closing_canasta(len(m.shape.cards), m.shape.is_clean, rules)
+            for m in melds
+        )
+
+
+def shallow_copy(state: GameState) -> GameState:
+    """Return a new state sharing every field (list and hand) with `state`.
+
+    Field by field, written out: faster than `dataclasses.replace` or a loop over the slots, and
+    the same code in both builds (a class compiled by mypyc has no `__slots__` to loop over).
+    `tests/test_engine.py` checks that it names every field of the dataclass.
+    """
+    new = GameState.__new__(GameState)
+    new.rules = state.rules
+    new.variant = state.variant
+    new.game_id = state.game_id
+    new.players = state.players
+    new.phase = state.phase
+    new.next_seq = state.next_seq
+    new.hand_no = state.hand_no
+    new.first = state.first
+    new.first_of_game = state.first_of_game
+    new.to_play = state.to_play
+    new.turn = state.turn
+    new.hands = state.hands
+    new.stock = state.stock
+    new.pile = state.pile
+    new.deads = state.deads
+    new.dead_fate = state.dead_fate
+    new.dead_taker = state.dead_taker
+    new.team_dead = state.team_dead
+    new.team_dead_direct = state.team_dead_direct
+    new.unused_seat = state.unused_seat
+    new.dead_mode = state.dead_mode
+    new.pending_top = state.pending_top
+    new.pending_rest = state.pending_rest
+    new.top_due = state.top_due
+    new.refilling = state.refilling
+    new.quiet_turns = state.quiet_turns
+    new.turn_progress = state.turn_progress
+    new.single_taken = state.single_taken
+    new.last_turn = state.last_turn
+    new.melds = state.melds
+    new.closed_by = state.closed_by
+    new.end_reason = state.end_reason
+    new.totals = state.totals
+    new.hand_results = state.hand_results
+    new.winner = state.winner
+    new.scored = state.scored
+    new.bits = state.bits
+    return new

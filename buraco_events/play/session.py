@@ -1,0 +1,439 @@
+"""A game of Buraco against bots, each action sealed in its log as it happens (the shell of `buraco play`).
+
+A `Session` drives a `table.Table`: every event (the table's deals, refills and hand ends, the
+bots' moves and the human's) is checked by the engine, appended to the log (one write and one
+fsync per line) and only then told through the session's `say`, so a crash, a kill or an
+interrupt leaves a valid log of everything played so far. The human's lines come from a `read`
+callable; a bad line gets a one-line reason through `say` and nothing is written for it. There is
+no undo. The caller owns the terminal: `say` and `read` are all the I/O with the player.
+
+The setup note: the line after `game_started` is a `note` by "buraco play" (`NOTE_BY`) holding
+the setup as JSON, `{"human": 0, "bots": ["greedy"], "seed": 7, "commit": true}` (`bots` names
+the bot of each other seat, in seat order; `commit`: the deals are committed). `Setup.note`
+writes it, `Setup.from_note` reads it back; it is not shown to the player. The game's chance is
+`seeds.PositionSeeds(seed)`: it depends only on that seed and the position in the game, so
+`resume_session` continues exactly as an uninterrupted session with the same input would. Logs
+carry no `at` times, so the same seed and input give the same bytes.
+
+The key file: every deal carries a commitment (`commit.py`), shown before the hand's first move;
+the hand's `hand_ended` reveals the salt and `buraco audit` proves the deck was fixed before play.
+The salts are secret (`commit.keyed_salts` under a random key kept in `key_path(log)`, `LOG.key`,
+beside the log and never in it, readable by its owner only), not derived from the seed: the seed
+is printed and written in the setup note, so a salt drawn from it could be worked out by anyone,
+and a commitment is only worth something while its salt cannot be guessed. The key file lets a
+resumed game reveal the salts the interrupted one committed to; without it a hand's salt is lost
+and the audit says so.
+
+What the player is told: each event in words as it happens (bots' moves `pace` seconds apart),
+and at each prompt a compact screen (`render.render_compact`: the hand by suit with the new cards
+marked, the pile, the melds that changed); `show` tells the whole table, `hint` the plays in
+reading order with the greedy bot's choice first. A refused move is told in the player's words
+(`commands.refusal_text`). A match goes on hand after hand to the target, with the score sheet
+after each hand.
+
+Choices made here: a dead is taken automatically (the lowest one left) the moment the human's hand
+empties, and the session says so; a game's id is `play-<variant>-<n>p-s<seed>`, and its default
+log `./buraco-<game_id>.jsonl` is never appended to by a new game (resume it instead). The
+messages of `SetupError` name the `buraco play` option at fault (`--seat: ...`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from buraco_events.core.bots import Bot, GreedyBot, bot_by_name, bot_spec
+from buraco_events.core.choices import Action, legal_actions
+from buraco_events.core.engine import GameState, IllegalMove, team_of
+from buraco_events.core.seeds import PositionSeeds
+from buraco_events.core.table import Table, start_event
+from buraco_events.log.commit import keyed_salts
+from buraco_events.log.sources import read_log
+from buraco_events.log.writer import LogWriter, open_log
+from buraco_events.model.events import (
+    Drew,
+    Event,
+    HandEnded,
+    HandStarted,
+    LaidOff,
+    Melded,
+    Note,
+    TookDead,
+    TookPile,
+)
+from buraco_events.model.rules import UnknownVariant, canonical_variant
+from buraco_events.views.projections import describe, player_view
+from buraco_events.views.render import render_compact, render_scores, render_view
+from buraco_events.views.text import visible
+
+from .commands import HELP, CommandError, hint_text, options_text, parse_command, refusal_text
+
+#: the `note.by` of the setup line
+NOTE_BY = "buraco play"
+#: the player's name in the log unless `--name` gives one
+DEFAULT_NAME = "you"
+#: the bots' names in the log, by seat (one that clashes with the player's gets its seat number)
+BOT_NAMES = ("Ana", "Bruno", "Carla", "Davi")
+#: the longest `--name`
+MAX_NAME = 40
+
+#: where the human's lines come from; gets the live state (for test auto-pilots), None = end of input
+Reader = Callable[[GameState], str | None]
+#: where the session's output goes
+Say = Callable[[RenderableType], None]
+
+
+class SetupError(ValueError):
+    """A game that cannot be started or resumed; its str is one line, `exit_code` the commands'
+    exit code (2: bad options, or a log that is not a game of buraco play; 1: a problem in the log)."""
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What a session needs beyond the events: the human's seat, the bots, the seed."""
+
+    human: int
+    bots: tuple[str, ...]  # bot name of each other seat, in seat order
+    seed: int
+    commit: bool = False  # every deal is committed (a note without `commit`: none is)
+
+    def note(self) -> Note:
+        """Return the note that records the setup (seq 1, right after `game_started`)."""
+        doc: dict[str, object] = {"human": self.human, "bots": list(self.bots), "seed": self.seed}
+        if self.commit:
+            doc["commit"] = True
+        return Note(seq=1, by=NOTE_BY, text=json.dumps(doc))
+
+    @staticmethod
+    def from_note(event: Event, n_players: int) -> Setup:
+        """Return the setup a log's seq-1 note records; raises `SetupError` if it is not one."""
+        if not isinstance(event, Note) or event.by != NOTE_BY:
+            raise SetupError(f"seq 1 is not the {NOTE_BY!r} setup note: this log was not started by buraco play")
+        try:
+            doc = json.loads(event.text)
+            setup = Setup(int(doc["human"]), tuple(str(b) for b in doc["bots"]), int(doc["seed"]),
+                          doc.get("commit") is True)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise SetupError(f"the setup note at seq 1 does not read: {exc}") from None
+        if not 0 <= setup.human < n_players or len(setup.bots) != n_players - 1:
+            raise SetupError(f"the setup note at seq 1 does not fit a {n_players}-player game")
+        return setup
+
+    def bot_seats(self, n_players: int) -> dict[int, Bot]:
+        """Return a new bot for each seat but the human's; raises ValueError for an unknown bot."""
+        seats = [s for s in range(n_players) if s != self.human]
+        return {s: bot_by_name(name) for s, name in zip(seats, self.bots, strict=True)}
+
+
+def play_game_id(variant: str, players: int, seed: int) -> str:
+    """Return the id of the game a seed starts (the default log is `buraco-<id>.jsonl`)."""
+    return f"play-{variant}-{players}p-s{seed}"
+
+
+def key_path(log: Path) -> Path:
+    """Return where a game's secret salt key is kept: beside its log, never in it."""
+    return log.with_name(log.name + ".key")
+
+
+def write_key(path: Path, key: bytes) -> None:
+    """Write a game's salt key, readable by its owner only, synced before any deal uses it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, key.hex().encode() + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_key(path: Path) -> bytes | None:
+    """Return a game's salt key, or None when its file is missing or does not read."""
+    try:
+        return bytes.fromhex(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def bot_names(human: str, players: int, seat: int) -> list[str]:
+    """Return the names of the seats in order: `human` at `seat`, the bots from `BOT_NAMES`."""
+    names = []
+    for s in range(players):
+        bot = BOT_NAMES[s] if BOT_NAMES[s].casefold() != human.casefold() else f"{BOT_NAMES[s]}-{s}"
+        names.append(human if s == seat else bot)
+    return names
+
+
+class Session:
+    """A game in progress: its table, its log writer, and what the human is told through `say`."""
+
+    def __init__(
+        self, path: Path, writer: LogWriter, table: Table, setup: Setup, say: Say, *,
+        symbols: bool = False, pace: float = 0.0, sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.path = path
+        self.writer = writer
+        self.table = table
+        self.setup = setup
+        self.say = say
+        self.symbols = symbols  # suits as symbols (a terminal that shows them), letters otherwise
+        self.pace = pace  # seconds before each bot move is shown
+        self.sleep = sleep
+        self._shown = -1  # next_seq when the screen was last shown to the human
+        self._new: list[str] = []  # cards come into the human's hand since the last screen
+        self._melds: set[int] = set()  # melds laid or added to since the last screen
+        table.record = self._record
+
+    @property
+    def state(self) -> GameState:
+        """Return the live state of the game (read it, never change it)."""
+        return self.table.state
+
+    def close(self) -> None:
+        """Sync and close the log."""
+        self.writer.close()
+
+    def _record(self, event: Event) -> None:
+        """Append an event the engine checked to the log, then narrate it (the table applies it next)."""
+        state = self.table.state
+        self.writer.append(event, expected_seq=event.seq)  # the seq the table gave it, checked
+        if isinstance(event, Note) and event.seq == 1 and event.by == NOTE_BY:
+            return  # the setup: for --resume, not for the player
+        player = getattr(event, "player", None)
+        if player is not None and player in self.table.seats and self.pace > 0:
+            self.sleep(self.pace)  # a bot's move, at a pace a person can follow
+        text = visible(describe(event, state, state.players))  # names and notes come from the log
+        mine = player == self.setup.human
+        if isinstance(event, Drew) and mine:
+            text += f": {event.card}"
+            self._new.append(event.card)
+        elif isinstance(event, TookPile | TookDead) and mine:
+            self._new.extend(event.cards)
+        elif isinstance(event, Melded | LaidOff):
+            self._melds.add(event.meld)
+        elif isinstance(event, HandStarted):
+            self._new, self._melds = [], set()
+        self.say(Text(text))
+        if isinstance(event, HandStarted) and event.commitment is not None:
+            self.say(Text(f"deal commitment {event.commitment}: the deck is fixed; "
+                          "its salt comes when the hand ends", style="bold"))
+        elif isinstance(event, HandEnded) and event.salt is not None:
+            path = visible(str(self.path))
+            self.say(Text(f"the deal's salt: {event.salt}; prove the deck was fixed before play: "
+                          f"buraco audit --partial {path}", style="bold"))
+
+    def run(self, read: Reader) -> bool:
+        """Play until the match is over (True) or the human quits or input ends (False)."""
+        table = self.table
+        while not table.over:
+            event = table.step()  # the table's events and the bots' moves
+            if event is not None:
+                if isinstance(event, HandEnded):
+                    self._sheet()  # the hands laid open and the RULES 7 score sheet
+                continue
+            if table.state.phase == "dead":
+                self._take_dead()
+            elif not self._prompt(read):
+                return False
+        self._result()
+        return True
+
+    def show(self) -> None:
+        """Show the whole table as the human sees it."""
+        self.say(render_view(player_view(self.state, self.setup.human)))
+
+    def screen(self) -> None:
+        """Show the compact screen: the hand with its new cards, the pile, the melds that changed."""
+        view = player_view(self.state, self.setup.human, scores=False)
+        self.say(render_compact(view, new=self._new, melds=self._melds, symbols=self.symbols))
+        self._new, self._melds = [], set()
+        self._shown = self.state.next_seq
+
+    def _sheet(self) -> None:
+        """Show a finished hand's score sheet and where the match stands."""
+        state = self.state
+        self.say(render_scores(player_view(state, self.setup.human)))
+        target = state.rules.target
+        if target:
+            totals = " · ".join(f"team {t} {v}" for t, v in enumerate(state.totals))
+            self.say(Text(f"match to {target}: {totals} after {len(state.hand_results)} hand(s)", style="bold"))
+
+    def _take_dead(self) -> None:
+        action = self.table.legal_actions()[0]  # RULES 4: the deads are face down, any will do
+        self.say(Text("your hand is empty: a dead is taken for you", style="bold"))
+        self.table.act(self.setup.human, action, advance=False)
+
+    def _prompt(self, read: Reader) -> bool:
+        """Show the screen if it changed, read one line and act on it; False when the human stops."""
+        state = self.state
+        if self._shown != state.next_seq:
+            self.screen()
+            self.say(Text(options_text(legal_actions(state)), style="bold"))
+        line = read(state)
+        if line is None:
+            self.say(Text(f"end of input: the game stops here; {self.resume_hint()}"))
+            return False
+        try:
+            command = parse_command(line)
+        except CommandError as exc:
+            self._reject(str(exc))
+            return True
+        if command is None:
+            return True
+        if isinstance(command, Action):
+            try:
+                self.table.act(self.setup.human, command, advance=False)
+            except IllegalMove as exc:
+                self._reject(refusal_text(exc, command))
+            return True
+        if command == "quit":
+            self.say(Text(f"you quit; {self.resume_hint()}"))
+            return False
+        if command == "help":
+            self.say(Text(HELP))
+        elif command == "hint":
+            self.say(Text(self._hint()))
+        elif command == "show":
+            self.show()
+        elif command == "dead":
+            self.say(Text("a dead is taken for you as soon as your hand empties"))
+        return True
+
+    def _hint(self) -> str:
+        """Return the plays of the human's turn, the greedy bot's choice (from the human's view) first."""
+        state = self.state
+        actions = legal_actions(state)
+        if not actions:
+            return hint_text(actions)
+        view = player_view(state, self.setup.human, scores=False)
+        best = GreedyBot().choose(view, actions, state.rules, random.Random(state.next_seq))  # not logged: any fixed rng
+        return hint_text(actions, state.rules, best)
+
+    def _reject(self, reason: str) -> None:
+        self.say(Text(visible(reason), style="red"))  # it may quote what was typed
+
+    def resume_hint(self) -> str:
+        """Return how to continue this game later."""
+        path = visible(str(self.path))
+        return f"the log {path} holds everything played: buraco play --resume {path}"
+
+    def _result(self) -> None:
+        state = self.state
+        winner = state.winner
+        mine = team_of(self.setup.human)
+        verdict = "you win" if winner == mine else "you lose"
+        totals = " / ".join(map(str, state.totals))
+        hands = len(state.hand_results)
+        self.say(Text(f"{verdict}: totals {totals} after {hands} hand(s) (team {mine} is yours)", style="bold"))
+        path = visible(str(self.path))
+        self.say(Text(f"the log: {path} ({state.next_seq} events); check it with buraco audit {path}"))
+
+
+def new_session(
+    variant: str, players: int, seat: int, bots: list[str], seed: int, log: Path | None, say: Say,
+    *, name: str = DEFAULT_NAME, target: int | None = None, symbols: bool = False, pace: float = 0.0,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Session:
+    """Start a game: write `game_started` and the setup note to a new log; raises SetupError.
+
+    `log` None is `./buraco-<game_id>.jsonl`; an existing log is refused. A bot `module:Class`
+    is imported from `sys.path` (`bots.bot_spec`). Every deal is committed with a secret salt
+    whose key is written to `key_path(log)` first."""
+    try:
+        variant_name = canonical_variant(variant)
+    except UnknownVariant as exc:
+        raise SetupError(f"--variant: {exc}") from None
+    if players not in (2, 4):
+        raise SetupError(f"--players: Buraco is for 2 or 4 players, got {players}")
+    if not 0 <= seat < players:
+        raise SetupError(f"--seat: seats are 0..{players - 1}, got {seat}")
+    if not name.strip() or len(name) > MAX_NAME or visible(name) != name:
+        raise SetupError(f"--name: give 1 to {MAX_NAME} printable characters, got {visible(name)!r}")
+    if target is not None and target < 0:
+        raise SetupError(f"--target: give 0 (one hand) or more points, got {target}")
+    if pace < 0:
+        raise SetupError(f"--pace: give 0 or more seconds, got {pace}")
+    kinds = [bot_spec(b) for b in bots]
+    if len(kinds) == 1:
+        kinds *= players - 1
+    if len(kinds) != players - 1:
+        raise SetupError(f"--bots: give 1 bot name or one per other seat ({players - 1}), got {len(bots)}")
+    setup = Setup(seat, tuple(kinds), seed, commit=True)
+    try:
+        bots_by_seat = setup.bot_seats(players)
+    except ValueError as exc:
+        raise SetupError(f"--bots: {exc}") from None
+    game_id = play_game_id(variant_name, players, seed)
+    path = log if log is not None else Path(f"buraco-{game_id}.jsonl")
+    if path.exists():
+        raise SetupError(f"{path} exists: continue it with buraco play --resume {path}, or choose another --log or --seed")
+    start = start_event(variant_name, bot_names(name, players, seat), game_id, target)
+    key = secrets.token_bytes(32)
+    write_key(key_path(path), key)
+    writer = open_log(path, fsync="event")
+    table = Table(bots_by_seat, PositionSeeds(seed), salts=keyed_salts(key))
+    session = Session(path, writer, table, setup, say, symbols=symbols, pace=pace, sleep=sleep)
+    match = f", a match to {start.target}" if start.target else ", one hand"
+    who = "" if name == DEFAULT_NAME else f"{visible(name)}, "
+    say(Text(f"new game {game_id}: {variant_name}, {players} players{match}, seed {seed}; you are "
+             f"{who}seat {seat} (team {team_of(seat)}); log {visible(str(path))}", style="bold"))
+    session.table.append(start)
+    session.table.append(setup.note())
+    return session
+
+
+def resume_session(
+    path: Path, say: Say, *, symbols: bool = False, pace: float = 0.0,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Session:
+    """Reopen a game's log, replay it through the engine (checked) and return its session.
+
+    The setup note gives the seats' bots and the seed; the key file beside the log gives the salts
+    of the deals still to reveal (a missing key is said, and the game goes on). Raises SetupError."""
+    writer = open_log(path, create=False, fsync="event")
+    try:
+        table = Table()  # seats and chance come from the setup note at seq 1
+        state = table.state
+        setup: Setup | None = None
+        for _, _, event in read_log(path):
+            try:
+                table.append(event)
+            except IllegalMove as exc:
+                # a player reads it: the public reason, naming no card a seat cannot see
+                raise SetupError(f"{path}: illegal event: {exc.public_text()}", 1) from None
+            if event.seq == 1:
+                setup = Setup.from_note(event, state.n_players)
+        if setup is None:
+            raise SetupError(f"{path}: no setup note at seq 1: this log was not started by buraco play")
+        try:
+            table.seats = setup.bot_seats(state.n_players)
+        except ValueError as exc:
+            raise SetupError(f"{path}: the setup note at seq 1: {exc}") from None
+        table.rng = PositionSeeds(setup.seed)
+        if setup.commit:
+            key = read_key(key_path(path))
+            if key is not None:
+                table.salts = keyed_salts(key)
+            elif not table.over:
+                say(Text(f"{visible(str(key_path(path)))} is missing: the salts of this game's deals "
+                         "cannot be revealed, so the audit will report them", style="red"))
+        session = Session(path, writer, table, setup, say, symbols=symbols, pace=pace, sleep=sleep)
+    except BaseException:
+        writer.close()
+        raise
+    say(Text(f"resumed game {visible(state.game_id)} at seq {state.next_seq - 1} (hand {state.hand_no}); "
+             f"you are {visible(state.players[setup.human])}, seat {setup.human}", style="bold"))
+    return session
+
+

@@ -1,0 +1,279 @@
+"""Render: a view of the table as rich renderables (pure: builds text, prints nothing).
+
+Cards keep the notation of the log format; hearts and diamonds are red, spades and clubs plain, the
+joker is the text `JK` (TECH-NOTES: the joker emoji is double width). `render_text` turns any
+renderable into a string at a fixed width, with or without colour, for goldens and `--static`.
+
+Text from the log (the game id, the variant, players' names, an event told in words, an error)
+goes through `text.visible`, so control and bidi characters show as escapes and never repaint
+the screen; every piece is a `Text`, never markup, so brackets in names are shown as they are.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from buraco_events.core.cards import SUIT, Card
+from buraco_events.core.engine import team_of
+
+from .projections import MeldHistory, MeldView, View, team_label
+from .text import visible
+
+#: style of each suit letter (spades and clubs plain)
+SUIT_STYLE: dict[str, str] = {"H": "red", "D": "red"}
+#: each suit letter as its symbol (the joker stays `JK`: the emoji is double width)
+SUIT_SYMBOL: dict[str, str] = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+#: how a meld's canasta kind reads
+CANASTA_LABEL: dict[str, str] = {
+    "none": "", "dirty": "dirty canasta", "clean": "clean canasta",
+    "royal": "royal canasta", "ace_to_ace": "ace-to-ace canasta",
+}
+
+
+def card_name(card: Card, symbols: bool = False) -> str:
+    """Return a card in its notation, or with its suit as a symbol (`10♥`) when `symbols`."""
+    suit = SUIT.get(card, "")
+    return card[: -len(suit)] + SUIT_SYMBOL[suit] if symbols and suit else card
+
+
+def card_text(card: Card, symbols: bool = False) -> Text:
+    """Return a card in its notation (suit symbols when `symbols`), red for hearts and diamonds."""
+    return Text(card_name(card, symbols), style=SUIT_STYLE.get(SUIT.get(card, ""), ""))
+
+
+def cards_text(cards: Iterable[Card], symbols: bool = False) -> Text:
+    """Return cards separated by spaces, each coloured by suit."""
+    return Text(" ").join(card_text(c, symbols) for c in cards)
+
+
+def seat_label(view: View, seat: int) -> str:
+    """Return a seat as `name (seat n)`, the name made visible."""
+    return f"{visible(view.players[seat])} (seat {seat})"
+
+
+def team_text(view: View, team: int) -> str:
+    """Return a team as its players' names, made visible."""
+    return visible(team_label(view.players, team))
+
+
+def _count(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def _header(view: View, last: int | None) -> Text:
+    who = "referee (all cards)" if view.seat is None else seat_label(view, view.seat)
+    of = f" of {last}" if last is not None else ""
+    hand = f"hand {view.hand}" if view.hand >= 0 else "no hand dealt"
+    line = Text(f"{visible(view.variant)} · game {visible(view.game_id)} · seq {view.seq}{of} · {hand}"
+                f" · view: {who}")
+    line.stylize("bold")
+    return line
+
+
+def _status(view: View) -> Text:
+    if view.phase in ("game_end", "over") and view.winner is not None:
+        return Text(f"game over: {team_text(view, view.winner)} won")
+    if view.phase in ("draw", "play", "dead"):
+        return Text(f"to play: {seat_label(view, view.to_play)} · phase: {view.phase}")
+    return Text(f"phase: {view.phase}")
+
+
+def _hands(view: View) -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column()
+    for seat, hand in enumerate(view.hands):
+        label = Text(seat_label(view, seat), style="bold" if seat == view.to_play else "")
+        team = f"team {team_of(seat)}"
+        if isinstance(hand, int):
+            grid.add_row(label, team, _count(hand), Text("(hidden)", style="dim"))
+        else:
+            grid.add_row(label, team, _count(len(hand)), cards_text(hand))
+    return grid
+
+
+def _history_text(history: MeldHistory, players: Sequence[str]) -> Text:
+    parts = []
+    for step in history.steps:
+        what = "laid" if step.action == "laid" else "+" + " ".join(step.cards)
+        part = f"{what} by {visible(players[step.player])} @{step.seq}"
+        if step.canasta:
+            part += f", {step.canasta} canasta"
+        if step.wild:
+            part += f" ({step.wild})"
+        parts.append(part)
+    return Text("; ".join(parts), style="dim")
+
+
+def _melds(view: View, histories: Sequence[MeldHistory]) -> list[RenderableType]:
+    by_id = {h.meld: h for h in histories}
+    out: list[RenderableType] = []
+    for team in (0, 1):
+        mine: list[MeldView] = [m for m in view.melds if m.team == team]
+        out.append(Text(f"melds of team {team} ({team_text(view, team)}): {len(mine)}", style="bold"))
+        if not mine:
+            continue
+        # fixed column widths keep both teams' melds aligned ("ace-to-ace canasta" is the widest)
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(justify="right", no_wrap=True, min_width=3)
+        grid.add_column(no_wrap=True, min_width=9)
+        grid.add_column(no_wrap=True, min_width=max(map(len, CANASTA_LABEL.values())))
+        grid.add_column()
+        for m in mine:
+            kind = f"{m.type} {'clean' if m.clean else 'dirty'}"
+            cards = cards_text(m.cards)
+            if m.id in by_id:
+                cards = Text("\n").join([cards, _history_text(by_id[m.id], view.players)])
+            grid.add_row(f"#{m.id}", kind, CANASTA_LABEL.get(m.kind, m.kind), cards)
+        out.append(grid)
+    return out
+
+
+def _table(view: View) -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column()
+    pile = view.pile
+    if pile.size == 0:
+        grid.add_row("pile", "empty")
+    elif pile.cards is None:
+        grid.add_row("pile", Text.assemble(f"{_count(pile.size)}, top ", card_text(pile.top or "")))
+    else:
+        grid.add_row("pile", Text.assemble(f"{_count(pile.size)}, top last: ", cards_text(pile.cards)))
+    if view.pending is not None:
+        rest = view.pending.rest
+        shown = Text(_count(rest), style="dim") if isinstance(rest, int) else cards_text(rest)
+        grid.add_row(
+            "taken pile", Text.assemble("top ", card_text(view.pending.top), " must be played; rest: ", shown)
+        )
+    if view.top_due is not None:
+        grid.add_row("taken pile", Text.assemble("top ", card_text(view.top_due), " must be melded before the turn ends"))
+    grid.add_row("stock", _count(view.stock))
+    for i, dead in enumerate(view.deads):
+        if dead.fate == "taken" and dead.taken_by is not None:
+            text = Text(f"taken by {seat_label(view, dead.taken_by)}" + (", unused" if dead.unused else ""))
+        elif dead.fate == "stock":
+            text = Text("became the stock")
+        elif isinstance(dead.cards, int):
+            text = Text(f"{_count(dead.cards)}, untaken")
+        else:
+            text = Text.assemble(f"{_count(len(dead.cards))}, untaken: ", cards_text(dead.cards))
+        grid.add_row(f"dead {i}", text)
+    return grid
+
+
+def render_scores(view: View) -> Table:
+    """Return the RULES 7 score sheet of the view's hand, the totals before it and the running ones."""
+    return _scores(view)
+
+
+def _scores(view: View) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    hand = f"hand {view.hand}" if view.hand >= 0 else "scores"
+    table.add_column(hand)
+    for team in (0, 1):
+        table.add_column(f"team {team}", justify="right")
+    sheet = view.hand_scores
+    if sheet:
+        rows = [
+            ("meld cards", [s.meld_points for s in sheet]),
+            ("canasta bonus", [s.canasta_bonus for s in sheet]),
+            ("closing", [s.close_bonus for s in sheet]),
+            ("dead", [s.dead_penalty for s in sheet]),
+        ]
+        for name, values in rows:
+            table.add_row(name, *(str(v) for v in values))
+        if view.hands_counted:
+            table.add_row("cards held", *(str(s.hand_penalty) for s in sheet))
+        else:
+            table.add_row("cards held", *(Text("hidden", style="dim") for _ in sheet))
+        table.add_row("hand total", *(str(s.total) for s in sheet))
+    table.add_row("before this hand" if view.phase in ("draw", "play", "dead", "hand_end") else "totals",
+                  *(str(t) for t in view.totals))
+    table.add_row(Text("running", style="bold"), *(Text(str(s), style="bold") for s in view.scores))
+    return table
+
+
+def render_view(
+    view: View,
+    event_text: str | None = None,
+    *,
+    last: int | None = None,
+    error: str | None = None,
+    histories: Sequence[MeldHistory] = (),
+) -> RenderableType:
+    """Return the table after an event: hands, melds by team, pile, stock, deads and scores."""
+    parts: list[RenderableType] = [_header(view, last)]
+    if event_text:
+        parts.append(Text("> " + visible(event_text)))
+    parts.append(_status(view))
+    if error:
+        parts.append(Text("error: " + visible(error), style="bold red"))
+    if view.hand >= 0:
+        parts += [Text(""), _hands(view), Text(""), *_melds(view, histories), Text(""), _table(view)]
+    parts += [Text(""), _scores(view)]
+    return Group(*parts)
+
+
+def render_compact(
+    view: View, *, new: Iterable[Card] = (), melds: Iterable[int] = (), symbols: bool = False
+) -> Text:
+    """Return the few lines a player needs between moves: the seat's hand grouped by suit (cards in
+    `new` marked `[..]`, one mark per copy), the pile, stock and deads, and the melds in `melds`."""
+    if view.seat is None:
+        raise ValueError("the compact screen is a seat's")
+    hand = view.hands[view.seat]
+    assert not isinstance(hand, int)  # a seat always sees its own hand
+    marks = list(new)
+    groups: list[Text] = []
+    for suit in (*SUIT_SYMBOL, ""):
+        cards = [c for c in hand if SUIT.get(c, "") == suit]
+        if not cards:
+            continue
+        parts = []
+        for card in cards:
+            text = card_text(card, symbols)
+            if card in marks:
+                marks.remove(card)
+                text = Text.assemble("[", text, "]")
+                text.stylize("bold")
+            parts.append(text)
+        groups.append(Text(" ").join(parts))
+    lines = [Text.assemble(f"your hand ({_count(len(hand))}): ", Text("  ").join(groups))]
+    pile = view.pile
+    top = Text.assemble("top ", card_text(pile.top, symbols)) if pile.top is not None else Text("empty")
+    size = f" ({_count(pile.size)})" if pile.size else ""
+    deads = sum(1 for d in view.deads if d.fate is None)
+    lines.append(Text.assemble("pile: ", top, f"{size} · stock {view.stock} · deads left {deads}"))
+    if view.pending is not None:
+        lines.append(Text.assemble("the pile's top ", card_text(view.pending.top, symbols), " must be played first"))
+    if view.top_due is not None:
+        lines.append(Text.assemble("the pile's top ", card_text(view.top_due, symbols), " must be melded this turn"))
+    by_id = {m.id: m for m in view.melds}
+    for meld_id in sorted(set(melds)):
+        m = by_id.get(meld_id)
+        if m is None:
+            continue
+        kind = CANASTA_LABEL.get(m.kind, m.kind) or f"{m.type} {'clean' if m.clean else 'dirty'}"
+        whose = "yours" if view.seat is not None and m.team == team_of(view.seat) else "theirs"
+        lines.append(Text.assemble(f"meld #{m.id} ({whose}, {kind}): ", cards_text(m.cards, symbols)))
+    return Text("\n").join(lines)
+
+
+def render_text(renderable: RenderableType, width: int = 100, color: bool = False) -> str:
+    """Return a renderable as text at a fixed width (ANSI colours only when `color`)."""
+    buf = io.StringIO()
+    console = Console(
+        file=buf, width=width, color_system="standard" if color else None, force_terminal=color,
+        no_color=not color, highlight=False, legacy_windows=False, _environ={},
+    )
+    console.print(renderable)
+    return "\n".join(line.rstrip() for line in buf.getvalue().split("\n"))
