@@ -35,7 +35,7 @@ GOAL_GREEDY = 300.0  # hands/s per core, issue 14 (the simulation brief asked fo
 _HOT = (
     ("table.Table._ask (bot decisions)", "table.py", "_ask"),
     ("choices.Choices.single (forced?)", "choices.py", "single"),
-    ("plays._raw_plays (candidates)", "plays.py", "_raw_plays"),
+    ("plays.iter_raw_plays (candidates)", "plays.py", "iter_raw_plays"),
     ("playcheck.checked_play", "playcheck.py", "checked_play"),
     ("engine._check_took_pile", "engine.py", "_check_took_pile"),
     ("fits.shape_layoffs", "fits.py", "shape_layoffs"),

@@ -933,7 +933,7 @@ def test_a_state_pickles_with_what_it_keeps() -> None:
 
     state = _mid_hand_state()
     sheets = hand_scores(state)
-    gate._bits(state)
+    gate.rule_bits(state)
     copy = pickle.loads(pickle.dumps(state))
     assert copy == state
     assert copy.bits.rules == state.rules and copy.bits.pile_open == state.bits.pile_open

@@ -50,9 +50,9 @@ def raised(state: GameState, ev: Event) -> IllegalMove | None:
 
 
 def returned(state: GameState, ev: Melded | LaidOff) -> IllegalMove | None:
-    """Return the error of the refusal the returning check of `ev` gives (`_Refusal.error`)."""
+    """Return the error of the refusal the returning check of `ev` gives (`Refusal.error`)."""
     refusal = playcheck._melded(state, ev) if isinstance(ev, Melded) else playcheck._laid_off(state, ev)
-    if not isinstance(refusal, gate._Refusal):
+    if not isinstance(refusal, gate.Refusal):
         return None
     err = refusal.error()
     assert err.reason == refusal.reason and err.phase == refusal.phase == state.phase
@@ -102,7 +102,7 @@ def assert_grown_as_classify(state: GameState, ev: LaidOff) -> None:
     old = state.melds[ev.meld]
     shape = classify(old.cards + tuple(ev.cards), state.rules)
     found = playcheck._laid_off(state, ev)
-    err = found if isinstance(found, gate._Refusal) else None
+    err = found if isinstance(found, gate.Refusal) else None
     words = f"adding {' '.join(ev.cards)} to meld {ev.meld} ({' '.join(old.cards)}) does not make a legal meld"
     assert meld_entry(old, state.rules).grown(tuple(ev.cards)) == shape
     if err is None:
@@ -150,13 +150,13 @@ def test_a_play_out_of_phase_or_turn_keeps_its_words(phase: str) -> None:
     want = ("the game is over" if phase == "over"
             else "laid_off is not allowed now; expected a draw (drew or took_pile)")
     err = playcheck._laid_off(state, ev)
-    assert isinstance(err, gate._Refusal) and err.reason == want
+    assert isinstance(err, gate.Refusal) and err.reason == want
     state.phase = "play"
     other = (state.to_play + 1) % len(state.players)
     err = playcheck._laid_off(state, _replace(ev, player=other))  # type: ignore[arg-type]
-    assert isinstance(err, gate._Refusal) and err.reason == f"it is seat {state.to_play}'s turn, not seat {other}'s"
+    assert isinstance(err, gate.Refusal) and err.reason == f"it is seat {state.to_play}'s turn, not seat {other}'s"
     err = playcheck._laid_off(state, _replace(ev, player=7))  # type: ignore[arg-type]
-    assert isinstance(err, gate._Refusal) and err.reason == f"no seat 7 in a {len(state.players)}-player game"
+    assert isinstance(err, gate.Refusal) and err.reason == f"no seat 7 in a {len(state.players)}-player game"
 
 
 def _first_play() -> tuple[GameState, LaidOff]:

@@ -2,7 +2,7 @@
 
 `engine._closed_take_usable` (a take of a closed pile) and `engine._top_still_playable` (a
 turn_end top still due) build only the plays that hold the top card (`buraco_events.core.lookahead`);
-the general path, `_any_play` over a trial copy of the state, builds every candidate and stays the oracle.
+the general path, `any_play` over a trial copy of the state, builds every candidate and stays the oracle.
 Random tables of every closed-pile preset with random rule overrides compare both; a few concrete
 tables name the case they pin down.
 """
@@ -30,7 +30,7 @@ from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.lookahead import is_natural_top, top_candidates
 from buraco_events.core.melds import classify
 from buraco_events.core.moves import legal_draws
-from buraco_events.core.playcheck import _any_play, _top_still_playable
+from buraco_events.core.playcheck import _top_still_playable, any_play
 from buraco_events.core.state import shallow_copy
 from buraco_events.model.events import TookPile
 from buraco_events.model.rules import PRESETS, Rules
@@ -120,7 +120,7 @@ def _closed_trial(state: GameState, ev: TookPile) -> GameState:
 def take_decisions(state: GameState, player: int) -> tuple[bool, bool]:
     """Return (look-ahead, general path) on whether the closed pile may be taken."""
     ev = TookPile(seq=state.next_seq, player=player, cards=tuple(state.pile))
-    return _closed_take_usable(state, ev), _any_play(_closed_trial(state, ev))
+    return _closed_take_usable(state, ev), any_play(_closed_trial(state, ev))
 
 
 def due_decisions(state: GameState, player: int) -> tuple[bool, bool]:
@@ -132,7 +132,7 @@ def due_decisions(state: GameState, player: int) -> tuple[bool, bool]:
     trial = state.copy()
     trial.hands[player] = dict(Counter(trial.hands[player]) + Counter(state.pile))
     trial.pile, trial.top_due, trial.phase = [], top, "play"
-    return _top_still_playable(trial, player, top), _any_play(trial, top_plays_only=True)
+    return _top_still_playable(trial, player, top), any_play(trial, top_plays_only=True)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -191,7 +191,7 @@ def test_lookahead_sees_both_answers() -> None:
 
 def test_candidates_are_the_general_ones_holding_the_top() -> None:
     # the look-ahead's candidates are exactly the general generator's that hold the top (as sets)
-    from buraco_events.core.plays import _top_plays
+    from buraco_events.core.plays import top_plays
 
     for seed in range(600):
         state, player = random_table(random.Random(seed))
@@ -201,7 +201,7 @@ def test_candidates_are_the_general_ones_holding_the_top() -> None:
         team = player % 2
         ours = set(top_candidates(state.hands[player], top, 1,
                                   [(m.id, m.shape) for m in state.melds if m.team == team], state.rules))
-        theirs = {(k, -1 if i is None else i, c) for k, i, c in _top_plays(state, player, top)}
+        theirs = {(k, -1 if i is None else i, c) for k, i, c in top_plays(state, player, top)}
         assert ours == theirs, seed
 
 
@@ -259,8 +259,8 @@ def test_take_refused_when_the_only_play_leaves_one_card_and_no_close() -> None:
 
 def test_pending_top_plays_are_the_general_ones_in_order() -> None:
     # a natural top waiting apart: `raw_plays` builds the plays from the look-ahead, in the very
-    # order of the general generator (`_top_plays`), which stays the oracle; both answers occur
-    from buraco_events.core.plays import _top_plays, raw_plays
+    # order of the general generator (`top_plays`), which stays the oracle; both answers occur
+    from buraco_events.core.plays import raw_plays, top_plays
 
     seen = Counter()
     for seed in range(1500):
@@ -268,7 +268,7 @@ def test_pending_top_plays_are_the_general_ones_in_order() -> None:
         ev = TookPile(seq=state.next_seq, player=player, cards=tuple(state.pile))
         trial = _closed_trial(state, ev)
         top = state.pile[-1]
-        theirs = list(_top_plays(trial, player, top))
+        theirs = list(top_plays(trial, player, top))
         ours = raw_plays(trial)
         assert ours == theirs, seed
         seen[(is_natural_top(top), len(theirs) > 1)] += 1
@@ -278,7 +278,7 @@ def test_pending_top_plays_are_the_general_ones_in_order() -> None:
 def test_pending_top_plays_in_self_play() -> None:
     # at every closed-pile top waiting in seeded greedy games: the same plays in the same order
     from buraco_events.core.bots import GreedyBot
-    from buraco_events.core.plays import _top_plays, raw_plays
+    from buraco_events.core.plays import raw_plays, top_plays
     from buraco_events.core.table import Table
 
     compared = 0
@@ -291,6 +291,6 @@ def test_pending_top_plays_in_self_play() -> None:
                     state = table.state
                     top = state.pending_top
                     if state.phase == "play" and top is not None:
-                        assert raw_plays(state) == list(_top_plays(state, state.to_play, top))
+                        assert raw_plays(state) == list(top_plays(state, state.to_play, top))
                         compared += 1
     assert compared > 30

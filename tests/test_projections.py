@@ -25,7 +25,7 @@ from buraco_events.core.engine import (
     team_of,
 )
 from buraco_events.core.melds import classify
-from buraco_events.core.plays import _raw_plays
+from buraco_events.core.plays import iter_raw_plays
 from buraco_events.model.events import (
     Discarded,
     Drew,
@@ -344,7 +344,7 @@ def _forged(state: GameState, deal: HandStarted, rng: random.Random) -> list:
                 TookPile(seq=seq, player=seat, cards=tuple(pile)),
                 TookPile(seq=seq, player=seat, cards=tuple(state.pile))]
     if state.phase == "play":
-        raw = list(_raw_plays(state, seat))
+        raw = list(iter_raw_plays(state, seat))
         plays = [Melded(seq=seq, player=seat, meld=len(state.melds), cards=c) if kind == "meld"
                  else LaidOff(seq=seq, player=seat, meld=m, cards=c) for kind, m, c in raw]
         return [*rng.sample(plays, min(len(plays), 40)),

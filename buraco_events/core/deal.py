@@ -17,7 +17,7 @@ from typing import Final
 from buraco_events.model.events import HandStarted
 
 from .cards import HAND_SIZE, Card, make_deck
-from .gate import _expect_phase, _fail, _fmt
+from .gate import card_list, expect_phase, illegal_move
 from .state import GameState, counted, elements
 
 #: whether `random.Random.shuffle` draws as `shuffle` below: each place from the top down swaps
@@ -91,25 +91,25 @@ def all_cards(state: GameState) -> Counter[Card]:
 # -- hand_started ----------------------------------------------------------------------------------
 
 
-def _check_hand_started(state: GameState, ev: HandStarted) -> None:
-    _expect_phase(state, ev)
+def check_hand_started(state: GameState, ev: HandStarted) -> None:
+    expect_phase(state, ev)
     n, rules = state.n_players, state.rules
     if ev.hand != state.hand_no + 1:
-        raise _fail(state, ev, f"hand should be {state.hand_no + 1}, got {ev.hand}")
+        raise illegal_move(state, ev, f"hand should be {state.hand_no + 1}, got {ev.hand}")
     if ev.first >= n:
-        raise _fail(state, ev, f"first: no seat {ev.first} in a {n}-player game")
+        raise illegal_move(state, ev, f"first: no seat {ev.first} in a {n}-player game")
     if ev.hand > 0 and ev.first != (state.first_of_game + ev.hand) % n:
         want = (state.first_of_game + ev.hand) % n
-        raise _fail(state, ev, f"first: hand {ev.hand} starts at seat {want} (one seat clockwise per hand)")
+        raise illegal_move(state, ev, f"first: hand {ev.hand} starts at seat {want} (one seat clockwise per hand)")
     if len(ev.hands) != n or any(len(h) != HAND_SIZE for h in ev.hands):
-        raise _fail(state, ev, f"hands: the deal gives {HAND_SIZE} cards to each of {n} seats")
+        raise illegal_move(state, ev, f"hands: the deal gives {HAND_SIZE} cards to each of {n} seats")
     if len(ev.deads) != 2 or any(len(d) != HAND_SIZE for d in ev.deads):
-        raise _fail(state, ev, f"deads: the deal sets aside two deads of {HAND_SIZE} cards")
+        raise illegal_move(state, ev, f"deads: the deal sets aside two deads of {HAND_SIZE} cards")
     want_stock = rules.stock_size(n)
     if len(ev.stock) != want_stock:
-        raise _fail(state, ev, f"stock: {want_stock} cards expected, got {len(ev.stock)}")
+        raise illegal_move(state, ev, f"stock: {want_stock} cards expected, got {len(ev.stock)}")
     if len(ev.discard) != (1 if rules.upcard else 0):
-        raise _fail(state, ev, "discard: the upcard" if rules.upcard else "discard: no upcard in this variant")
+        raise illegal_move(state, ev, "discard: the upcard" if rules.upcard else "discard: no upcard in this variant")
     dealt = Counter(chain.from_iterable(ev.hands))
     dealt.update(chain.from_iterable(ev.deads))
     dealt.update(ev.stock)
@@ -122,10 +122,10 @@ def _check_hand_started(state: GameState, ev: HandStarted) -> None:
         short = deck - dealt
         parts = []
         if extra:
-            parts.append("extra " + _fmt(sorted(extra.elements())))
+            parts.append("extra " + card_list(sorted(extra.elements())))
         if short:
-            parts.append("missing " + _fmt(sorted(short.elements())))
-        raise _fail(state, ev, f"the deal is not the {rules.deck_size}-card deck: " + "; ".join(parts),
+            parts.append("missing " + card_list(sorted(short.elements())))
+        raise illegal_move(state, ev, f"the deal is not the {rules.deck_size}-card deck: " + "; ".join(parts),
                     f"the deal is not the {rules.deck_size}-card deck")
 
 
@@ -135,7 +135,7 @@ def _deck_counts(jokers: int) -> Counter[Card]:
     return Counter(make_deck(jokers))
 
 
-def _apply_hand_started(state: GameState, ev: HandStarted) -> None:
+def apply_hand_started(state: GameState, ev: HandStarted) -> None:
     state.hand_no = ev.hand
     state.first = ev.first
     if ev.hand == 0:

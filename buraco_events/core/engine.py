@@ -49,20 +49,28 @@ from buraco_events.model.rules import (
 from buraco_events.model.scoring import match_result
 
 from .cards import RANK, team_of
-from .deal import _apply_hand_started, _check_hand_started
+from .deal import apply_hand_started, check_hand_started
 from .discard import MAY_GO, any_discard, discard_bar, discard_refusal, holds_one
-from .gate import TRANSITIONS, IllegalMove, _bits, _expect_phase, _expect_turn, _fail, _fmt
+from .gate import (
+    TRANSITIONS,
+    IllegalMove,
+    card_list,
+    expect_phase,
+    expect_turn,
+    illegal_move,
+    rule_bits,
+)
 from .lookahead import is_natural_top
 from .melds import MeldShape
 from .playcheck import (
-    _any_passes,
-    _any_play,
-    _apply_laid_off,
-    _apply_melded,
-    _check_laid_off,
-    _check_melded,
+    any_passes,
+    any_play,
+    apply_laid_off,
+    apply_melded,
+    check_laid_off,
+    check_melded,
 )
-from .plays import _top_candidates
+from .plays import top_play_candidates
 from .sheets import hand_scores
 from .state import (
     PLAYING_PHASES,
@@ -87,7 +95,7 @@ def check(state: GameState, ev: Event) -> MeldShape | None:
     cards again.
     """
     if ev.seq != state.next_seq:
-        raise _fail(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
+        raise illegal_move(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
     # the common events by direct calls (compiled: no call through the function objects'
     # Python entry points), the rest through the table
     kind = type(ev)
@@ -96,9 +104,9 @@ def check(state: GameState, ev: Event) -> MeldShape | None:
     elif kind is _DREW:
         _check_drew(state, cast(Drew, ev))
     elif kind is _LAIDOFF:
-        return _check_laid_off(state, cast(LaidOff, ev))
+        return check_laid_off(state, cast(LaidOff, ev))
     elif kind is _MELDED:
-        return _check_melded(state, cast(Melded, ev))
+        return check_melded(state, cast(Melded, ev))
     elif kind is _TOOKPILE:
         _check_took_pile(state, cast(TookPile, ev))
     else:
@@ -110,7 +118,7 @@ def _check_other(state: GameState, ev: Event) -> None:
     """Check an event of a class `check` and `play` do not dispatch directly (`_CHECKS`)."""
     checker = _CHECKS.get(type(ev))
     if checker is None:
-        raise _fail(state, ev, f"unknown event type {event_type(ev)!r}")
+        raise illegal_move(state, ev, f"unknown event type {event_type(ev)!r}")
     checker(state, ev)
 
 
@@ -126,9 +134,9 @@ def apply(state: GameState, ev: Event, shape: MeldShape | None = None) -> GameSt
     elif kind is _DREW:
         _apply_drew(state, cast(Drew, ev))
     elif kind is _LAIDOFF:
-        _apply_laid_off(state, cast(LaidOff, ev), shape)
+        apply_laid_off(state, cast(LaidOff, ev), shape)
     elif kind is _MELDED:
-        _apply_melded(state, cast(Melded, ev), shape)
+        apply_melded(state, cast(Melded, ev), shape)
     elif kind is _TOOKPILE:
         _apply_took_pile(state, cast(TookPile, ev))
     else:
@@ -155,7 +163,7 @@ def play(state: GameState, ev: Event) -> GameState:
     """
     seq = ev.seq
     if seq != state.next_seq:
-        raise _fail(state, ev, f"seq should be {state.next_seq}, got {seq}")
+        raise illegal_move(state, ev, f"seq should be {state.next_seq}, got {seq}")
     # the common events by direct calls (compiled: no call through the function objects'
     # Python entry points), the rest through the tables
     kind = type(ev)
@@ -166,9 +174,9 @@ def play(state: GameState, ev: Event) -> GameState:
         _check_drew(state, cast(Drew, ev))
         _apply_drew(state, cast(Drew, ev))
     elif kind is _LAIDOFF:
-        _apply_laid_off(state, cast(LaidOff, ev), _check_laid_off(state, cast(LaidOff, ev)))
+        apply_laid_off(state, cast(LaidOff, ev), check_laid_off(state, cast(LaidOff, ev)))
     elif kind is _MELDED:
-        _apply_melded(state, cast(Melded, ev), _check_melded(state, cast(Melded, ev)))
+        apply_melded(state, cast(Melded, ev), check_melded(state, cast(Melded, ev)))
     elif kind is _TOOKPILE:
         _check_took_pile(state, cast(TookPile, ev))
         _apply_took_pile(state, cast(TookPile, ev))
@@ -206,18 +214,18 @@ def iter_states(events: Iterable[Event]) -> Iterator[tuple[Event, GameState]]:
 
 
 def _check_game_started(state: GameState, ev: GameStarted) -> None:
-    _expect_phase(state, ev)
+    expect_phase(state, ev)
     if ev.seq != 0:
-        raise _fail(state, ev, "game_started must be the first line")
+        raise illegal_move(state, ev, "game_started must be the first line")
     try:
         check_players(len(ev.players))
     except PlayerCountError as exc:
-        raise _fail(state, ev, f"players: {exc}") from None
+        raise illegal_move(state, ev, f"players: {exc}") from None
     if ev.rules is None:
         try:
             canonical_variant(ev.variant)
         except UnknownVariant as exc:
-            raise _fail(state, ev, f"variant: {exc}") from None
+            raise illegal_move(state, ev, f"variant: {exc}") from None
 
 
 def _apply_game_started(state: GameState, ev: GameStarted) -> None:
@@ -238,15 +246,15 @@ def _apply_game_started(state: GameState, ev: GameStarted) -> None:
 def _check_drew(state: GameState, ev: Drew) -> None:
     # the phase and refill tests are inlined: a drew is every fourth event of a log
     if state.phase != "draw":
-        _expect_phase(state, ev)
-    _expect_turn(state, ev)
+        expect_phase(state, ev)
+    expect_turn(state, ev)
     if state.refilling:
         _check_not_refilling(state, ev)
     stock = state.stock
     if not stock:
-        raise _fail(state, ev, "the stock is empty")
+        raise illegal_move(state, ev, "the stock is empty")
     if ev.card != stock[-1]:
-        raise _fail(state, ev, f"drew {ev.card} but the stock's top card is {stock[-1]}",
+        raise illegal_move(state, ev, f"drew {ev.card} but the stock's top card is {stock[-1]}",
                     "drew a card that is not the stock's top card")
 
 
@@ -267,7 +275,7 @@ def _apply_drew(state: GameState, ev: Drew) -> None:
     hand[card] = hand.get(card, 0) + 1
     state.turn_progress = True  # RULES 5: a stock draw is progress
     state.phase = "play"
-    if len(stock) == 2 and _bits(state).stock_two_left:
+    if len(stock) == 2 and rule_bits(state).stock_two_left:
         state.last_turn = True  # RULES 5: this turn is the hand's last
 
 
@@ -275,53 +283,53 @@ def _apply_drew(state: GameState, ev: Drew) -> None:
 
 
 def _check_took_pile(state: GameState, ev: TookPile) -> None:
-    _check_take_form(state, ev)
-    if not _pile_allows(state, ev):
-        if _bits(state).pile_open:
-            raise _fail(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
-        raise _fail(state, ev, f"closed pile: the top card {state.pile[-1]} cannot be melded at once")
+    check_take_form(state, ev)
+    if not pile_allows(state, ev):
+        if rule_bits(state).pile_open:
+            raise illegal_move(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
+        raise illegal_move(state, ev, f"closed pile: the top card {state.pile[-1]} cannot be melded at once")
 
 
-def _check_take_form(state: GameState, ev: TookPile) -> None:
+def check_take_form(state: GameState, ev: TookPile) -> None:
     """Check a take's phase, turn and cards, and that the stock is not due to be refilled first."""
-    _expect_phase(state, ev)
-    _expect_turn(state, ev)
+    expect_phase(state, ev)
+    expect_turn(state, ev)
     if _refill_due(state):
         if not state.stock:
-            raise _fail(state, ev, "the stock is empty: it is refilled (or the hand ends) first")
+            raise illegal_move(state, ev, "the stock is empty: it is refilled (or the hand ends) first")
         _check_not_refilling(state, ev)
     if not state.pile:
-        raise _fail(state, ev, "the discard pile is empty")
+        raise illegal_move(state, ev, "the discard pile is empty")
     if tuple(ev.cards) != tuple(state.pile):
         # a closed pile shows only its top: which cards differ is hidden
-        public = None if _bits(state).pile_open else "took_pile cards differ from the pile"
-        raise _fail(state, ev, f"took_pile cards {_fmt(ev.cards)} differ from the pile {_fmt(state.pile)}",
+        public = None if rule_bits(state).pile_open else "took_pile cards differ from the pile"
+        raise illegal_move(state, ev, f"took_pile cards {card_list(ev.cards)} differ from the pile {card_list(state.pile)}",
                     public)
 
 
 def _check_not_refilling(state: GameState, ev: Event) -> None:
     if state.refilling:
-        raise _fail(state, ev, f"the stock is being refilled: dead {_lowest_dead(state)} joins it first (every untaken dead refills it)")
+        raise illegal_move(state, ev, f"the stock is being refilled: dead {_lowest_dead(state)} joins it first (every untaken dead refills it)")
 
 
 def _refill_due(state: GameState) -> bool:
     """Return whether the stock is to be refilled before anyone draws or takes (RULES 5): it is
     empty, or a refill of every dead is under way, in a variant whose stock refills (`refilling`
     is only ever set in one)."""
-    return (not state.stock or state.refilling) and _bits(state).stock_refill
+    return (not state.stock or state.refilling) and rule_bits(state).stock_refill
 
 
-def _pile_allows(state: GameState, ev: TookPile) -> bool:
+def pile_allows(state: GameState, ev: TookPile) -> bool:
     """Return whether the pile's own rule lets the take of a well-formed `ev` through (RULES 2).
 
     An open pile of one card, with no single-card return, needs a legal discard or play after
     the take; a closed pile needs a play holding its top right after it (`_closed_take_usable`).
     """
-    bits = _bits(state)
+    bits = rule_bits(state)
     if bits.pile_open:
         if len(state.pile) == 1 and bits.no_single_card_return:
             trial = _trial_take(state, ev)
-            return any_discard(trial) or _any_play(trial)
+            return any_discard(trial) or any_play(trial)
         return True
     return _closed_take_usable(state, ev)
 
@@ -329,16 +337,16 @@ def _pile_allows(state: GameState, ev: TookPile) -> bool:
 def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
     """Return whether some play holding the closed pile's top is legal right after the take.
 
-    `_any_play` over the state as taken decides it too; for a natural top the look-ahead builds
+    `any_play` over the state as taken decides it too; for a natural top the look-ahead builds
     only the plays that hold it, and sets the state as taken only once there is one to check.
     """
     top = state.pile[-1]
     if not is_natural_top(top):
-        return _as_taken(state, ev, lambda: _any_play(state))
-    candidates = _top_candidates(state, ev.player, top, 1)
+        return _as_taken(state, ev, lambda: any_play(state))
+    candidates = top_play_candidates(state, ev.player, top, 1)
     if not candidates:
         return False
-    return _as_taken(state, ev, lambda: _any_passes(state, ev.player, candidates))
+    return _as_taken(state, ev, lambda: any_passes(state, ev.player, candidates))
 
 
 def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> bool:
@@ -379,7 +387,7 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
     _start_turn(state, ev.player)
     pile = state.pile
     state.pile = []
-    bits = _bits(state)
+    bits = rule_bits(state)
     if bits.closed_next_play:
         state.pending_top = pile[-1]
         state.pending_rest = pile[:-1]
@@ -398,11 +406,11 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
 
 def _check_discarded(state: GameState, ev: Discarded) -> None:
     if state.phase != "play":
-        _expect_phase(state, ev)
-    player = _expect_turn(state, ev)
+        expect_phase(state, ev)
+    player = expect_turn(state, ev)
     bar = discard_bar(state, player, ev.card, holds_one(state.hands[player]))
     if bar != MAY_GO:
-        raise _fail(state, ev, discard_refusal(state, ev.card, bar))
+        raise illegal_move(state, ev, discard_refusal(state, ev.card, bar))
 
 
 def _end_turn(state: GameState) -> None:
@@ -412,7 +420,7 @@ def _end_turn(state: GameState) -> None:
     state.quiet_turns = 0 if state.turn_progress else state.quiet_turns + 1
     state.turn_progress = False
     n = len(state.players)
-    rounds = _bits(state).stalemate_rounds
+    rounds = rule_bits(state).stalemate_rounds
     if rounds and state.quiet_turns >= rounds * n:
         state.end_reason, state.phase = "stalemate", "hand_end"  # RULES 5: no progress
         return
@@ -444,16 +452,16 @@ def _apply_discarded(state: GameState, ev: Discarded) -> None:
 
 
 def _check_took_dead(state: GameState, ev: TookDead) -> None:
-    _expect_phase(state, ev)
-    _expect_turn(state, ev)
+    expect_phase(state, ev)
+    expect_turn(state, ev)
     dead = state.deads[ev.dead]
     if dead is None:
-        raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+        raise illegal_move(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
     team = team_of(ev.player)
     if state.rules.dead_owner == "team" and ev.dead != team:
-        raise _fail(state, ev, f"dead {ev.dead} belongs to team {ev.dead}")
+        raise illegal_move(state, ev, f"dead {ev.dead} belongs to team {ev.dead}")
     if tuple(ev.cards) != tuple(dead):
-        raise _fail(state, ev, f"took_dead cards differ from dead {ev.dead} as dealt")
+        raise illegal_move(state, ev, f"took_dead cards differ from dead {ev.dead} as dealt")
 
 
 def _apply_took_dead(state: GameState, ev: TookDead) -> None:
@@ -476,17 +484,17 @@ def _apply_took_dead(state: GameState, ev: TookDead) -> None:
 
 
 def _check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
-    _expect_phase(state, ev)
-    if not _bits(state).stock_refill:
-        raise _fail(state, ev, "this variant never refills the stock (stock_end two_left)")
+    expect_phase(state, ev)
+    if not rule_bits(state).stock_refill:
+        raise illegal_move(state, ev, "this variant never refills the stock (stock_end two_left)")
     if not _refill_due(state):
-        raise _fail(state, ev, f"the stock still holds {len(state.stock)} cards")
+        raise illegal_move(state, ev, f"the stock still holds {len(state.stock)} cards")
     if state.deads[ev.dead] is None:
-        raise _fail(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+        raise illegal_move(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
     lowest = _lowest_dead(state)
     if state.rules.refill == "all" and ev.dead != lowest:
         # RULES 5, refill all: every untaken dead joins the stock, lowest first
-        raise _fail(state, ev, f"every untaken dead refills the stock, lowest first: dead {lowest} comes next")
+        raise illegal_move(state, ev, f"every untaken dead refills the stock, lowest first: dead {lowest} comes next")
 
 
 def _lowest_dead(state: GameState) -> int | None:
@@ -524,19 +532,19 @@ def _check_hand_ended(state: GameState, ev: HandEnded) -> None:
     n = state.rules.stalemate_rounds
     if ev.reason == "stalemate" and state.end_reason != "stalemate" and state.phase in PLAYING_PHASES:
         if not n:
-            raise _fail(state, ev, "this variant has no stalemate end (stalemate_rounds 0)")
-        raise _fail(state, ev, f"stalemate needs {n} round{'s' if n != 1 else ''} without progress; only {state.quiet_turns // state.n_players} so far")
+            raise illegal_move(state, ev, "this variant has no stalemate end (stalemate_rounds 0)")
+        raise illegal_move(state, ev, f"stalemate needs {n} round{'s' if n != 1 else ''} without progress; only {state.quiet_turns // state.n_players} so far")
     if not _stock_exhausted(state):
-        _expect_phase(state, ev)
+        expect_phase(state, ev)
     if ev.hand != state.hand_no:
-        raise _fail(state, ev, f"hand should be {state.hand_no}, got {ev.hand}")
+        raise illegal_move(state, ev, f"hand should be {state.hand_no}, got {ev.hand}")
     reason = state.end_reason or "stock_exhausted"
     if ev.reason != reason:
-        raise _fail(state, ev, f"reason should be {reason}, got {ev.reason}")
+        raise illegal_move(state, ev, f"reason should be {reason}, got {ev.reason}")
     if ev.closed_by != state.closed_by:
-        raise _fail(state, ev, f"closed_by should be {state.closed_by}, got {ev.closed_by}")
+        raise illegal_move(state, ev, f"closed_by should be {state.closed_by}, got {ev.closed_by}")
     if len(ev.scores) != 2:
-        raise _fail(state, ev, "scores: one score per team (2)")
+        raise illegal_move(state, ev, "scores: one score per team (2)")
 
 
 def _apply_hand_ended(state: GameState, ev: HandEnded) -> None:
@@ -554,9 +562,9 @@ def _apply_hand_ended(state: GameState, ev: HandEnded) -> None:
 
 
 def _check_game_ended(state: GameState, ev: GameEnded) -> None:
-    _expect_phase(state, ev)
+    expect_phase(state, ev)
     if len(ev.totals) != 2:
-        raise _fail(state, ev, "totals: one total per team (2)")
+        raise illegal_move(state, ev, "totals: one total per team (2)")
 
 
 def _apply_game_ended(state: GameState, ev: GameEnded) -> None:
@@ -565,7 +573,7 @@ def _apply_game_ended(state: GameState, ev: GameEnded) -> None:
 
 def _check_note(state: GameState, ev: Note) -> None:
     if state.phase == "start":
-        raise _fail(state, ev, "the first event must be game_started")
+        raise illegal_move(state, ev, "the first event must be game_started")
 
 
 def _apply_note(state: GameState, ev: Note) -> None:
@@ -578,7 +586,7 @@ def _apply_note(state: GameState, ev: Note) -> None:
 #: the checker of each event class but the five common ones (`check` and `play` call those directly)
 _CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
     GameStarted: _check_game_started,
-    HandStarted: _check_hand_started,
+    HandStarted: check_hand_started,
     TookDead: _check_took_dead,
     StockRefilled: _check_stock_refilled,
     HandEnded: _check_hand_ended,
@@ -590,7 +598,7 @@ _CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
 #: the applier of each event class but the five common ones (`apply` and `play` call those directly)
 _APPLY: Final[dict[type, Callable[[GameState, Any], None]]] = {
     GameStarted: _apply_game_started,
-    HandStarted: _apply_hand_started,
+    HandStarted: apply_hand_started,
     TookDead: _apply_took_dead,
     StockRefilled: _apply_stock_refilled,
     HandEnded: _apply_hand_ended,

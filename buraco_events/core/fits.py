@@ -27,7 +27,7 @@ from .cards import (
     WILDS_SHOWN,
     Card,
 )
-from .melds import _UNKNOWN, MeldRules, MeldShape, _tally_of, caches_for, classify
+from .melds import UNKNOWN_SHAPE, MeldRules, MeldShape, caches_for, classify, tally_of
 
 #: the most entries a rules context keeps (`MeldRules.fits`; cleared when full)
 _FITS_MAX: Final = 1 << 14
@@ -70,7 +70,7 @@ class MeldFits:
         self.fits: dict[Card, bool] = {}
         shape = self.shape
         #: the meld's cards as counts: whether cards join it is arithmetic on a copy (`_Tally.ok`)
-        self.tally = _tally_of(meld)
+        self.tally = tally_of(meld)
         #: the hand cards that may take part in a lay-off: a run's suit and the wilds, but not
         #: the naturals 3..K it holds already (a rank twice is no run, and its stretches only
         #: reach beyond its ends); a set's rank and the wilds
@@ -136,8 +136,8 @@ class MeldFits:
         """Return `classify(meld + cards)`: the meld grown by a lay-off, kept per addition (a
         bot scores the same lay-offs turn after turn while the meld stands)."""
         grows = self.grows
-        shape = grows.get(cards, _UNKNOWN)
-        if shape is _UNKNOWN:
+        shape = grows.get(cards, UNKNOWN_SHAPE)
+        if shape is UNKNOWN_SHAPE:
             shape = grows[cards] = self.context.classify_sorted(tuple(sorted(self.sorted + cards)))
         return shape
 

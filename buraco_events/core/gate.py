@@ -1,4 +1,4 @@
-"""The referee's gate: the error of an illegal event (`IllegalMove`, and the `_Refusal` a returning
+"""The referee's gate: the error of an illegal event (`IllegalMove`, and the `Refusal` a returning
 check gives before making it) and the phase and turn gates every check passes first
 (`TRANSITIONS`: each phase, the events it expects and how an error names them).
 
@@ -62,7 +62,7 @@ class IllegalMove(ValueError):
         return self._text(self.public)
 
 
-def _bits(state: GameState) -> RuleBits:
+def rule_bits(state: GameState) -> RuleBits:
     """Return the rule bits of the state's rules (made once per rules object the state holds)."""
     bits = state.bits
     if bits.rules is not state.rules:
@@ -70,12 +70,12 @@ def _bits(state: GameState) -> RuleBits:
     return bits
 
 
-def _fail(state: GameState, ev: Event, reason: str, public: str | None = None) -> IllegalMove:
+def illegal_move(state: GameState, ev: Event, reason: str, public: str | None = None) -> IllegalMove:
     """Return the error for `ev`; `public` when `reason` names a card some seat cannot see."""
-    return _refuse(state, ev, reason, public).error()
+    return refusal_of(state, ev, reason, public).error()
 
 
-class _Refusal:
+class Refusal:
     """Why a returning check refuses a play, before its `IllegalMove` is made (`error`).
 
     The table and the look-ahead check candidate plays by the thousand and only ask whether
@@ -94,12 +94,12 @@ class _Refusal:
         return IllegalMove(ev.seq, getattr(ev, "player", None), self.phase, self.reason, self.public)
 
 
-def _refuse(state: GameState, ev: Event, reason: str, public: str | None = None) -> _Refusal:
-    """Return the refusal of `ev` (`_fail`'s error, not made yet)."""
-    return _Refusal(ev, state.phase, reason, public)
+def refusal_of(state: GameState, ev: Event, reason: str, public: str | None = None) -> Refusal:
+    """Return the refusal of `ev` (`illegal_move`'s error, not made yet)."""
+    return Refusal(ev, state.phase, reason, public)
 
 
-def _need(hand: Hand, cards: Sequence[Card]) -> dict[Card, int] | None:
+def cards_taken(hand: Hand, cards: Sequence[Card]) -> dict[Card, int] | None:
     """Return how many of each card a play takes from the hand, or None if it holds too few."""
     need: dict[Card, int] = {}
     for c in cards:
@@ -110,37 +110,37 @@ def _need(hand: Hand, cards: Sequence[Card]) -> dict[Card, int] | None:
     return need
 
 
-def _fmt(cards: Iterable[Card]) -> str:
+def card_list(cards: Iterable[Card]) -> str:
     return " ".join(cards)
 
 
 # -- the phase and turn gates ----------------------------------------------------------------------
 
 
-def _expect_phase(state: GameState, ev: Event) -> None:
+def expect_phase(state: GameState, ev: Event) -> None:
     """Raise unless the state's phase expects events of `ev`'s class (`TRANSITIONS`)."""
     if type(ev) not in TRANSITIONS[state.phase].events:
-        raise _fail(state, ev, _phase_reason(state, ev))
+        raise illegal_move(state, ev, phase_reason(state, ev))
 
 
-def _phase_reason(state: GameState, ev: Event) -> str:
-    """Return why `ev` may not come in this phase (`_expect_phase` raises it, a returning check
-    refuses with it: `_Refusal`)."""
+def phase_reason(state: GameState, ev: Event) -> str:
+    """Return why `ev` may not come in this phase (`expect_phase` raises it, a returning check
+    refuses with it: `Refusal`)."""
     if state.phase == "over":
         return "the game is over"
     return f"{event_type(ev)} is not allowed now; expected {TRANSITIONS[state.phase].words}"
 
 
-def _expect_turn(state: GameState, ev: Event) -> int:
+def expect_turn(state: GameState, ev: Event) -> int:
     player: int = ev.player  # type: ignore[attr-defined]
     if player != state.to_play:  # the seat to play always exists: test the seat only when off turn
-        raise _fail(state, ev, _turn_reason(state, player))
+        raise illegal_move(state, ev, turn_reason(state, player))
     return player
 
 
-def _turn_reason(state: GameState, player: int) -> str:
-    """Return why `player`, who is not the seat to play, may not act (`_expect_turn` raises it,
-    a returning check refuses with it: `_Refusal`)."""
+def turn_reason(state: GameState, player: int) -> str:
+    """Return why `player`, who is not the seat to play, may not act (`expect_turn` raises it,
+    a returning check refuses with it: `Refusal`)."""
     if player >= state.n_players:
         return f"no seat {player} in a {state.n_players}-player game"
     return f"it is seat {state.to_play}'s turn, not seat {player}'s"

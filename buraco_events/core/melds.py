@@ -244,8 +244,8 @@ class MeldRules:
     def classify_sorted(self, cards: tuple[Card, ...]) -> MeldShape | None:
         """Return `classify` of cards already sorted (as strings), kept."""
         classified = self.classified
-        shape = classified.get(cards, _UNKNOWN)
-        if shape is not _UNKNOWN:
+        shape = classified.get(cards, UNKNOWN_SHAPE)
+        if shape is not UNKNOWN_SHAPE:
             return shape
         if len(cards) < 3:
             shape = None
@@ -270,7 +270,7 @@ _CONTEXTS_BY_VALUE: Final[dict[Rules, MeldRules]] = {}
 _CONTEXTS_MAX: Final = 64
 _CLASSIFIED_MAX: Final = 1 << 17
 #: the classify cache's "not there yet" (None is a cached answer: no meld)
-_UNKNOWN: Final = MeldShape("set", (), None)
+UNKNOWN_SHAPE: Final = MeldShape("set", (), None)
 
 
 def caches_for(rules: Rules) -> MeldRules:
@@ -479,15 +479,15 @@ def _positions_fit(pos: int, n: int, wild: bool) -> bool:
 def meld_wild(cards: tuple[Card, ...], rules: Rules) -> int:
     """Return `_Tally.wild_code` of some cards: the code of the wild of `classify(cards)`, -1
     when it is clean, -2 when it is no meld."""
-    return _tally_of(cards).wild_code(rules)
+    return tally_of(cards).wild_code(rules)
 
 
 def tally(cards: Iterable[Card]) -> _Tally:
     """Return the tally of some cards (`_Tally`)."""
-    return _tally_of(tuple(cards))
+    return tally_of(tuple(cards))
 
 
-def _tally_of(cards: tuple[Card, ...]) -> _Tally:
+def tally_of(cards: tuple[Card, ...]) -> _Tally:
     t = _Tally()
     for c in cards:  # a tuple: compiled, no iterator protocol
         t.add(c)

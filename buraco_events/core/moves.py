@@ -25,16 +25,16 @@ from buraco_events.model.events import (
 
 from .cards import team_of
 from .discard import MAY_GO, card_bar, holds_one, turn_bar
-from .engine import _check_take_form, _pile_allows, must_refill
+from .engine import check_take_form, must_refill, pile_allows
 from .gate import IllegalMove
-from .playcheck import _iter_plays
+from .playcheck import iter_plays
 from .sheets import hand_scores
 from .state import GameState, Phase
 
 
 def candidate_plays(state: GameState) -> list[Event]:
     """Return the candidate melds and lay-offs for the player to move that pass `check`."""
-    return list(_iter_plays(state))
+    return list(iter_plays(state))
 
 
 def legal_discards(state: GameState) -> list[Discarded]:
@@ -93,10 +93,10 @@ def legal_draws(state: GameState) -> list[Event]:
         # rule as a bool: most takes of a closed pile are refused, and an error raised and caught
         # would cost more than the look-ahead that refuses them
         try:
-            _check_take_form(state, ev)
+            check_take_form(state, ev)
         except IllegalMove:
             return out
-        if _pile_allows(state, ev):
+        if pile_allows(state, ev):
             out.append(ev)
     return out
 

@@ -2,8 +2,8 @@
 
 A play's check is the longest of the rules (the cards held, the meld's shape, one set per rank,
 the closed pile's top, what the play leaves in the hand): its own module, beside the fold that
-calls it (`engine`), which also asks it whether a take leaves a legal play (`_any_play`). The
-checks return their refusal (`_Refusal`) rather than raise it: the table and the look-ahead check
+calls it (`engine`), which also asks it whether a take leaves a legal play (`any_play`). The
+checks return their refusal (`Refusal`) rather than raise it: the table and the look-ahead check
 candidate plays by the thousand.
 """
 
@@ -18,36 +18,36 @@ from buraco_events.model.rules import Rules
 from .cards import Card, is_wild_card, team_of
 from .discard import NO_CANASTA, WILD_LAST, canasta_need, closing_bar
 from .fits import MeldFits, meld_fits
-from .gate import _bits, _fmt, _need, _phase_reason, _Refusal, _refuse, _turn_reason
+from .gate import Refusal, card_list, cards_taken, phase_reason, refusal_of, rule_bits, turn_reason
 from .lookahead import TopPlay, is_natural_top
 from .melds import CANASTA_SIZE, MeldShape, classify
-from .plays import Play, _raw_plays, _top_candidates, _top_plays
+from .plays import Play, iter_raw_plays, top_play_candidates, top_plays
 from .state import GameState, Meld, add_cards, shallow_copy
 
 
-def _play_need(state: GameState, ev: Melded | LaidOff) -> dict[Card, int] | _Refusal:
+def _play_need(state: GameState, ev: Melded | LaidOff) -> dict[Card, int] | Refusal:
     """Check turn, phase and card ownership; return the cards the play takes from the hand of
     its player (`ev.player`, the seat to play), or the error."""
     if state.phase != "play":
-        return _refuse(state, ev, _phase_reason(state, ev))
+        return refusal_of(state, ev, phase_reason(state, ev))
     player = ev.player
     if player != state.to_play:
-        return _refuse(state, ev, _turn_reason(state, player))
+        return refusal_of(state, ev, turn_reason(state, player))
     cards: Sequence[Card] = ev.cards
     if not cards:
-        return _refuse(state, ev, "cards: empty")
+        return refusal_of(state, ev, "cards: empty")
     top = state.pending_top
     held = state.hands[player]
     if top is not None:
         if top not in cards:
-            return _refuse(state, ev, f"closed pile: the top card {top} must go into the first play after taking the pile")
+            return refusal_of(state, ev, f"closed pile: the top card {top} must go into the first play after taking the pile")
         rest = list(cards)  # the top comes from the pile, the other cards from the hand
         rest.remove(top)
         cards = rest
-    need = _need(held, cards)
+    need = cards_taken(held, cards)
     if need is None:
         missing = Counter(cards) - Counter(held)
-        return _refuse(state, ev, f"cards not in hand: {_fmt(sorted(missing.elements()))}")
+        return refusal_of(state, ev, f"cards not in hand: {card_list(sorted(missing.elements()))}")
     return need
 
 
@@ -60,7 +60,7 @@ def _kept(state: GameState, player: int, need: dict[Card, int]) -> set[Card]:
 
 def _after_play_error(
     state: GameState, ev: Event, player: int, need: dict[Card, int], meld: Callable[[], Meld]
-) -> _Refusal | None:
+) -> Refusal | None:
     """Return why a play that takes `need` from the hand may not leave it as it does (RULES 4
     and 6), or None.
 
@@ -75,17 +75,17 @@ def _after_play_error(
     team = team_of(player)
     if left == 0:
         if state.rules.dead_by_discard:
-            return _refuse(state, ev, "in this variant a hand may only empty by a discard")
+            return refusal_of(state, ev, "in this variant a hand may only empty by a discard")
         if state.can_take_dead(team):
             return None  # direct dead
         if state.rules.close_by_discard:
-            return _refuse(state, ev, "only a discard may close in this variant; this play would empty the hand")
+            return refusal_of(state, ev, "only a discard may close in this variant; this play would empty the hand")
         if not state.has_closing_canasta(team, meld()):
-            return _refuse(state, ev, "cannot close: the team has no " + canasta_need(state))
+            return refusal_of(state, ev, "cannot close: the team has no " + canasta_need(state))
         return None
     # the kept cards matter only for a single card taken from an open pile, or one card left
     if state.single_taken is not None and _kept(state, player, need) == {state.single_taken}:
-        return _refuse(state, ev, f"this play leaves only {state.single_taken}, which may not go back to the pile (no single-card return)")
+        return refusal_of(state, ev, f"this play leaves only {state.single_taken}, which may not go back to the pile (no single-card return)")
     if state.top_due is not None and state.top_due not in need:
         err = _top_still_usable_error(state, ev, player, need, meld)
         if err is not None:
@@ -96,17 +96,17 @@ def _after_play_error(
     # the one card left must be able to go by a discard: the discard rule's last card
     bar = closing_bar(state, team, last, meld)
     if bar == NO_CANASTA:
-        return _refuse(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {canasta_need(state)} to close",
+        return refusal_of(state, ev, f"this play leaves the single card {last}, which could not be discarded: the team has no {canasta_need(state)} to close",
                        f"this play leaves a single card, which could not be discarded: the team has no {canasta_need(state)} to close")
     if bar == WILD_LAST:
-        return _refuse(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard",
+        return refusal_of(state, ev, f"this play leaves the single card {last}, a wild, which may not be the closing discard",
                        "this play leaves a single card, a wild, which may not be the closing discard")
     return None
 
 
 def _top_still_usable_error(
     state: GameState, ev: Event, player: int, need: dict[Card, int], meld: Callable[[], Meld]
-) -> _Refusal | None:
+) -> Refusal | None:
     """Return the error of a play that would leave the due top card no legal way to be melded
     this turn, or None.
 
@@ -127,26 +127,26 @@ def _top_still_usable_error(
     trial.melds.insert(min(played.id, len(trial.melds)), played)
     trial.next_seq = ev.seq + 1
     if not _top_still_playable(trial, player, top):
-        return _refuse(state, ev, f"this play leaves no way to meld the top card {state.top_due} taken from the pile, which must be melded before the turn ends")
+        return refusal_of(state, ev, f"this play leaves no way to meld the top card {state.top_due} taken from the pile, which must be melded before the turn ends")
     return None
 
 
 def _top_still_playable(trial: GameState, player: int, top: Card) -> bool:
-    """Return whether the due top card (held) can still be melded: `_any_play(trial, True)`."""
+    """Return whether the due top card (held) can still be melded: `any_play(trial, True)`."""
     if not is_natural_top(top):
-        return _any_play(trial, top_plays_only=True)
-    return _any_passes(trial, player, _top_candidates(trial, player, top, 0))
+        return any_play(trial, top_plays_only=True)
+    return any_passes(trial, player, top_play_candidates(trial, player, top, 0))
 
 
-def _check_melded(state: GameState, ev: Melded) -> MeldShape:
+def check_melded(state: GameState, ev: Melded) -> MeldShape:
     """Return the shape of the new meld `ev`; raise the error `_melded` finds, if any."""
     found = _melded(state, ev)
-    if isinstance(found, _Refusal):
+    if isinstance(found, Refusal):
         raise found.error()
     return found
 
 
-def _melded(state: GameState, ev: Melded) -> MeldShape | _Refusal:
+def _melded(state: GameState, ev: Melded) -> MeldShape | Refusal:
     """Return the shape of the new meld `ev`, or why `check` refuses it (the seq aside: it is the
     caller's).
 
@@ -155,19 +155,19 @@ def _melded(state: GameState, ev: Melded) -> MeldShape | _Refusal:
     than the check.
     """
     need = _play_need(state, ev)
-    if isinstance(need, _Refusal):
+    if isinstance(need, Refusal):
         return need
     player = ev.player
     if ev.meld != len(state.melds):
-        return _refuse(state, ev, f"meld: the next meld number is {len(state.melds)}, got {ev.meld}")
+        return refusal_of(state, ev, f"meld: the next meld number is {len(state.melds)}, got {ev.meld}")
     rules = state.rules
     shape = classify(ev.cards, rules)
     if shape is None:
-        return _refuse(state, ev, f"{_fmt(ev.cards)} is not a legal {_meld_words(state.rules)}")
+        return refusal_of(state, ev, f"{card_list(ev.cards)} is not a legal {_meld_words(state.rules)}")
     team = team_of(player)
-    if shape.type == "set" and _bits(state).one_set_per_rank:
+    if shape.type == "set" and rule_bits(state).one_set_per_rank:
         if any(m.team == team and m.shape.type == "set" and m.shape.rank == shape.rank for m in state.melds):
-            return _refuse(state, ev, "one set per rank: the team already has a set of that rank")
+            return refusal_of(state, ev, "one set per rank: the team already has a set of that rank")
     refused = _after_play_error(
         state, ev, player, need, lambda: Meld(len(state.melds), team, shape, player, ev.seq, state.turn, state.turn)
     )
@@ -178,7 +178,7 @@ def _meld_words(rules: Rules) -> str:
     return "run or set" if rules.sets else "run (this variant has no sets)"
 
 
-def _apply_melded(state: GameState, ev: Melded, shape: MeldShape | None) -> None:
+def apply_melded(state: GameState, ev: Melded, shape: MeldShape | None) -> None:
     """Lay the new meld: `shape` as its check found it, or classified here when not given."""
     if shape is None:
         shape = classify(ev.cards, state.rules)
@@ -191,42 +191,42 @@ def _apply_melded(state: GameState, ev: Melded, shape: MeldShape | None) -> None
     _after_play(state, player, ev.cards)
 
 
-def _check_laid_off(state: GameState, ev: LaidOff) -> MeldShape:
+def check_laid_off(state: GameState, ev: LaidOff) -> MeldShape:
     """Return the shape of the meld the lay-off `ev` makes; raise the error `_laid_off` finds,
     if any."""
     found = _laid_off(state, ev)
-    if isinstance(found, _Refusal):
+    if isinstance(found, Refusal):
         raise found.error()
     return found
 
 
-def _laid_off(state: GameState, ev: LaidOff) -> MeldShape | _Refusal:
+def _laid_off(state: GameState, ev: LaidOff) -> MeldShape | Refusal:
     """Return the shape of the meld the lay-off `ev` makes, or why `check` refuses it (returned
     rather than raised, as `_melded`).
 
     The meld it makes is `grown_shape`: `classify` of the meld's cards and the lay-off's.
     """
     need = _play_need(state, ev)
-    if isinstance(need, _Refusal):
+    if isinstance(need, Refusal):
         return need
     player = ev.player
     if ev.meld >= len(state.melds):
-        return _refuse(state, ev, f"meld: there is no meld {ev.meld}")
+        return refusal_of(state, ev, f"meld: there is no meld {ev.meld}")
     old = state.melds[ev.meld]
     team = team_of(player)
     if old.team != team:
-        return _refuse(state, ev, f"meld {ev.meld} belongs to the other team")
+        return refusal_of(state, ev, f"meld {ev.meld} belongs to the other team")
     rules = state.rules
     shape = grown_shape(old, tuple(ev.cards), rules)
     if shape is None or shape.type != old.shape.type:
-        return _refuse(state, ev, f"adding {_fmt(ev.cards)} to meld {ev.meld} ({_fmt(old.cards)}) does not make a legal meld")
+        return refusal_of(state, ev, f"adding {card_list(ev.cards)} to meld {ev.meld} ({card_list(old.cards)}) does not make a legal meld")
     top = state.pending_top or state.top_due
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
     if (
-        top is not None and _bits(state).wild_top_new_meld_only and is_wild_card(top)
+        top is not None and rule_bits(state).wild_top_new_meld_only and is_wild_card(top)
         and shape.wild == top and top in ev.cards
     ):
-        return _refuse(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
+        return refusal_of(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
     refused = _after_play_error(
         state, ev, player, need, lambda: old.with_shape(shape, old.last_turn, old.canasta_seq))
     return shape if refused is None else refused
@@ -259,7 +259,7 @@ def meld_entry(m: Meld, rules: Rules) -> MeldFits:
     return entry
 
 
-def _apply_laid_off(state: GameState, ev: LaidOff, shape: MeldShape | None) -> None:
+def apply_laid_off(state: GameState, ev: LaidOff, shape: MeldShape | None) -> None:
     """Grow the meld: to `shape` as its check found it, or classified here when not given."""
     meld_id = ev.meld
     old = state.melds[meld_id]
@@ -303,35 +303,35 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
 # -- whether a legal play exists ------------------------------------------------------------------
 
 
-def _any_passes(state: GameState, player: int, candidates: list[TopPlay]) -> bool:
+def any_passes(state: GameState, player: int, candidates: list[TopPlay]) -> bool:
     """Return whether some candidate play passes `check` (their seq is the next one by construction)."""
     for kind, meld_id, cards in candidates:
         if kind == "meld":
             found = _melded(state, Melded(seq=state.next_seq, player=player, meld=len(state.melds), cards=cards))
         else:
             found = _laid_off(state, LaidOff(seq=state.next_seq, player=player, meld=meld_id, cards=cards))
-        if not isinstance(found, _Refusal):
+        if not isinstance(found, Refusal):
             return True
     return False
 
 
 
-def _any_play(state: GameState, top_plays_only: bool = False) -> bool:
+def any_play(state: GameState, top_plays_only: bool = False) -> bool:
     """Return whether the player to move has at least one legal meld or lay-off.
 
     With `top_plays_only`, only plays that meld the due top card count (`pile_top_use` turn_end).
     """
-    return next(_iter_plays(state, top_plays_only), None) is not None
+    return next(iter_plays(state, top_plays_only), None) is not None
 
 
-def _iter_plays(state: GameState, top_plays_only: bool = False) -> Iterator[Event]:
+def iter_plays(state: GameState, top_plays_only: bool = False) -> Iterator[Event]:
     """Yield the legal melds and lay-offs lazily (an early exit stops the generation)."""
     if state.phase != "play":
         return
     player = state.to_play
     raw = (
-        _top_plays(state, player, state.top_due, 0)
-        if top_plays_only and state.top_due is not None else _raw_plays(state, player)
+        top_plays(state, player, state.top_due, 0)
+        if top_plays_only and state.top_due is not None else iter_raw_plays(state, player)
     )
     for play in raw:
         ev = checked_play(state, play)
@@ -346,8 +346,8 @@ def checked_play(state: GameState, play: Play) -> Melded | LaidOff | None:
     # what `check` runs for these events (their seq is the next one by construction)
     if kind == "meld":
         melded = Melded(seq=seq, player=player, meld=len(state.melds), cards=cards)
-        return None if isinstance(_melded(state, melded), _Refusal) else melded
+        return None if isinstance(_melded(state, melded), Refusal) else melded
     laid = LaidOff(seq=seq, player=player, meld=meld_id, cards=cards)  # type: ignore[arg-type]
-    return None if isinstance(_laid_off(state, laid), _Refusal) else laid
+    return None if isinstance(_laid_off(state, laid), Refusal) else laid
 
 

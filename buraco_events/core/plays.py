@@ -1,6 +1,6 @@
 """The candidate plays of a seat before their check: every new meld and lay-off its hand could
-make (`raw_plays`), and those that hold a closed pile's top card (`_top_plays`, and the
-look-ahead's `_top_candidates` for a natural top).
+make (`raw_plays`), and those that hold a closed pile's top card (`top_plays`, and the
+look-ahead's `top_play_candidates` for a natural top).
 
 Its own module: what a hand could play is generation, which changes with the meld finder and the
 look-ahead (`melds`, `lookahead`); whether a play is legal is the checks' (`playcheck`), which ask
@@ -28,7 +28,7 @@ _MELDS_WITH: Final[dict[Card, frozenset[Card]]] = {
 }
 
 
-def _top_plays(
+def top_plays(
     state: GameState, player: int, top: Card, held_top: int = 1
 ) -> Iterator[Play]:
     """Yield the plays that use the closed pile's top card with the cards held.
@@ -69,15 +69,15 @@ def raw_plays(state: GameState) -> list[Play]:
     top = state.pending_top
     if top is not None and is_natural_top(top):
         return _natural_top_plays(state, state.to_play, top)  # no generator frames
-    return list(_raw_plays(state, state.to_play))
+    return list(iter_raw_plays(state, state.to_play))
 
 
 def _natural_top_plays(state: GameState, player: int, top: Card) -> list[Play]:
-    """Return `_top_plays` of a natural closed-pile top waiting apart, in its very order, built
+    """Return `top_plays` of a natural closed-pile top waiting apart, in its very order, built
     from the look-ahead's candidates (`lookahead.top_candidates`: the same plays, found without
     listing every meld of the hand).
 
-    `_top_plays` yields the new melds holding the top sorted (`candidate_melds` is sorted),
+    `top_plays` yields the new melds holding the top sorted (`candidate_melds` is sorted),
     then per team meld in table order its lay-offs holding the top, sorted (`shape_layoffs`).
     The look-ahead may find a run twice (the wild at either end of the same naturals): the
     sorted melds (and lay-offs) are kept once each. A meld's id is its place on the table (`Melded.meld` is
@@ -86,7 +86,7 @@ def _natural_top_plays(state: GameState, player: int, top: Card) -> list[Play]:
     """
     melds: list[tuple[Card, ...]] = []
     layoffs: list[tuple[int, tuple[Card, ...]]] = []
-    for kind, meld_id, cards in _top_candidates(state, player, top, 1):
+    for kind, meld_id, cards in top_play_candidates(state, player, top, 1):
         if kind == "meld":
             melds.append(cards)
         else:
@@ -109,13 +109,13 @@ def _natural_top_plays(state: GameState, player: int, top: Card) -> list[Play]:
     return out
 
 
-def _raw_plays(state: GameState, player: int) -> Iterator[Play]:
+def iter_raw_plays(state: GameState, player: int) -> Iterator[Play]:
     top = state.pending_top
     if top is not None:
         if is_natural_top(top):
             yield from _natural_top_plays(state, player, top)
         else:
-            yield from _top_plays(state, player, top)
+            yield from top_plays(state, player, top)
         return
     hand, team, rules = state.hands[player], team_of(player), state.rules
     for cards in candidate_melds(hand, rules):
@@ -144,7 +144,7 @@ def _layoff_plays(
 
 
 
-def _top_candidates(state: GameState, player: int, top: Card, held_top: int) -> list[TopPlay]:
+def top_play_candidates(state: GameState, player: int, top: Card, held_top: int) -> list[TopPlay]:
     """Return the look-ahead's candidate plays holding the natural `top` (see `lookahead`)."""
     team = team_of(player)
     suit, rank = SUIT[top], RANK[top]

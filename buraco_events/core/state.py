@@ -156,7 +156,7 @@ class RuleBits:
     """The rule fields the engine reads on every turn, as native attributes of a compiled class.
 
     `Rules` is a msgspec Struct, whose fields the compiled engine reads by a generic attribute
-    lookup; these are read once per game (`_bits`: kept on the state, `GameState.bits`).
+    lookup; these are read once per game (`rule_bits`: kept on the state, `GameState.bits`).
     """
 
     def __init__(self, rules: Rules) -> None:
@@ -230,7 +230,7 @@ class GameState:
     #: apply of that event counts the same position again. No part of the state's value.
     scored: tuple[tuple[object, ...], tuple[TeamScore, TeamScore]] | None = field(
         default=None, compare=False, repr=False)
-    #: the rule fields the engine reads every turn, of `rules` (`_bits`); no part of the value
+    #: the rule fields the engine reads every turn, of `rules` (`rule_bits`); no part of the value
     bits: RuleBits = field(default_factory=lambda: RuleBits(Rules()), compare=False, repr=False)
 
     @property
