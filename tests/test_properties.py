@@ -1,7 +1,7 @@
 """Properties over random legal games of every preset, 2 and 4 players (hypothesis picks the seed).
 
 At every event: the deck is conserved; every event `legal_events` offers passes `check`; events
-that are not offered are rejected without changing the state; `advance` leaves its input alone.
+that are not offered are rejected without changing the state; `next_state` leaves its input alone.
 At the end: `replay` of the log equals the live state. Hands rotate their first player (RULES 1).
 """
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from buraco_events.core.cards import ALL_CARDS, make_deck
 from buraco_events.core.deal import all_cards
-from buraco_events.core.engine import GameState, IllegalMove, advance, check, replay, team_of
+from buraco_events.core.engine import GameState, IllegalMove, check, next_state, replay, team_of
 from buraco_events.core.melds import classify
 from buraco_events.core.moves import legal_events
 from buraco_events.model.events import (
@@ -85,7 +85,7 @@ def random_meld(state: GameState, rng: random.Random) -> Event | None:
 
 
 def walk(events: list[Event], seed: int) -> GameState:
-    """Fold the events with `advance`, checking every property at every step; return the end state."""
+    """Fold the events with `next_state`, checking every property at every step; return the end state."""
     rng = random.Random(seed)
     state = GameState()
     deck: Counter[str] | None = None
@@ -108,8 +108,8 @@ def walk(events: list[Event], seed: int) -> GameState:
                 base = state.melds[play_ev.meld].cards if isinstance(play_ev, LaidOff) else ()
                 assert classify(base + tuple(play_ev.cards), state.rules) is not None
         before = state.copy()
-        new = advance(state, ev)
-        assert state == before  # advance is pure
+        new = next_state(state, ev)
+        assert state == before  # next_state is pure
         state = new
         if deck is None and state.hand_no >= 0:
             deck = Counter(make_deck(state.rules.jokers))
@@ -161,7 +161,7 @@ def test_replay_prefix_equals_live(variant: str, n_players: int, seed: int, cut:
     k = int(cut * (len(events) - 1)) + 1
     live = GameState()
     for ev in events[:k]:
-        live = advance(live, ev)
+        live = next_state(live, ev)
     assert player_view(replay(events[:k]), None) == player_view(live, None)
     for seat in range(n_players):
         assert player_view(replay(events[:k]), seat) == player_view(live, seat)

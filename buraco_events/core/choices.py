@@ -30,7 +30,7 @@ from .engine import PLAYING_PHASES, GameState, IllegalMove, must_refill, sorted_
 from .hand_melds import hand_melds
 from .moves import has_two_discards, legal_dead_takes, legal_discards, legal_draws
 from .playcheck import checked_play, meld_entry
-from .plays import Play, raw_plays
+from .plays import CardPlay, raw_plays
 
 #: the fields of an action, in constructor order
 _ACTION_FIELDS: Final = ("kind", "cards", "meld", "dead")
@@ -105,11 +105,11 @@ def action_of(ev: Event) -> Action:
 
 #: the action of each candidate play seen lately: actions are immutable, so one is shared
 #: rather than built each time a play is offered again
-_PLAY_ACTIONS: Final[dict[Play, Action]] = {}
+_PLAY_ACTIONS: Final[dict[CardPlay, Action]] = {}
 _PLAY_ACTIONS_MAX: Final = 1 << 16
 
 
-def _play_action(play: Play) -> Action:
+def _play_action(play: CardPlay) -> Action:
     """Return the action of a candidate play (a meld, or a lay-off onto a meld id)."""
     action = _PLAY_ACTIONS.get(play)
     if action is None:
@@ -129,7 +129,7 @@ def _discard_action(card: Card) -> Action:
     return action
 
 
-def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
+def _hand_plays(state: GameState) -> tuple[list[CardPlay], list[Action]]:
     """Return `engine.raw_plays` (no closed-pile top waiting) and the action of each play.
 
     The same plays in the same order: the hand's new melds (`melds.candidate_melds`, sorted),
@@ -140,11 +140,11 @@ def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
     """
     player, rules = state.to_play, state.rules
     hand = state.hands[player]
-    raw: list[Play] = []
+    raw: list[CardPlay] = []
     actions: list[Action] = []
     found_melds, hand_mask = hand_melds(hand, rules)
     for cards in found_melds:
-        play: Play = ("meld", None, cards)
+        play: CardPlay = ("meld", None, cards)
         raw.append(play)
         actions.append(_play_action(play))
     team = team_of(player)
@@ -162,7 +162,7 @@ def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
             continue
         kept = _LAYOFF_PLAYS.get(id(found))
         if kept is None or kept[0] is not found or kept[1] != m.id:
-            plays: list[Play] = [("lay_off", m.id, cards) for cards in found]
+            plays: list[CardPlay] = [("lay_off", m.id, cards) for cards in found]
             kept = (found, m.id, plays, [_play_action(play) for play in plays])
             if len(_LAYOFF_PLAYS) >= _LAYOFF_PLAYS_MAX:
                 _LAYOFF_PLAYS.clear()
@@ -174,7 +174,7 @@ def _hand_plays(state: GameState) -> tuple[list[Play], list[Action]]:
 
 #: the plays and actions of a meld's lay-offs, by the id() of the kept answer of
 #: `MeldFits.layoffs_of` (kept alive here) and the meld's id
-_LAYOFF_PLAYS: Final[dict[int, tuple[tuple[tuple[Card, ...], ...], int, list[Play], list[Action]]]] = {}
+_LAYOFF_PLAYS: Final[dict[int, tuple[tuple[tuple[Card, ...], ...], int, list[CardPlay], list[Action]]]] = {}
 _LAYOFF_PLAYS_MAX: Final = 1 << 14
 
 
@@ -215,7 +215,7 @@ class Choices:
         self._discards: list[Choice] | None = None
         self._deads: list[Choice] | None = None
         self._discard_actions: list[Action] | None = None
-        self._raw: list[Play] | None = None
+        self._raw: list[CardPlay] | None = None
         self._candidates: list[Action] | None = None
         #: the check of each candidate so far: its event, or None when refused
         self._checked: dict[int, Event | None] = {}

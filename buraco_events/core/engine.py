@@ -2,7 +2,7 @@
 
 `check(state, event)` raises `IllegalMove` naming the seq, the player, the phase and the rule
 broken; `apply(state, event)` trusts its input and mutates the state in place; `play = check +
-apply`; `advance` is the pure form that returns a new state. A rejected event leaves the state
+apply`; `next_state` is the pure form that returns a new state. A rejected event leaves the state
 unchanged, because `check` never writes. This module dispatches every event and holds the checks
 and applies of the turn's events (draw, take, discard, dead, refill, ends); the others live
 beside it and it calls them directly: the phase gate and the error (`gate`), a meld's and a
@@ -187,7 +187,7 @@ def play(state: GameState, ev: Event) -> GameState:
     return state
 
 
-def advance(state: GameState, ev: Event) -> GameState:
+def next_state(state: GameState, ev: Event) -> GameState:
     """Return the state after a checked event, leaving `state` itself untouched (the pure fold)."""
     check(state, ev)
     return apply(state.copy(), ev)
@@ -609,7 +609,7 @@ _APPLY: Final[dict[type, Callable[[GameState, Any], None]]] = {
 
 #: the engine's own names, and the state's and the cards' that its importers take from it
 __all__ = [
-    "AnyEvent", "GameState", "IllegalMove", "Meld", "RANK", "TRANSITIONS", "advance", "apply",
+    "AnyEvent", "GameState", "IllegalMove", "Meld", "RANK", "TRANSITIONS", "apply", "next_state",
     "check", "iter_states", "must_refill", "play", "replay", "sorted_held", "team_of",
     "DeadFate", "DeadMode", "PLAYING_PHASES", "Phase",
 ]

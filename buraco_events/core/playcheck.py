@@ -21,7 +21,7 @@ from .fits import MeldFits, meld_fits
 from .gate import Refusal, card_list, cards_taken, phase_reason, refusal_of, rule_bits, turn_reason
 from .lookahead import TopPlay, is_natural_top
 from .melds import CANASTA_SIZE, MeldShape, classify
-from .plays import Play, iter_raw_plays, top_play_candidates, top_plays
+from .plays import CardPlay, iter_raw_plays, top_play_candidates, top_plays
 from .state import GameState, Meld, add_cards, shallow_copy
 
 
@@ -339,7 +339,7 @@ def iter_plays(state: GameState, top_plays_only: bool = False) -> Iterator[Event
             yield ev
 
 
-def checked_play(state: GameState, play: Play) -> Melded | LaidOff | None:
+def checked_play(state: GameState, play: CardPlay) -> Melded | LaidOff | None:
     """Return the event of a candidate play of the player to move, or None when `check` refuses it."""
     kind, meld_id, cards = play
     player, seq = state.to_play, state.next_seq

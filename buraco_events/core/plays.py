@@ -19,7 +19,7 @@ from .lookahead import TopPlay, is_natural_top, top_candidates
 from .state import GameState, Hand, sorted_held
 
 #: a candidate play before its check: a new meld, or a lay-off onto meld id (the cards played)
-Play = tuple[Literal["meld", "lay_off"], int | None, tuple[Card, ...]]
+CardPlay = tuple[Literal["meld", "lay_off"], int | None, tuple[Card, ...]]
 
 
 #: per natural card, the cards that may share a meld with it: its suit, its rank, the wilds
@@ -30,7 +30,7 @@ _MELDS_WITH: Final[dict[Card, frozenset[Card]]] = {
 
 def top_plays(
     state: GameState, player: int, top: Card, held_top: int = 1
-) -> Iterator[Play]:
+) -> Iterator[CardPlay]:
     """Yield the plays that use the closed pile's top card with the cards held.
 
     `held_top` is how many copies of the top the hand lacks: 1 while the top waits apart
@@ -57,7 +57,7 @@ def top_plays(
     yield from _layoff_plays(state, hand, team, top)
 
 
-def raw_plays(state: GameState) -> list[Play]:
+def raw_plays(state: GameState) -> list[CardPlay]:
     """Return the candidate plays of the player to move before their check, in the order
     `moves.candidate_plays` keeps the legal ones (empty outside the play phase).
 
@@ -72,7 +72,7 @@ def raw_plays(state: GameState) -> list[Play]:
     return list(iter_raw_plays(state, state.to_play))
 
 
-def _natural_top_plays(state: GameState, player: int, top: Card) -> list[Play]:
+def _natural_top_plays(state: GameState, player: int, top: Card) -> list[CardPlay]:
     """Return `top_plays` of a natural closed-pile top waiting apart, in its very order, built
     from the look-ahead's candidates (`lookahead.top_candidates`: the same plays, found without
     listing every meld of the hand).
@@ -91,7 +91,7 @@ def _natural_top_plays(state: GameState, player: int, top: Card) -> list[Play]:
             melds.append(cards)
         else:
             layoffs.append((meld_id, cards))
-    out: list[Play] = []
+    out: list[CardPlay] = []
     if melds:
         melds.sort()
         last: tuple[Card, ...] = ()
@@ -109,7 +109,7 @@ def _natural_top_plays(state: GameState, player: int, top: Card) -> list[Play]:
     return out
 
 
-def iter_raw_plays(state: GameState, player: int) -> Iterator[Play]:
+def iter_raw_plays(state: GameState, player: int) -> Iterator[CardPlay]:
     top = state.pending_top
     if top is not None:
         if is_natural_top(top):
@@ -125,7 +125,7 @@ def iter_raw_plays(state: GameState, player: int) -> Iterator[Play]:
 
 def _layoff_plays(
     state: GameState, hand: Hand, team: int, top: Card | None
-) -> Iterator[Play]:
+) -> Iterator[CardPlay]:
     """Yield the team's candidate lay-offs from `hand` (with `top` in them, when given)."""
     held: tuple[Card, ...] | None = None
     rules = state.rules
