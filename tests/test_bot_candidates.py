@@ -1,5 +1,5 @@
 """The bots' fast path against what it replaces: the table's own candidate list is the engine's
-(`engine.raw_plays`, in the same order), `Choices.discard_actions` is `discards()` without its
+(`plays.raw_plays`, in the same order), `Choices.discard_actions` is `discards()` without its
 events, and `player_view` is the view built field by field as before (kept below as the oracle)."""
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ _DECK = make_deck(4)
 @given(st.data())
 def test_candidates_equal_the_engines_on_any_hand(play_states: list[GameState], data: st.DataObject) -> None:
     """A table of a real hand, the player to move holding any cards (pairs, wilds, both aces):
-    the table's candidates are `engine.raw_plays`, in its order, and so are its discards."""
+    the table's candidates are `plays.raw_plays`, in its order, and so are its discards."""
     state = data.draw(st.sampled_from(play_states)).copy()
     picks = data.draw(st.lists(st.sampled_from(_DECK), min_size=1, max_size=16))
     state.hands[state.to_play] = Counter(picks)

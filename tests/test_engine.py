@@ -904,7 +904,7 @@ def test_shallow_copy_carries_every_field() -> None:
 
 
 def test_shuffle_is_the_rngs_own() -> None:
-    # `engine.shuffle` runs `Random.shuffle`'s loop itself: the same order and the rng left in
+    # `deal.shuffle` runs `Random.shuffle`'s loop itself: the same order and the rng left in
     # the same state, for decks of every size and many seeds; another rng class shuffles itself
     import random as _random
 

@@ -1,6 +1,6 @@
 """The closed pile's targeted look-ahead decides exactly as the general one (RULES 2).
 
-`engine._closed_take_usable` (a take of a closed pile) and `engine._top_still_playable` (a
+`engine._closed_take_usable` (a take of a closed pile) and `playcheck._top_still_playable` (a
 turn_end top still due) build only the plays that hold the top card (`buraco_events.core.lookahead`);
 the general path, `any_play` over a trial copy of the state, builds every candidate and stays the oracle.
 Random tables of every closed-pile preset with random rule overrides compare both; a few concrete

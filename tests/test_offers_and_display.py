@@ -1,6 +1,6 @@
 """The view's and the offer's shortcuts against the plain computations they replace (oracles):
-`seatview._display_hand` is `sorted_cards` of the cards held, `engine.legal_discards` keeps the
-cards `engine.check` accepts, `engine.legal_draws`'s draw passes it, and the table's kept
+`seatview._display_hand` is `sorted_cards` of the cards held, `moves.legal_discards` keeps the
+cards `engine.check` accepts, `moves.legal_draws`'s draw passes it, and the table's kept
 event-class test is `isinstance`."""
 
 from __future__ import annotations

@@ -130,11 +130,11 @@ def _discard_action(card: Card) -> Action:
 
 
 def _hand_plays(state: GameState) -> tuple[list[CardPlay], list[Action]]:
-    """Return `engine.raw_plays` (no closed-pile top waiting) and the action of each play.
+    """Return `plays.raw_plays` (no closed-pile top waiting) and the action of each play.
 
-    The same plays in the same order: the hand's new melds (`melds.candidate_melds`, sorted),
-    then, per team meld in table order, its lay-offs (`melds.shape_layoffs`, sorted). Lay-offs
-    come from the meld's kept entry found by identity (`engine.meld_entry`); their plays and
+    The same plays in the same order: the hand's new melds (`hand_melds.candidate_melds`, sorted),
+    then, per team meld in table order, its lay-offs (`fits.shape_layoffs`, sorted). Lay-offs
+    come from the meld's kept entry found by identity (`playcheck.meld_entry`); their plays and
     actions are kept with the entry's answer for those cards, so a decision that meets the same
     lay-offs again (the next decision of the turn, or of the next turn) builds nothing.
     """
@@ -154,7 +154,7 @@ def _hand_plays(state: GameState) -> tuple[list[CardPlay], list[Action]]:
             continue
         entry = meld_entry(m, rules)
         if not entry.gate_mask & hand_mask:
-            continue  # every lay-off holds a card of the gate (`melds._gate`): none here
+            continue  # every lay-off holds a card of the gate (`fits._gate`): none here
         if held is None:
             held = sorted_held(hand)
         found = entry.layoffs_in(held)
@@ -187,7 +187,7 @@ def legal_choices(state: GameState) -> list[tuple[Action, Event]]:
     """Return the choices of the player to move, each with the event `action_event` gives for it.
 
     The melds, lay-offs, discards, draws and pile takes among them have passed `check` on this
-    state (see `engine.legal_events` and `engine.legal_draws`); dead takes have not.
+    state (see `moves.legal_events` and `moves.legal_draws`); dead takes have not.
     """
     return Choices(state).all()
 
@@ -255,7 +255,7 @@ class Choices:
         return event
 
     def plays(self) -> list[Choice]:
-        """Return the legal melds and lay-offs (`engine.candidate_plays`, in its order)."""
+        """Return the legal melds and lay-offs (`moves.candidate_plays`, in its order)."""
         if self._plays is None:
             candidates = self.candidates()
             out: list[Choice] = []
@@ -267,7 +267,7 @@ class Choices:
         return self._plays
 
     def discards(self) -> list[Choice]:
-        """Return the legal discards (`engine.legal_discards`)."""
+        """Return the legal discards (`moves.legal_discards`)."""
         if self._discards is None:
             events = legal_discards(self._state) if self.phase == "play" else []
             self._discards = [(action_of(ev), ev) for ev in events]
@@ -311,7 +311,7 @@ class Choices:
         """Return the one choice when exactly one is legal, else None (a forced move).
 
         In the play phase the discards are counted first: two of them settle it without a check
-        of any play (`engine.has_two_discards` most often settles it without listing them).
+        of any play (`moves.has_two_discards` most often settles it without listing them).
         """
         if self.phase != "play":
             choices = self.all()

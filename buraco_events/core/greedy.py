@@ -435,7 +435,7 @@ class _Context:
         return discards[best]
 
     def _index_melds(self) -> _MeldIndex:
-        """Return the index of the melds' kept entries (`melds.meld_fits`), brought up to this
+        """Return the index of the melds' kept entries (`fits.meld_fits`), brought up to this
         view's melds: one index for both teams (a meld's team is kept, `mine` is the test of
         `keep_melds`), kept by the game's context across decisions, since few melds change
         between two discards (`_MeldIndex.update`)."""
@@ -590,7 +590,7 @@ def _useful_cards(view: View, pile: tuple[Card, ...], rules: Rules, enough: int 
     held: tuple[Card, ...] | None = None
     for m in view.melds:
         if m.team == team:
-            # `candidate_layoffs` from the meld's kept entry (`melds.meld_fits`), as the table's
+            # `candidate_layoffs` from the meld's kept entry (`fits.meld_fits`), as the table's
             # candidates do, with the cards sorted once for all the melds
             entry = meld_fits(m.cards, rules)
             if entry.shape is None or not entry.gate_mask & together_mask:

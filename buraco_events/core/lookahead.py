@@ -2,7 +2,7 @@
 
 Taking a closed pile is legal only if its top card can be melded at once (RULES 2), and under
 `pile_top_use` = turn_end a play may not leave the due top card unmeldable. The engine's general
-generator (`engine.top_plays`) answers both by building every candidate meld and lay-off of the
+generator (`plays.top_plays`) answers both by building every candidate meld and lay-off of the
 hand filtered to the top's suit, rank and the wilds, then keeping those that hold the top. For a
 natural top (not a 2, not a joker) only three kinds of candidate can hold it, so this module
 builds just those:
@@ -75,7 +75,7 @@ def top_candidates(
         targets.append((meld_id, shape, entry))
         if entry.fit(top):
             out.append(("lay_off", meld_id, (top,)))
-    # one pass over the hand as `engine.top_plays` filters it: the top's suit, its rank, the wilds
+    # one pass over the hand as `plays.top_plays` filters it: the top's suit, its rank, the wilds
     mask = 1 << rank  # the ranks of the top's suit held (bit r: rank r), the top's own included
     n_suit = n_top  # the cards of the top's suit held, the top's copies included
     aces = n_top if rank == 1 else 0  # the aces of the top's suit
@@ -205,7 +205,7 @@ def _stretch_reaches(have: int, p: int, low: int, high: int, free: bool) -> bool
 
 
 def _filtered_hand(held: dict[Card, int], top: Card, n_top: int) -> tuple[Card, ...]:
-    """Return the hand `engine.top_plays` builds, as a sorted card tuple with repeats."""
+    """Return the hand `plays.top_plays` builds, as a sorted card tuple with repeats."""
     run_cards, set_cards = RUN_CARDS[SUIT[top]], SET_CARDS[RANK[top]]
     out: list[Card] = [top] * n_top
     for c, n in held.items():

@@ -247,7 +247,7 @@ def grown_shape(m: Meld, cards: tuple[Card, ...], rules: Rules) -> MeldShape | N
 
 
 def meld_entry(m: Meld, rules: Rules) -> MeldFits:
-    """Return the kept entry of a table meld under `rules` (`melds.meld_fits` of its cards).
+    """Return the kept entry of a table meld under `rules` (`fits.meld_fits` of its cards).
 
     Kept on the meld itself: a meld is immutable (a lay-off replaces it), so its entry never
     goes stale, and reading an attribute costs less than looking the meld up by its id()."""

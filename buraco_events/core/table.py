@@ -17,7 +17,7 @@ Every event the table records carries the seq the table gives it, the live state
 (`choices.action_event`, the engine's offers and the table's own events all take it from the
 state); a log writer checks it against its own line count (`log.LogWriter.append`'s
 `expected_seq`). `table_event` is what the
-table (not a player) records next. The deal itself stays in the engine (`engine.deal`): it is the
+table (not a player) records next. The deal itself stays in the engine (`deal.deal`): it is the
 rules' chance event, built from whatever rng the policy gives.
 """
 
@@ -116,7 +116,7 @@ class BotError(ValueError):
 Recorder = Callable[[Event], None]
 
 #: the event kinds `legal_choices` offers only once they passed `engine.check` (a draw by
-#: construction: see `engine.legal_draws`)
+#: construction: see `moves.legal_draws`)
 _CHECKED_WHEN_OFFERED: Final = (Melded, LaidOff, Discarded, TookPile, Drew)
 #: `isinstance(event, _CHECKED_WHEN_OFFERED)` by the event's class, asked once per class (a
 #: Struct class's isinstance goes through its metaclass: slow at every step)
@@ -163,7 +163,7 @@ class Table:
     before it is applied: an illegal one raises `IllegalMove` and changes nothing.
 
     `salts` commits every deal (docs/log-format.md): the table's `hand_started` carries the
-    commitment of the salt `salts(hand)` and its `hand_ended` reveals that salt (`commit.py`
+    commitment of the salt `salts(hand)` and its `hand_ended` reveals that salt (`log/commit.py`
     has the sources). `seats`, `rng`, `salts` and `record` are plain attributes: a resumed game
     may set them once its setup is known. `state` is the live state: read it, never change it.
     """

@@ -15,7 +15,7 @@ writes it, `Setup.from_note` reads it back; it is not shown to the player. The g
 `resume_session` continues exactly as an uninterrupted session with the same input would. Logs
 carry no `at` times, so the same seed and input give the same bytes.
 
-The key file: every deal carries a commitment (`commit.py`), shown before the hand's first move;
+The key file: every deal carries a commitment (`log/commit.py`), shown before the hand's first move;
 the hand's `hand_ended` reveals the salt and `buraco audit` proves the deck was fixed before play.
 The salts are secret (`commit.keyed_salts` under a random key kept in `key_path(log)`, `LOG.key`,
 beside the log and never in it, readable by its owner only), not derived from the seed: the seed
