@@ -933,10 +933,10 @@ def test_a_state_pickles_with_what_it_keeps() -> None:
 
     state = _mid_hand_state()
     sheets = hand_scores(state)
-    gate.rule_bits(state)
+    gate.rules_context(state)
     copy = pickle.loads(pickle.dumps(state))
     assert copy == state
-    assert copy.bits.rules == state.rules and copy.bits.pile_open == state.bits.pile_open
+    assert copy.context.rules == state.rules and copy.context.pile_open == state.context.pile_open
     assert copy.scored is not None and copy.scored[1] == sheets
 
 

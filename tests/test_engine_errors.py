@@ -27,6 +27,7 @@ from buraco_events.core.fits import meld_fits
 from buraco_events.core.melds import classify
 from buraco_events.core.playcheck import checked_play, meld_entry
 from buraco_events.core.plays import raw_plays
+from buraco_events.core.state import RulesContext
 from buraco_events.model.events import Event, LaidOff, Melded
 from buraco_events.model.rules import find_rules
 
@@ -204,9 +205,10 @@ def test_grown_shape_is_classify_with_or_without_a_kept_entry() -> None:
     rules, cards = state.rules, tuple(ev.cards)
     bare = pickle.loads(pickle.dumps(state.melds[ev.meld]))  # no entry kept
     want = classify(bare.cards + cards, rules)
-    assert playcheck.grown_shape(bare, cards, rules) == want
+    context = RulesContext(rules)
+    assert playcheck.grown_shape(bare, cards, context) == want
     assert bare._fits is None
     meld_entry(bare, rules)
-    assert playcheck.grown_shape(bare, cards, rules) == want
+    assert playcheck.grown_shape(bare, cards, context) == want
     other = find_rules("burraco") if rules != find_rules("burraco") else find_rules("stbl")
-    assert playcheck.grown_shape(bare, cards, other) == classify(bare.cards + cards, other)
+    assert playcheck.grown_shape(bare, cards, RulesContext(other)) == classify(bare.cards + cards, other)

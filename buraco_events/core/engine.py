@@ -58,7 +58,7 @@ from .gate import (
     expect_phase,
     expect_turn,
     illegal_move,
-    rule_bits,
+    rules_context,
 )
 from .lookahead import is_natural_top
 from .melds import MeldShape
@@ -275,7 +275,7 @@ def _apply_drew(state: GameState, ev: Drew) -> None:
     hand[card] = hand.get(card, 0) + 1
     state.turn_progress = True  # RULES 5: a stock draw is progress
     state.phase = "play"
-    if len(stock) == 2 and rule_bits(state).stock_two_left:
+    if len(stock) == 2 and rules_context(state).stock_two_left:
         state.last_turn = True  # RULES 5: this turn is the hand's last
 
 
@@ -285,7 +285,7 @@ def _apply_drew(state: GameState, ev: Drew) -> None:
 def _check_took_pile(state: GameState, ev: TookPile) -> None:
     check_take_form(state, ev)
     if not pile_allows(state, ev):
-        if rule_bits(state).pile_open:
+        if rules_context(state).pile_open:
             raise illegal_move(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
         raise illegal_move(state, ev, f"closed pile: the top card {state.pile[-1]} cannot be melded at once")
 
@@ -302,7 +302,7 @@ def check_take_form(state: GameState, ev: TookPile) -> None:
         raise illegal_move(state, ev, "the discard pile is empty")
     if tuple(ev.cards) != tuple(state.pile):
         # a closed pile shows only its top: which cards differ is hidden
-        public = None if rule_bits(state).pile_open else "took_pile cards differ from the pile"
+        public = None if rules_context(state).pile_open else "took_pile cards differ from the pile"
         raise illegal_move(state, ev, f"took_pile cards {card_list(ev.cards)} differ from the pile {card_list(state.pile)}",
                     public)
 
@@ -316,7 +316,7 @@ def _refill_due(state: GameState) -> bool:
     """Return whether the stock is to be refilled before anyone draws or takes (RULES 5): it is
     empty, or a refill of every dead is under way, in a variant whose stock refills (`refilling`
     is only ever set in one)."""
-    return (not state.stock or state.refilling) and rule_bits(state).stock_refill
+    return (not state.stock or state.refilling) and rules_context(state).stock_refill
 
 
 def pile_allows(state: GameState, ev: TookPile) -> bool:
@@ -325,9 +325,9 @@ def pile_allows(state: GameState, ev: TookPile) -> bool:
     An open pile of one card, with no single-card return, needs a legal discard or play after
     the take; a closed pile needs a play holding its top right after it (`_closed_take_usable`).
     """
-    bits = rule_bits(state)
-    if bits.pile_open:
-        if len(state.pile) == 1 and bits.no_single_card_return:
+    ctx = rules_context(state)
+    if ctx.pile_open:
+        if len(state.pile) == 1 and ctx.no_single_card_return:
             trial = _trial_take(state, ev)
             return any_discard(trial) or any_play(trial)
         return True
@@ -387,16 +387,16 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
     _start_turn(state, ev.player)
     pile = state.pile
     state.pile = []
-    bits = rule_bits(state)
-    if bits.closed_next_play:
+    ctx = rules_context(state)
+    if ctx.closed_next_play:
         state.pending_top = pile[-1]
         state.pending_rest = pile[:-1]
-    elif not bits.pile_open:
+    elif not ctx.pile_open:
         add_cards(state.hands[ev.player], pile)  # RULES 2, turn_end: the whole pile joins the hand
         state.top_due = pile[-1]
     else:
         add_cards(state.hands[ev.player], pile)
-        if len(pile) == 1 and bits.no_single_card_return:
+        if len(pile) == 1 and ctx.no_single_card_return:
             state.single_taken = pile[0]
     state.phase = "play"
 
@@ -420,7 +420,7 @@ def _end_turn(state: GameState) -> None:
     state.quiet_turns = 0 if state.turn_progress else state.quiet_turns + 1
     state.turn_progress = False
     n = len(state.players)
-    rounds = rule_bits(state).stalemate_rounds
+    rounds = rules_context(state).stalemate_rounds
     if rounds and state.quiet_turns >= rounds * n:
         state.end_reason, state.phase = "stalemate", "hand_end"  # RULES 5: no progress
         return
@@ -485,7 +485,7 @@ def _apply_took_dead(state: GameState, ev: TookDead) -> None:
 
 def _check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
     expect_phase(state, ev)
-    if not rule_bits(state).stock_refill:
+    if not rules_context(state).stock_refill:
         raise illegal_move(state, ev, "this variant never refills the stock (stock_end two_left)")
     if not _refill_due(state):
         raise illegal_move(state, ev, f"the stock still holds {len(state.stock)} cards")

@@ -28,7 +28,7 @@ from buraco_events.model.events import (
 )
 
 from .cards import Card
-from .state import GameState, Hand, Phase, RuleBits
+from .state import GameState, Hand, Phase, RulesContext
 
 
 class IllegalMove(ValueError):
@@ -62,12 +62,13 @@ class IllegalMove(ValueError):
         return self._text(self.public)
 
 
-def rule_bits(state: GameState) -> RuleBits:
-    """Return the rule bits of the state's rules (made once per rules object the state holds)."""
-    bits = state.bits
-    if bits.rules is not state.rules:
-        bits = state.bits = RuleBits(state.rules)
-    return bits
+def rules_context(state: GameState) -> RulesContext:
+    """Return the rules context of the state's rules (made once per rules object the state
+    holds, normally once per game, at `game_started`)."""
+    context = state.context
+    if context.rules is not state.rules:
+        context = state.context = RulesContext(state.rules)
+    return context
 
 
 def illegal_move(state: GameState, ev: Event, reason: str, public: str | None = None) -> IllegalMove:

@@ -301,6 +301,11 @@ def classify(cards: Iterable[Card], rules: Rules) -> MeldShape | None:
     return caches_for(rules).classify_sorted(tuple(sorted(cards)))
 
 
+def classify_in(context: MeldRules, cards: Iterable[Card]) -> MeldShape | None:
+    """Return `classify` under the rules of a context a caller holds (a game's, on its state)."""
+    return context.classify_sorted(tuple(sorted(cards)))
+
+
 def is_meld(cards: Iterable[Card], rules: Rules) -> bool:
     """Return whether the cards form a legal meld."""
     return classify(cards, rules) is not None

@@ -18,11 +18,19 @@ from buraco_events.model.rules import Rules
 from .cards import Card, is_wild_card, team_of
 from .discard import NO_CANASTA, WILD_LAST, canasta_need, closing_bar
 from .fits import MeldFits, meld_fits
-from .gate import Refusal, card_list, cards_taken, phase_reason, refusal_of, rule_bits, turn_reason
+from .gate import (
+    Refusal,
+    card_list,
+    cards_taken,
+    phase_reason,
+    refusal_of,
+    rules_context,
+    turn_reason,
+)
 from .lookahead import TopPlay, is_natural_top
-from .melds import CANASTA_SIZE, MeldShape, classify
+from .melds import CANASTA_SIZE, MeldShape, classify_in
 from .plays import CardPlay, iter_raw_plays, top_play_candidates, top_plays
-from .state import GameState, Meld, add_cards, shallow_copy
+from .state import GameState, Meld, RulesContext, add_cards, shallow_copy
 
 
 def _play_need(state: GameState, ev: Melded | LaidOff) -> dict[Card, int] | Refusal:
@@ -160,12 +168,11 @@ def _melded(state: GameState, ev: Melded) -> MeldShape | Refusal:
     player = ev.player
     if ev.meld != len(state.melds):
         return refusal_of(state, ev, f"meld: the next meld number is {len(state.melds)}, got {ev.meld}")
-    rules = state.rules
-    shape = classify(ev.cards, rules)
+    shape = classify_in(rules_context(state).melds, ev.cards)
     if shape is None:
         return refusal_of(state, ev, f"{card_list(ev.cards)} is not a legal {_meld_words(state.rules)}")
     team = team_of(player)
-    if shape.type == "set" and rule_bits(state).one_set_per_rank:
+    if shape.type == "set" and rules_context(state).one_set_per_rank:
         if any(m.team == team and m.shape.type == "set" and m.shape.rank == shape.rank for m in state.melds):
             return refusal_of(state, ev, "one set per rank: the team already has a set of that rank")
     refused = _after_play_error(
@@ -181,7 +188,7 @@ def _meld_words(rules: Rules) -> str:
 def apply_melded(state: GameState, ev: Melded, shape: MeldShape | None) -> None:
     """Lay the new meld: `shape` as its check found it, or classified here when not given."""
     if shape is None:
-        shape = classify(ev.cards, state.rules)
+        shape = classify_in(rules_context(state).melds, ev.cards)
         assert shape is not None
     seq, player = ev.seq, ev.player
     canasta_seq = seq if len(shape.cards) >= CANASTA_SIZE else None
@@ -216,14 +223,13 @@ def _laid_off(state: GameState, ev: LaidOff) -> MeldShape | Refusal:
     team = team_of(player)
     if old.team != team:
         return refusal_of(state, ev, f"meld {ev.meld} belongs to the other team")
-    rules = state.rules
-    shape = grown_shape(old, tuple(ev.cards), rules)
+    shape = grown_shape(old, tuple(ev.cards), rules_context(state))
     if shape is None or shape.type != old.shape.type:
         return refusal_of(state, ev, f"adding {card_list(ev.cards)} to meld {ev.meld} ({card_list(old.cards)}) does not make a legal meld")
     top = state.pending_top or state.top_due
     # RULES 2: a wild on top only starts a new meld; a 2 laid off in its own place is no wild (terms)
     if (
-        top is not None and rule_bits(state).wild_top_new_meld_only and is_wild_card(top)
+        top is not None and rules_context(state).wild_top_new_meld_only and is_wild_card(top)
         and shape.wild == top and top in ev.cards
     ):
         return refusal_of(state, ev, f"closed pile: the wild {top} on top may only start a new meld")
@@ -232,8 +238,9 @@ def _laid_off(state: GameState, ev: LaidOff) -> MeldShape | Refusal:
     return shape if refused is None else refused
 
 
-def grown_shape(m: Meld, cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:
-    """Return `classify` of a table meld's cards and `cards` (a lay-off's meld, or None).
+def grown_shape(m: Meld, cards: tuple[Card, ...], context: RulesContext) -> MeldShape | None:
+    """Return `classify` of a table meld's cards and `cards` (a lay-off's meld, or None) under
+    the rules of a game's context.
 
     From the meld's kept entry (`MeldFits.grown`, kept per lay-off while the meld stands) when it
     has one under these rules: a table whose bots list the lay-offs made it already. Otherwise
@@ -241,9 +248,9 @@ def grown_shape(m: Meld, cards: tuple[Card, ...], rules: Rules) -> MeldShape | N
     or an audit, which never lists lay-offs, would build one for every meld laid off onto.
     """
     entry = m._fits
-    if entry is not None and m._fits_rules is rules:
+    if entry is not None and m._fits_rules is context.rules:
         return entry.grown(cards)
-    return classify(m.cards + cards, rules)
+    return classify_in(context.melds, m.cards + cards)
 
 
 def meld_entry(m: Meld, rules: Rules) -> MeldFits:
@@ -264,7 +271,7 @@ def apply_laid_off(state: GameState, ev: LaidOff, shape: MeldShape | None) -> No
     meld_id = ev.meld
     old = state.melds[meld_id]
     if shape is None:
-        shape = grown_shape(old, tuple(ev.cards), state.rules)
+        shape = grown_shape(old, tuple(ev.cards), rules_context(state))
         assert shape is not None
     canasta_seq = old.canasta_seq
     if canasta_seq is None and len(shape.cards) >= CANASTA_SIZE:

@@ -19,7 +19,7 @@ from buraco_events.model.scoring import TeamScore
 
 from .cards import Card, value_repr
 from .fits import MeldFits
-from .melds import CanastaKind, MeldShape, canasta_kind, is_closing_canasta
+from .melds import CanastaKind, MeldRules, MeldShape, caches_for, canasta_kind, is_closing_canasta
 
 #: the state machine's phases (`gate.TRANSITIONS`); mypy checks every assignment and `==` against them
 Phase = Literal["start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over"]
@@ -152,11 +152,15 @@ class Meld:
         return (Meld, self._values())
 
 
-class RuleBits:
-    """The rule fields the engine reads on every turn, as native attributes of a compiled class.
+class RulesContext:
+    """A game's rules as the engine asks them on every turn: built once per rules object the
+    state holds (`gate.rules_context`, normally at `game_started`) and kept on the state
+    (`GameState.context`).
 
-    `Rules` is a msgspec Struct, whose fields the compiled engine reads by a generic attribute
-    lookup; these are read once per game (`rule_bits`: kept on the state, `GameState.bits`).
+    The rule fields are native attributes of a compiled class (`Rules` is a msgspec Struct,
+    whose fields compiled code reads by a generic attribute lookup); `melds` is the rules' meld
+    answers (`melds.MeldRules`: classify answers, the melds' lay-off entries), held here so that
+    a check asks it directly instead of looking it up by the rules object.
     """
 
     def __init__(self, rules: Rules) -> None:
@@ -169,11 +173,12 @@ class RuleBits:
         self.stalemate_rounds = rules.stalemate_rounds
         self.one_set_per_rank = rules.one_set_per_rank
         self.wild_top_new_meld_only = rules.wild_top_new_meld_only
+        self.melds: MeldRules = caches_for(rules)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # made again from the rules (compiled, a class without this pickles by calling
         # `__init__` with no arguments)
-        return (RuleBits, (self.rules,))
+        return (RulesContext, (self.rules,))
 
 
 #: the fields of a `GameState` holding a list that `GameState.copy` gives the copy its own of
@@ -230,8 +235,9 @@ class GameState:
     #: apply of that event counts the same position again. No part of the state's value.
     scored: tuple[tuple[object, ...], tuple[TeamScore, TeamScore]] | None = field(
         default=None, compare=False, repr=False)
-    #: the rule fields the engine reads every turn, of `rules` (`rule_bits`); no part of the value
-    bits: RuleBits = field(default_factory=lambda: RuleBits(Rules()), compare=False, repr=False)
+    #: the rules context of `rules` (`gate.rules_context`): the rule fields read every turn and
+    #: the meld answers; no part of the value
+    context: RulesContext = field(default_factory=lambda: RulesContext(Rules()), compare=False, repr=False)
 
     @property
     def n_players(self) -> int:
@@ -332,5 +338,5 @@ def shallow_copy(state: GameState) -> GameState:
     new.hand_results = state.hand_results
     new.winner = state.winner
     new.scored = state.scored
-    new.bits = state.bits
+    new.context = state.context
     return new
