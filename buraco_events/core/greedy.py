@@ -32,11 +32,12 @@ from .cards import (
 )
 from .choices import Action, Choices
 from .engine import sorted_held
-from .fits import MeldFits, meld_fits
+from .fits import MeldFits, fits_in, meld_fits
 from .hand_melds import hand_melds
 from .melds import (
     CANASTA_SIZE,
     CanastaKind,
+    caches_for,
     canasta_bonus,
     canonical_rules,
     is_closing_canasta,
@@ -501,11 +502,11 @@ class _MeldIndex:
         known = len(views)
         if len(melds) < known:
             return False
-        rules = self.rules
+        context = caches_for(self.rules)
         for i, m in enumerate(melds):
             if i < known and views[i] is m:
                 continue
-            entry = meld_fits(m.cards, rules)
+            entry = fits_in(context, m.cards)
             shape = entry.shape
             bucket = -1
             if shape is not None:
@@ -588,11 +589,12 @@ def _useful_cards(view: View, pile: tuple[Card, ...], rules: Rules, enough: int 
             return n
     team = team_of(seat)
     held: tuple[Card, ...] | None = None
+    context = caches_for(rules)
     for m in view.melds:
         if m.team == team:
             # `candidate_layoffs` from the meld's kept entry (`fits.meld_fits`), as the table's
             # candidates do, with the cards sorted once for all the melds
-            entry = meld_fits(m.cards, rules)
+            entry = fits_in(context, m.cards)
             if entry.shape is None or not entry.gate_mask & together_mask:
                 continue  # no meld, or none of the cards every lay-off onto it holds one of
             if held is None:

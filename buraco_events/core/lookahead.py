@@ -38,9 +38,9 @@ from .cards import (
     Card,
     is_wild_card,
 )
-from .fits import MeldFits, meld_fits
+from .fits import MeldFits, fits_in
 from .hand_melds import run_spans
-from .melds import MeldShape
+from .melds import MeldShape, caches_for
 
 #: a candidate play before its check: ("meld", -1, cards) or ("lay_off", meld id, cards)
 TopPlay = tuple[str, int, tuple[Card, ...]]
@@ -70,8 +70,9 @@ def top_candidates(
     suit, rank = code >> 4, code & 15
     out: list[TopPlay] = []
     targets: list[tuple[int, MeldShape, MeldFits]] = []
+    context = caches_for(rules)
     for meld_id, shape in team_melds:
-        entry = meld_fits(shape.cards, rules)
+        entry = fits_in(context, shape.cards)
         targets.append((meld_id, shape, entry))
         if entry.fit(top):
             out.append(("lay_off", meld_id, (top,)))
