@@ -62,7 +62,7 @@ from buraco_events.model.events import (
     decode_canonical,
     event_type,
 )
-from buraco_events.model.scoring import TeamScore
+from buraco_events.model.scoring import SheetLine, TeamScore
 from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map
 
 from .auditcore import Regular
@@ -85,18 +85,6 @@ class Problem(msgspec.Struct, frozen=True):
     message: str
 
 
-class TeamLine(msgspec.Struct, frozen=True):
-    """One team's RULES 7 score sheet for a hand, as recomputed from the events."""
-
-    team: int
-    meld_points: int
-    canasta_bonus: int
-    close_bonus: int
-    hand_penalty: int
-    dead_penalty: int
-    total: int
-
-
 class HandReport(msgspec.Struct, frozen=True):
     """A hand's recount (`reason` None while unfinished) beside the claim of its `hand_ended`."""
 
@@ -105,7 +93,7 @@ class HandReport(msgspec.Struct, frozen=True):
     closed_by: int | None
     scores: list[int]
     claimed: list[int] | None
-    detail: list[TeamLine]
+    detail: list[SheetLine]
 
 
 class AuditReport(msgspec.Struct, frozen=True):
@@ -196,9 +184,9 @@ def split_lines(data: bytes, name: str = "<log>") -> RawLines:
 
 
 
-def team_line(score: TeamScore) -> TeamLine:
-    """Return the RULES 7 items of a team's score sheet."""
-    return TeamLine(
+def team_line(score: TeamScore) -> SheetLine:
+    """Return the RULES 7 items of a team's score sheet, as recomputed from the events."""
+    return SheetLine(
         team=score.team, meld_points=score.meld_points, canasta_bonus=score.canasta_bonus,
         close_bonus=score.close_bonus, hand_penalty=score.hand_penalty,
         dead_penalty=score.dead_penalty, total=score.total,

@@ -11,21 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final, NamedTuple
 
-from buraco_events.model.events import (
-    Discarded,
-    Drew,
-    Event,
-    GameEnded,
-    GameStarted,
-    HandEnded,
-    HandStarted,
-    LaidOff,
-    Melded,
-    StockRefilled,
-    TookDead,
-    TookPile,
-    event_type,
-)
+from buraco_events.model import events
+from buraco_events.model.events import Event, event_type
 
 from .cards import Card
 from .state import GameState, Hand, Phase, RulesContext
@@ -160,12 +147,12 @@ class Transition(NamedTuple):
 #: the state machine as data: each phase, the events it expects and their words
 #: (start -> deal -> (draw -> play -> [dead])* -> hand_end -> deal ... -> game_end -> over)
 TRANSITIONS: Final[dict[Phase, Transition]] = {
-    "start": Transition((GameStarted,), "game_started"),
-    "deal": Transition((HandStarted,), "hand_started"),
-    "draw": Transition((Drew, TookPile, StockRefilled), "a draw (drew or took_pile)"),
-    "play": Transition((Melded, LaidOff, Discarded), "a meld, a lay-off or a discard"),
-    "dead": Transition((TookDead,), "took_dead"),
-    "hand_end": Transition((HandEnded,), "hand_ended"),
-    "game_end": Transition((GameEnded,), "game_ended"),
+    "start": Transition((events.GameStarted,), "game_started"),
+    "deal": Transition((events.HandStarted,), "hand_started"),
+    "draw": Transition((events.Drew, events.TookPile, events.StockRefilled), "a draw (drew or took_pile)"),
+    "play": Transition((events.Melded, events.LaidOff, events.Discarded), "a meld, a lay-off or a discard"),
+    "dead": Transition((events.TookDead,), "took_dead"),
+    "hand_end": Transition((events.HandEnded,), "hand_ended"),
+    "game_end": Transition((events.GameEnded,), "game_ended"),
     "over": Transition((), "nothing (the game is over)"),
 }

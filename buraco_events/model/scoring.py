@@ -13,8 +13,9 @@ from buraco_events.core.melds import CanastaKind, canasta_bonus
 from .rules import Rules
 
 
-class TeamScore(msgspec.Struct, frozen=True, kw_only=True):
-    """One team's score sheet for one hand; `total` is the sum of the five items."""
+class SheetLine(msgspec.Struct, frozen=True, kw_only=True):
+    """The five items of one team's score sheet for one hand and their sum (`total`): what an
+    audit report lists of a sheet."""
 
     team: int
     meld_points: int
@@ -23,6 +24,11 @@ class TeamScore(msgspec.Struct, frozen=True, kw_only=True):
     hand_penalty: int
     dead_penalty: int
     total: int
+
+
+class TeamScore(SheetLine, frozen=True, kw_only=True):
+    """One team's score sheet for one hand; `total` is the sum of the five items."""
+
     canastas: dict[str, int] = {}
     took_dead: bool = False
     dead_unused: bool = False
