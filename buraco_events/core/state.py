@@ -181,6 +181,12 @@ class RulesContext:
         return (RulesContext, (self.rules,))
 
 
+
+#: the rules of a state before `game_started` (a frozen Struct, shared) and their context: a new
+#: state builds neither (a replay, an audit and the table make one per game)
+DEFAULT_RULES: Final = Rules()
+DEFAULT_CONTEXT: Final = RulesContext(DEFAULT_RULES)
+
 #: the fields of a `GameState` holding a list that `GameState.copy` gives the copy its own of
 #: (`hands`, a list of dicts, is copied one level deeper); every other field holds an immutable
 #: value the copies share. `tests/test_engine.py` checks the list against the
@@ -195,7 +201,7 @@ COPIED_LISTS: Final = (
 class GameState:
     """The whole table after some prefix of a log. `copy()` gives an independent snapshot."""
 
-    rules: Rules = field(default_factory=Rules)
+    rules: Rules = field(default_factory=lambda: DEFAULT_RULES)
     variant: str = ""
     game_id: str = ""
     players: tuple[str, ...] = ()
@@ -237,7 +243,7 @@ class GameState:
         default=None, compare=False, repr=False)
     #: the rules context of `rules` (`gate.rules_context`): the rule fields read every turn and
     #: the meld answers; no part of the value
-    context: RulesContext = field(default_factory=lambda: RulesContext(Rules()), compare=False, repr=False)
+    context: RulesContext = field(default_factory=lambda: DEFAULT_CONTEXT, compare=False, repr=False)
 
     @property
     def n_players(self) -> int:
