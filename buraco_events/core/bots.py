@@ -145,10 +145,15 @@ def run_game(
     commit: bool = False,
 ) -> tuple[list[Event], GameState]:
     """Play one game and return its events and the final state (see `play_game`); with
-    `commit`, every deal carries a commitment whose salt comes from the seed (`seeded_salts`)."""
+    `commit`, every deal carries a commitment whose salt comes from the seed (`seeded_salts`).
+    Greedy bots without a context of their own share one (as `table_bots` makes them)."""
     check_players(players)
     if len(bots) != players:
         raise ValueError(f"one bot per seat: {players} seats, {len(bots)} bots")
+    shared = SharedContext()  # the greedy seats' ratings and meld index serve one another
+    for b in bots:
+        if isinstance(b, GreedyBot):
+            b.join(shared)
     events: list[Event] = []
     names = [f"{b.name}-{s}" for s, b in enumerate(bots)]
     table = Table.start(variant, names, game_id=game_id, seats=bots, rng=SeedStreams(seed),

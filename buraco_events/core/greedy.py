@@ -88,6 +88,12 @@ class GreedyBot:
     def __init__(self, shared: SharedContext | None = None) -> None:
         self._shared = shared
 
+    def join(self, shared: SharedContext) -> None:
+        """Share `shared` with the other greedy bots of a table, unless the bot has a context
+        already (its own, or one it was given)."""
+        if self._shared is None:
+            self._shared = shared
+
     def _context(self, rules: Rules) -> _GameContext:
         """Return the context of the game played under `rules`, built afresh when the rules
         object is not the last one's (the bot, or the bots sharing it, play one game at a time)."""
