@@ -148,7 +148,7 @@ def test_a_changed_log_is_a_conflict_until_replace(logs: Path, db_copy: Path, tm
     source = sorted(logs.glob("*.jsonl"))[0]
     events = [ev for _, _, ev in read_log(source)]
     grown = tmp_path / "grown.jsonl"
-    # the same game written again with one more line (nothing may follow game_ended, EVENTS.md,
+    # the same game written again with one more line (nothing may follow game_ended, docs/log-format.md,
     # so the note goes before it): another head for the same game id
     write_log(grown, [*events[:-1], Note(seq=0, by="referee", text="checked"), events[-1]])
     before = db_counts(db_copy)
