@@ -29,7 +29,8 @@ from fresh import CPU, cpu_of, fresh, fresh_cpu, row  # noqa: E402
 
 from buraco_events.audit.report import audit_lines  # noqa: E402
 from buraco_events.core.bots import GreedyBot, play_game  # noqa: E402
-from buraco_events.core.engine import GameState, play  # noqa: E402
+from buraco_events.core.engine import play
+from buraco_events.core.state import GameState
 from buraco_events.model.events import AnyEvent, seal_lines  # noqa: E402
 
 Row = dict[str, object]

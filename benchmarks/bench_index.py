@@ -63,7 +63,8 @@ def cpu_index(logs: str, db: str) -> tuple[float, int, int]:
 
 def cpu_replay(logs: str) -> tuple[float, int]:
     """In a fresh process: CPU seconds of decoding, chain-checking and replaying every log."""
-    from buraco_events.core.engine import GameState, play
+    from buraco_events.core.engine import play
+    from buraco_events.core.state import GameState
     from buraco_events.log.chain import Chain
     from buraco_events.log.lines import decode_lines
     from buraco_events.log.sources import iter_logs

@@ -45,7 +45,8 @@ def _step(mode: str, logs: str) -> None:
             ingest.index([logs], Path(folder) / "index.duckdb")
         return
     from buraco_events.analytics.ingest import _decode_log
-    from buraco_events.core.engine import GameState, play
+    from buraco_events.core.engine import play
+    from buraco_events.core.state import GameState
     from buraco_events.log.chain import Chain
     from buraco_events.log.lines import decode_lines
     from buraco_events.log.sources import iter_logs

@@ -13,8 +13,9 @@ move, a seat's `View`, `act` to apply an action and get the events appended, and
 
 from .core.bots import GreedyBot, RandomBot, bot_by_name
 from .core.choices import Action
-from .core.engine import GameState, IllegalMove
+from .core.gate import IllegalMove
 from .core.seeds import PositionSeeds, RngPolicy, SeedStreams, SharedStream
+from .core.state import GameState
 from .core.table import Bot, BotError, EndlessGame, Table, WrongSeat, start_event
 from .model.events import Event
 from .model.rules import Rules, find_rules

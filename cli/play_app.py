@@ -20,7 +20,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer, Input, RichLog
 
-from buraco_events.core.engine import GameState
+from buraco_events.core.state import GameState
 from buraco_events.views.text import visible
 
 

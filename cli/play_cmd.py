@@ -19,7 +19,7 @@ import typer
 from rich.console import RenderableType
 from rich.text import Text
 
-from buraco_events.core.engine import GameState
+from buraco_events.core.state import GameState
 from buraco_events.core.table import BotError
 from buraco_events.log.reader import LogError
 from buraco_events.play.session import (

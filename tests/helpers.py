@@ -18,7 +18,9 @@ from conftest import random_game
 
 from buraco_events.core.cards import make_deck, parse_cards, sort_key
 from buraco_events.core.deal import all_cards
-from buraco_events.core.engine import GameState, IllegalMove, play
+from buraco_events.core.engine import play
+from buraco_events.core.gate import IllegalMove
+from buraco_events.core.state import GameState
 from buraco_events.model.events import (
     Discarded,
     Drew,

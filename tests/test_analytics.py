@@ -27,7 +27,8 @@ from buraco_events.analytics.rows import Columns
 from buraco_events.analytics.schema import TABLES
 from buraco_events.analytics.sqlviews import VIEWS
 from buraco_events.core.cards import ALL_CARDS
-from buraco_events.core.engine import GameState, play
+from buraco_events.core.engine import play
+from buraco_events.core.state import GameState
 from buraco_events.log.archive import pack
 from buraco_events.log.sources import iter_logs, read_log
 from buraco_events.log.writer import write_log

@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from buraco_events.audit.auditcore import PLAIN, Regular
-from buraco_events.core.engine import GameState, play
+from buraco_events.core.engine import play
+from buraco_events.core.state import GameState
 from buraco_events.log.lines import MAX_LINE, RawLines
 from buraco_events.log.reader import Collect, EventReader
 from buraco_events.model.events import decode_canonical

@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from buraco_events.core.bots import GreedyBot, RandomBot
-from buraco_events.core.cards import make_deck
+from buraco_events.core.cards import make_deck, team_of
 from buraco_events.core.choices import Choices, _play_action
-from buraco_events.core.engine import PLAYING_PHASES, GameState, team_of
 from buraco_events.core.plays import raw_plays
 from buraco_events.core.seeds import SeedStreams, SharedStream
 from buraco_events.core.sheets import hand_scores, table_scores
+from buraco_events.core.state import PLAYING_PHASES, GameState
 from buraco_events.core.table import Table
 from buraco_events.model.rules import PRESETS
 from buraco_events.views.projections import DeadView, PendingView, PileView, View, player_view

@@ -26,7 +26,7 @@ from buraco_events.core.bots import (
 from buraco_events.core.cards import HAND_SIZE, SUIT_RANK, is_wild_card, make_deck
 from buraco_events.core.choices import Action, legal_actions
 from buraco_events.core.deal import all_cards
-from buraco_events.core.engine import GameState
+from buraco_events.core.state import GameState
 from buraco_events.model.events import (
     Discarded,
     Drew,

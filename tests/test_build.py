@@ -28,8 +28,9 @@ import buraco_events
 from buraco_events import build
 from buraco_events.core.bots import GreedyBot, RandomBot, play_game
 from buraco_events.core.choices import Action
-from buraco_events.core.engine import GameState, play
+from buraco_events.core.engine import play
 from buraco_events.core.seeds import PositionSeeds
+from buraco_events.core.state import GameState
 from buraco_events.core.table import BotError, EndlessGame, Table
 from cli.main import app
 

@@ -22,10 +22,11 @@ from msgspec.structs import replace
 
 from buraco_events.core import engine, gate
 from buraco_events.core.cards import parse_cards
-from buraco_events.core.engine import TRANSITIONS, GameState, IllegalMove, check, play
+from buraco_events.core.engine import check, play
+from buraco_events.core.gate import TRANSITIONS, IllegalMove
 from buraco_events.core.moves import legal_events
 from buraco_events.core.sheets import hand_scores
-from buraco_events.core.state import COPIED_LISTS, shallow_copy
+from buraco_events.core.state import COPIED_LISTS, GameState, shallow_copy
 from buraco_events.model.events import (
     Discarded,
     Drew,

@@ -22,12 +22,13 @@ from hypothesis import strategies as st
 from buraco_events.core import gate, playcheck
 from buraco_events.core.bots import GreedyBot, play_game
 from buraco_events.core.cards import make_deck
-from buraco_events.core.engine import GameState, IllegalMove, check, play
+from buraco_events.core.engine import check, play
 from buraco_events.core.fits import meld_fits
+from buraco_events.core.gate import IllegalMove
 from buraco_events.core.melds import classify
 from buraco_events.core.playcheck import checked_play, meld_entry
 from buraco_events.core.plays import raw_plays
-from buraco_events.core.state import RulesContext
+from buraco_events.core.state import GameState, RulesContext
 from buraco_events.model.events import Event, LaidOff, Melded
 from buraco_events.model.rules import find_rules
 

@@ -16,8 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from buraco_events.core.bots import GreedyBot, play_game
-from buraco_events.core.engine import GameState, IllegalMove, apply, check, play
+from buraco_events.core.engine import apply, check, play
+from buraco_events.core.gate import IllegalMove
 from buraco_events.core.melds import classify
+from buraco_events.core.state import GameState
 from buraco_events.model.events import Event, LaidOff, Melded
 
 #: (variant, players, target): open and closed piles, both pile_top_use kinds, 2 and 4 seats

@@ -18,20 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from buraco_events.core.cards import RANK, make_deck, parse_cards
-from buraco_events.core.engine import (
-    GameState,
-    IllegalMove,
-    Meld,
-    _closed_take_usable,
-    _start_turn,
-    check,
-)
+from buraco_events.core.engine import _closed_take_usable, _start_turn, check
+from buraco_events.core.gate import IllegalMove
 from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.lookahead import is_natural_top, top_candidates
 from buraco_events.core.melds import classify
 from buraco_events.core.moves import legal_draws
 from buraco_events.core.playcheck import _top_still_playable, any_play
-from buraco_events.core.state import shallow_copy
+from buraco_events.core.state import GameState, Meld, shallow_copy
 from buraco_events.model.events import TookPile
 from buraco_events.model.rules import PRESETS, Rules
 

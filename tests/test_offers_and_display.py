@@ -15,9 +15,11 @@ from hypothesis import strategies as st
 from buraco_events.core.bots import GreedyBot, RandomBot
 from buraco_events.core.cards import make_deck, sorted_cards
 from buraco_events.core.choices import legal_choices
-from buraco_events.core.engine import GameState, IllegalMove, check
+from buraco_events.core.engine import check
+from buraco_events.core.gate import IllegalMove
 from buraco_events.core.moves import legal_discards, legal_draws
 from buraco_events.core.seeds import SharedStream
+from buraco_events.core.state import GameState
 from buraco_events.core.table import _CHECKED_WHEN_OFFERED, Table, _checked_when_offered
 from buraco_events.model.events import Discarded, Drew
 from buraco_events.model.rules import PRESETS

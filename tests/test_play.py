@@ -27,8 +27,9 @@ from typer.testing import CliRunner
 from buraco_events.audit.report import audit_path
 from buraco_events.core.bots import GreedyBot
 from buraco_events.core.choices import Action, legal_actions
-from buraco_events.core.engine import GameState, play, replay
+from buraco_events.core.engine import play, replay
 from buraco_events.core.melds import classify
+from buraco_events.core.state import GameState
 from buraco_events.core.table import table_event
 from buraco_events.log.writer import write_log
 from buraco_events.model.events import HandEnded, HandStarted, Note, decode_event

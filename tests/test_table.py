@@ -22,7 +22,8 @@ from buraco_events import (
 )
 from buraco_events.core.bots import GreedyBot, RandomBot, bot_by_name
 from buraco_events.core.deal import deal
-from buraco_events.core.engine import GameState, replay
+from buraco_events.core.engine import replay
+from buraco_events.core.state import GameState
 from buraco_events.log.commit import keyed_salts
 from buraco_events.model.events import Event, decode_event, seal_lines
 from buraco_events.play.commands import action_command

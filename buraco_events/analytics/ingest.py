@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from buraco_events import build
 from buraco_events.audit.verdicts import FAILING
-from buraco_events.core.engine import IllegalMove
+from buraco_events.core.gate import IllegalMove
 from buraco_events.log.chain import ChainStatus
 from buraco_events.log.lines import LogError, RawLines
 from buraco_events.log.reader import EventReader

@@ -15,7 +15,8 @@ from mypy_extensions import i16, i32, u8
 
 from buraco_events.audit.verdicts import FAILING
 from buraco_events.core.cards import ALL_CARDS, JOKER, team_of
-from buraco_events.core.engine import GameState, play
+from buraco_events.core.engine import play
+from buraco_events.core.state import GameState
 from buraco_events.log.commit import Commitments
 from buraco_events.model.events import (
     TAGS,

@@ -16,7 +16,9 @@ from collections.abc import Callable, Iterator
 from hashlib import sha256
 from typing import Final
 
-from buraco_events.core.engine import GameState, IllegalMove, play
+from buraco_events.core.engine import play
+from buraco_events.core.gate import IllegalMove
+from buraco_events.core.state import GameState
 from buraco_events.model.events import (
     Discarded,
     Drew,

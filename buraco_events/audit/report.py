@@ -45,8 +45,10 @@ from pathlib import Path
 
 import msgspec
 
-from buraco_events.core.engine import GameState, IllegalMove, apply, check
+from buraco_events.core.engine import apply, check
+from buraco_events.core.gate import IllegalMove
 from buraco_events.core.sheets import hand_scores
+from buraco_events.core.state import GameState
 from buraco_events.log.archive_format import ArchiveError
 from buraco_events.log.chain import Chain
 from buraco_events.log.commit import Broken, Commitments

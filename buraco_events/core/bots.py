@@ -24,9 +24,9 @@ from buraco_events.model.rules import Rules, check_players
 from buraco_events.model.views import View
 
 from .choices import Action, Choices
-from .engine import GameState
 from .greedy import GreedyBot, SharedContext
 from .seeds import SeedStreams
+from .state import GameState
 from .table import Bot, EndlessGame, Table
 
 # `Bot` (the protocol every player here follows) and `EndlessGame` are the table's: re-exported

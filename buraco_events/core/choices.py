@@ -26,11 +26,13 @@ from buraco_events.model.events import (
 
 from .cards import Card, team_of, value_repr
 from .discard import MAY_GO, card_bar
-from .engine import PLAYING_PHASES, GameState, IllegalMove, must_refill, sorted_held
+from .engine import must_refill
+from .gate import IllegalMove
 from .hand_melds import hand_melds
 from .moves import has_two_discards, legal_dead_takes, legal_discards, legal_draws
 from .playcheck import checked_play, meld_entry
 from .plays import CardPlay, raw_plays
+from .state import PLAYING_PHASES, GameState, sorted_held
 
 #: the fields of an action, in constructor order
 _ACTION_FIELDS: Final = ("kind", "cards", "meld", "dead")

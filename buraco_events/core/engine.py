@@ -23,7 +23,6 @@ from typing import Any, Final, cast
 import msgspec
 
 from buraco_events.model.events import (
-    AnyEvent,
     Discarded,
     Drew,
     Event,
@@ -48,12 +47,10 @@ from buraco_events.model.rules import (
 )
 from buraco_events.model.scoring import match_result
 
-from .cards import RANK, team_of
+from .cards import team_of
 from .deal import apply_hand_started, check_hand_started
 from .discard import MAY_GO, any_discard, discard_bar, discard_refusal, holds_one
 from .gate import (
-    TRANSITIONS,
-    IllegalMove,
     card_list,
     expect_phase,
     expect_turn,
@@ -74,14 +71,9 @@ from .plays import top_play_candidates
 from .sheets import hand_scores
 from .state import (
     PLAYING_PHASES,
-    DeadFate,
-    DeadMode,
     GameState,
-    Meld,
-    Phase,
     add_cards,
     shallow_copy,
-    sorted_held,
 )
 
 # -- the steps: check, apply and play --------------------------------------------------------------
@@ -607,9 +599,3 @@ _APPLY: Final[dict[type, Callable[[GameState, Any], None]]] = {
 }
 
 
-#: the engine's own names, and the state's and the cards' that its importers take from it
-__all__ = [
-    "AnyEvent", "GameState", "IllegalMove", "Meld", "RANK", "TRANSITIONS", "apply", "next_state",
-    "check", "iter_states", "must_refill", "play", "replay", "sorted_held", "team_of",
-    "DeadFate", "DeadMode", "PLAYING_PHASES", "Phase",
-]

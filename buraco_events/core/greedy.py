@@ -31,7 +31,6 @@ from .cards import (
     team_of,
 )
 from .choices import Action, Choices
-from .engine import sorted_held
 from .fits import MeldFits, fits_in, meld_fits
 from .hand_melds import hand_melds
 from .melds import (
@@ -44,6 +43,7 @@ from .melds import (
     meld_wild,
     size_kind,
 )
+from .state import sorted_held
 
 # GreedyBot weights, in points (the unit of RULES 7)
 _EMPTY_HAND: Final = 1000  # taking the dead at once, or closing: always worth it

@@ -47,10 +47,12 @@ from buraco_events.views.seatview import player_view
 
 from .choices import Action, Choices, action_event, legal_actions
 from .deal import deal
-from .engine import PLAYING_PHASES, GameState, IllegalMove, apply, check, must_refill
+from .engine import apply, check, must_refill
+from .gate import IllegalMove
 from .melds import MeldShape
 from .moves import end_of_game, end_of_hand, legal_draws
 from .seeds import PositionSeeds, RngPolicy
+from .state import PLAYING_PHASES, GameState
 
 #: a hand longer than this many turns is a bug in a bot or the engine, never a real game
 MAX_TURNS_PER_HAND = 2000

@@ -108,7 +108,7 @@ def _time_text(ns: int, digits: int) -> str:
 class _State:
     """What earlier records tell: stock, deads and pile (for the implied fields) and the time.
 
-    The cards move as the engine moves them (`engine.GameState`: the deal, draws, discards, takes,
+    The cards move as the engine moves them (`state.GameState`: the deal, draws, discards, takes,
     refills), with three differences, each kept on purpose:
 
     - It follows any line, legal or not. An archive stores every log, illegal ones too, and only

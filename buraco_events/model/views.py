@@ -12,8 +12,8 @@ from typing import Literal
 import msgspec
 
 from buraco_events.core.cards import Card
-from buraco_events.core.engine import DeadFate, Phase
 from buraco_events.core.melds import CanastaKind, MeldType
+from buraco_events.core.state import DeadFate, Phase
 
 from .scoring import TeamScore
 

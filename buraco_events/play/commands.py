@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from buraco_events.core.cards import CardError, parse_cards, sorted_cards
 from buraco_events.core.choices import Action
-from buraco_events.core.engine import IllegalMove
+from buraco_events.core.gate import IllegalMove
 from buraco_events.core.melds import classify
 from buraco_events.model.rules import Rules
 

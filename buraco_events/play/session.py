@@ -52,9 +52,11 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from buraco_events.core.bots import Bot, GreedyBot, bot_by_name, bot_spec
+from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, legal_actions
-from buraco_events.core.engine import GameState, IllegalMove, team_of
+from buraco_events.core.gate import IllegalMove
 from buraco_events.core.seeds import PositionSeeds
+from buraco_events.core.state import GameState
 from buraco_events.core.table import Table, start_event
 from buraco_events.log.commit import keyed_salts
 from buraco_events.log.sources import read_log

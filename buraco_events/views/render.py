@@ -19,8 +19,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from buraco_events.core.cards import SUIT, Card
-from buraco_events.core.engine import team_of
+from buraco_events.core.cards import SUIT, Card, team_of
 
 from .projections import MeldHistory, MeldView, View, team_label
 from .text import visible

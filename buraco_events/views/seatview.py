@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from buraco_events.core.cards import ALL_CARDS, Card, sort_key
-from buraco_events.core.engine import team_of
+from buraco_events.core.cards import ALL_CARDS, Card, sort_key, team_of
 from buraco_events.core.sheets import hand_scores, table_scores
 from buraco_events.core.state import PLAYING_PHASES, DeadFate, GameState, Meld, held_in_order
 from buraco_events.model.rules import Rules

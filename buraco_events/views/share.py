@@ -31,7 +31,7 @@ from typing import Any
 import msgspec
 
 from buraco_events.audit.verdicts import headline
-from buraco_events.core.engine import team_of
+from buraco_events.core.cards import team_of
 
 from .projections import Timeline, team_label
 from .text import visible

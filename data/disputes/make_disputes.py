@@ -25,11 +25,13 @@ from pathlib import Path
 import msgspec
 
 from buraco_events.core.bots import GreedyBot
-from buraco_events.core.cards import ALL_CARDS
-from buraco_events.core.engine import GameState, IllegalMove, apply, check, team_of
+from buraco_events.core.cards import ALL_CARDS, team_of
+from buraco_events.core.engine import apply, check
+from buraco_events.core.gate import IllegalMove
 from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.moves import candidate_plays
 from buraco_events.core.seeds import SharedStream
+from buraco_events.core.state import GameState
 from buraco_events.core.table import Table, table_event
 from buraco_events.log.commit import deal_commitment
 from buraco_events.model.events import (
