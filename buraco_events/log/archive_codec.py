@@ -21,7 +21,7 @@ import calendar
 import re
 import time
 import typing
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -51,8 +51,9 @@ _IMPLIED = {"drew": "card", "took_pile": "cards", "took_dead": "cards"}
 _RECORD_MAX = 64 * KiB  # a compact record is never larger (pack keeps such a line verbatim)
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder()
-_raw_list = msgspec.msgpack.Decoder(list[msgspec.Raw])
-_bytes = msgspec.msgpack.Decoder(bytes)
+#: decoders of a msgpack array kept raw, and of a bytes field: the records' and the reader's
+RAW_LIST: Final = msgspec.msgpack.Decoder(list[msgspec.Raw])
+BYTES: Final = msgspec.msgpack.Decoder(bytes)
 
 
 def _kind(name: str, hint: Any) -> str:
@@ -319,8 +320,8 @@ def restore_lines(
     state = _State()
     lines: list[bytes] = []
     prev = ZERO_HASH
-    decode, verbatim = _decoder.decode, _bytes.decode
-    for i, raw in enumerate(_raw_list.decode(records)):
+    decode, verbatim = _decoder.decode, BYTES.decode
+    for i, raw in enumerate(RAW_LIST.decode(records)):
         # a record past _RECORD_MAX may only be a line kept verbatim (bytes: no objects to build)
         rec = decode(raw) if len(raw) <= _RECORD_MAX else verbatim(raw)
         if rec.__class__ is bytes:

@@ -24,7 +24,7 @@ import zstandard
 
 from buraco_events.model.events import line_hash
 
-from .archive_codec import Codec, restore_lines
+from .archive_codec import BYTES, RAW_LIST, Codec, restore_lines
 from .archive_format import (
     END,
     FORMAT,
@@ -53,9 +53,7 @@ from .lines import RawLines, StrPath
 _IN_CHUNK = 256  # compressed bytes per step: a 4-byte zstd block restores at most 128 KiB: <= 8 MiB
 _HEADER_MAX = 1 * MiB
 _SLACK = 64 * KiB  # what a stored log adds to its lines: name, digest, msgpack framing
-_raw_list = msgspec.msgpack.Decoder(list[msgspec.Raw])
 _int = msgspec.msgpack.Decoder(int)
-_bytes = msgspec.msgpack.Decoder(bytes)
 _str = msgspec.msgpack.Decoder(str)
 _bool = msgspec.msgpack.Decoder(bool)
 
@@ -196,7 +194,7 @@ def _next_blob(frame: _Frame, limit: int) -> list[msgspec.Raw]:
         raise Damage("truncated archive (a log is cut short)")
     if not data or not 0x91 <= data[0] <= 0x9F:  # a short list: never decode a huge one
         raise Damage("corrupt (a blob is not a record)")
-    return _raw_list.decode(data)
+    return RAW_LIST.decode(data)
 
 
 def _read_header(frame: _Frame) -> tuple[Codec, int | None]:
@@ -267,8 +265,8 @@ def iter_stored(
                 if why is not None:
                     name = name[:60] + "..."  # its start: the whole is the problem
                     raise Damage(why)
-                digest, chained = _bytes.decode(fields[2]), _bool.decode(fields[3])
-                records, tail = fields[4], _bytes.decode(fields[5])
+                digest, chained = BYTES.decode(fields[2]), _bool.decode(fields[3])
+                records, tail = fields[4], BYTES.decode(fields[5])
                 lines: list[bytes] = []
                 if restore:
                     lines, cost = restore_lines(codec, chained, records, tail, limits.member)
