@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
@@ -32,7 +32,7 @@ from .table import Bot, EndlessGame, Table
 # `Bot` (the protocol every player here follows) and `EndlessGame` are the table's: re-exported
 __all__ = [
     "BOT_NAMES", "Bot", "EndlessGame", "GreedyBot", "RandomBot", "bot_by_name", "bot_spec", "play_game", "run_game",
-    "table_bots",
+    "share_context", "table_bots",
 ]
 
 
@@ -100,11 +100,22 @@ def bot_by_name(name: str) -> Bot:
     return cls()
 
 
+def share_context(bots: Iterable[object]) -> None:
+    """Give the greedy bots among `bots`, the seats of one table, one game context
+    (`greedy.SharedContext`), so that a play rated or a meld indexed for one seat serves the
+    others; a greedy bot that has a context already keeps it."""
+    shared = SharedContext()
+    for bot in bots:
+        if isinstance(bot, GreedyBot):
+            bot.join(shared)
+
+
 def table_bots(names: Sequence[str]) -> list[Bot]:
     """Return a new bot per name (`bot_by_name`) for the seats of one table, which play one game
-    at a time: the greedy ones share their game's context (`greedy.SharedContext`)."""
-    shared = SharedContext()
-    return [GreedyBot(shared) if bot_spec(name) == "greedy" else bot_by_name(name) for name in names]
+    at a time: the greedy ones share their game's context (`share_context`)."""
+    bots = [bot_by_name(name) for name in names]
+    share_context(bots)
+    return bots
 
 
 def _user_bot(spec: str) -> Bot:
@@ -146,14 +157,11 @@ def run_game(
 ) -> tuple[list[Event], GameState]:
     """Play one game and return its events and the final state (see `play_game`); with
     `commit`, every deal carries a commitment whose salt comes from the seed (`seeded_salts`).
-    Greedy bots without a context of their own share one (as `table_bots` makes them)."""
+    Greedy bots without a context of their own share one (`share_context`)."""
     check_players(players)
     if len(bots) != players:
         raise ValueError(f"one bot per seat: {players} seats, {len(bots)} bots")
-    shared = SharedContext()  # the greedy seats' ratings and meld index serve one another
-    for b in bots:
-        if isinstance(b, GreedyBot):
-            b.join(shared)
+    share_context(bots)
     events: list[Event] = []
     names = [f"{b.name}-{s}" for s, b in enumerate(bots)]
     table = Table.start(variant, names, game_id=game_id, seats=bots, rng=SeedStreams(seed),

@@ -51,7 +51,7 @@ from pathlib import Path
 from rich.console import RenderableType
 from rich.text import Text
 
-from buraco_events.core.bots import Bot, GreedyBot, bot_by_name, bot_spec
+from buraco_events.core.bots import Bot, GreedyBot, bot_by_name, bot_spec, share_context
 from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, legal_actions
 from buraco_events.core.gate import IllegalMove
@@ -135,9 +135,12 @@ class Setup:
         return setup
 
     def bot_seats(self, n_players: int) -> dict[int, Bot]:
-        """Return a new bot for each seat but the human's; raises ValueError for an unknown bot."""
+        """Return a new bot for each seat but the human's, the greedy ones sharing one game
+        context (`bots.share_context`); raises ValueError for an unknown bot."""
         seats = [s for s in range(n_players) if s != self.human]
-        return {s: bot_by_name(name) for s, name in zip(seats, self.bots, strict=True)}
+        bots = {s: bot_by_name(name) for s, name in zip(seats, self.bots, strict=True)}
+        share_context(bots.values())
+        return bots
 
 
 def play_game_id(variant: str, players: int, seed: int) -> str:
