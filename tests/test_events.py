@@ -16,7 +16,9 @@ from buraco_events.core.cards import ALL_CARDS, make_deck
 from buraco_events.log.lines import LogError, decode_lines
 from buraco_events.model.events import (
     EVENT_TYPES,
+    RULING_KINDS,
     ZERO_HASH,
+    Branched,
     Discarded,
     Drew,
     Event,
@@ -28,6 +30,7 @@ from buraco_events.model.events import (
     LaidOff,
     Melded,
     Note,
+    Ruling,
     StockRefilled,
     TookDead,
     TookPile,
@@ -92,6 +95,16 @@ BUILDERS = {
     GameEnded: st.builds(GameEnded, totals=st.lists(st.integers(-999, 9999)).map(tuple),
                          winner=st.integers(0, 1), **common),
     Note: st.builds(Note, by=texts, text=texts, **common),
+    Branched: st.builds(
+        Branched, parent=texts, fork_seq=st.integers(0, 2**53), deck=st.sampled_from(["parent", "redealt"]),
+        seat=st.none() | seats, seed=texts, by=texts, reason=texts, **common),
+    Ruling: st.builds(
+        Ruling, game_id=texts, game_seq=st.integers(0, 2**53),
+        game_head=st.text("0123456789abcdef", min_size=64, max_size=64),
+        kind=st.sampled_from(RULING_KINDS), hand=st.none() | small,
+        points=st.none() | st.lists(st.integers(-999, 9999), max_size=2).map(tuple),
+        team=st.none() | st.integers(0, 1), branch_head=hashes, ruling_seq=st.none() | st.integers(0, 2**53),
+        by=texts, reason=texts, **common),
 }
 events_st = st.one_of(*BUILDERS.values())
 

@@ -18,6 +18,7 @@ from buraco_events.log.lines import LogError
 from buraco_events.log.sources import read_log
 from buraco_events.model.events import (
     EVENT_TYPES,
+    Branched,
     Discarded,
     Drew,
     Event,
@@ -28,6 +29,7 @@ from buraco_events.model.events import (
     LaidOff,
     Melded,
     Note,
+    Ruling,
     StockRefilled,
     TookDead,
     TookPile,
@@ -47,6 +49,8 @@ SAMPLES: list[Event] = [
     HandEnded(seq=9, hand=0, reason="closed", closed_by=1, scores=(10, -20)),
     GameEnded(seq=10, totals=(10, -20), winner=0),
     Note(seq=11, by="referee", text="a remark"),
+    Branched(seq=12, parent="g", fork_seq=11, deck="parent", seed="7", by="ana", reason="what if"),
+    Ruling(seq=13, game_id="g", game_seq=11, game_head="0" * 64, kind="warning", by="ref", reason="slow"),
 ]
 
 

@@ -23,6 +23,7 @@ from typing import Any, Final, cast
 import msgspec
 
 from buraco_events.model.events import (
+    Branched,
     Discarded,
     Drew,
     Event,
@@ -33,6 +34,7 @@ from buraco_events.model.events import (
     LaidOff,
     Melded,
     Note,
+    Ruling,
     StockRefilled,
     TookDead,
     TookPile,
@@ -572,6 +574,31 @@ def _apply_note(state: GameState, ev: Note) -> None:
     pass
 
 
+def _check_branched(state: GameState, ev: Branched) -> None:
+    """A branch starts right after its fork line, in the game it forks, before the game is over
+    (docs/log-format.md, "Branches"); the cards stay where the fork left them (deck `parent`)."""
+    if state.phase == "start":
+        raise illegal_move(state, ev, "the first event must be game_started")
+    if state.phase == "over":
+        raise illegal_move(state, ev, "a branch may not follow game_ended")
+    if ev.fork_seq != ev.seq - 1:
+        raise illegal_move(state, ev, f"fork_seq: a branched line follows its fork line: expected {ev.seq - 1}, got {ev.fork_seq}")
+    if ev.parent != state.game_id:
+        raise illegal_move(state, ev, f"parent: this log is game {state.game_id!r}, not {ev.parent!r}")
+    if ev.deck == "redealt":
+        raise illegal_move(state, ev, "deck: this version replays branches dealt from the parent's deck only, not redealt ones")
+    if ev.seat is not None:
+        raise illegal_move(state, ev, "seat: only a redealt deck names a seat")
+
+
+def _apply_branched(state: GameState, ev: Branched) -> None:
+    pass
+
+
+def _check_ruling(state: GameState, ev: Ruling) -> None:
+    raise illegal_move(state, ev, "a ruling goes in the game's rulings log, never in the game log")
+
+
 # -- the other events' checks and applies, by class ------------------------------------------------
 
 
@@ -584,6 +611,8 @@ _CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
     HandEnded: _check_hand_ended,
     GameEnded: _check_game_ended,
     Note: _check_note,
+    Branched: _check_branched,
+    Ruling: _check_ruling,
 }
 
 
@@ -596,6 +625,7 @@ _APPLY: Final[dict[type, Callable[[GameState, Any], None]]] = {
     HandEnded: _apply_hand_ended,
     GameEnded: _apply_game_ended,
     Note: _apply_note,
+    Branched: _apply_branched,
 }
 
 

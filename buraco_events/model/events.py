@@ -146,9 +146,54 @@ class Note(Event, tag="note", kw_only=True, frozen=True):
     text: str
 
 
+#: where a branch's hidden cards come from: the parent's deck order, or dealt again from what one
+#: seat knew
+DeckSource = Literal["parent", "redealt"]
+
+
+class Branched(Event, tag="branched", kw_only=True, frozen=True):
+    """From here on this log is a hypothesis: a branch of game `parent` at `fork_seq`.
+
+    The lines before it are the parent's, byte for byte; the events after it are played from the
+    state at `fork_seq`. `seed` deals the hands the parent never recorded.
+    """
+
+    parent: str
+    fork_seq: Seq
+    deck: DeckSource
+    seat: Seat | None = None
+    seed: str
+    by: str
+    reason: str
+
+
+#: what a referee's ruling decides (docs/log-format.md, "Rulings")
+RulingKind = Literal["score_adjusted", "hand_voided", "replay_from", "game_awarded", "warning", "withdrawn"]
+RULING_KINDS: tuple[str, ...] = RulingKind.__args__
+
+
+class Ruling(Event, tag="ruling", kw_only=True, frozen=True):
+    """One decision of a referee, a line of a game's rulings log (never of the game log).
+
+    It binds the game log as it was: `game_head` is the SHA-256 of its line `game_seq`.
+    """
+
+    game_id: str
+    game_seq: Seq
+    game_head: Hash
+    kind: RulingKind
+    hand: Small | None = None
+    points: tuple[Score, ...] | None = None
+    team: Annotated[int, Meta(ge=0, le=1)] | None = None
+    branch_head: Hash | None = None
+    ruling_seq: Seq | None = None
+    by: str
+    reason: str
+
+
 AnyEvent = (
     GameStarted | HandStarted | Drew | TookPile | Melded | LaidOff | Discarded | TookDead
-    | StockRefilled | HandEnded | GameEnded | Note
+    | StockRefilled | HandEnded | GameEnded | Note | Branched | Ruling
 )
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__
 TAGS: dict[str, type[Event]] = {str(t.__struct_config__.tag): t for t in EVENT_TYPES}
