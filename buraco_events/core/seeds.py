@@ -77,6 +77,27 @@ class PositionSeeds:
         return random.Random(f"{self.seed}:bot:{seq}")
 
 
+class BranchSeeds:
+    """A branch's scheme (`play.branch`): chance after the fork depends only on the seed written in
+    its `branched` line and the position, as `PositionSeeds` (so a branch resumed from its log
+    continues as it would have), in streams of their own: hand N is dealt from
+    `Random(f"branch/{seed}/deal/{N}")` (only a hand its parent never dealt) and the bot deciding
+    at seq S gets `Random(f"branch/{seed}/bot/{S}")`.
+    """
+
+    def __init__(self, seed: str):
+        self.seed: int | None = None
+        self.text = seed
+
+    def deal_rng(self, hand: int) -> random.Random:
+        """Return a fresh rng for hand `hand`."""
+        return random.Random(f"branch/{self.text}/deal/{hand}")
+
+    def seat_rng(self, seq: int) -> random.Random:
+        """Return a fresh rng for the decision at `seq`."""
+        return random.Random(f"branch/{self.text}/bot/{seq}")
+
+
 class SharedStream:
     """One rng for everything, deals and decisions in play order (the tests' random games)."""
 
@@ -93,4 +114,4 @@ class SharedStream:
 
 
 
-__all__ = ["PositionSeeds", "RngPolicy", "SeedStreams", "SharedStream"]
+__all__ = ["BranchSeeds", "PositionSeeds", "RngPolicy", "SeedStreams", "SharedStream"]

@@ -37,6 +37,7 @@ from buraco_events.model.events import (
     Event,
     GameStarted,
     HandEnded,
+    HandStarted,
     LaidOff,
     Melded,
     TookPile,
@@ -116,6 +117,9 @@ class BotError(ValueError):
 
 #: gets each event after the engine checked it and before the table applies it
 Recorder = Callable[[Event], None]
+#: the deal of the hand about to start when it is fixed already (a branch deals its parent's
+#: recorded hands), else None: the rng policy deals it
+DealSource = Callable[[GameState], "HandStarted | None"]
 
 #: the event kinds `legal_choices` offers only once they passed `engine.check` (a draw by
 #: construction: see `moves.legal_draws`)
@@ -166,8 +170,11 @@ class Table:
 
     `salts` commits every deal (docs/log-format.md): the table's `hand_started` carries the
     commitment of the salt `salts(hand)` and its `hand_ended` reveals that salt (`log/commit.py`
-    has the sources). `seats`, `rng`, `salts` and `record` are plain attributes: a resumed game
-    may set them once its setup is known. `state` is the live state: read it, never change it.
+    has the sources); a salt source may answer None for a hand whose salt is unknown (its deal is
+    then not committed, or its commitment stays unrevealed). `deals` gives a deal that is fixed
+    already (a branch's parent recorded it: `play.branch`), taken as it is; the rng deals the
+    others. `seats`, `rng`, `salts`, `deals` and `record` are plain attributes: a resumed game may
+    set them once its setup is known. `state` is the live state: read it, never change it.
     """
 
     def __init__(
@@ -178,12 +185,15 @@ class Table:
         *,
         ask_forced: bool = False,
         salts: SaltSource | None = None,
+        deals: DealSource | None = None,
     ) -> None:
         self.seats: dict[int, Bot] = _seat_map(seats)
         self.rng = rng
         self.record = record
         #: the salt of each hand's deal commitment (None: deals are not committed)
         self.salts = salts
+        #: the deals fixed already (None: every deal comes from the rng policy)
+        self.deals = deals
         #: ask a bot even when one action is legal (by default a forced move is made for it,
         #: with no view built and no rng drawn)
         self.ask_forced = ask_forced
@@ -298,9 +308,12 @@ class Table:
         if state.phase == "deal":
             if state.hand_no + 1 >= MAX_HANDS_PER_GAME:
                 raise EndlessGame(f"{self._name()}: no team reached {state.rules.target} in {MAX_HANDS_PER_GAME} hands")
+            fixed = self.deals(state) if self.deals is not None else None
+            if fixed is not None:
+                return self.append(fixed)
             hand = deal(state, self._policy().deal_rng(state.hand_no + 1))
-            if self.salts is not None:
-                salt = self.salts(hand.hand)
+            salt = self.salts(hand.hand) if self.salts is not None else None
+            if salt is not None:
                 hand = msgspec.structs.replace(hand, commitment=deal_commitment(salt, hand))
             return self.append(hand)
         event = table_event(state)

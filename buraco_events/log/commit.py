@@ -26,8 +26,8 @@ from typing import NamedTuple
 
 from buraco_events.model.events import HandEnded, HandStarted
 
-#: the salt of each hand (0-based hand number -> salt)
-SaltSource = Callable[[int], str]
+#: the salt of each hand (0-based hand number -> salt; None where it is not known)
+SaltSource = Callable[[int], "str | None"]
 
 
 def deck_text(ev: HandStarted) -> str:
