@@ -1,0 +1,444 @@
+"""Rulings (docs/log-format.md, "Rulings"): a referee's decisions beside a game, never in it.
+
+A game's rulings log (`GAME.rulings.jsonl` beside `GAME.jsonl`) is a sealed JSON Lines file of
+`ruling` events with its own chain. Each ruling binds the game log as it was when it was made: it
+names the game's line `game_seq` by its SHA-256 (`game_head`); if that line no longer hashes so,
+the ruling does not apply, and every tool says so.
+
+- `log_facts` replays a game log (or a branch) to the facts rulings need: its line hashes, each
+  finished hand's recounted scores, its fork if it is a branch.
+- `judge` applies rulings to a game's facts: which apply (and why not), and the standings after
+  them (`Standings`), always beside the recounted ones, never instead of them.
+- `new_ruling` checks a ruling against the game log and its rulings log before `append_ruling`
+  writes it; `rulings_report` is what `audit`, `replay`, `share` and `index` show.
+
+How rulings combine: a `replay_from` takes the hands from its branch's fork on from the branch
+(the last such ruling wins); then `hand_voided` counts its hand 0 for both teams; then
+`score_adjusted` adds its points to its hand; `game_awarded` names the winner whatever the totals
+(the last one wins); `warning` changes nothing; `withdrawn` cancels an earlier ruling. Without an
+award, the winner after rulings follows RULES 8 on the adjusted totals, and is None when no team
+reaches the target any more or the game is not over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from buraco_events.core.cards import team_of
+from buraco_events.core.engine import play
+from buraco_events.core.gate import IllegalMove
+from buraco_events.core.state import GameState
+from buraco_events.log.lines import LogError, RawLines, raw_lines
+from buraco_events.log.reader import EventReader
+from buraco_events.log.writer import open_log
+from buraco_events.model.events import (
+    Branched,
+    Ruling,
+    event_type,
+    line_hash,
+)
+from buraco_events.model.scoring import match_result
+
+#: the name ending of a rulings log (`GAME.rulings.jsonl` beside `GAME.jsonl`)
+RULINGS_SUFFIX = ".rulings.jsonl"
+#: the kinds that name a hand
+_HAND_KINDS = ("score_adjusted", "hand_voided")
+
+
+def rulings_path(log: str | Path) -> Path:
+    """Return the default rulings log of a game log: `GAME.rulings.jsonl` beside `GAME.jsonl`."""
+    p = Path(log)
+    stem = p.name[:-len(".jsonl")] if p.name.endswith(".jsonl") else p.name
+    return p.with_name(stem + RULINGS_SUFFIX)
+
+
+def is_rulings_log(path: str | Path) -> bool:
+    """Return whether a file is a rulings log by its name (folders of game logs skip them)."""
+    return Path(path).name.endswith(RULINGS_SUFFIX)
+
+
+class RulingError(ValueError):
+    """A ruling that cannot be made or read, in one line; `exit_code` 1 (a problem in what was
+    read) or 2 (unreadable input, a bad option)."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+# -- the facts of a log ----------------------------------------------------------------------------
+
+
+@dataclass
+class LogFacts:
+    """What rulings need of a game log (or a branch): read as far as it reads and is legal."""
+
+    game_id: str
+    hashes: list[str]  # the SHA-256 of each line read, by seq
+    lines: list[bytes]  # the lines read (a branch's prefix is compared with them)
+    hands: list[list[int]]  # each finished hand's recounted scores, per team
+    target: int
+    first_team: int
+    complete: bool  # the log ends with game_ended
+    winner: int | None  # the recount's winner (RULES 8), None while the match is not over
+    fork: Branched | None = None  # the last `branched` line, if this log is a branch
+    fork_hand: int = 0  # the first hand the branch plays after its fork
+    stopped: str | None = None  # why reading stopped before the end, if it did
+
+    @property
+    def head(self) -> str | None:
+        """Return the SHA-256 of the last line read."""
+        return self.hashes[-1] if self.hashes else None
+
+    @property
+    def totals(self) -> list[int]:
+        """Return the recounted totals per team."""
+        return [sum(h[t] for h in self.hands) for t in range(2)]
+
+
+def log_facts(lines: Iterable[bytes], name: str = "<log>") -> LogFacts:
+    """Replay a log's lines through the engine (stopping at the first line that does not read,
+    chain or pass) and return its facts."""
+    state = GameState()
+    facts = LogFacts("", [], [], [], 0, 0, False, None)
+    reader = EventReader(RawLines(name, list(lines)))
+    try:
+        for _, line, event in reader:
+            play(state, event)
+            facts.lines.append(line)
+            facts.hashes.append(line_hash(line))
+            if isinstance(event, Branched):
+                facts.fork = event
+                facts.fork_hand = state.hand_no if state.phase not in ("deal", "start") else state.hand_no + 1
+    except (LogError, IllegalMove) as exc:
+        facts.stopped = str(exc)
+    facts.game_id = state.game_id
+    facts.hands = [[s.total for s in result] for result in state.hand_results]
+    facts.target = state.rules.target if state.n_players else 0
+    facts.first_team = team_of(state.first_of_game)
+    facts.complete = state.phase == "over" and facts.stopped is None
+    facts.winner = state.winner
+    return facts
+
+
+def read_facts(path: str | Path) -> LogFacts:
+    """`log_facts` of a file; raises `RulingError` (2) when it cannot be read."""
+    try:
+        raw = raw_lines(path)
+        lines = list(raw)
+    except OSError as exc:
+        raise RulingError(f"{path}: cannot read: {exc.strerror or exc}", 2) from None
+    facts = log_facts(lines, raw.name)
+    if not facts.hashes:
+        raise RulingError(f"{path}: not a log: {facts.stopped or 'no line reads'}", 2)
+    return facts
+
+
+# -- judging rulings -------------------------------------------------------------------------------
+
+
+class RulingView(msgspec.Struct, frozen=True):
+    """One ruling as judged: the ruling's fields, whether it applies and, if not, why."""
+
+    seq: int
+    kind: str
+    hand: int | None
+    points: list[int] | None
+    team: int | None
+    branch_head: str | None
+    ruling_seq: int | None
+    by: str
+    reason: str
+    applies: bool
+    why_not: str | None
+
+
+class Standings(msgspec.Struct, frozen=True):
+    """A game's scores: per hand (per team), the totals and the winner (None: not decided)."""
+
+    hands: list[list[int]]
+    totals: list[int]
+    winner: int | None
+    awarded: bool = False  # the winner is a `game_awarded` ruling's
+
+
+class RulingsReport(msgspec.Struct, frozen=True):
+    """A game's rulings beside its recount: the exact `rulings` object of the tools' JSON.
+
+    `recount` is the standings the events give; `after` the standings after the rulings that
+    apply (equal to `recount` when none does). `problem` says why the rulings log stopped being
+    read, if it did (the rulings before it are judged).
+    """
+
+    path: str
+    rulings: list[RulingView]
+    recount: Standings
+    after: Standings
+    problem: str | None = None
+
+    @property
+    def applied(self) -> int:
+        """Return how many rulings apply."""
+        return sum(r.applies for r in self.rulings)
+
+
+def _why_not(ruling: Ruling, game: LogFacts, earlier: Mapping[int, Ruling],
+             branches: Mapping[str, LogFacts]) -> str | None:
+    """Return why a ruling does not apply to `game` (before withdrawals), or None when it does."""
+    if ruling.game_id != game.game_id:
+        return f"it names game {ruling.game_id!r}, not this log's game {game.game_id!r}"
+    if ruling.game_seq >= len(game.hashes):
+        return f"the game log has no line {ruling.game_seq} any more (it has {len(game.hashes)} lines that read)"
+    if game.hashes[ruling.game_seq] != ruling.game_head:
+        return (f"the game log changed: its line {ruling.game_seq} no longer hashes to the game_head "
+                f"{ruling.game_head[:12]}… the ruling binds")
+    kind = ruling.kind
+    if kind in _HAND_KINDS:
+        if ruling.hand is None:
+            return f"{kind} names no hand"
+        if ruling.hand >= len(game.hands):
+            return f"hand {ruling.hand} has not ended in this log ({len(game.hands)} hands ended)"
+    if kind == "score_adjusted" and (ruling.points is None or len(ruling.points) != 2):
+        return "score_adjusted needs points for both teams"
+    if kind == "game_awarded" and ruling.team is None:
+        return "game_awarded names no team"
+    if kind == "replay_from":
+        branch = branches.get(ruling.branch_head or "")
+        if branch is None:
+            return f"its branch (head {(ruling.branch_head or '?')[:12]}…) is not at hand beside the game log"
+        proof = prefix_problem(branch, game)
+        if proof is not None:
+            return proof
+    if kind == "withdrawn":
+        target = earlier.get(ruling.ruling_seq if ruling.ruling_seq is not None else -1)
+        if target is None:
+            return f"no earlier ruling at seq {ruling.ruling_seq} to withdraw"
+        if target.kind == "withdrawn":
+            return "a withdrawal is not withdrawn (make the ruling again)"
+    return None
+
+
+def prefix_problem(branch: LogFacts, parent: LogFacts) -> str | None:
+    """Return why `branch` is not a branch of `parent` (its fork, its game, its prefix byte for
+    byte), or None when it is."""
+    fork = branch.fork
+    if fork is None:
+        return "it is not a branch: it has no branched line"
+    if branch.game_id != parent.game_id:
+        return f"it is a branch of game {branch.game_id!r}, not {parent.game_id!r}"
+    n = fork.fork_seq + 1
+    if len(parent.lines) < n:
+        return f"it forks at seq {fork.fork_seq}, past the game log's {len(parent.lines)} lines"
+    for seq in range(n):
+        if branch.lines[seq] != parent.lines[seq]:
+            return f"its line {seq} differs from the game log's: not the same game up to its fork"
+    return None
+
+
+def judge(rulings: Sequence[Ruling], game: LogFacts,
+          branches: Mapping[str, LogFacts] | None = None, path: str = "",
+          problem: str | None = None) -> RulingsReport:
+    """Judge `rulings` against `game` and return the report: each ruling and the standings."""
+    branches = branches or {}
+    earlier: dict[int, Ruling] = {}
+    why: dict[int, str | None] = {}
+    for ruling in rulings:
+        why[ruling.seq] = _why_not(ruling, game, earlier, branches)
+        earlier[ruling.seq] = ruling
+    for ruling in rulings:  # a withdrawal that applies cancels its ruling
+        if ruling.kind == "withdrawn" and why[ruling.seq] is None and ruling.ruling_seq is not None:
+            if why.get(ruling.ruling_seq) is None:
+                why[ruling.ruling_seq] = f"withdrawn by ruling {ruling.seq}"
+    applying = [r for r in rulings if why[r.seq] is None]
+    recount = Standings([list(h) for h in game.hands], game.totals, game.winner if game.complete else None)
+    hands = [list(h) for h in game.hands]
+    decided = game.complete
+    for r in applying:
+        if r.kind == "replay_from":
+            branch = branches[r.branch_head or ""]
+            hands = hands[:branch.fork_hand] + [list(h) for h in branch.hands[branch.fork_hand:]]
+            decided = branch.complete
+    for r in applying:
+        if r.kind == "hand_voided" and r.hand is not None and r.hand < len(hands):
+            hands[r.hand] = [0, 0]
+    for r in applying:
+        if r.kind == "score_adjusted" and r.points is not None and r.hand is not None and r.hand < len(hands):
+            hands[r.hand] = [hands[r.hand][t] + r.points[t] for t in range(2)]
+    totals = [sum(h[t] for h in hands) for t in range(2)]
+    awards = [r.team for r in applying if r.kind == "game_awarded"]
+    if awards:
+        after = Standings(hands, totals, awards[-1], awarded=True)
+    else:
+        winner = match_result(totals, game.target, game.first_team, len(hands)) if decided else None
+        after = Standings(hands, totals, winner)
+    views = [
+        RulingView(r.seq, r.kind, r.hand, None if r.points is None else list(r.points), r.team,
+                   r.branch_head, r.ruling_seq, r.by, r.reason, why[r.seq] is None, why[r.seq])
+        for r in rulings
+    ]
+    return RulingsReport(path, views, recount, after, problem)
+
+
+# -- reading and writing rulings logs --------------------------------------------------------------
+
+
+def read_rulings(path: str | Path) -> tuple[list[Ruling], str | None]:
+    """Return the rulings of a rulings log as far as it reads, and why it stopped (None: read
+    whole). A missing file holds no rulings. Raises `RulingError` (2) for a file that cannot be
+    read at all."""
+    p = Path(path)
+    try:
+        raw = raw_lines(p)
+        lines = list(raw)
+    except FileNotFoundError:
+        return [], None
+    except OSError as exc:
+        raise RulingError(f"{p}: cannot read: {exc.strerror or exc}", 2) from None
+    rulings: list[Ruling] = []
+    try:
+        for lineno, _, event in EventReader(RawLines(raw.name, lines, raw.tail)):
+            if not isinstance(event, Ruling):
+                return rulings, (f"{raw.name}: line {lineno}: seq {event.seq}: field type: "
+                                 f"{event_type(event)} in a rulings log (only ruling events)")
+            rulings.append(event)
+    except LogError as exc:
+        return rulings, str(exc)
+    return rulings, None
+
+
+def branches_beside(log: str | Path, heads: Iterable[str]) -> dict[str, LogFacts]:
+    """Return the facts of the branch logs beside `log` (same folder) whose heads are `heads`."""
+    wanted = {h for h in heads if h}
+    found: dict[str, LogFacts] = {}
+    if not wanted:
+        return found
+    folder = Path(log).parent
+    for candidate in sorted(folder.glob("*.jsonl")):
+        if is_rulings_log(candidate) or candidate.resolve() == Path(log).resolve():
+            continue
+        try:
+            data = candidate.read_bytes()
+        except OSError:
+            continue
+        lines = data.split(b"\n")
+        last = lines[-2] if len(lines) > 1 and lines[-1] == b"" else None
+        if last is None or line_hash(last) not in wanted:
+            continue
+        facts = log_facts(lines[:-1], str(candidate))
+        if facts.head in wanted:
+            found[facts.head] = facts
+    return found
+
+
+def rulings_report(log: str | Path, game: LogFacts | None = None,
+                   rulings_file: str | Path | None = None) -> RulingsReport | None:
+    """Return the report of the rulings log of `log` (default `rulings_path(log)`), or None when
+    there is none. Branches named by `replay_from` rulings are looked for beside the log."""
+    path = Path(rulings_file) if rulings_file is not None else rulings_path(log)
+    if not path.exists():
+        return None
+    rulings, problem = read_rulings(path)
+    if game is None:
+        game = read_facts(log)
+    heads = [r.branch_head for r in rulings if r.kind == "replay_from" and r.branch_head]
+    return judge(rulings, game, branches_beside(log, heads), str(path), problem)
+
+
+@dataclass
+class RulingRequest:
+    """What `buraco rule` asks for (the fields of a `ruling` but the game's binding)."""
+
+    kind: str
+    by: str
+    reason: str
+    hand: int | None = None
+    points: list[int] | None = None
+    team: int | None = None
+    branch: Path | None = None
+    ruling_seq: int | None = None
+
+
+def new_ruling(log: str | Path, request: RulingRequest, rulings_file: str | Path | None = None,
+               ) -> tuple[Ruling, Path]:
+    """Return the ruling `request` makes on the game log `log` as it is now, and the rulings log
+    it goes to. Raises `RulingError` when the request does not fit the game, or when an earlier
+    ruling no longer binds the game log (it was changed after that ruling: nothing more is
+    added until the referee has looked)."""
+    path = Path(rulings_file) if rulings_file is not None else rulings_path(log)
+    game = read_facts(log)
+    if game.stopped is not None:
+        raise RulingError(f"{log}: the game log does not read to its end, so a ruling cannot bind it: {game.stopped}")
+    rulings, problem = read_rulings(path)
+    if problem is not None:
+        raise RulingError(f"{path}: {problem}")
+    for r in rulings:
+        if r.game_id == game.game_id and (r.game_seq >= len(game.hashes) or game.hashes[r.game_seq] != r.game_head):
+            raise RulingError(f"{path}: ruling {r.seq} binds the game log's line {r.game_seq} as it was, and that "
+                              "line is not so any more: the game log was changed after the ruling; nothing is added")
+        if r.game_id != game.game_id:
+            raise RulingError(f"{path}: ruling {r.seq} is about game {r.game_id!r}, not {game.game_id!r}: "
+                              "is this the rulings log of another game?")
+    kind = request.kind
+    hand = request.hand
+    branch_head = None
+    if kind in _HAND_KINDS and hand is None:
+        raise RulingError(f"--hand: {kind} names the hand it rules on", 2)
+    if hand is not None and hand >= len(game.hands):
+        raise RulingError(f"--hand: hand {hand} has not ended in {log} ({len(game.hands)} hands ended)", 2)
+    points = request.points
+    if kind == "score_adjusted":
+        if points is None or len(points) != 2:
+            raise RulingError("--points: score_adjusted gives points for both teams: A,B", 2)
+    elif points is not None:
+        raise RulingError(f"--points: only score_adjusted gives points, not {kind}", 2)
+    if (kind == "game_awarded") != (request.team is not None):
+        raise RulingError("--team: game_awarded names the team (0 or 1) it awards, and only it", 2)
+    if kind == "replay_from":
+        if request.branch is None:
+            raise RulingError("--branch: replay_from names the branch log the game continues as", 2)
+        branch = read_facts(request.branch)
+        proof = prefix_problem(branch, game)
+        if proof is not None:
+            raise RulingError(f"--branch: {request.branch}: {proof}")
+        if branch.stopped is not None:
+            raise RulingError(f"--branch: {request.branch}: the branch does not read to its end: {branch.stopped}")
+        branch_head = branch.head
+        hand = branch.fork_hand if hand is None else hand
+    elif request.branch is not None:
+        raise RulingError(f"--branch: only replay_from names a branch, not {kind}", 2)
+    if kind == "withdrawn":
+        by_seq = {r.seq: r for r in rulings}
+        target = by_seq.get(request.ruling_seq if request.ruling_seq is not None else -1)
+        if target is None:
+            raise RulingError(f"--ruling-seq: {path} has no ruling at seq {request.ruling_seq}", 2)
+        if target.kind == "withdrawn":
+            raise RulingError(f"--ruling-seq: ruling {target.seq} is a withdrawal; a withdrawal is not withdrawn", 2)
+        if any(r.kind == "withdrawn" and r.ruling_seq == target.seq for r in rulings):
+            raise RulingError(f"--ruling-seq: ruling {target.seq} is withdrawn already", 2)
+    elif request.ruling_seq is not None:
+        raise RulingError(f"--ruling-seq: only withdrawn names a ruling, not {kind}", 2)
+    last = len(game.hashes) - 1
+    ruling = Ruling(
+        seq=len(rulings), game_id=game.game_id, game_seq=last, game_head=game.hashes[last], kind=kind,  # type: ignore[arg-type]
+        hand=hand, points=None if points is None else tuple(points), team=request.team,
+        branch_head=branch_head, ruling_seq=request.ruling_seq, by=request.by, reason=request.reason,
+    )
+    return ruling, path
+
+
+def append_ruling(path: Path, ruling: Ruling) -> bytes:
+    """Append `ruling` to the rulings log at `path` (created if missing) as its one writer, synced
+    at once; return the line written."""
+    with open_log(path, fsync="event") as writer:
+        return writer.append(ruling, expected_seq=ruling.seq)
+
+
+__all__ = [
+    "RULINGS_SUFFIX", "LogFacts", "RulingError", "RulingRequest", "RulingView", "RulingsReport", "Standings",
+    "append_ruling", "branches_beside", "is_rulings_log", "judge", "log_facts",
+    "new_ruling", "prefix_problem", "read_facts", "read_rulings", "rulings_path", "rulings_report",
+]
