@@ -32,7 +32,7 @@ from buraco_events.core.cards import team_of
 from buraco_events.core.engine import play
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.state import GameState
-from buraco_events.log.lines import LogError, RawLines, raw_lines
+from buraco_events.log.lines import RULINGS_SUFFIX, LogError, RawLines, raw_lines
 from buraco_events.log.reader import EventReader
 from buraco_events.log.writer import open_log
 from buraco_events.model.events import (
@@ -43,8 +43,6 @@ from buraco_events.model.events import (
 )
 from buraco_events.model.scoring import match_result
 
-#: the name ending of a rulings log (`GAME.rulings.jsonl` beside `GAME.jsonl`)
-RULINGS_SUFFIX = ".rulings.jsonl"
 #: the kinds that name a hand
 _HAND_KINDS = ("score_adjusted", "hand_voided")
 

@@ -272,6 +272,12 @@ def end_error(lines: RawLines, events: int, name: str | None = None) -> LogError
     return None
 
 
+#: the name ending of a game's rulings log (docs/log-format.md, "Rulings"): not a game log
+RULINGS_SUFFIX = ".rulings.jsonl"
+
+
 def log_files(folder: StrPath) -> list[Path]:
-    """Return every `*.jsonl` file under a folder, recursively, sorted."""
-    return sorted(f for f in Path(folder).rglob("*.jsonl") if f.is_file())
+    """Return every game log under a folder: its `*.jsonl` files, recursively, sorted, but the
+    rulings logs (`*.rulings.jsonl`), which are read beside their games."""
+    return sorted(f for f in Path(folder).rglob("*.jsonl")
+                  if f.is_file() and not f.name.endswith(RULINGS_SUFFIX))
