@@ -22,6 +22,7 @@ from . import (
     share_cmd,
     simulate_cmd,
     spark_cmd,
+    whatif_cmd,
 )
 
 #: click's plain names of values, by Python type; other types show their name in capitals
@@ -115,6 +116,9 @@ app.command("export")(analytics_cmd.export)
 app.command("spark-index")(spark_cmd.spark_index)
 app.command("replay")(replay_cmd.replay)
 app.command("share")(share_cmd.share)
+app.command("branch")(whatif_cmd.branch)
+app.command("compare")(whatif_cmd.compare)
+app.command("rule")(whatif_cmd.rule)
 app.add_typer(log_cmd.app, name="log")
 app.add_typer(archive_cmd.app, name="archive")
 app.command("schema")(schema_cmd.schema)

@@ -12,10 +12,11 @@ the ruling does not apply, and every tool says so.
 - `new_ruling` checks a ruling against the game log and its rulings log before `append_ruling`
   writes it; `rulings_report` is what `audit`, `replay`, `share` and `index` show.
 
-How rulings combine: a `replay_from` takes the hands from its branch's fork on from the branch
-(the last such ruling wins); then `hand_voided` counts its hand 0 for both teams; then
-`score_adjusted` adds its points to its hand; `game_awarded` names the winner whatever the totals
-(the last one wins); `warning` changes nothing; `withdrawn` cancels an earlier ruling. Without an
+How rulings combine, in the order they were made: a `replay_from` takes the hands from its
+branch's fork on from the branch (replacing those hands as they stood, earlier rulings on them
+included); `hand_voided` counts its hand 0 for both teams; `score_adjusted` adds its points to its
+hand; `game_awarded` names the winner whatever the totals (the last one wins); `warning` changes
+nothing; `withdrawn` cancels an earlier ruling. Without an
 award, the winner after rulings follows RULES 8 on the adjusted totals, and is None when no team
 reaches the target any more or the game is not over.
 """
@@ -255,17 +256,16 @@ def judge(rulings: Sequence[Ruling], game: LogFacts,
     recount = Standings([list(h) for h in game.hands], game.totals, game.winner if game.complete else None)
     hands = [list(h) for h in game.hands]
     decided = game.complete
-    for r in applying:
+    for r in applying:  # in the order they were made: a replay replaces what came before it
         if r.kind == "replay_from":
             branch = branches[r.branch_head or ""]
             hands = hands[:branch.fork_hand] + [list(h) for h in branch.hands[branch.fork_hand:]]
             decided = branch.complete
-    for r in applying:
-        if r.kind == "hand_voided" and r.hand is not None and r.hand < len(hands):
-            hands[r.hand] = [0, 0]
-    for r in applying:
-        if r.kind == "score_adjusted" and r.points is not None and r.hand is not None and r.hand < len(hands):
-            hands[r.hand] = [hands[r.hand][t] + r.points[t] for t in range(2)]
+        elif r.hand is not None and r.hand < len(hands):
+            if r.kind == "hand_voided":
+                hands[r.hand] = [0, 0]
+            elif r.kind == "score_adjusted" and r.points is not None:
+                hands[r.hand] = [hands[r.hand][t] + r.points[t] for t in range(2)]
     totals = [sum(h[t] for h in hands) for t in range(2)]
     awards = [r.team for r in applying if r.kind == "game_awarded"]
     if awards:
