@@ -41,7 +41,6 @@ from buraco_events.views.text import visible
 
 from .common import PROBLEMS, UNREADABLE, fail, import_bots_from_cwd, out
 
-
 #: runs of differing events the text shows, and events per side of a run (--json has them all)
 RUNS_SHOWN = 5
 EVENTS_SHOWN = 4

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import typing
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
@@ -169,7 +170,7 @@ class Branched(Event, tag="branched", kw_only=True, frozen=True):
 
 #: what a referee's ruling decides (docs/log-format.md, "Rulings")
 RulingKind = Literal["score_adjusted", "hand_voided", "replay_from", "game_awarded", "warning", "withdrawn"]
-RULING_KINDS: tuple[str, ...] = RulingKind.__args__
+RULING_KINDS: tuple[str, ...] = typing.get_args(RulingKind)
 
 
 class Ruling(Event, tag="ruling", kw_only=True, frozen=True):
