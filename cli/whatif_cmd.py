@@ -144,6 +144,8 @@ def branch(
 def _lines(path: Path) -> list[bytes]:
     try:
         return list(open_source(path))
+    except LogError as exc:  # a torn last line, or no whole line
+        fail(str(exc), UNREADABLE)
     except OSError as exc:
         fail(f"{path}: cannot read: {exc.strerror or exc}", UNREADABLE)
     except ValueError as exc:  # a damaged archive

@@ -77,8 +77,8 @@ class LogFacts:
     """What rulings need of a game log (or a branch): read as far as it reads and is legal."""
 
     game_id: str
-    hashes: list[str]  # the SHA-256 of each line read, by seq
-    lines: list[bytes]  # the lines read (a branch's prefix is compared with them)
+    hashes: list[str]  # the SHA-256 of each whole line as stored, by position
+    lines: list[bytes]  # the whole lines as stored (a branch's prefix is compared with them)
     hands: list[list[int]]  # each finished hand's recounted scores, per team
     target: int
     first_team: int
@@ -87,10 +87,14 @@ class LogFacts:
     fork: Branched | None = None  # the last `branched` line, if this log is a branch
     fork_hand: int = 0  # the first hand the branch plays after its fork
     stopped: str | None = None  # why reading stopped before the end, if it did
+    #: the first line whose `prev` is not the SHA-256 of the line before it (None: the chain holds,
+    #: or the log is unsealed and has no chain): a ruling binds the lines up to its `game_seq`
+    #: through the chain, so an edit anywhere before it unbinds it
+    broken: int | None = None
 
     @property
     def head(self) -> str | None:
-        """Return the SHA-256 of the last line read."""
+        """Return the SHA-256 of the last whole line."""
         return self.hashes[-1] if self.hashes else None
 
     @property
@@ -100,16 +104,17 @@ class LogFacts:
 
 
 def log_facts(lines: Iterable[bytes], name: str = "<log>") -> LogFacts:
-    """Replay a log's lines through the engine (stopping at the first line that does not read,
-    chain or pass) and return its facts."""
+    """Return a log's facts: the hash of every whole line as stored (what a ruling binds, legal
+    or not), and the recount of a replay through the engine, which stops at the first line that
+    does not read, chain or pass (`stopped` says why)."""
+    stored = list(lines)
     state = GameState()
-    facts = LogFacts("", [], [], [], 0, 0, False, None)
-    reader = EventReader(RawLines(name, list(lines)))
+    facts = LogFacts("", [line_hash(line) for line in stored], stored, [], 0, 0, False, None)
+    facts.broken = _first_unlinked(stored, facts.hashes)
+    reader = EventReader(RawLines(name, stored))
     try:
-        for _, line, event in reader:
+        for _, _, event in reader:
             play(state, event)
-            facts.lines.append(line)
-            facts.hashes.append(line_hash(line))
             if isinstance(event, Branched):
                 facts.fork = event
                 facts.fork_hand = state.hand_no if state.phase not in ("deal", "start") else state.hand_no + 1
@@ -124,6 +129,31 @@ def log_facts(lines: Iterable[bytes], name: str = "<log>") -> LogFacts:
     return facts
 
 
+class _Link(msgspec.Struct):
+    """The one field the chain check reads of a line."""
+
+    prev: str | None = None
+
+
+_link_decoder = msgspec.json.Decoder(_Link)
+
+
+def _first_unlinked(lines: Sequence[bytes], hashes: Sequence[str]) -> int | None:
+    """Return the first line (by position) that does not link to the line before it, or None."""
+    for i, line in enumerate(lines):
+        try:
+            prev = _link_decoder.decode(line).prev
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return i
+        if i == 0:
+            if prev is None:
+                return None  # unsealed: no chain to hold
+            continue
+        if prev != hashes[i - 1]:
+            return i
+    return None
+
+
 def read_facts(path: str | Path) -> LogFacts:
     """`log_facts` of a file; raises `RulingError` (2) when it cannot be read."""
     try:
@@ -132,7 +162,7 @@ def read_facts(path: str | Path) -> LogFacts:
     except OSError as exc:
         raise RulingError(f"{path}: cannot read: {exc.strerror or exc}", 2) from None
     facts = log_facts(lines, raw.name)
-    if not facts.hashes:
+    if not facts.game_id:
         raise RulingError(f"{path}: not a log: {facts.stopped or 'no line reads'}", 2)
     return facts
 
@@ -191,10 +221,13 @@ def _why_not(ruling: Ruling, game: LogFacts, earlier: Mapping[int, Ruling],
     if ruling.game_id != game.game_id:
         return f"it names game {ruling.game_id!r}, not this log's game {game.game_id!r}"
     if ruling.game_seq >= len(game.hashes):
-        return f"the game log has no line {ruling.game_seq} any more (it has {len(game.hashes)} lines that read)"
+        return f"the game log changed: it has no line {ruling.game_seq} any more ({len(game.hashes)} lines)"
     if game.hashes[ruling.game_seq] != ruling.game_head:
         return (f"the game log changed: its line {ruling.game_seq} no longer hashes to the game_head "
                 f"{ruling.game_head[:12]}… the ruling binds")
+    if game.broken is not None and game.broken <= ruling.game_seq:
+        return (f"the game log changed: its line {game.broken} no longer links to the line before it, "
+                f"so the lines up to {ruling.game_seq} the ruling binds are not as they were")
     kind = ruling.kind
     if kind in _HAND_KINDS:
         if ruling.hand is None:
@@ -368,6 +401,9 @@ def new_ruling(log: str | Path, request: RulingRequest, rulings_file: str | Path
     added until the referee has looked)."""
     path = Path(rulings_file) if rulings_file is not None else rulings_path(log)
     game = read_facts(log)
+    if game.broken is not None:
+        raise RulingError(f"{log}: line {game.broken} does not link to the line before it: the game log was "
+                          "changed, so a ruling cannot bind it")
     if game.stopped is not None:
         raise RulingError(f"{log}: the game log does not read to its end, so a ruling cannot bind it: {game.stopped}")
     rulings, problem = read_rulings(path)

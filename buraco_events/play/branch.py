@@ -138,11 +138,11 @@ def read_parent(path: str | Path) -> Parent:
     the first that does not. Raises `BranchError` (2) for input that is not a log."""
     try:
         raw = open_source(path)
+        lines = list(raw)
     except OSError as exc:
         raise BranchError(f"{path}: cannot read: {exc.strerror or exc}", 2) from None
     except ValueError as exc:  # a damaged archive
         raise BranchError(f"{path}: {exc}", 2) from None
-    lines = list(raw)
     good: list[bytes] = []
     events: list[AnyEvent] = []
     reader = EventReader(RawLines(raw.name, lines))
