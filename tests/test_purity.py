@@ -55,11 +55,13 @@ SHELL_MODULES = [f"buraco_events.{m}" for m in (
     "log.archive_codec",
     "log.archive_read",
     "audit.report",
+    "audit.rulings",
     "analytics.database",
     "analytics.ingest",
     "analytics.queries",
     "analytics.plots",
     "play.sim",
+    "play.branch",
 )]
 
 
