@@ -10,6 +10,7 @@ import typer
 from buraco_events.log.archive import ArchiveError
 from buraco_events.log.reader import LogError, check_lines, repair
 from buraco_events.log.sources import open_source
+from buraco_events.play.branch import branch_in_lines
 from buraco_events.views.text import visible
 
 from .common import fail_read, out
@@ -34,10 +35,18 @@ def check(file: LogFile) -> None:
     """Check every line decodes, seq has no gaps, the hash chain holds, nothing follows
     game_ended and no line is torn; exit 1 on a problem, 2 if FILE cannot be read as a log."""
     try:
-        status = check_lines(open_source(file))  # a file, or ARCHIVE.bza/NAME
+        lines = open_source(file)  # a file, or ARCHIVE.bza/NAME
+        status = check_lines(lines)
     except (LogError, ArchiveError, OSError) as exc:
         fail_read(exc)
     sealed = "sealed" if status.sealed else "unsealed (no prev fields: changes are not detectable)"
+    first = next(iter(lines), b"")
+    if b'"type":"ruling"' in first[:40]:  # a referee's rulings log: it has no game_ended to reach
+        say(f"{visible(str(file))}: ok, a rulings log, {sealed}, {status.events} rulings, head {status.head}")
+        return
+    what = branch_in_lines(lines)  # a what-if log is never the game: say so
+    if what is not None:
+        sealed = f"{visible(what)}, {sealed}"
     # the log format: a log without game_ended at its end is unfinished (a live game, or cut short)
     done = "complete" if status.complete else "unfinished (no game_ended yet: a live game or cut short)"
     say(f"{visible(str(file))}: ok, {sealed}, {done}, {status.events} events, head {status.head}")

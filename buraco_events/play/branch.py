@@ -40,6 +40,7 @@ from buraco_events.model.events import (
     Branched,
     Event,
     GameEnded,
+    GameStarted,
     HandEnded,
     HandStarted,
     encode_event,
@@ -69,6 +70,24 @@ def branch_of(events: Iterable[Event]) -> Branched | None:
         if isinstance(event, Branched):
             last = event
     return last
+
+
+def branch_in_lines(lines: Iterable[bytes]) -> str | None:
+    """Return `branch_words` for a log's stored lines when it is a branch (its last `branched`
+    line), else None; lines that do not read are passed over (the log's reader reports them)."""
+    game_id, last = "", None
+    for i, line in enumerate(lines):
+        if i > 0 and b'"branched"' not in line:
+            continue
+        try:
+            event = decode_line(line, i + 1)
+        except LogError:
+            continue
+        if isinstance(event, GameStarted) and i == 0:
+            game_id = event.game_id
+        elif isinstance(event, Branched):
+            last = event
+    return branch_words(game_id, last) if last is not None else None
 
 
 def branch_words(game_id: str, branched: Branched) -> str:
@@ -275,6 +294,6 @@ def make_branch(parent_path: str | Path, at: int, out: Path, *, moves: Sequence[
 
 
 __all__ = [
-    "UNTIL", "BranchError", "BranchResult", "Parent", "ParentDeck", "Until", "branch_of", "branch_words",
+    "UNTIL", "BranchError", "BranchResult", "Parent", "ParentDeck", "Until", "branch_in_lines", "branch_of", "branch_words",
     "make_branch", "play_out", "read_parent", "start_branch",
 ]
