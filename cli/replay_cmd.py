@@ -12,7 +12,8 @@ A branch (a log holding a `branched` line) is named on every screen, "branch of 
 (by BY: REASON)", before or after the fork; `--json` gives it as `branch`. The game's rulings log
 (`GAME.rulings.jsonl` beside the log, or `--rulings FILE`) is judged against the log: the screen
 of a hand's end lists the rulings on that hand, the last screen every ruling and the standings
-after them apart from the recount; `--json` gives the report as `rulings`.
+after them apart from the recount; `--json` gives the report as `rulings`. A rulings log that
+stops being read (a bad line, a broken chain) is shown up to there, with its error and exit 1.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from buraco_events.views.replays import rulings_object
 from buraco_events.views.text import visible
 
 from .common import PROBLEMS, err, fail, out
+from .common import error as print_error
 from .replay_opts import RulingsOption, open_replay, open_rulings, resolve_seat, resolve_seq
 
 
@@ -48,7 +50,8 @@ def replay(
     seat = resolve_seat(as_seat, timeline.players)
     error = errors(seat)
     seq = resolve_seq(timeline, at, hand, error is not None)
-    rulings = rulings_object(open_rulings(log, rulings_file))
+    report = open_rulings(log, rulings_file)
+    rulings = rulings_object(report)
     if not as_json and not static and sys.stdout.isatty():
         from .replay_app import ReplayApp  # textual loads only for the interactive viewer
 
@@ -65,5 +68,9 @@ def replay(
         if not loaded.sealed:
             err().print(f"note: {visible(str(log))} is unsealed (no prev chain): replayed and"
                         " checked, not sealed", markup=False)
+    if report is not None and report.problem:  # shown up to where it stops, then exit 1
+        print_error(f"{report.problem} (the rulings before it are shown)")
     if error:
         fail(error, PROBLEMS)
+    if report is not None and report.problem:
+        raise typer.Exit(PROBLEMS)

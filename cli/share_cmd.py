@@ -10,7 +10,8 @@ A branch's page names it ("branch of GAME at seq N") in a banner on screen at ev
 game's rulings log (`GAME.rulings.jsonl` beside the log, or `--rulings FILE`) is judged against
 the log and carried in every step: the page shows each ruling at its hand and, at the end, the
 standings after rulings apart from the recount. The page does not verify the rulings log; it
-names it and its head.
+names it and its head. A rulings log that stops being read is shown up to there; the page is
+written and the command exits 1 with the error.
 
 The page is written atomically (`pages.write_page`), and an existing file is never replaced
 unless `--force` is given. Only a log that replays to its end is shared: a page
@@ -90,5 +91,7 @@ def share(
     if report is not None:
         out().print(f"rulings: {shown(report.path)}: {len(report.rulings)}, {report.applied} apply"
                     " (shown at their hands; not verified by the page)", soft_wrap=True)
+        if report.problem:  # the page shows the rulings before it and says where the log stops
+            fail(f"{report.problem} (the page shows the rulings before it)", 1)
     if not loaded.sealed:
         err().print(f"note: {shown(log)} is unsealed (no prev chain): the head covers only its last line")

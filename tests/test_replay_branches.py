@@ -242,3 +242,17 @@ def test_the_audit_page_shows_the_rulings_table_and_the_standings_apart(folder, 
     assert run("audit", folder / "b.jsonl", "--html", branch_page).exit_code == 0
     title = branch_page.read_text().split("<title>")[1].split("</title>")[0]
     assert "branch of g-multi at seq 5" in title
+
+
+def test_a_rulings_log_that_stops_is_shown_to_there_with_exit_1(folder, tmp_path):
+    log = tmp_path / "g.jsonl"
+    shutil.copy(folder / "g.jsonl", log)
+    rulings = tmp_path / "g.rulings.jsonl"
+    rulings.write_bytes((folder / "g.rulings.jsonl").read_bytes() + b'{"seq": 4, "type": "ruling"}\n')
+    result = run("replay", log, "--static")
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1 and "line 5" in result.stderr and "Traceback" not in result.stderr
+    screen = result.stdout.replace("\n", "")
+    assert "ruling 3: withdrawn" in screen and "the rulings log stops" in screen
+    result = run("share", log, "-o", tmp_path / "g.html")
+    assert result.exit_code == 1 and "line 5" in result.stderr and (tmp_path / "g.html").exists()
