@@ -46,7 +46,7 @@ def folder(tmp_path_factory):
     write_log(d / "g.jsonl", events)
     ends = [e for e in events if isinstance(e, HandEnded)]
     assert len(ends) >= 2  # the rulings below rule on hands 0 and 1
-    make_branch(d / "g.jsonl", 5, d / "b.jsonl", by=BRANCH_BY, reason=BRANCH_REASON, seed="1",
+    make_branch(d / "g.jsonl", 5, d / "b.jsonl", by=BRANCH_BY, reason=BRANCH_REASON, seed="s3cr3t-seed",
                 bots=["random"], until="game")
     make_branch(d / "g.jsonl", ends[0].seq - 6, d / "late.jsonl", by="ref", reason="short", seed="1",
                 bots=["random"], until="hand")
@@ -194,6 +194,7 @@ def test_a_branch_s_share_page_names_it_at_every_step(folder, tmp_path):
     assert "id=branch-banner" in nav and "<b>branch of g-multi at seq 5</b>" in nav
     assert "(by ref\\u202e&lt;script&gt;alert(1)&lt;/script&gt;: [bold]what if[/bold] the 7H)" in nav
     assert "<script>alert" not in text
+    assert "s3cr3t-seed" not in text  # a seed could deal a seat the hidden cards: never on a page
     title = text[text.index("<title>"):text.index("</title>")]
     assert "branch of g-multi at seq 5" in title
 
