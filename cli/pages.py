@@ -1,5 +1,9 @@
 """Writing a page: the output checked, the bytes written atomically, and the referee's report
-page `buraco audit LOG --html FILE.html` writes (a page `buraco share` makes of a broken log)."""
+page `buraco audit LOG --html FILE.html` writes (a page `buraco share` makes of a broken log).
+
+The report page names a branch as `buraco share` does, and shows the game's rulings log (beside
+the log) judged against it: the rulings table and the standings after rulings apart from the
+recount. The audit's verdict stays about the log alone."""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ import tempfile
 from pathlib import Path
 
 from buraco_events.audit.report import AuditInputError, audit_path
+from buraco_events.audit.rulings import RulingError
 from buraco_events.log.archive import ArchiveError
 from buraco_events.log.reader import NotALogError
-from buraco_events.views.replays import report_page
+from buraco_events.views.replays import load_rulings, report_page
 
 from .common import err, fail, fail_read, shown
 
@@ -70,8 +75,9 @@ def write_page(output: Path, page: str, force: bool) -> int:
 def audit_page(html: Path, paths: list[Path], expect_head: str | None, force: bool) -> None:
     """Write the referee's report page of the one log `buraco audit --html` was given.
 
-    The page holds the verdict, the problems, each hand's recount beside its claim, and the
-    referee's table at every step that replays, opening at the first bad event.
+    The page holds the verdict, the problems, each hand's recount beside its claim, the rulings
+    (from the rulings log beside the log) with the standings after them apart from the recount,
+    and the referee's table at every step that replays, opening at the first bad event.
     """
     check_output(html, force)
     audits = []
@@ -87,7 +93,12 @@ def audit_page(html: Path, paths: list[Path], expect_head: str | None, force: bo
         fail("--html: no log to report on", 2)
     report = audits[0].report
     try:
-        page, at = report_page(report)
+        rulings = load_rulings(Path(report.path))
+    except (RulingError, OSError, NotALogError, ArchiveError) as exc:
+        err().print(f"note: the rulings are left out of the page: {shown(exc)}", soft_wrap=True)
+        rulings = None
+    try:
+        page, at = report_page(report, rulings)
     except (OSError, NotALogError, ArchiveError) as exc:
         fail_read(exc)
     size = write_page(html, page, force)

@@ -7,6 +7,13 @@ stops replaying (a line that does not decode, a broken chain, an illegal event) 
 last good event, with the error on one line and exit code 1; a path that cannot be read, or a
 file that is not a log (empty, its first line not an event), exits 2. With `--as`, the error of an
 illegal event is the engine's public reason: it names no card that seat cannot see.
+
+A branch (a log holding a `branched` line) is named on every screen, "branch of GAME at seq N
+(by BY: REASON)", before or after the fork; `--json` gives it as `branch`. The game's rulings log
+(`GAME.rulings.jsonl` beside the log, or `--rulings FILE`) is judged against the log: the screen
+of a hand's end lists the rulings on that hand, the last screen every ruling and the standings
+after them apart from the recount; `--json` gives the report as `rulings`. A rulings log that
+stops being read (a bad line, a broken chain) is shown up to there, with its error and exit 1.
 """
 
 from __future__ import annotations
@@ -18,11 +25,14 @@ from typing import Annotated
 import msgspec
 import typer
 
+from buraco_events.views.projections import branch_object
 from buraco_events.views.render import render_view
+from buraco_events.views.replays import rulings_object
 from buraco_events.views.text import visible
 
 from .common import PROBLEMS, err, fail, out
-from .replay_opts import open_replay, resolve_seat, resolve_seq
+from .common import error as print_error
+from .replay_opts import RulingsOption, open_replay, open_rulings, resolve_seat, resolve_seq
 
 
 def replay(
@@ -33,26 +43,34 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="print the table as one JSON object")] = False,
     static: Annotated[bool, typer.Option("--static", "--no-interactive", help="print once even on a terminal (no interactive viewer)")] = False,
     history: Annotated[bool, typer.Option("--history", help="show each meld's history under it")] = False,
+    rulings_file: RulingsOption = None,
 ) -> None:
     """Show the table after any event of a game log (interactive on a terminal)."""
     loaded, timeline, errors = open_replay(log, public=as_seat is not None)
     seat = resolve_seat(as_seat, timeline.players)
     error = errors(seat)
     seq = resolve_seq(timeline, at, hand, error is not None)
+    report = open_rulings(log, rulings_file)
+    rulings = rulings_object(report)
     if not as_json and not static and sys.stdout.isatty():
         from .replay_app import ReplayApp  # textual loads only for the interactive viewer
 
         ReplayApp(timeline, seq=seq, seat=seat, error_for=errors, history=history).run()
     elif as_json:
-        doc = timeline.replay_object(seq, seat, sealed=loaded.sealed, error=error)
+        doc = timeline.replay_object(seq, seat, sealed=loaded.sealed, error=error, rulings=rulings)
         sys.stdout.write(msgspec.json.encode(doc).decode() + "\n")
     else:
         histories = timeline.meld_histories(timeline.hand_at(seq), seq) if history else ()
         out().print(render_view(
             timeline.view(seq, seat), timeline.describe(seq), last=timeline.last, histories=histories,
+            branch=branch_object(timeline.final.game_id, timeline.branched, seq), rulings=rulings, final=seq == timeline.last,
         ))
         if not loaded.sealed:
             err().print(f"note: {visible(str(log))} is unsealed (no prev chain): replayed and"
                         " checked, not sealed", markup=False)
+    if report is not None and report.problem:  # shown up to where it stops, then exit 1
+        print_error(f"{report.problem} (the rulings before it are shown)")
     if error:
         fail(error, PROBLEMS)
+    if report is not None and report.problem:
+        raise typer.Exit(PROBLEMS)

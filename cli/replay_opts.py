@@ -1,14 +1,18 @@
-"""The options `buraco replay` and `buraco share` both take: the log to open, `--as SEAT`, and
-`--at SEQ` / `--hand N`, each checked with a one-line error and its exit code."""
+"""The options `buraco replay` and `buraco share` both take: the log to open, `--as SEAT`,
+`--at SEQ` / `--hand N` and `--rulings FILE`, each checked with a one-line error and its exit code."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from buraco_events.audit.rulings import RulingError, RulingsReport
 from buraco_events.log.archive import ArchiveError
 from buraco_events.log.reader import NotALogError
 from buraco_events.views.projections import Timeline
-from buraco_events.views.replays import ErrorFor, Loaded, error_for, load
+from buraco_events.views.replays import ErrorFor, Loaded, error_for, load, load_rulings
 
 from .common import PROBLEMS, fail, fail_read
 
@@ -31,6 +35,24 @@ def open_replay(log: Path, public: bool = False) -> tuple[Loaded, Timeline, Erro
     if timeline.last < 0:
         fail(errors(0 if public else None) or f"{log}: no event replays", PROBLEMS)
     return loaded, timeline, errors
+
+
+#: `--rulings FILE`, the same option on `replay` and `share`
+RulingsOption = Annotated[Path | None, typer.Option(
+    "--rulings", metavar="FILE",
+    help="the game's rulings log (default: GAME.rulings.jsonl beside the log, when it is there):"
+    " each ruling is shown at its hand, the standings after rulings apart from the recount")]
+
+
+def open_rulings(log: Path, rulings_file: Path | None) -> RulingsReport | None:
+    """Return the rulings report of `log` (None: no rulings log); a named rulings log that cannot
+    be read exits 2, with one line."""
+    try:
+        return load_rulings(log, rulings_file)
+    except RulingError as exc:
+        fail(str(exc), exc.exit_code)
+    except (OSError, NotALogError, ArchiveError) as exc:
+        fail_read(exc)
 
 
 def resolve_seat(text: str | None, players: tuple[str, ...]) -> int | None:

@@ -6,6 +6,13 @@ the steps are the seat's views, so nothing the seat could not see is in the file
 keeps the result out of the title and the header. `buraco audit LOG --html FILE.html` writes the
 referee's report as such a page (`pages.audit_page`).
 
+A branch's page names it ("branch of GAME at seq N") in a banner on screen at every step. The
+game's rulings log (`GAME.rulings.jsonl` beside the log, or `--rulings FILE`) is judged against
+the log and carried in every step: the page shows each ruling at its hand and, at the end, the
+standings after rulings apart from the recount. The page does not verify the rulings log; it
+names it and its head. A rulings log that stops being read is shown up to there; the page is
+written and the command exits 1 with the error.
+
 The page is written atomically (`pages.write_page`), and an existing file is never replaced
 unless `--force` is given. Only a log that replays to its end is shared: a page
 of a broken log is the audit's report. Exit 1 for a log that was read and is wrong, 2 for one that
@@ -20,13 +27,14 @@ from typing import Annotated
 import msgspec
 import typer
 
+from buraco_events.play.branch import branch_words
 from buraco_events.views.projections import Timeline
-from buraco_events.views.replays import shown_name
+from buraco_events.views.replays import rulings_head, rulings_object, shown_name
 from buraco_events.views.share import audit_command, replay_page, timeline_steps
 
 from .common import err, fail, out, shown
 from .pages import check_output, write_page
-from .replay_opts import open_replay, resolve_seat, resolve_seq
+from .replay_opts import RulingsOption, open_replay, open_rulings, resolve_seat, resolve_seq
 
 
 def opening_seq(timeline: Timeline, at: int | None) -> int:
@@ -50,6 +58,7 @@ def share(
         "--spoiler-free", help="keep totals, the winner and the number of hands out of the title,"
         " the first screen and any summary")] = False,
     force: Annotated[bool, typer.Option("--force", help="replace an existing output file")] = False,
+    rulings_file: RulingsOption = None,
 ) -> None:
     """Write one self-contained HTML page replaying a game, to open offline anywhere."""
     check_output(output, force, log)
@@ -60,11 +69,14 @@ def share(
         fail(f"{error} (only a log that replays to its end is shared; `buraco audit {log} --html"
              " FILE.html` writes the referee's report of this one)", 1)
     seq = opening_seq(timeline, at)
-    steps = timeline_steps(timeline, seat, sealed=loaded.sealed, error=None)
+    report = open_rulings(log, rulings_file)
+    steps = timeline_steps(timeline, seat, sealed=loaded.sealed, error=None,
+                           rulings=rulings_object(report, name_only=True))
     source = shown_name(log)
     page = replay_page(
         steps, source=source, head=loaded.head, sealed=loaded.sealed, seat=seat, at=seq,
         spoiler_free=spoiler_free, rules=msgspec.to_builtins(timeline.final.rules),
+        rulings_head=rulings_head(report) if report is not None else None,
     )
     size = write_page(output, page, force)
     who = "the referee (every card)" if seat is None else f"seat {seat} ({timeline.players[seat]})"
@@ -73,5 +85,13 @@ def share(
         f" {seq}{', spoiler-free' if spoiler_free else ''}", soft_wrap=True,
     )
     out().print(f"check: {shown(audit_command(source, loaded.head))}", soft_wrap=True)
+    if timeline.branched is not None:
+        out().print(f"{shown(branch_words(timeline.final.game_id, timeline.branched))}: the page names it at every step",
+                    soft_wrap=True)
+    if report is not None:
+        out().print(f"rulings: {shown(report.path)}: {len(report.rulings)}, {report.applied} apply"
+                    " (shown at their hands; not verified by the page)", soft_wrap=True)
+        if report.problem:  # the page shows the rulings before it and says where the log stops
+            fail(f"{report.problem} (the page shows the rulings before it)", 1)
     if not loaded.sealed:
         err().print(f"note: {shown(log)} is unsealed (no prev chain): the head covers only its last line")

@@ -28,6 +28,7 @@ from buraco_events.core.gate import IllegalMove
 from buraco_events.core.melds import MeldShape
 from buraco_events.core.state import GameState
 from buraco_events.model.events import (
+    Branched,
     Discarded,
     Drew,
     Event,
@@ -153,6 +154,9 @@ def describe(event: Event, state_before: GameState, players: Sequence[str]) -> s
         return head + f"game {event.game_id} started: {event.variant}, {', '.join(event.players)}{target}"
     if isinstance(event, Note):
         return head + f"note by {event.by}: {event.text}"
+    if isinstance(event, Branched):
+        return head + (f"{branch_words(state_before.game_id, event)}: from here on a hypothesis, not the"
+                       f" game (by {event.by}: {event.reason}; deck: {event.deck})")
     after = apply(state_before.copy(), event)
     if isinstance(event, HandStarted):
         upcard = f", upcard {_cards(event.discard)}" if event.discard else ""
@@ -203,6 +207,30 @@ def describe(event: Event, state_before: GameState, players: Sequence[str]) -> s
     return head + type(event).__name__
 
 
+# -- branches --------------------------------------------------------------------------------
+
+
+def branch_words(game_id: str, branched: Branched) -> str:
+    """Return how every tool names a branch, `branch of GAME at seq N` (the words of
+    `play.branch.branch_words`, here so the pure views name a branch without the shell)."""
+    return f"branch of {game_id} at seq {branched.fork_seq}"
+
+
+def branch_object(game_id: str, branched: Branched | None, seq: int) -> dict[str, Any] | None:
+    """Return the `branch` object of a replay step: None for the game itself, else what the
+    branch is (`words`, `parent`, `fork_seq`, `deck`, `seat`, `by`, `reason`) and whether the step
+    lies after the fork (`after_fork`: the `branched` line and what the branch played; before
+    it, the parent's own events). The seed stays out: with a redealt deck it would tell a seat
+    the hidden cards."""
+    if branched is None:
+        return None
+    return {
+        "words": branch_words(game_id, branched), "parent": branched.parent, "fork_seq": branched.fork_seq,
+        "deck": branched.deck, "seat": branched.seat, "by": branched.by, "reason": branched.reason,
+        "after_fork": seq > branched.fork_seq,
+    }
+
+
 # -- the timeline ----------------------------------------------------------------------------
 
 
@@ -244,6 +272,11 @@ class Timeline:
             if ev.seq % every == 0:
                 self._snaps.append(state.copy())
         self.final = state
+        #: the fork that makes this log a branch (its last `branched` event), None for the game
+        self.branched: Branched | None = None
+        for ev in self.events:
+            if isinstance(ev, Branched):
+                self.branched = ev
 
     def _record(self, ev: Event, state: GameState, old: MeldShape | None) -> None:
         if isinstance(ev, HandStarted):
@@ -296,15 +329,19 @@ class Timeline:
         """Return the event at `seq` in words."""
         return describe(self.events[seq], self.state(seq - 1), self.players)
 
-    def replay_object(self, seq: int, seat: int | None, *, sealed: bool, error: str | None) -> dict[str, Any]:
+    def replay_object(self, seq: int, seat: int | None, *, sealed: bool, error: str | None,
+                      rulings: Any = None) -> dict[str, Any]:
         """Return the table after `seq` seen by `seat` as JSON-ready builtins: the object of
         `buraco replay --at SEQ --json [--as SEAT]`, and of each step of a `buraco share` page.
 
-        It is the view's fields plus `event` (in words), `last_seq`, `sealed` and `error` (the
-        reason the log stops replaying, or None): one builder, so the two can never differ.
+        It is the view's fields plus `event` (in words), `last_seq`, `sealed`, `error` (the
+        reason the log stops replaying, or None), `branch` (`branch_object`: what a branch is, None
+        for the game) and `rulings` (the game's rulings report as builtins, from its rulings log
+        beside it, or None): one builder, so the two can never differ.
         """
         view = msgspec.to_builtins(self.view(seq, seat))
-        return view | {"event": self.describe(seq), "last_seq": self.last, "sealed": sealed, "error": error}
+        return view | {"event": self.describe(seq), "last_seq": self.last, "sealed": sealed, "error": error,
+                       "branch": branch_object(self.final.game_id, self.branched, seq), "rulings": rulings}
 
     def hand_start(self, hand: int) -> int:
         """Return the seq of hand `hand`'s `hand_started`; raises IndexError if never dealt."""
@@ -335,6 +372,6 @@ class Timeline:
 
 __all__ = [
     "DeadView", "MeldHistory", "MeldKind", "MeldStep", "MeldView", "PendingView", "PileView", "SNAPSHOT_EVERY",
-    "Timeline", "View", "describe", "meld_kind", "player_view", "seat_error", "team_label",
+    "Timeline", "View", "branch_object", "branch_words", "describe", "meld_kind", "player_view", "seat_error", "team_label",
     "wild_change", "wild_stands_for",
 ]

@@ -12,7 +12,8 @@ the screen; every piece is a `Text`, never markup, so brackets in names are show
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -201,6 +202,81 @@ def _scores(view: View) -> Table:
     return table
 
 
+#: the phases in which the view's hand has ended (`deal`: the next hand is yet to be dealt)
+ENDED_PHASES = ("hand_end", "deal", "game_end", "over")
+
+
+def branch_line(branch: Mapping[str, Any]) -> Text:
+    """Return the line that names a branch on every screen of it: `branch of GAME at seq N (by
+    BY: REASON)` and whether the screen lies before or after the fork (`projections.branch_object`)."""
+    side = ("after the fork: a hypothesis, not the game" if branch["after_fork"]
+            else "before the fork: the parent's own events")
+    line = Text(f"{visible(branch['words'])} (by {visible(branch['by'])}: {visible(branch['reason'])}) · {side}")
+    line.stylize("bold magenta")
+    return line
+
+
+def ruling_words(ruling: Mapping[str, Any]) -> str:
+    """Return one judged ruling (a `RulingView` as builtins) in words: its seq, kind, what it
+    decides, who made it and why, and whether it applies (and if not, why not); log text visible."""
+    kind = ruling["kind"]
+    what = ""
+    if kind == "score_adjusted" and ruling.get("points"):
+        what = " " + " / ".join(f"{p:+d}" for p in ruling["points"]) + f" on hand {ruling['hand']}"
+    elif kind == "hand_voided":
+        what = f": hand {ruling['hand']} counts 0 for both teams"
+    elif kind == "replay_from":
+        head = str(ruling.get("branch_head") or "?")[:12]
+        what = f": the hands from hand {ruling['hand']} on are the branch's (head {head}…)"
+    elif kind == "game_awarded":
+        what = f": team {ruling['team']} wins"
+    elif kind == "withdrawn":
+        what = f": cancels ruling {ruling['ruling_seq']}"
+    verdict = "applies" if ruling["applies"] else f"does not apply: {ruling['why_not']}"
+    return visible(f"ruling {ruling['seq']}: {kind}{what} (by {ruling['by']}: {ruling['reason']}) · {verdict}")
+
+
+def standings_words(standings: Mapping[str, Any], players: Sequence[str]) -> str:
+    """Return a `Standings` object (builtins) in words: totals per team and the winner."""
+    totals = " / ".join(str(t) for t in standings["totals"])
+    winner = standings["winner"]
+    if winner is None:
+        who = "no winner decided"
+    else:
+        who = f"winner team {winner} ({team_label(players, winner)})" + (", awarded" if standings.get("awarded") else "")
+    return visible(f"totals {totals} · {who}")
+
+
+def hand_rulings(rulings: Mapping[str, Any], hand: int) -> list[Mapping[str, Any]]:
+    """Return the rulings of a report on `hand`, in rulings-log order."""
+    return [r for r in rulings["rulings"] if r["hand"] == hand]
+
+
+def _rulings(view: View, rulings: Mapping[str, Any], final: bool) -> list[RenderableType]:
+    """Return the rulings lines of a screen: at a hand's end the rulings on that hand, on the last
+    screen every ruling and the standings after them, always apart from the recount."""
+    ended = view.hand >= 0 and view.phase in ENDED_PHASES
+    mine = hand_rulings(rulings, view.hand) if ended else []
+    if not final and not mine:
+        return []
+    source = visible(str(rulings["path"]))
+    out: list[RenderableType] = [Text("")]
+    if final:
+        applied = sum(1 for r in rulings["rulings"] if r["applies"])
+        out.append(Text(f"rulings from {source} (a referee's decisions beside the log, not in it): "
+                        f"{len(rulings['rulings'])}, {applied} apply", style="bold"))
+        out += [Text("  " + ruling_words(r)) for r in rulings["rulings"]]
+        if rulings.get("problem"):
+            out.append(Text("  the rulings log stops: " + visible(str(rulings["problem"])), style="bold red"))
+        out.append(Text("recount (the log's events): " + standings_words(rulings["recount"], view.players)))
+        out.append(Text("after rulings (apart from the recount): "
+                        + standings_words(rulings["after"], view.players), style="bold"))
+    else:
+        out.append(Text(f"rulings on hand {view.hand} (from {source}, not in the log):", style="bold"))
+        out += [Text("  " + ruling_words(r)) for r in mine]
+    return out
+
+
 def render_view(
     view: View,
     event_text: str | None = None,
@@ -208,9 +284,19 @@ def render_view(
     last: int | None = None,
     error: str | None = None,
     histories: Sequence[MeldHistory] = (),
+    branch: Mapping[str, Any] | None = None,
+    rulings: Mapping[str, Any] | None = None,
+    final: bool = False,
 ) -> RenderableType:
-    """Return the table after an event: hands, melds by team, pile, stock, deads and scores."""
+    """Return the table after an event: hands, melds by team, pile, stock, deads and scores.
+
+    `branch` (a replay step's `branch` object) puts the line naming the branch under the header;
+    `rulings` (a rulings report as builtins) lists the rulings on the hand at its end and, when
+    `final` (the last screen), every ruling and the standings after them beside the recount.
+    """
     parts: list[RenderableType] = [_header(view, last)]
+    if branch is not None:
+        parts.append(branch_line(branch))
     if event_text:
         parts.append(Text("> " + visible(event_text)))
     parts.append(_status(view))
@@ -219,6 +305,8 @@ def render_view(
     if view.hand >= 0:
         parts += [Text(""), _hands(view), Text(""), *_melds(view, histories), Text(""), _table(view)]
     parts += [Text(""), _scores(view)]
+    if rulings is not None:
+        parts += _rulings(view, rulings, final)
     return Group(*parts)
 
 

@@ -6,6 +6,9 @@ chain) and keeps that line's error; `projections.Timeline` folds the good events
 illegal one. `error_for` then gives the one error each view shows: the bad line's if any, else the
 illegal event's in the words the viewing seat may read (`projections.seat_error`), so a seat's
 view never names a card that seat cannot see. `buraco replay` and `buraco share` show both.
+`load_rulings` reads a log's rulings log (`GAME.rulings.jsonl` beside it, or one named) and
+judges it against the log (`audit.rulings`): `replay`, `share` and the audit page show each ruling
+at its hand, and the standings after rulings apart from the recount.
 `report_page` makes the referee's report page of an audited log (`buraco audit --html`): every
 step as `buraco replay --json` gives it, opening at the first bad event.
 """
@@ -18,11 +21,18 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from buraco_events.audit.rulings import (
+    RulingError,
+    RulingsReport,
+    log_facts,
+    rulings_path,
+    rulings_report,
+)
 from buraco_events.audit.verdicts import FAILING
 from buraco_events.log.lines import LogError, NotALogError
 from buraco_events.log.reader import EventReader
 from buraco_events.log.sources import open_source
-from buraco_events.model.events import Event
+from buraco_events.model.events import Event, line_hash
 
 from .projections import Timeline, seat_error
 from .share import replay_page, timeline_steps
@@ -90,18 +100,57 @@ def shown_name(log: Path) -> str:
     return log.name
 
 
-def report_page(report: AuditReport) -> tuple[str, int]:
+def load_rulings(log: Path, rulings_file: Path | None = None) -> RulingsReport | None:
+    """Return the rulings report of a log: its rulings log (`rulings_file`, default
+    `GAME.rulings.jsonl` beside it) judged against the log's lines as stored; None when the
+    default rulings log is not there. Raises `RulingError` (2) for a named rulings log that is
+    missing or unreadable, and OSError / `ArchiveError` as `load` does for the log."""
+    path = rulings_file if rulings_file is not None else rulings_path(log)
+    if not path.exists():
+        if rulings_file is not None:
+            raise RulingError(f"--rulings {path}: no such file", 2)
+        return None
+    if path.is_dir():
+        raise RulingError(f"--rulings {path}: is a folder; give a rulings log (GAME.rulings.jsonl)", 2)
+    facts = log_facts(list(open_source(log)), str(log))
+    return rulings_report(log, game=facts, rulings_file=path)
+
+
+def rulings_head(report: RulingsReport) -> str | None:
+    """Return the head of a report's rulings log (the SHA-256 of its last line), None if empty."""
+    try:
+        lines = Path(report.path).read_bytes().split(b"\n")
+    except OSError:
+        return None
+    whole = [line for line in lines[:-1] if line]  # the lines ended by a newline
+    return line_hash(whole[-1]) if whole else None
+
+
+def rulings_object(report: RulingsReport | None, name_only: bool = False) -> dict[str, object] | None:
+    """Return a report as the `rulings` object of a replay step (builtins); `name_only` keeps the
+    rulings log's folders out (a page shows file names, as `shown_name` does for the log)."""
+    if report is None:
+        return None
+    obj: dict[str, object] = msgspec.to_builtins(report)
+    if name_only:
+        obj["path"] = Path(report.path).name
+    return obj
+
+
+def report_page(report: AuditReport, rulings: RulingsReport | None = None) -> tuple[str, int]:
     """Return the referee's report page of an audited log and the seq it opens at.
 
-    The page holds the verdict, the problems, each hand's recount beside its claim, and the
-    referee's table at every step that replays. Reading the log raises as `load` does.
+    The page holds the verdict, the problems, each hand's recount beside its claim, the rulings
+    (`rulings`, judged against this log) with the standings after them apart from the recount,
+    and the referee's table at every step that replays. Reading the log raises as `load` does.
     """
     source = Path(report.path)
     loaded = load(source)
     timeline = Timeline(loaded.events)
     # each step is exactly `buraco replay --json` of this log, its error included
     error = error_for(source, loaded, timeline)(None)
-    steps = timeline_steps(timeline, None, sealed=loaded.sealed, error=error)
+    ruled = rulings_object(rulings, name_only=True)
+    steps = timeline_steps(timeline, None, sealed=loaded.sealed, error=error, rulings=ruled)
     failing = [p.seq for p in report.problems if p.kind in FAILING]
     # the bad event itself when it replays (a score claim), else the table just before it
     at = max(0, min(failing[0] if failing else timeline.last, timeline.last))
@@ -109,5 +158,6 @@ def report_page(report: AuditReport) -> tuple[str, int]:
     page = replay_page(
         steps, source=shown_name(source), head=report.head, sealed=report.sealed, seat=None, at=at,
         rules=rules, audit=msgspec.to_builtins(report),
+        rulings_head=rulings_head(rulings) if rulings is not None else None,
     )
     return page, at

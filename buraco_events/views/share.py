@@ -66,9 +66,10 @@ class ShareDataError(ValueError):
 
 
 def timeline_steps(timeline: Timeline, seat: int | None, *, sealed: bool,
-                   error: str | None) -> list[dict[str, Any]]:
-    """Return the replay object of every step of a timeline, seen by `seat` (None: referee)."""
-    return [timeline.replay_object(seq, seat, sealed=sealed, error=error)
+                   error: str | None, rulings: Any = None) -> list[dict[str, Any]]:
+    """Return the replay object of every step of a timeline, seen by `seat` (None: referee),
+    each carrying `rulings` (the log's rulings report as builtins, or None)."""
+    return [timeline.replay_object(seq, seat, sealed=sealed, error=error, rulings=rulings)
             for seq in range(timeline.last + 1)]
 
 
@@ -221,7 +222,9 @@ def _header(steps: Sequence[Mapping[str, Any]], seat: int | None, spoiler_free: 
         title = f"Buraco audit: {_h(name or '?')}"
         return title, f"<h1>{title}</h1>"
     first, last = steps[0], steps[-1]
-    game = _h(first["game_id"])
+    branch = first.get("branch")
+    # a branch is named in the title and the heading, never as the game itself
+    game = _h(first["game_id"]) if branch is None else _h(branch["words"])
     players = ", ".join(_h(p) for p in first["players"])
     kind = "audit" if audit is not None else "replay"
     if audit is not None:
@@ -237,12 +240,16 @@ def _header(steps: Sequence[Mapping[str, Any]], seat: int | None, spoiler_free: 
     ]
     if not spoiler_free:
         by = "by the recount: " if audit is not None else ""
+        if branch is not None:
+            by += "in this branch (a hypothesis, not the game): "
         lines.append(f"<p class=result id=result>{by}{_h(_result_words(last))}</p>")
     return title, "\n".join(lines)
 
 
-def _verify(source: str, head: str | None, sealed: bool) -> str:
-    """Return the block that tells how to check the page against the log."""
+def _verify(source: str, head: str | None, sealed: bool,
+            rulings: Mapping[str, Any] | None = None, rulings_head: str | None = None) -> str:
+    """Return the block that tells how to check the page against the log (and names the rulings
+    log, which the page shows as judged when it was made and does not verify)."""
     command = audit_command(source, head)
     parts = [
         "<h2>Check it</h2>",
@@ -254,6 +261,13 @@ def _verify(source: str, head: str | None, sealed: bool) -> str:
     if not sealed:
         parts.append("<p class=warn>This log is unsealed (no prev chain): the head covers only its"
                      " last line, so changes to earlier lines would go unseen.</p>")
+    if rulings is not None:
+        parts += [
+            f"<p id=rulings-source>Rulings log <code>{_h(rulings['path'])}</code>, head"
+            f" <code class=head>{_h(rulings_head or 'none')}</code>: a referee's decisions beside the"
+            " log, not in it. <b>Not verified by this page</b>: they are shown as judged against the"
+            " log when the page was made; the audit of the log and its rulings log checks them.</p>",
+        ]
     return "\n".join(parts)
 
 
@@ -333,6 +347,62 @@ def _recount(report: Mapping[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _banner(steps: Sequence[Mapping[str, Any]]) -> str:
+    """Return the banner naming a branch, in the controls that stay on screen at every step; the
+    script fills in whether the step lies before or after the fork. Empty for the game itself."""
+    branch = steps[0].get("branch") if steps else None
+    if branch is None:
+        return ""
+    return (f"<p id=branch-banner class=branch><b>{_h(branch['words'])}</b>"
+            f" (by {_h(branch['by'])}: {_h(branch['reason'])})"
+            " · <span id=branch-side>a hypothesis, not the game</span></p>")
+
+
+def _ruling_cells(r: Mapping[str, Any]) -> str:
+    what = ""
+    if r["points"] is not None:
+        what = " / ".join(f"{int(p):+d}" for p in r["points"])
+    elif r["team"] is not None:
+        what = f"team {int(r['team'])} wins"
+    elif r["ruling_seq"] is not None:
+        what = f"cancels ruling {int(r['ruling_seq'])}"
+    elif r["branch_head"] is not None:
+        what = f"branch head {_h(str(r['branch_head'])[:12])}…"
+    applies = "applies" if r["applies"] else f"does not apply: {_h(r['why_not'])}"
+    hand = "" if r["hand"] is None else str(int(r["hand"]))
+    return (f"<td>{int(r['seq'])}</td><td>{hand}</td><td>{_h(r['kind'])}</td><td>{what}</td>"
+            f"<td>{_h(r['by'])}</td><td>{_h(r['reason'])}</td>"
+            f"<td class={'ok' if r['applies'] else 'bad'}>{applies}</td>")
+
+
+def _standings_cells(label: str, st: Mapping[str, Any], cls: str) -> str:
+    winner = "not decided" if st["winner"] is None else f"team {int(st['winner'])}" + (
+        " (awarded)" if st.get("awarded") else "")
+    return (f"<tr class={cls}><td>{label}</td>" + "".join(f"<td>{int(t)}</td>" for t in st["totals"])
+            + f"<td>{winner}</td></tr>")
+
+
+def rulings_section(rulings: Mapping[str, Any]) -> str:
+    """Return the referee's table of rulings (each with its hand, whether it applies and why not)
+    and the standings after them beside the recount, never instead of it (log text escaped)."""
+    out = ["<section id=rulings-report><h2>Rulings (a referee's decisions beside the log, not in it)</h2>",
+           f"<p class=sub>from <code>{_h(rulings['path'])}</code>: {len(rulings['rulings'])} ruling(s),"
+           f" {sum(1 for r in rulings['rulings'] if r['applies'])} apply</p>"]
+    if rulings.get("problem"):
+        out.append(f"<p class=warn>The rulings log stops: {_h(rulings['problem'])}</p>")
+    if rulings["rulings"]:
+        out.append("<table class=problems id=rulings-table><thead><tr><th>seq</th><th>hand</th><th>kind</th>"
+                   "<th>decides</th><th>by</th><th>reason</th><th>applies</th></tr></thead><tbody>")
+        out += [f"<tr>{_ruling_cells(r)}</tr>" for r in rulings["rulings"]]
+        out.append("</tbody></table>")
+    out.append("<table class=sheet id=rulings-standings><thead><tr><th>standings</th><th>team 0</th>"
+               "<th>team 1</th><th>winner</th></tr></thead><tbody>")
+    out.append(_standings_cells("recount (the log's events)", rulings["recount"], "total"))
+    out.append(_standings_cells("after rulings (apart from the recount)", rulings["after"], "after"))
+    out.append("</tbody></table></section>")
+    return "\n".join(out)
+
+
 def replay_page(
     steps: Sequence[Mapping[str, Any]],
     *,
@@ -344,6 +414,7 @@ def replay_page(
     spoiler_free: bool = False,
     rules: Mapping[str, Any] | None = None,
     audit: Mapping[str, Any] | None = None,
+    rulings_head: str | None = None,
 ) -> str:
     """Return the page replaying `steps` (each step's replay object, seq 0 first), opening at `at`.
 
@@ -351,7 +422,9 @@ def replay_page(
     are (None: the referee's). `spoiler_free` keeps the result out of the title, the header and any
     summary. `rules` (the game's rules as builtins, public in its first event) tell the page
     whether the pile is open or closed. `audit` (an `AuditReport` as builtins) makes it the
-    referee's report page.
+    referee's report page. A branch's steps (their `branch`) put a banner naming it on screen at
+    every step; their `rulings` (the same in every step) are shown at their hands, and
+    `rulings_head` is the head of that rulings log, named beside the log's.
     """
     if steps and not 0 <= at < len(steps):
         raise ValueError(f"at {at}: outside the steps 0..{len(steps) - 1}")
@@ -367,17 +440,21 @@ def replay_page(
         "spoiler_free": spoiler_free,
         "rules": rules,
         "audit": audit,
+        "rulings_head": rulings_head,
         "steps": encode_steps(steps),
     }
+    rulings = steps[0].get("rulings") if steps else None
     title, header = _header(steps, seat, spoiler_free, audit)
     page, css, js = _template()
     parts = {
         "title": title,
         "css": css,
         "header": header,
+        "banner": _banner(steps),
         "report": _report(audit) if audit is not None else "",
         "recount": _recount(audit) if audit is not None else "",
-        "verify": _verify(source, head, sealed),
+        "rulings": rulings_section(rulings) if audit is not None and rulings is not None else "",
+        "verify": _verify(source, head, sealed, rulings, rulings_head),
         "data": script_json(data),
         "js": js,
     }
@@ -387,5 +464,5 @@ def replay_page(
 
 __all__ = [
     "DATA_ID", "DECODING", "FORMAT", "ShareDataError", "audit_command", "decode_steps",
-    "encode_steps", "page_data", "replay_page", "script_json", "timeline_steps",
+    "encode_steps", "page_data", "replay_page", "rulings_section", "script_json", "timeline_steps",
 ]

@@ -5,6 +5,8 @@
 
   var SVG = "http://www.w3.org/2000/svg";
   var PLAYING = ["draw", "play", "dead"];
+  // the phases in which the step's hand has ended (render.ENDED_PHASES)
+  var ENDED = ["hand_end", "deal", "game_end", "over"];
   var KIND_LABEL = { dirty: "dirty canasta", clean: "clean canasta", royal: "royal canasta",
     ace_to_ace: "ace-to-ace canasta" };
 
@@ -308,6 +310,83 @@
     return "phase: " + v.phase;
   }
 
+  // -- a branch and the rulings ----------------------------------------------------------------
+
+  function drawBranch(v) {
+    var side = document.getElementById("branch-side");
+    if (!side || !v.branch) return;
+    side.textContent = v.branch.after_fork ? "after the fork: a hypothesis, not the game"
+      : "before the fork: the parent's own events";
+    document.getElementById("branch-banner").classList.toggle("after", !!v.branch.after_fork);
+  }
+
+  function sign(n) { return (n > 0 ? "+" : "") + n; }
+
+  // One judged ruling in words (render.ruling_words in Python).
+  function rulingWords(r) {
+    var what = "";
+    if (r.kind === "score_adjusted" && r.points) what = " " + r.points.map(sign).join(" / ") + " on hand " + r.hand;
+    else if (r.kind === "hand_voided") what = ": hand " + r.hand + " counts 0 for both teams";
+    else if (r.kind === "replay_from") what = ": the hands from hand " + r.hand + " on are the branch's (head " +
+      String(r.branch_head || "?").slice(0, 12) + "…)";
+    else if (r.kind === "game_awarded") what = ": team " + r.team + " wins";
+    else if (r.kind === "withdrawn") what = ": cancels ruling " + r.ruling_seq;
+    var verdict = r.applies ? "applies" : "does not apply: " + r.why_not;
+    return "ruling " + r.seq + ": " + r.kind + what + " (by " + r.by + ": " + r.reason + ") · " + verdict;
+  }
+
+  function standingsWords(st, players) {
+    var who = st.winner === null ? "no winner decided"
+      : "winner team " + st.winner + " (" + teamLabel(players, st.winner) + ")" + (st.awarded ? ", awarded" : "");
+    return "totals " + st.totals.join(" / ") + " · " + who;
+  }
+
+  function rulingItem(r) {
+    var li = el("li", r.applies ? "ruling applies" : "ruling void", rulingWords(r));
+    li.dataset.rulingSeq = String(r.seq);
+    return li;
+  }
+
+  // The rulings on the step's hand once it has ended; in the panel every ruling on a hand ended by
+  // this step (nothing ahead of it), and at the last step every ruling and the standings after
+  // them beside the recount, never instead of it.
+  function drawRulings(v) {
+    var here = document.getElementById("hand-rulings");
+    var panel = document.getElementById("rulings");
+    here.textContent = "";
+    panel.textContent = "";
+    var rulings = v.rulings;
+    here.hidden = panel.hidden = !rulings;
+    if (!rulings) return;
+    var ended = v.hand >= 0 && ENDED.indexOf(v.phase) >= 0;
+    var mine = rulings.rulings.filter(function (r) { return ended && r.hand === v.hand; });
+    here.hidden = !mine.length;
+    if (mine.length) {
+      here.appendChild(el("p", "rulings-title", "rulings on hand " + v.hand + " (from " + rulings.path +
+        ", not in the log):"));
+      var list = here.appendChild(el("ul"));
+      mine.forEach(function (r) { list.appendChild(rulingItem(r)); });
+    }
+    var final = seq === last;
+    var shown = rulings.rulings.filter(function (r) {
+      return final || (r.hand !== null && (r.hand < v.hand || (r.hand === v.hand && ended)));
+    });
+    panel.appendChild(el("h2", "", "Rulings"));
+    panel.appendChild(el("p", "sub", "a referee's decisions beside the log, not in it: " + rulings.path +
+      (final ? "" : " · shown at their hands as the hands end")));
+    if (rulings.problem) panel.appendChild(el("p", "warn", "the rulings log stops: " + rulings.problem));
+    var all = panel.appendChild(el("ul"));
+    all.id = "rulings-list";
+    shown.forEach(function (r) { all.appendChild(rulingItem(r)); });
+    if (!shown.length) panel.appendChild(el("p", "none", "no ruling on a hand ended so far"));
+    if (final) {
+      panel.appendChild(el("p", "", "recount (the log's events): " + standingsWords(rulings.recount, v.players)))
+        .id = "standings-recount";
+      panel.appendChild(el("p", "after", "after rulings (apart from the recount): " +
+        standingsWords(rulings.after, v.players))).id = "standings-after";
+    }
+  }
+
   // -- moving about -------------------------------------------------------------------------
 
   var handStarts = [];
@@ -344,6 +423,8 @@
     drawTable(v);
     drawMelds(v);
     drawScores(v);
+    drawBranch(v);
+    drawRulings(v);
     document.body.dataset.seq = String(seq);
   }
 
