@@ -27,7 +27,7 @@ from typing import Annotated
 import msgspec
 import typer
 
-from buraco_events.play.branch import branch_words
+from buraco_events.model.events import branch_words
 from buraco_events.views.projections import Timeline
 from buraco_events.views.replays import rulings_head, rulings_object, shown_name
 from buraco_events.views.share import audit_command, replay_page, timeline_steps

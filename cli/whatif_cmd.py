@@ -33,8 +33,8 @@ from buraco_events.core.bots import BOT_NAMES
 from buraco_events.core.choices import Action
 from buraco_events.log.lines import LogError, LogExistsError
 from buraco_events.log.sources import open_source
-from buraco_events.model.events import RULING_KINDS, Branched
-from buraco_events.play.branch import UNTIL, BranchError, branch_words, make_branch
+from buraco_events.model.events import RULING_KINDS, Branched, branch_words
+from buraco_events.play.branch import UNTIL, BranchError, make_branch
 from buraco_events.play.commands import CommandError, parse_command
 from buraco_events.views.compare import CompareError, Comparison, compare_logs, event_words
 from buraco_events.views.text import visible

@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from buraco_events.audit.rulings import RulingRequest, append_ruling, new_ruling
 from buraco_events.core.bots import run_game, table_bots
 from buraco_events.log.writer import write_log
-from buraco_events.model.events import Branched, HandEnded
-from buraco_events.play.branch import branch_words, make_branch
+from buraco_events.model.events import Branched, HandEnded, branch_words
+from buraco_events.play.branch import make_branch
 from buraco_events.views.projections import Timeline
 from buraco_events.views.replays import load
 from buraco_events.views.share import decode_steps, page_data

@@ -168,6 +168,11 @@ class Branched(Event, tag="branched", kw_only=True, frozen=True):
     reason: str
 
 
+def branch_words(game_id: str, branched: Branched) -> str:
+    """Return how every tool names a branch: `branch of GAME at seq N`."""
+    return f"branch of {game_id} at seq {branched.fork_seq}"
+
+
 #: what a referee's ruling decides (docs/log-format.md, "Rulings")
 RulingKind = Literal["score_adjusted", "hand_voided", "replay_from", "game_awarded", "warning", "withdrawn"]
 RULING_KINDS: tuple[str, ...] = typing.get_args(RulingKind)

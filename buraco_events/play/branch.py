@@ -43,6 +43,7 @@ from buraco_events.model.events import (
     GameStarted,
     HandEnded,
     HandStarted,
+    branch_words,
     encode_event,
     line_hash,
 )
@@ -88,11 +89,6 @@ def branch_in_lines(lines: Iterable[bytes]) -> str | None:
         elif isinstance(event, Branched):
             last = event
     return branch_words(game_id, last) if last is not None else None
-
-
-def branch_words(game_id: str, branched: Branched) -> str:
-    """Return how every tool names a branch: `branch of GAME at seq N`."""
-    return f"branch of {game_id} at seq {branched.fork_seq}"
 
 
 # -- the parent's deck -----------------------------------------------------------------------------
@@ -294,6 +290,6 @@ def make_branch(parent_path: str | Path, at: int, out: Path, *, moves: Sequence[
 
 
 __all__ = [
-    "UNTIL", "BranchError", "BranchResult", "Parent", "ParentDeck", "Until", "branch_in_lines", "branch_of", "branch_words",
+    "UNTIL", "BranchError", "BranchResult", "Parent", "ParentDeck", "Until", "branch_in_lines", "branch_of",
     "make_branch", "play_out", "read_parent", "start_branch",
 ]

@@ -42,6 +42,7 @@ from buraco_events.model.events import (
     StockRefilled,
     TookDead,
     TookPile,
+    branch_words,
 )
 from buraco_events.model.views import (
     DeadView,
@@ -210,12 +211,6 @@ def describe(event: Event, state_before: GameState, players: Sequence[str]) -> s
 # -- branches --------------------------------------------------------------------------------
 
 
-def branch_words(game_id: str, branched: Branched) -> str:
-    """Return how every tool names a branch, `branch of GAME at seq N` (the words of
-    `play.branch.branch_words`, here so the pure views name a branch without the shell)."""
-    return f"branch of {game_id} at seq {branched.fork_seq}"
-
-
 def branch_object(game_id: str, branched: Branched | None, seq: int) -> dict[str, Any] | None:
     """Return the `branch` object of a replay step: None for the game itself, else what the
     branch is (`words`, `parent`, `fork_seq`, `deck`, `seat`, `by`, `reason`) and whether the step
@@ -372,6 +367,6 @@ class Timeline:
 
 __all__ = [
     "DeadView", "MeldHistory", "MeldKind", "MeldStep", "MeldView", "PendingView", "PileView", "SNAPSHOT_EVERY",
-    "Timeline", "View", "branch_object", "branch_words", "describe", "meld_kind", "player_view", "seat_error", "team_label",
+    "Timeline", "View", "branch_object", "describe", "meld_kind", "player_view", "seat_error", "team_label",
     "wild_change", "wild_stands_for",
 ]
