@@ -347,3 +347,41 @@ def test_index_says_branches_apart_and_sql_reads_the_new_tables(made, ruled, tmp
     assert [r["applies"] for r in json.loads(done.stdout)] == [True, True, False, True, True, True]
     done = runner.invoke(app, ["sql", "--help"])
     assert "branches" in done.output and "rulings" in done.output
+
+
+def test_export_keeps_branches_and_rulings_and_reads_them_back(made, ruled, tmp_path):
+    folder = tmp_path / "both"
+    shutil.copytree(ruled, folder)
+    shutil.copy(made["branch"], folder / made["branch"].name)
+    db, out = tmp_path / "d.duckdb", tmp_path / "pq"
+    index([folder], db)
+    assert runner.invoke(app, ["export", "--db", str(db), "--parquet", str(out)]).exit_code == 0
+    for relation in ("branches", "rulings", "games", "player_standings", "win_rates"):
+        sql = f"SELECT * FROM {relation} ORDER BY ALL"
+        over_db = runner.invoke(app, ["sql", sql, "--db", str(db), "--json"])
+        over_parquet = runner.invoke(app, ["sql", sql, "--parquet", str(out), "--json"])
+        assert over_parquet.exit_code == 0, over_parquet.output
+        assert json.loads(over_parquet.stdout) == json.loads(over_db.stdout) != []
+
+
+def test_a_database_indexed_before_rulings_judges_its_games_when_they_come_again(ruled, tmp_path):
+    db = tmp_path / "old.duckdb"
+    index([ruled], db)
+    with duckdb.connect(str(db)) as con:  # as a database of the release before rulings
+        con.execute("DROP VIEW counted_games CASCADE")
+        con.execute("DROP TABLE rulings")
+        con.execute("DROP TABLE branches")
+        for column in ("rulings", "ruled_winner", "ruled_totals"):
+            con.execute(f"ALTER TABLE games DROP COLUMN {column}")
+    shutil.copy(ruled / "g-multi.jsonl", tmp_path / "copy.jsonl")  # the same game, no rulings
+    report = index([tmp_path / "copy.jsonl"], db)
+    assert (report.skipped, report.ruled) == (1, 1)  # not judged yet: judged (no rulings there)
+    (g,) = _rows(db, "SELECT totals, winner, ruled_totals, ruled_winner, rulings FROM games")
+    assert (g["ruled_totals"], g["ruled_winner"], g["rulings"]) == (g["totals"], g["winner"], 0)
+    report = index([ruled], db)  # its own folder, with its rulings log
+    assert (report.skipped, report.ruled) == (1, 1)
+    assert _rows(db, "SELECT ruled_winner, rulings FROM games") == [
+        {"ruled_winner": 1, "rulings": 5}]
+    report = index([tmp_path / "copy.jsonl"], db)  # a copy elsewhere leaves its rulings
+    assert (report.skipped, report.ruled) == (1, 0)
+    assert _rows(db, "SELECT rulings FROM games") == [{"rulings": 5}]
