@@ -250,9 +250,7 @@ def test_a_ruling_on_a_log_changed_since_does_not_apply(ruled, tmp_path):
     assert report.rejected == [] and report.added == 1
     rows = _rows(db, "SELECT seq, applies, why_not FROM rulings ORDER BY seq")
     assert len(rows) == 6 and not any(r["applies"] for r in rows)
-    last = len(objs) - 1
-    assert all(r["why_not"].startswith(f"the game log changed: its line {last} no longer hashes")
-               for r in rows)
+    assert all(r["why_not"].startswith("the game log changed") for r in rows)
     (g,) = _rows(db, "SELECT totals, winner, ruled_totals, ruled_winner, rulings FROM games")
     assert (g["ruled_totals"], g["ruled_winner"], g["rulings"]) == (g["totals"], g["winner"], 0)
 
