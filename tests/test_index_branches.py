@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -383,3 +384,48 @@ def test_a_database_indexed_before_rulings_judges_its_games_when_they_come_again
     report = index([tmp_path / "copy.jsonl"], db)  # a copy elsewhere leaves its rulings
     assert (report.skipped, report.ruled) == (1, 0)
     assert _rows(db, "SELECT rulings FROM games") == [{"rulings": 5}]
+
+
+@pytest.mark.spark
+def test_spark_index_keeps_branches_apart_and_judges_no_rulings(made, ruled, tmp_path,
+                                                              monkeypatch):
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java")
+    from pyspark.sql import SparkSession
+
+    from buraco_events.analytics.queries import connect_parquet
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.setenv("SPARK_LOCAL_IP", "127.0.0.1")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    folder = tmp_path / "both"
+    shutil.copytree(ruled, folder)  # the game and its rulings log (a *.jsonl file too)
+    shutil.copy(made["branch"], folder / made["branch"].name)
+    shutil.copy(made["branch"], folder / "same-branch-again.jsonl")
+    out = tmp_path / "pq"
+    try:
+        done = runner.invoke(app, ["spark-index", str(folder), "--out", str(out),
+                                   "--master", "local[1]"])
+    finally:
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            active.stop()
+    assert done.exit_code == 0, done.output[-2000:]
+    db = tmp_path / "d.duckdb"
+    index([folder], db)
+    with connect_parquet(out) as pcon:
+        games = pcon.execute("SELECT game_id, totals, ruled_totals, ruled_winner, rulings "
+                             "FROM games").fetchall()
+        branches = pcon.execute("SELECT head, fork_seq, totals FROM branches").fetchall()
+        n_rulings = pcon.execute("SELECT count(*) FROM rulings").fetchone()[0]
+    # one game (its branch is no conflict); its rulings not read: not judged, not the recount's
+    (game,) = games
+    assert game[0] == "g-multi" and game[2:] == (None, None, None)
+    assert branches == _rows_tuples(db, "SELECT head, fork_seq, totals FROM branches")
+    assert len(branches) == 1 and n_rulings == 0
+
+
+def _rows_tuples(db: Path, sql: str) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute(sql).fetchall()
