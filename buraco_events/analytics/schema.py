@@ -45,10 +45,8 @@ INT_BITS: Final[dict[str, int]] = {"int8": 8, "int16": 16, "int32": 32}
 #: every table of the index, in table order
 TABLES: Final[dict[str, Table]] = {
     "games": Table(
-        "one row per game (never a branch): variant, players, target, hands, totals, winner,"
-        " head, the audit's verdict (audit_ok, audit_problems: its problems' kinds), and the"
-        " totals and winner after the rulings beside its log (ruled_totals, ruled_winner: the"
-        " raw ones when no ruling applies; rulings: how many apply)", (
+        "one row per game, never a branch: variant, players, target, hands, totals, winner, head,"
+        " audit_ok, audit_problems; ruled_totals, ruled_winner, rulings: after its rulings", (
             ("game_id", "text"), ("variant", "text"), ("players", "text[]"),
             ("n_players", "int8"), ("target", "int32"), ("hands", "int16"),
             ("totals", "int32[]"), ("winner", "int8"), ("first_team", "int8"),
@@ -84,9 +82,8 @@ TABLES: Final[dict[str, Table]] = {
             ("dead_unused", "bool"), ("canastas", "int16"), ("total", "int32"),
         )),
     "branches": Table(
-        "one row per branch (a what-if log, never in the games' tables), keyed by its head:"
-        " its fork (parent game, fork_seq, deck, seat, seed, branched_by, reason) and its"
-        " recount (hands ended, totals, winner), its audit verdict", (
+        "one row per branch (a what-if log, in no game table), by head: its fork, its recount,"
+        " its audit verdict", (
             ("game_id", "text"), ("head", "text"), ("file", "text"), ("parent", "text"),
             ("fork_seq", "int32"), ("deck", "text"), ("seat", "int8"), ("seed", "text"),
             ("branched_by", "text"), ("reason", "text"), ("variant", "text"),
@@ -95,8 +92,7 @@ TABLES: Final[dict[str, Table]] = {
             ("audit_ok", "bool"), ("audit_problems", "text[]"),
         )),
     "rulings": Table(
-        "one row per ruling in a game's rulings log (file), as judged against the game log:"
-        " applies, or why_not", (
+        "one row per ruling of a game's rulings log (file), judged: applies, or why_not", (
             ("game_id", "text"), ("file", "text"), ("seq", "int32"), ("kind", "text"),
             ("hand", "int16"), ("points", "int32[]"), ("team", "int8"), ("branch_head", "text"),
             ("ruling_seq", "int32"), ("ruled_by", "text"), ("reason", "text"),

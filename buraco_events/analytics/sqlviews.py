@@ -88,7 +88,7 @@ VIEWS: dict[str, SqlView] = {
     # the ruled_ columns count the games decided after rulings (finished, or awarded...) by
     # ruled_winner; the others count the finished games by the recount, as without rulings
     "win_rates": SqlView("wins of the team that played first and of team 0, by variant, players;"
-                         " ruled_: the same after rulings", """
+                         " ruled_: after rulings", """
         SELECT variant, n_players, count(*) FILTER (WHERE complete) AS games,
                avg(CASE WHEN winner = first_team THEN 1 ELSE 0 END)
                    FILTER (WHERE complete) AS first_team_win_rate,
@@ -102,7 +102,7 @@ VIEWS: dict[str, SqlView] = {
         FROM counted_games WHERE complete OR ruled_winner IS NOT NULL
         GROUP BY variant, n_players ORDER BY variant, n_players"""),
     "player_standings": SqlView("games, wins and win rate per player name, over finished games;"
-                                " ruled_: the same after rulings", """
+                                " ruled_: after rulings", """
         WITH seats AS (
             SELECT game_id, variant, complete, winner, totals, ruled_winner, ruled_totals,
                    unnest(players) AS player, generate_subscripts(players, 1) - 1 AS seat
