@@ -12,10 +12,13 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import duckdb
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from buraco_events.analytics.ingest import index
@@ -71,7 +74,8 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     alone = root / "alone"
     alone.mkdir()
     shutil.copy(game, alone / game.name)
-    return {"root": root, "folder": folder, "game": game, "branch": branch, "alone": alone,
+    index([alone], root / "alone.duckdb")
+    return {"alone_db": root / "alone.duckdb","root": root, "folder": folder, "game": game, "branch": branch, "alone": alone,
             "fork": Path(str(started[1] + 5))}
 
 
@@ -429,3 +433,47 @@ def test_spark_index_keeps_branches_apart_and_judges_no_rulings(made, ruled, tmp
 def _rows_tuples(db: Path, sql: str) -> list[tuple]:
     with duckdb.connect(str(db), read_only=True) as con:
         return con.execute(sql).fetchall()
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plan=st.lists(st.one_of(
+    st.tuples(st.just("void"), st.integers(0, 1)),
+    st.tuples(st.just("adjust"), st.integers(0, 1), st.integers(-500, 500), st.integers(-500, 500)),
+    st.tuples(st.just("withdraw"), st.integers(0, 10))), min_size=1, max_size=6))
+def test_ruled_totals_are_the_rulings_sum_and_the_raw_columns_never_move(made, tmp_path, plan):
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))  # one per example (tmp_path is shared)
+    game = folder / "g-multi.jsonl"
+    shutil.copy(made["game"], game)
+    hands = [list(h) for h in _hand_scores(game)]
+    made_rulings: list[tuple] = []  # (kind, hand, points) per ruling seq, None once withdrawn
+    voided: set[int] = set()
+    for step in plan:
+        if step[0] == "void" and not any(r and r[1] == step[1] for r in made_rulings):
+            _rule(game, "hand_voided", hand=step[1])  # a hand voided is adjusted no more here
+            made_rulings.append(("void", step[1], None))
+            voided.add(step[1])
+        elif step[0] == "adjust" and step[1] not in voided:
+            _rule(game, "score_adjusted", hand=step[1], points=[step[2], step[3]])
+            made_rulings.append(("adjust", step[1], (step[2], step[3])))
+        elif step[0] == "withdraw" and step[1] < len(made_rulings) and made_rulings[step[1]]:
+            if made_rulings[step[1]][0] != "withdrawn":
+                _rule(game, "withdrawn", ruling_seq=step[1])
+                if made_rulings[step[1]][0] == "void":
+                    voided.discard(made_rulings[step[1]][1])
+                made_rulings[step[1]] = None
+                made_rulings.append(("withdrawn", None, None))
+    if not made_rulings:
+        return
+    db = folder / "d.duckdb"
+    index([game], db)
+    want = [list(h) for h in hands]
+    for r in made_rulings:
+        if r and r[0] == "void":
+            want[r[1]] = [0, 0]
+    for r in made_rulings:
+        if r and r[0] == "adjust":
+            want[r[1]] = [want[r[1]][t] + r[2][t] for t in range(2)]
+    (g,) = _rows(db, "SELECT * FROM games")
+    assert g["ruled_totals"] == [sum(h[t] for h in want) for t in range(2)]
+    assert g["totals"] == [sum(h[t] for h in hands) for t in range(2)]
+    assert _raw(db) == _raw(made["alone_db"])

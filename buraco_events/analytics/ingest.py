@@ -582,11 +582,16 @@ class _Indexer:
                            or (game_id in self.ruled and self.stored[game_id][1] == log.source)):
                 self.pending[game_id] = (log.source, None)
             return
+        path = str(rulings_path(log.source))
         try:
             report = rulings_report(log.source)
         except RulingError as exc:
-            self.report.rejected.append(Rejected(str(rulings_path(log.source)), _reason(
-                exc, str(rulings_path(log.source))), "unreadable" if exc.exit_code == 2 else "format"))
+            self.report.rejected.append(Rejected(
+                path, _reason(exc, path), "unreadable" if exc.exit_code == 2 else "format"))
+            return
+        except Exception as exc:  # a bug must not abort the run nor print a traceback
+            self.report.rejected.append(Rejected(
+                path, f"internal error {type(exc).__name__}: {one_line(exc)}", "internal"))
             return
         if report is None:  # gone since it was looked for
             return
@@ -729,7 +734,8 @@ def index(
 
     Each game is stored with the audit's verdict (`games.audit_ok`, `games.audit_problems`);
     with `strict`, a game that fails the audit is rejected instead (its kind the first of its
-    failing kinds).
+    failing kinds). A branch is stored in `branches` whatever its verdict (it is not a game), and
+    each game's rulings log beside it is read into `rulings` and `games.ruled_*`.
 
     `workers` processes check and replay the logs, `chunk_logs` at a time; this process alone
     writes the database, taking the chunks in order, so the database is the same whatever
