@@ -153,6 +153,9 @@ def index(
     # branches are not games: counted apart, and only when there are some
     branches = (f"; {report.branches} branch{'es' if report.branches != 1 else ''} added to the "
                 "branches table (never counted as games)" if report.branches else "")
+    if report.ruled:  # rulings read (or cleared) beside the games: standings after them apart
+        branches += (f"; rulings read for {report.ruled} game{'s' if report.ruled != 1 else ''} "
+                     "(the rulings table; games.ruled_totals, ruled_winner)")
     print(
         f"{db}: {report.added} games added, {report.replaced} replaced, {report.skipped} "
         f"already indexed, {len(report.rejected)} rejected, {len(report.conflicts)} conflicts "
