@@ -119,6 +119,9 @@ def index(
 
     Every game is stored with the audit's verdict (games.audit_ok, games.audit_problems); the
     views and stats leave the failing ones out with --passed-only, and --strict rejects them.
+    A branch (a what-if log) is one row of the branches table, never a game. A game's rulings
+    log beside it (GAME.rulings.jsonl) fills the rulings table and games.ruled_totals,
+    ruled_winner and rulings, read again on every run; the raw totals stay as recounted.
     """
     for p in paths:
         if not p.exists():
@@ -147,10 +150,16 @@ def index(
     failing = (f", {report.failing} of them failing the audit (games.audit_ok false; "
                "--passed-only leaves them out of views and stats, --strict rejects them)"
                if report.failing else "")
+    # branches are not games: counted apart, and only when there are some
+    branches = (f"; {report.branches} branch{'es' if report.branches != 1 else ''} added to the "
+                "branches table (never counted as games)" if report.branches else "")
+    if report.ruled:  # rulings read (or cleared) beside the games: standings after them apart
+        branches += (f"; rulings read for {report.ruled} game{'s' if report.ruled != 1 else ''} "
+                     "(the rulings table; games.ruled_totals, ruled_winner)")
     print(
         f"{db}: {report.added} games added, {report.replaced} replaced, {report.skipped} "
         f"already indexed, {len(report.rejected)} rejected, {len(report.conflicts)} conflicts "
-        f"({report.events:,} events){failing}"
+        f"({report.events:,} events){failing}{branches}"
     )
     if not report.ok:
         raise typer.Exit(1)
@@ -212,6 +221,9 @@ def sql_help() -> str:
         "illegal problems are never stored). With --passed-only every view counts only the "
         "games that pass (the counted_games view); in your own queries add "
         "`WHERE audit_ok`.\n\n"
+        "Branches (what-if logs) are rows of branches, never of games. The rulings beside a "
+        "game log are rows of rulings; games.ruled_totals and ruled_winner (and the views' "
+        "ruled_ columns) give the standings after them, beside the raw totals and winner.\n\n"
         f"A query stops after --timeout seconds ({queries.DEFAULT_TIMEOUT:g} by default) and "
         f"when it needs more than --max-memory ({queries.DEFAULT_MAX_MEMORY} by default), so "
         "that a runaway query cannot slow the machine; it then exits 1 saying which limit.\n\n"

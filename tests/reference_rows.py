@@ -172,6 +172,7 @@ def game_rows(events: Iterable[Event], source: str, head: str, sealed: bool) -> 
         first_team=team_of(state.first_of_game) if state.hand_no >= 0 else None,
         events=state.next_seq, complete=state.phase == "over", sealed=sealed, head=head,
         source=source, **_verdict(events, sealed),
+        ruled_totals=list(state.totals), ruled_winner=state.winner, rulings=0,
     )
     return rows
 

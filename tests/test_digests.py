@@ -7,7 +7,10 @@ change of behaviour, and say why in the commit):
 - `simulate`: the bytes of every log `simulate` writes for fixed seeds, on every preset with 2 and
   4 players (greedy against random bots);
 - `index`: every table of the database `index` builds from those logs, row by row in a fixed
-  order.
+  order;
+- `index_before_rulings`: the same over the columns the tables had before the `branches` and
+  `rulings` tables and the `games.ruled_*` columns came: never regenerated (its values are those
+  `index` had then), it proves those columns keep their exact values.
 Each entry is a SHA-256, so a difference names the output that changed, not how.
 """
 
@@ -66,13 +69,27 @@ def _simulate_digests(folder: Path) -> dict[str, str]:
     return {p.name: _sha(p.read_bytes()) for p in sorted(folder.glob("*.jsonl"))}
 
 
-def _index_digests(folder: Path, db: Path) -> dict[str, str]:
+#: the tables and their columns (in order, but `source`) before branches and rulings
+COLUMNS_BEFORE_RULINGS: dict[str, tuple[str, ...]] = {
+    "games": ("game_id", "variant", "players", "n_players", "target", "hands", "totals", "winner",
+              "first_team", "events", "complete", "sealed", "head", "audit_ok", "audit_problems"),
+    **{t: TABLES[t].names() for t in ("hands", "events", "melds", "team_hands")},
+}
+
+
+def _index_digests(folder: Path, db: Path,
+                   tables: dict[str, tuple[str, ...]] | None = None) -> dict[str, str]:
+    """Return the digest of each table the index builds from `folder` (of `tables`' columns
+    only, when given)."""
     index([folder], db)
     out = {}
     with duckdb.connect(str(db), read_only=True) as con:
-        for table in TABLES:
+        for table in TABLES if tables is None else tables:
             # `source` is the file's path, which names this run's temporary folder
             columns = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall() if r[0] != "source"]
+            if tables is not None:
+                assert set(tables[table]) <= set(columns)
+                columns = list(tables[table])
             order = ", ".join(f'"{c}" NULLS FIRST' for c in columns)
             select = ", ".join(f'"{c}"' for c in columns)
             rows = con.execute(f"SELECT {select} FROM {table} ORDER BY {order}").fetchall()
@@ -105,3 +122,11 @@ def test_index_tables_are_unchanged(simulated: Path, tmp_path: Path, native: boo
     # both ways of building the events rows (`ingest._NATIVE_ROWS`), whichever the build
     monkeypatch.setattr(ingest, "_NATIVE_ROWS", native)
     _check("index", _index_digests(simulated, tmp_path / "d.duckdb"))
+
+
+def test_index_columns_from_before_rulings_keep_their_values(simulated: Path, tmp_path: Path) -> None:
+    # frozen once, never by UPDATE_GOLDEN: the `index` digests as they were before the branches
+    # and rulings tables and the games.ruled_* columns existed
+    golden = json.loads(GOLDEN.read_text())["index_before_rulings"]
+    got = _index_digests(simulated, tmp_path / "d.duckdb", COLUMNS_BEFORE_RULINGS)
+    assert got == golden

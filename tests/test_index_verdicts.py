@@ -151,6 +151,8 @@ def test_a_database_indexed_before_the_verdict_gains_its_columns(tmp_path: Path)
     index([log], db)
     with duckdb.connect(str(db)) as con:  # as a database of the release before the verdict
         con.execute("DROP VIEW counted_games CASCADE")
+        for column in ("rulings", "ruled_winner", "ruled_totals"):  # nor the rulings, later
+            con.execute(f"ALTER TABLE games DROP COLUMN {column}")
         con.execute("ALTER TABLE games DROP COLUMN audit_problems")
         con.execute("ALTER TABLE games DROP COLUMN audit_ok")
     other = [json.loads(line) for line in CLEAN]

@@ -12,6 +12,15 @@ commits nothing. The database must be a DuckDB file (or not exist yet). A damage
 reported too; the logs read from it before the damage (each checked against its digest) are kept.
 A game already stored with the same head is skipped; with another head it is a conflict, left
 alone unless `replace` is set (then its old rows are deleted and the new ones inserted).
+
+A branch (a log holding a `branched` line: a what-if, never the game) goes into no game table:
+it is one row of `branches`, keyed by its head (the same branch again is skipped; two branches of
+one game are both kept), and never a conflict with its parent, whose game id and first lines it
+shares. A game's rulings log (`rulings.rulings_path` beside a game log read from a file) is read
+whenever the game is offered, stored anew or already stored: its rulings replace the game's rows
+of `rulings` and its `ruled_*` columns (the raw columns never change), so a rulings log that grew
+since the last run is picked up. A rulings log that cannot be read whole is reported (rejected,
+the game kept: exit 1) with what it read judged.
 """
 
 from __future__ import annotations
@@ -28,13 +37,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from buraco_events import build
+from buraco_events.audit.rulings import RulingError, RulingsReport, rulings_path, rulings_report
 from buraco_events.audit.verdicts import FAILING
 from buraco_events.core.gate import IllegalMove
 from buraco_events.log.chain import ChainStatus
 from buraco_events.log.lines import LogError, RawLines
 from buraco_events.log.reader import EventReader
 from buraco_events.log.sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
-from buraco_events.model.events import Event
+from buraco_events.model.events import Branched, Event
+from buraco_events.play.branch import branch_of
 from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map
 from buraco_events.views.text import visible
 
@@ -104,7 +115,9 @@ class IndexReport:
 
     added: int = 0
     replaced: int = 0
-    skipped: int = 0
+    skipped: int = 0  # games and branches already stored with the same head
+    branches: int = 0  # branches stored (in `branches`, apart from the games)
+    ruled: int = 0  # games whose rulings were read (a rulings log beside them) or cleared
     events: int = 0
     failing: int = 0  # games stored that fail the audit (`games.audit_ok` false)
     rejected: list[Rejected] = field(default_factory=list)
@@ -171,14 +184,15 @@ def _misfit(rows: Columns) -> tuple[int | None, str] | None:
                 ddl = TYPES[TABLES[table].type_of(name)]
                 return seq, (f"{where}{table}.{name}: {_number(value)} is out of range for {ddl} "
                              f"({lo} to {hi})")
-    games = rows.data["games"]
-    for name, word in TABLES["games"].columns:
-        if word in ("text", "text[]"):
-            text = _first_not_utf8(games[name])
-            if text is not None:
-                seq = 0 if name in _STARTED_COLUMNS else None
-                where = "seq 0: " if seq is not None else ""
-                return seq, f"{where}games.{name}: {visible(text)!r} is not valid UTF-8 text"
+    for table in ("games", "branches"):  # their text names the file (may not be UTF-8)
+        cols = rows.data[table]
+        for name, word in TABLES[table].columns:
+            if word in ("text", "text[]"):
+                text = _first_not_utf8(cols[name])
+                if text is not None:
+                    seq = 0 if table == "games" and name in _STARTED_COLUMNS else None
+                    where = "seq 0: " if seq is not None else ""
+                    return seq, f"{where}{table}.{name}: {visible(text)!r} is not valid UTF-8 text"
     return None
 
 
@@ -216,6 +230,8 @@ def _seq_of(table: str, column: str, cols: dict[str, list[Any]], row: int,
         return int(events["seq"][row])
     if table == "games":
         return 0 if column in _STARTED_COLUMNS else None
+    if "hand" not in cols:  # a branch's row: its whole log stands behind it
+        return None
     # hands, melds and team_hands rows are written at their hand's hand_ended
     hand = cols["hand"][row]
     for seq, kind, h in zip(events["seq"], events["type"], events["hand"], strict=True):
@@ -240,6 +256,7 @@ class Checked:
     events: int
     counts: dict[str, int]
     audit_problems: tuple[str, ...] = ()  # the kinds of the audit's problems (`verdicts.KINDS`)
+    branch: bool = False  # a branch: its one row is in `branches`, none in the game tables
 
     @property
     def failing(self) -> list[str]:
@@ -260,10 +277,15 @@ def _replay_log(source: str, lines: RawLines, into: Columns) -> Checked | Reject
     """Decode, chain-check and replay one log, appending its rows to `into` (all or none, and
     their values not yet checked against the column types); or the log's rejection."""
     before = into.counts()
+    fork = None
     try:
         events, status = _decode_log(lines)
         head = status.head or ""
-        game_rows(events, source, head, status.sealed, into)
+        fork = branch_of(events)
+        if fork is None:
+            game_rows(events, source, head, status.sealed, into)
+        else:
+            _branch_row(events, fork, source, head, status.sealed, into)
     except OSError as exc:
         return Rejected(source, _reason(exc, source), "unreadable")
     except LogError as exc:
@@ -277,9 +299,24 @@ def _replay_log(source: str, lines: RawLines, into: Columns) -> Checked | Reject
         return Rejected(source, reason, "internal")
     after = into.counts()
     counts = {t: after[t] - before[t] for t in TABLES}
-    games = into.data["games"]
+    games = into.data["games" if fork is None else "branches"]
     return Checked(source, games["game_id"][-1], head, len(events), counts,
-                   tuple(games["audit_problems"][-1]))
+                   tuple(games["audit_problems"][-1]), branch=fork is not None)
+
+
+def _branch_row(events: list[Event], fork: Branched, source: str, head: str, sealed: bool,
+                into: Columns) -> None:
+    """Replay a branch as a game is replayed (raises as `game_rows` does) and append its one
+    `branches` row: its fork, its recount and its verdict; no row of any game table."""
+    game = game_rows(events, source, head, sealed).data["games"]
+    into.add(
+        "branches", game_id=game["game_id"][0], head=head, file=source, parent=fork.parent,
+        fork_seq=fork.fork_seq, deck=fork.deck, seat=fork.seat, seed=fork.seed,
+        branched_by=fork.by, reason=fork.reason, variant=game["variant"][0],
+        n_players=game["n_players"][0], events=game["events"][0], hands=game["hands"][0],
+        totals=game["totals"][0], winner=game["winner"][0], complete=game["complete"][0],
+        sealed=sealed, audit_ok=game["audit_ok"][0], audit_problems=game["audit_problems"][0],
+    )
 
 
 #: what converting a value that does not fit its column's type raises
@@ -468,10 +505,23 @@ class _Indexer:
         self.batch: dict[str, list[pa.Table]] = {t: [] for t in TABLES}
         self.batched = 0
         self.report = IndexReport()
-        self.stored: dict[str, tuple[str, str]] = {
-            gid: (head, src)
-            for gid, head, src in con.execute("SELECT game_id, head, source FROM games").fetchall()
-        }
+        self.stored: dict[str, tuple[str, str]] = {}
+        #: the games stored with their totals after rulings not judged (NULL: stored before the
+        #: column existed, or their rulings did not fit): judged when their log comes again
+        self.unjudged: set[str] = set()
+        for gid, head, src, unjudged in con.execute(
+                "SELECT game_id, head, source, rulings IS NULL FROM games").fetchall():
+            self.stored[gid] = (head, src)
+            if unjudged:
+                self.unjudged.add(gid)
+        #: the games with rows in `rulings` (cleared when their rulings log is gone)
+        self.ruled: set[str] = {
+            gid for (gid,) in con.execute("SELECT DISTINCT game_id FROM rulings").fetchall()}
+        self.branch_heads: set[str] = {
+            head for (head,) in con.execute("SELECT head FROM branches").fetchall()}
+        #: per game, its rulings to store once its rows are in (`flush`): the game log read,
+        #: and the report (None: no rulings log any more)
+        self.pending: dict[str, tuple[str, RulingsReport | None]] = {}
         self.this_run: set[str] = set()
 
     def take(self, chunk: CheckedChunk, on_game: Callable[[str, int], None] | None) -> None:
@@ -485,10 +535,10 @@ class _Indexer:
             if isinstance(outcome, Rejected):
                 self.report.rejected.append(outcome)
             else:
-                if self.admit(outcome):
+                if self.admit_branch(outcome) if outcome.branch else self.admit(outcome):
                     if starts is None:
                         starts = dict(offsets)
-                    n = outcome.events
+                    n = 0 if outcome.branch else outcome.events
                     self.batched += n
                 elif starts is not None:
                     self._keep(chunk, starts, offsets)
@@ -508,6 +558,49 @@ class _Indexer:
             start = starts[table]
             self.batch[table].append(chunk.tables[table].slice(start, ends[table] - start))
 
+    def admit_branch(self, log: Checked) -> bool:
+        """Return whether a branch's row is to be stored (not when its head is), counting it."""
+        if log.head in self.branch_heads:
+            self.report.skipped += 1
+            return False
+        self.branch_heads.add(log.head)
+        self.report.branches += 1
+        return True
+
+    def rule(self, log: Checked, stored: bool) -> None:
+        """Read the rulings log beside a game log to store (or `stored` already, same head):
+        its rulings go in with the next flush. Without a rulings log, a stored game's rulings
+        are cleared when it was read from this very log (another copy of it elsewhere, without
+        its rulings log, leaves them), and judged (none) when they never were."""
+        game_id = log.game_id
+        try:
+            has_rulings = rulings_path(log.source).is_file()
+        except (OSError, ValueError):  # a name the file system cannot hold
+            has_rulings = False
+        if not has_rulings:
+            if stored and (game_id in self.unjudged
+                           or (game_id in self.ruled and self.stored[game_id][1] == log.source)):
+                self.pending[game_id] = (log.source, None)
+            return
+        path = str(rulings_path(log.source))
+        try:
+            report = rulings_report(log.source)
+        except RulingError as exc:
+            self.report.rejected.append(Rejected(
+                path, _reason(exc, path), "unreadable" if exc.exit_code == 2 else "format"))
+            return
+        except Exception as exc:  # a bug must not abort the run nor print a traceback
+            self.report.rejected.append(Rejected(
+                path, f"internal error {type(exc).__name__}: {one_line(exc)}", "internal"))
+            return
+        if report is None:  # gone since it was looked for
+            return
+        if report.problem is not None:
+            self.report.rejected.append(Rejected(
+                report.path, f"{_reason(ValueError(report.problem), report.path)} (the rulings "
+                "before it are stored)", "format"))
+        self.pending[game_id] = (log.source, report)
+
     def admit(self, log: Checked) -> bool:
         """Return whether the log's rows are to be stored, counting it in the report either way."""
         report = self.report
@@ -522,6 +615,7 @@ class _Indexer:
             old_head, old_source = old
             if old_head == log.head:
                 report.skipped += 1
+                self.rule(log, stored=True)
                 return False
             if not self.replace or log.game_id in self.this_run:
                 # two logs of one game in one run: neither is obviously the right one
@@ -529,12 +623,16 @@ class _Indexer:
                     Conflict(log.game_id, log.source, old_head, log.head, old_source))
                 return False
             for table in TABLES:
-                self.con.execute(f"DELETE FROM {table} WHERE game_id = ?", [log.game_id])
+                if table != "branches":  # the game's branches are logs of their own
+                    self.con.execute(f"DELETE FROM {table} WHERE game_id = ?", [log.game_id])
+            self.ruled.discard(log.game_id)
             report.replaced += 1
         else:
             report.added += 1
         self.stored[log.game_id] = (log.head, log.source)
+        self.unjudged.discard(log.game_id)
         self.this_run.add(log.game_id)
+        self.rule(log, stored=False)
         report.events += log.events
         report.failing += bool(failing)
         return True
@@ -550,6 +648,64 @@ class _Indexer:
                     self.con.from_arrow(rows).insert_into(table)
         self.batch = {t: [] for t in TABLES}
         self.batched = 0
+        for game_id, (source, ruled) in self.pending.items():
+            self._store_rulings(game_id, source, ruled)
+        self.pending = {}
+
+    def _store_rulings(self, game_id: str, source: str, ruled: RulingsReport | None) -> None:
+        """Replace a stored game's rulings rows and its totals after rulings (the raw ones when
+        no ruling applies or it has no rulings log); when a value does not fit its column, the
+        rulings log is reported, its rows left out and the totals after rulings left NULL."""
+        con = self.con
+        con.execute("DELETE FROM rulings WHERE game_id = ?", [game_id])
+        self.ruled.discard(game_id)
+        self.report.ruled += 1
+        try:
+            rows = pa.Table.from_pylist([] if ruled is None else _rulings_rows(game_id, ruled),
+                                        schema=SCHEMAS["rulings"])
+            totals, winner, applying = _after(ruled)
+        except _MISFIT_ERRORS as exc:
+            self.report.rejected.append(Rejected(
+                str(rulings_path(source)), f"a value does not fit: {one_line(exc)} (the game's "
+                "totals after rulings are left NULL)", "range"))
+            con.execute("UPDATE games SET ruled_totals = NULL, ruled_winner = NULL, "
+                        "rulings = NULL WHERE game_id = ?", [game_id])
+            self.unjudged.add(game_id)
+            return
+        if rows.num_rows:
+            con.from_arrow(rows).insert_into("rulings")
+            self.ruled.add(game_id)
+        if applying == 0:  # no ruling applies: the raw totals and winner
+            con.execute("UPDATE games SET ruled_totals = totals, ruled_winner = winner, "
+                        "rulings = 0 WHERE game_id = ?", [game_id])
+        else:
+            con.execute("UPDATE games SET ruled_totals = ?, ruled_winner = ?, rulings = ? "
+                        "WHERE game_id = ?", [totals, winner, applying, game_id])
+        self.unjudged.discard(game_id)
+
+
+def _rulings_rows(game_id: str, report: RulingsReport) -> list[dict[str, Any]]:
+    """Return a game's `rulings` rows (each ruling as judged)."""
+    return [
+        {"game_id": game_id, "file": report.path, "seq": r.seq, "kind": r.kind, "hand": r.hand,
+         "points": r.points, "team": r.team, "branch_head": r.branch_head,
+         "ruling_seq": r.ruling_seq, "ruled_by": r.by, "reason": r.reason, "applies": r.applies,
+         "why_not": r.why_not}
+        for r in report.rulings
+    ]
+
+
+def _after(report: RulingsReport | None) -> tuple[list[int] | None, int | None, int]:
+    """Return (totals, winner, rulings applying) after a game's rulings: (None, None, 0) when
+    none applies (the raw ones stand); raises `OverflowError` for a total the column cannot
+    hold."""
+    if report is None or report.applied == 0:
+        return None, None, 0
+    totals = report.after.totals
+    lo, hi = int_range("int32") or (0, 0)
+    if not all(lo <= t <= hi for t in totals) or report.applied > 32767:
+        raise OverflowError(f"totals after rulings {totals} are out of range for INTEGER")
+    return totals, report.after.winner, report.applied
 
 
 #: connect settings of the index's connection: DuckDB inserts and checkpoints on one thread (its
@@ -578,7 +734,8 @@ def index(
 
     Each game is stored with the audit's verdict (`games.audit_ok`, `games.audit_problems`);
     with `strict`, a game that fails the audit is rejected instead (its kind the first of its
-    failing kinds).
+    failing kinds). A branch is stored in `branches` whatever its verdict (it is not a game), and
+    each game's rulings log beside it is read into `rulings` and `games.ruled_*`.
 
     `workers` processes check and replay the logs, `chunk_logs` at a time; this process alone
     writes the database, taking the chunks in order, so the database is the same whatever

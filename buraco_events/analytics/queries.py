@@ -159,6 +159,11 @@ def _glob_literal(path: Path) -> str:
 _VARIANT_OF_FILE = "url_decode(regexp_extract(filename, '/variant=([^/]*)/[^/]*$', 1))"
 
 
+#: the tables every Parquet export holds a folder of (a folder written before `branches` and
+#: `rulings` existed lacks theirs: read as empty tables)
+_FIRST_TABLES = ("games", "hands", "events", "melds", "team_hands")
+
+
 def connect_parquet(
     folder: str | os.PathLike[str], readable: Iterable[str | os.PathLike[str]] = (),
     limits: Limits | None = None,
@@ -177,13 +182,14 @@ def connect_parquet(
     con = duckdb.connect(":memory:", config=_QUERY_CONFIG)
     try:
         for table, declared in TABLES.items():
-            if not (root / table).is_dir():
+            if not (root / table).is_dir() and table in _FIRST_TABLES:
                 raise DatabaseUnavailable(
                     f"{root} is not a Parquet export: it has no {table}/ folder (`buraco export` "
                     "writes games, hands, events, melds and team_hands)"
                 )
             values = {name: f'"{name}"' for name in declared.names()}
-            files = sorted((root.resolve() / table).rglob("*.parquet"))
+            files = (sorted((root.resolve() / table).rglob("*.parquet"))
+                     if (root / table).is_dir() else [])
             if files:
                 listed = ", ".join(f"'{sql_string(_glob_literal(f))}'" for f in files)
                 source = f"read_parquet([{listed}], filename = true, hive_partitioning = false)"
@@ -408,8 +414,8 @@ def export_parquet(db: str | os.PathLike[str], out_dir: str | os.PathLike[str]) 
     try:
         check_tables(con, Path(db))
         for table in TABLES:
-            select = (
-                "SELECT * FROM games" if table == "games"
+            select = (  # games and branches hold their variant, the others take their game's
+                f"SELECT * FROM {table}" if "variant" in TABLES[table].names()
                 else f"SELECT t.*, g.variant FROM {table} t JOIN games g USING (game_id)"
             )
             target = Path(out_dir) / table

@@ -552,6 +552,8 @@ def _game_rows(events: Iterable[Event], source: str, head: str, sealed: bool,
         first_team=team_of(state.first_of_game) if state.hand_no >= 0 else None,
         events=state.next_seq, complete=complete, sealed=sealed, head=head, source=source,
         audit_ok=not any(kind in FAILING for kind in problems), audit_problems=problems,
+        # no ruling read yet: the totals after rulings are the recount's (`ingest` reads them)
+        ruled_totals=list(state.totals), ruled_winner=state.winner, rulings=0,
     )
     out = rows if into is None else into.extend(rows)
     if isinstance(cols, EventBuffers):

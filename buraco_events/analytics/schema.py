@@ -45,13 +45,14 @@ INT_BITS: Final[dict[str, int]] = {"int8": 8, "int16": 16, "int32": 32}
 #: every table of the index, in table order
 TABLES: Final[dict[str, Table]] = {
     "games": Table(
-        "one row per game: variant, players, target, hands, totals, winner, head, and the"
-        " audit's verdict (audit_ok, audit_problems: its problems' kinds)", (
+        "one row per game, never a branch: variant, players, target, hands, totals, winner, head,"
+        " audit_ok, audit_problems; ruled_totals, ruled_winner, rulings: after its rulings", (
             ("game_id", "text"), ("variant", "text"), ("players", "text[]"),
             ("n_players", "int8"), ("target", "int32"), ("hands", "int16"),
             ("totals", "int32[]"), ("winner", "int8"), ("first_team", "int8"),
             ("events", "int32"), ("complete", "bool"), ("sealed", "bool"), ("head", "text"),
             ("source", "text"), ("audit_ok", "bool"), ("audit_problems", "text[]"),
+            ("ruled_totals", "int32[]"), ("ruled_winner", "int8"), ("rulings", "int16"),
         )),
     "hands": Table(
         "one row per hand: first seat, end reason, turns, scores recounted and claimed", (
@@ -79,6 +80,23 @@ TABLES: Final[dict[str, Table]] = {
             ("canasta_bonus", "int32"), ("close_bonus", "int32"), ("hand_penalty", "int32"),
             ("dead_penalty", "int32"), ("took_dead", "bool"), ("dead_direct", "bool"),
             ("dead_unused", "bool"), ("canastas", "int16"), ("total", "int32"),
+        )),
+    "branches": Table(
+        "one row per branch (a what-if log, in no game table), by head: its fork, its recount,"
+        " its audit verdict", (
+            ("game_id", "text"), ("head", "text"), ("file", "text"), ("parent", "text"),
+            ("fork_seq", "int32"), ("deck", "text"), ("seat", "int8"), ("seed", "text"),
+            ("branched_by", "text"), ("reason", "text"), ("variant", "text"),
+            ("n_players", "int8"), ("events", "int32"), ("hands", "int16"),
+            ("totals", "int32[]"), ("winner", "int8"), ("complete", "bool"), ("sealed", "bool"),
+            ("audit_ok", "bool"), ("audit_problems", "text[]"),
+        )),
+    "rulings": Table(
+        "one row per ruling of a game's rulings log (file), judged: applies, or why_not", (
+            ("game_id", "text"), ("file", "text"), ("seq", "int32"), ("kind", "text"),
+            ("hand", "int16"), ("points", "int32[]"), ("team", "int8"), ("branch_head", "text"),
+            ("ruling_seq", "int32"), ("ruled_by", "text"), ("reason", "text"),
+            ("applies", "bool"), ("why_not", "text"),
         )),
 }
 

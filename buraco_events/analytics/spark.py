@@ -12,6 +12,11 @@ Duplicate game ids are decided as `buraco index` decides them in one run: the lo
 input (in the order given), then path, then position in an archive; the first log of a game is
 stored, a later one with the same head is the same game offered again (dropped, not a reject),
 and a later one with another head is a reject of kind `conflict` naming the stored log.
+
+Branches are kept apart as `index` keeps them: one row each of `branches`, keyed by head, never a
+conflict with their game. Rulings logs are not read (an executor holds one file at a time): the
+`rulings` table is empty, and a game whose rulings log is among the inputs has its `ruled_*`
+columns NULL (not judged) rather than the recount's, which they would claim.
 """
 
 from __future__ import annotations
@@ -26,9 +31,10 @@ from typing import Any
 import pyarrow as pa
 
 from buraco_events.audit.report import split_lines
+from buraco_events.audit.rulings import is_rulings_log
 from buraco_events.log.archive_format import MAGIC, ArchiveError
 from buraco_events.log.archive_read import iter_archive
-from buraco_events.log.lines import RawLines
+from buraco_events.log.lines import RULINGS_SUFFIX, RawLines
 
 from .database import SCHEMAS, one_line
 from .ingest import Checked, CheckedChunk, Conflict, Rejected, check_chunk
@@ -36,16 +42,24 @@ from .schema import TABLES
 
 INSTALL = "pip install 'buraco-events[spark]' (pyspark) and a Java 17 runtime (java on PATH or JAVA_HOME)"
 
+#: the `kind` of a rulings log's row: neither a log indexed nor a reject
+_RULINGS = "rulings"
+#: the games columns after rulings, NULL where rulings were not read (see the module docstring)
+_RULED = ("ruled_totals", "ruled_winner", "rulings")
+
 #: the rejects table: one row per log (or input file) not indexed
 REJECTS_SCHEMA = pa.schema([
     ("path", pa.string()), ("seq", pa.int32()), ("kind", pa.string()), ("message", pa.string()),
 ])
 
 #: what an executor hands back per log: where it comes from (to order duplicates), its game and
-#: head, its rejection (kind set) or its rows, each table's as one Arrow IPC stream
+#: head, what duplicates are decided on (`key`: the game id, or a branch's head), its rejection
+#: (kind set; `rulings` for a rulings log, read by no one here) or its rows, each table's as one
+#: Arrow IPC stream
 _CHECKED = pa.schema([
     ("input", pa.int32()), ("file", pa.string()), ("member", pa.int32()),
     ("source", pa.string()), ("game_id", pa.string()), ("head", pa.string()),
+    ("branch", pa.bool_()), ("key", pa.string()),
     ("seq", pa.int32()), ("kind", pa.string()), ("message", pa.string()),
     *((f"n_{t}", pa.int64()) for t in TABLES),
     *((t, pa.binary()) for t in TABLES),
@@ -106,9 +120,17 @@ def _ipc(table: pa.Table) -> bytes:
 
 def check_file(order: int, source: str, data: bytes) -> pa.RecordBatch:
     """Check every log of one file (`ingest.check_chunk`) into one `_CHECKED` row per log."""
+    rows: dict[str, list[Any]] = {f.name: [] for f in _CHECKED}
+    if is_rulings_log(source) and not data.startswith(MAGIC):  # read beside its game, not here
+        for name, value in (("input", order), ("file", source), ("member", 0), ("source", source),
+                            ("kind", _RULINGS), *((f"n_{t}", 0) for t in TABLES)):
+            rows[name].append(value)
+        for name in rows:
+            if not rows[name]:
+                rows[name].append(None)
+        return pa.RecordBatch.from_pydict(rows, schema=_CHECKED)
     logs, damaged = file_logs(source, data)
     chunk = check_chunk(logs)
-    rows: dict[str, list[Any]] = {f.name: [] for f in _CHECKED}
     offsets = dict.fromkeys(TABLES, 0)
     outcomes: list[Checked | Rejected] = [*chunk.outcomes, *([damaged] if damaged else [])]
     for member, outcome in enumerate(outcomes):
@@ -117,14 +139,17 @@ def check_file(order: int, source: str, data: bytes) -> pa.RecordBatch:
         rows["member"].append(member)
         rows["source"].append(outcome.source)
         if isinstance(outcome, Rejected):
-            for name, value in (("game_id", None), ("head", None), ("seq", outcome.seq),
-                                ("kind", outcome.kind), ("message", outcome.reason)):
+            for name, value in (("game_id", None), ("head", None), ("branch", None),
+                                ("key", None), ("seq", outcome.seq), ("kind", outcome.kind),
+                                ("message", outcome.reason)):
                 rows[name].append(value)
             for t in TABLES:
                 rows[f"n_{t}"].append(0)
                 rows[t].append(None)
             continue
-        for name, value in (("game_id", outcome.game_id), ("head", outcome.head), ("seq", None),
+        key = outcome.head if outcome.branch else outcome.game_id
+        for name, value in (("game_id", outcome.game_id), ("head", outcome.head),
+                            ("branch", outcome.branch), ("key", key), ("seq", None),
                             ("kind", None), ("message", None)):
             rows[name].append(value)
         for t in TABLES:
@@ -138,8 +163,10 @@ def check_file(order: int, source: str, data: bytes) -> pa.RecordBatch:
 def _with_variant(table: str, chunk: CheckedChunk, offset: int, n: int, log: Checked) -> pa.Table:
     """Return a log's rows of a table, with the game's variant (the partition) as the last column."""
     rows = chunk.tables[table].slice(offset, n)
-    if table == "games":
+    if table in ("games", "branches"):  # their own variant column
         return rows
+    if n == 0:  # e.g. a branch's: no games row to take the variant from
+        return rows.append_column("variant", pa.array([], pa.string()))
     games = chunk.tables["games"]
     variant = next(v for g, v in zip(games["game_id"].to_pylist(), games["variant"].to_pylist(),
                                      strict=True) if g == log.game_id)
@@ -158,7 +185,7 @@ def check_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]
 def table_schema(table: str) -> pa.Schema:
     """Return a table's Arrow schema as written to Parquet: its columns, then variant."""
     schema = SCHEMAS[table]
-    return schema if table == "games" else schema.append(pa.field("variant", pa.string()))
+    return schema if "variant" in schema.names else schema.append(pa.field("variant", pa.string()))
 
 
 def rows_of(table: str) -> Any:
@@ -250,9 +277,9 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
         # duplicates are decided on the logs' names and heads alone (a small shuffle), then
         # the rows of the logs kept are picked once and kept for the five writes
         order = ["input", "file", "member"]
-        first = Window.partitionBy("game_id").orderBy(*order)
+        first = Window.partitionBy("branch", "key").orderBy(*order)
         ranked = (checked.where(F.col("kind").isNull())
-                  .select(*order, "source", "game_id", "head")
+                  .select(*order, "source", "game_id", "head", "branch", "key")
                   .withColumn("rank", F.row_number().over(first))
                   .withColumn("first_head", F.first("head").over(first))
                   .withColumn("first_source", F.first("source").over(first)))
@@ -267,16 +294,25 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
         ]
         rejected = [
             (r["source"], r["seq"], r["kind"], r["message"])
-            for r in checked.where(F.col("kind").isNotNull())
+            for r in checked.where(F.col("kind").isNotNull() & (F.col("kind") != _RULINGS))
             .orderBy("input", "file", "member").collect()
         ]
+        # the game logs whose rulings log is among the inputs: their ruled_* are not judged here
+        unjudged = [r["source"][:-len(RULINGS_SUFFIX)] + ".jsonl" for r in
+                    checked.where(F.col("kind") == _RULINGS).select("source").collect()]
         if replace and fs.exists(out_path):
             fs.delete(out_path, True)
         counts: dict[str, int] = {}
         sums = keep.agg(*(F.sum(f"n_{t}").alias(t) for t in TABLES)).collect()[0]
         for table in TABLES:
             counts[table] = int(sums[table] or 0)
-            (keep.select(table).mapInArrow(rows_of(table), from_arrow_schema(table_schema(table)))
+            rows = keep.select(table).mapInArrow(rows_of(table), from_arrow_schema(table_schema(table)))
+            if table == "games" and unjudged:
+                for column in _RULED:
+                    kind = from_arrow_schema(pa.schema([SCHEMAS["games"].field(column)]))[0].dataType
+                    rows = rows.withColumn(column, F.when(F.col("source").isin(unjudged), F.lit(None)
+                                                          .cast(kind)).otherwise(F.col(column)))
+            (rows
              .write.mode("error").partitionBy("variant").option("compression", "zstd")
              .parquet(f"{out.rstrip('/')}/{table}"))
         rejects = rejected + conflicts

@@ -85,22 +85,39 @@ VIEWS: dict[str, SqlView] = {
                max(h.events) AS max_events
         FROM hands h JOIN counted_games g USING (game_id)
         GROUP BY g.variant, h.reason ORDER BY g.variant, h.reason"""),
-    "win_rates": SqlView("wins of the team that played first and of team 0, by variant, players", """
-        SELECT variant, n_players, count(*) AS games,
-               avg(CASE WHEN winner = first_team THEN 1 ELSE 0 END) AS first_team_win_rate,
-               avg(CASE WHEN winner = 0 THEN 1 ELSE 0 END) AS team0_win_rate,
-               avg(hands) AS avg_hands
-        FROM counted_games WHERE complete
+    # the ruled_ columns count the games decided after rulings (finished, or awarded...) by
+    # ruled_winner; the others count the finished games by the recount, as without rulings
+    "win_rates": SqlView("wins of the team that played first and of team 0, by variant, players;"
+                         " ruled_: after rulings", """
+        SELECT variant, n_players, count(*) FILTER (WHERE complete) AS games,
+               avg(CASE WHEN winner = first_team THEN 1 ELSE 0 END)
+                   FILTER (WHERE complete) AS first_team_win_rate,
+               avg(CASE WHEN winner = 0 THEN 1 ELSE 0 END) FILTER (WHERE complete) AS team0_win_rate,
+               avg(hands) FILTER (WHERE complete) AS avg_hands,
+               count(*) FILTER (WHERE ruled_winner IS NOT NULL) AS ruled_games,
+               avg(CASE WHEN ruled_winner = first_team THEN 1 ELSE 0 END)
+                   FILTER (WHERE ruled_winner IS NOT NULL) AS ruled_first_team_win_rate,
+               avg(CASE WHEN ruled_winner = 0 THEN 1 ELSE 0 END)
+                   FILTER (WHERE ruled_winner IS NOT NULL) AS ruled_team0_win_rate
+        FROM counted_games WHERE complete OR ruled_winner IS NOT NULL
         GROUP BY variant, n_players ORDER BY variant, n_players"""),
-    "player_standings": SqlView("games, wins and win rate per player name, over finished games", """
+    "player_standings": SqlView("games, wins and win rate per player name, over finished games;"
+                                " ruled_: after rulings", """
         WITH seats AS (
-            SELECT game_id, variant, winner, totals, unnest(players) AS player,
-                   generate_subscripts(players, 1) - 1 AS seat
-            FROM counted_games WHERE complete)
-        SELECT player, count(*) AS games, count(*) FILTER (WHERE winner = seat % 2) AS wins,
-               avg(CASE WHEN winner = seat % 2 THEN 1 ELSE 0 END) AS win_rate,
-               avg(totals[seat % 2 + 1]) AS avg_team_total,
-               list(DISTINCT variant ORDER BY variant) AS variants
+            SELECT game_id, variant, complete, winner, totals, ruled_winner, ruled_totals,
+                   unnest(players) AS player, generate_subscripts(players, 1) - 1 AS seat
+            FROM counted_games WHERE complete OR ruled_winner IS NOT NULL)
+        SELECT player, count(*) FILTER (WHERE complete) AS games,
+               count(*) FILTER (WHERE complete AND winner = seat % 2) AS wins,
+               avg(CASE WHEN winner = seat % 2 THEN 1 ELSE 0 END) FILTER (WHERE complete) AS win_rate,
+               avg(totals[seat % 2 + 1]) FILTER (WHERE complete) AS avg_team_total,
+               list(DISTINCT variant ORDER BY variant) FILTER (WHERE complete) AS variants,
+               count(*) FILTER (WHERE ruled_winner IS NOT NULL) AS ruled_games,
+               count(*) FILTER (WHERE ruled_winner = seat % 2) AS ruled_wins,
+               avg(CASE WHEN ruled_winner = seat % 2 THEN 1 ELSE 0 END)
+                   FILTER (WHERE ruled_winner IS NOT NULL) AS ruled_win_rate,
+               avg(ruled_totals[seat % 2 + 1])
+                   FILTER (WHERE ruled_winner IS NOT NULL) AS ruled_avg_team_total
         FROM seats GROUP BY player ORDER BY win_rate DESC, games DESC, player"""),
     "score_quantiles": SqlView("quantiles of team hand totals and of game totals, by variant", f"""
         SELECT g.variant, 'team_hand_total' AS measure, count(*) AS n, min(t.total) AS min,
