@@ -402,6 +402,9 @@ def _print_rulings(report: RulingsReport, detail: bool) -> None:
     if not detail:
         console.print(Text(f"  rulings ({where}): {n}, {report.applied} apply; {after}"), soft_wrap=True)
         return
+    if not n:
+        console.print(Text(f"rulings ({where}): none reads"), soft_wrap=True)
+        return
     table = Table(title=f"rulings ({where}): beside the verdict, which they never change",
                   title_justify="left", show_edge=False)
     for col in ("seq", "kind", "hand", "by", "reason", "applies"):

@@ -801,8 +801,8 @@ def read_parent_log(path: Path) -> ParentLog:
     except MemoryError:
         raise AuditInputError(f"{path}: --parent: out of memory reading it") from None
     except OSError as exc:
-        raise AuditInputError(f"{exc.filename or path}: --parent: cannot read"
-                              f" ({exc.strerror or exc})") from None
+        raise AuditInputError(f"{exc.filename or path}: --parent: cannot read:"
+                              f" {exc.strerror or exc}") from None
     except (ArchiveError, LogError) as exc:
         raise AuditInputError(f"--parent: {exc}") from None
     return parent_log(str(path), lines)
