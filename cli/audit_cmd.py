@@ -194,11 +194,12 @@ def _rulings_of(result: Audit, rulings: Path | None) -> tuple[RulingsReport | No
 
 
 def _print_json(result: Audit, beside: RulingsReport | None, pretty: bool) -> None:
-    """Print the report as JSON, with `branch`, `parent` and `rulings` always present."""
+    """Print the report as JSON (`AuditReport`), and `rulings` (a `RulingsReport`) when a
+    rulings log was read beside the log: like `branch` and `parent`, the key is there only when
+    it holds something, so a game without them reads exactly as the report page embeds it."""
     obj = msgspec.to_builtins(result.report)
-    obj.setdefault("branch", None)
-    obj.setdefault("parent", None)
-    obj["rulings"] = msgspec.to_builtins(beside) if beside is not None else None
+    if beside is not None:
+        obj["rulings"] = msgspec.to_builtins(beside)
     data = msgspec.json.encode(obj)
     if pretty:
         data = msgspec.json.format(data, indent=2)
@@ -358,7 +359,8 @@ def _reproduce(result: Audit, seat: int | None, expect_head: str | None) -> str:
         where = f" --as {shown}" if shown is not None else ""
         return f"buraco replay {path} --at {finding.problem.seq - 1}{where}"
     head = f" --expect-head {expect_head}" if expect_head else ""
-    return f"buraco audit {path}{head}"
+    parent = f" --parent {shlex.quote(result.report.parent)}" if result.report.parent else ""
+    return f"buraco audit {path}{head}{parent}"
 
 
 # -- rulings beside the verdict -------------------------------------------------------------------
@@ -400,7 +402,8 @@ def _print_rulings(report: RulingsReport, detail: bool) -> None:
     n = len(report.rulings)
     after = f"standings after rulings: {_standings(report.after)}"
     if not detail:
-        console.print(Text(f"  rulings ({where}): {n}, {report.applied} apply; {after}"), soft_wrap=True)
+        console.print(Text(f"  rulings ({where}): {n} ruling{'' if n == 1 else 's'},"
+                           f" {report.applied} apply; {after}"), soft_wrap=True)
         return
     if not n:
         console.print(Text(f"rulings ({where}): none reads"), soft_wrap=True)

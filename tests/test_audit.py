@@ -273,8 +273,7 @@ def test_exit_codes(tmp_path: Path) -> None:
 
 def _check_shape(obj: dict) -> None:
     assert list(obj) == ["path", "game_id", "ok", "first", "changed", "complete", "sealed", "head",
-                         "events", "hands", "problems", "problems_total", "branch", "parent",
-                         "rulings"]
+                         "events", "hands", "problems", "problems_total"]
     assert (obj["first"] is None) == obj["ok"] or not obj["ok"] and obj["first"] is not None
     assert obj["changed"] is None or isinstance(obj["changed"], int)
     assert isinstance(obj["path"], str) and isinstance(obj["ok"], bool)

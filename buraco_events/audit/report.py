@@ -24,6 +24,11 @@ What is checked, line by line (docs/log-format.md is the contract, docs/rules.md
   earlier gets a problem of kind `unfinished` at its last seq, so it never passes as a whole game,
   unless the audit is `partial` (a game in progress: then it passes as far as it goes, and the
   report says `complete: false`).
+- branch: a log holding a `branched` line is audited as any log (the engine checks the line where
+  it stands) and its report names the fork (`branch`). Given its parent log (`ParentLog`), the
+  lines before its last `branched` line are compared with the parent's byte for byte, and its
+  `branched.parent` with the parent's game; a log without a `branched` line must be the parent
+  or its first lines. Each failure is a problem of kind `branch` at the first line that differs.
 
 Seqs in problems: a line's own `seq` when it decodes, else the seq the line should have had.
 File-level problems use the seq of the line they concern: `unsealed` seq 0, a head mismatch, a
@@ -128,8 +133,8 @@ class BranchInfo(msgspec.Struct, frozen=True):
 
 
 class AuditReport(msgspec.Struct, frozen=True, omit_defaults=True):
-    """The verdict on one log: the `--json` shape of `buraco audit` (which also gives `branch`,
-    `parent` and `rulings` as null when they are absent here).
+    """The verdict on one log: the `--json` shape of `buraco audit` (which adds `rulings`, a
+    `rulings.RulingsReport`, when a rulings log is read beside the log).
 
     `ok` is the verdict on the log as far as it goes; `complete` says whether that is the whole
     game (the last line is `game_ended`): without `--partial`, an unfinished log is never ok.
@@ -146,8 +151,8 @@ class AuditReport(msgspec.Struct, frozen=True, omit_defaults=True):
     what-if, never the game, and its verdict is about the branch. `parent` names the parent log
     its lines were compared with (`audit_lines(parent=...)`); a line that is not the parent's
     where it must be is a problem of kind `branch`, the headline unless the chain shows an edit
-    before it. Both are left out of the encoding when absent, so a game's report encodes as
-    it always has.
+    before it. Both keys are there only when they hold something: a game's report, audited
+    without a parent, encodes as it always has.
     """
 
     path: str
