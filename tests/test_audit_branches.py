@@ -369,3 +369,17 @@ def test_help_names_the_new_options() -> None:
     result = runner.invoke(app, ["audit", "--help"])
     assert result.exit_code == 0
     assert "--parent" in result.stdout and "--rulings" in result.stdout
+
+
+def test_the_parent_may_be_a_log_in_an_archive(tmp_path: Path) -> None:
+    sample = SAMPLES[0]
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "game.jsonl").write_bytes(sample.read_bytes())
+    archive = tmp_path / "a.bza"
+    assert runner.invoke(app, ["archive", "pack", str(folder), "-o", str(archive)]).exit_code == 0
+    branch = _branch(tmp_path, sample, 44)
+    result = runner.invoke(app, ["audit", str(branch), "--parent", f"{archive}/game.jsonl"])
+    assert result.exit_code == 0 and f"lines up to the fork are {archive}/game.jsonl's" in result.stdout
+    result = runner.invoke(app, ["audit", str(branch), "--parent", f"{archive}/other.jsonl"])
+    assert result.exit_code == 2 and "no log 'other.jsonl' in the archive" in result.stderr
