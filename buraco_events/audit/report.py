@@ -709,21 +709,28 @@ class _Auditor:
         return Problem(problem.seq, problem.kind, f"{problem.message} ({why})")
 
 
-def _compared(raw: RawLines, auditor: _Auditor, parent: ParentLog) -> RawLines:
-    """Return `raw`'s lines as they pass, noting in `auditor` the first whole line that is not
-    the parent's line at the same place (`differs`, `compared_line`); the torn tail is `raw`'s."""
-    theirs = parent.lines
+class _Compared(RawLines):
+    """A log's lines as they pass to the reader, each compared with the parent's line at the same
+    place: the first that is not the parent's is noted in the auditor (`differs`,
+    `compared_line`). The torn tail is the log's own, known once its whole lines are read.
 
-    def lines() -> Iterator[bytes]:
-        for place, line in enumerate(raw):
+    The iteration refers to this object, never this object to it: no cycle keeps the lines
+    alive once the audit is done (a worker audits with the collector paused)."""
+
+    def __init__(self, raw: RawLines, auditor: _Auditor, parent: ParentLog) -> None:
+        super().__init__(raw.name)
+        self.raw = raw
+        self.auditor = auditor
+        self.theirs = parent.lines
+
+    def __iter__(self) -> Iterator[bytes]:
+        auditor, theirs = self.auditor, self.theirs
+        for place, line in enumerate(self.raw):
             if auditor.differs is None and (place >= len(theirs) or line != theirs[place]):
                 auditor.differs = place
                 auditor.compared_line = line
             yield line
-        passed.tail = raw.tail
-
-    passed = RawLines(raw.name, lines())
-    return passed
+        self.tail = self.raw.tail
 
 
 def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None = None,
@@ -756,7 +763,7 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
     # the regular lines in between are the auditor's own (`take_regular`): most of a sound log
     raw = lines if isinstance(lines, RawLines) else RawLines(path, lines)
     if parent is not None:
-        raw = _compared(raw, auditor, parent)
+        raw = _Compared(raw, auditor, parent)
     reader = EventReader(raw, on_error, tail=True, chain=False, name=path or "<log>",
                          fast=auditor.take_regular)
     reading.append(reader)
