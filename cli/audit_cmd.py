@@ -401,9 +401,11 @@ def _print_rulings(report: RulingsReport, detail: bool) -> None:
     where = visible(report.path)
     n = len(report.rulings)
     after = f"standings after rulings: {_standings(report.after)}"
+    unbound = sum(1 for v in report.rulings if (v.why_not or "").startswith(_UNBOUND))
     if not detail:
+        stale = f" ({unbound} no longer bind: the game log changed)" if unbound else ""
         console.print(Text(f"  rulings ({where}): {n} ruling{'' if n == 1 else 's'},"
-                           f" {report.applied} apply; {after}"), soft_wrap=True)
+                           f" {report.applied} apply{stale}; {after}"), soft_wrap=True)
         return
     if not n:
         console.print(Text(f"rulings ({where}): none reads"), soft_wrap=True)
@@ -420,7 +422,6 @@ def _print_rulings(report: RulingsReport, detail: bool) -> None:
     console.print(table)
     if n > ROWS_SHOWN:
         console.print(Text(f"… and {n - ROWS_SHOWN:,} more rulings (--json lists them all)"))
-    unbound = sum(1 for v in report.rulings if (v.why_not or "").startswith(_UNBOUND))
     if unbound:
         console.print(Text(f"{unbound} of {n} rulings no longer bind this log: the game log changed"
                            " after they were made, so they do not apply"), style="bold", soft_wrap=True)
