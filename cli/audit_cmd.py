@@ -1,9 +1,15 @@
 """`buraco audit PATH...`: the referee's verdict on game logs (format, chain, deal, legality, score).
 
-Exit codes: 0 every log passes, 1 a problem in a log that was read, 2 a path that cannot be read
-(missing, unreadable, not a log) or a `--as` seat a game does not have. Log text (paths, game ids,
+Exit codes: 0 every log passes, 1 a problem in a log that was read (or in a rulings log read
+beside it), 2 a path that cannot be read (missing, unreadable, not a log, a `--parent` or
+`--rulings` file likewise) or a `--as` seat a game does not have. Log text (paths, game ids,
 messages quoting a line) is shown through `visible`; the JSON is exact. The table of problems
 shows the first `ROWS_SHOWN` and counts the rest, so a hostile file prints in bounded time.
+
+A branch (a log holding a `branched` line) is audited as any log and named "branch of GAME at seq
+N" in its verdict; `--parent` proves each log given against one parent log. A log file's rulings
+log (`GAME.rulings.jsonl` beside it, or `--rulings`) is shown after the verdict, with the
+standings after the rulings apart from the recount: the verdict is about the game log alone.
 """
 
 from __future__ import annotations
@@ -19,9 +25,26 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from buraco_events.audit.report import Audit, AuditInputError, HandReport, audit_path, headline
+from buraco_events.audit.report import (
+    Audit,
+    AuditInputError,
+    HandReport,
+    ParentLog,
+    audit_path,
+    headline,
+    read_parent_log,
+)
+from buraco_events.audit.rulings import (
+    RulingError,
+    RulingsReport,
+    RulingView,
+    Standings,
+    rulings_path,
+    rulings_report,
+)
 from buraco_events.audit.verdicts import PLAY_KINDS
 from buraco_events.log.archive import is_archive
+from buraco_events.play.branch import branch_words
 from buraco_events.play.pool import default_workers
 from buraco_events.views.projections import player_view
 from buraco_events.views.render import render_view
@@ -42,6 +65,7 @@ _BROKEN = {
     "illegal": "the rules (docs/rules.md), as the engine checks them: this event may not come here",
     "score": "rules §7-8: the claimed score differs from the recount of the events",
     "unfinished": "log format: a complete log ends with game_ended (--partial audits a game in progress)",
+    "branch": "log format, branches: a branch's lines up to its fork are its parent's, byte for byte",
 }
 _ITEMS = ("meld_points", "canasta_bonus", "close_bonus", "hand_penalty", "dead_penalty")
 
@@ -67,27 +91,54 @@ def audit(
         "--workers", min=1, metavar="N",
         help="processes that audit logs (default: the machine's cores); the report is the same "
         "whatever N")] = None,
+    parent: Annotated[Path | None, typer.Option(
+        "--parent", metavar="PARENT",
+        help="prove each log against this parent log (a file or ARCHIVE.bza/NAME): a branch's "
+        "lines up to its fork must be the parent's byte for byte, a log without a branched line "
+        "must be the parent or its first lines; exit 1 where not, 2 if PARENT cannot be read")] = None,
+    rulings: Annotated[Path | None, typer.Option(
+        "--rulings", metavar="FILE",
+        help="the rulings log to show beside the verdict of the one log file given (default: "
+        "GAME.rulings.jsonl beside each log file, when there is one)")] = None,
 ) -> None:
     """Check game logs for format, hash chain, deals, legal play and scores; exit 1 on any problem.
 
     A log that does not end with game_ended is unfinished, a problem unless --partial is given.
+    A branch is named "branch of GAME at seq N"; --parent proves its prefix is the parent's.
+    Rulings are shown beside the verdict, with the standings after them apart from the recount;
+    they never change the verdict (exit 1 if a rulings log does not read to its end).
     """
     if expect_head is not None:
         if not _HEX64.match(expect_head):
             error("--expect-head needs 64 hex digits")
             raise typer.Exit(UNREADABLE)
         expect_head = expect_head.lower()
+    if rulings is not None:
+        if len(paths) != 1 or not paths[0].is_file() or is_archive(paths[0]):
+            error("--rulings: names the rulings log of one log file: give one log file (without"
+                  " --rulings, each log file's GAME.rulings.jsonl is shown)")
+            raise typer.Exit(UNREADABLE)
+        if not rulings.is_file():
+            error(f"--rulings: {rulings}: cannot read: no such file")
+            raise typer.Exit(UNREADABLE)
+    parent_log: ParentLog | None = None
+    if parent is not None:
+        try:
+            parent_log = read_parent_log(parent)
+        except AuditInputError as exc:
+            error(str(exc))
+            raise typer.Exit(UNREADABLE) from None
     if html is not None:
         pages.audit_page(html, paths, expect_head, force)
     n_workers = workers or default_workers()
     # one log file: one pretty object; folders, archives, several paths: one compact line per log
     pretty = len(paths) == 1 and paths[0].is_file() and not is_archive(paths[0])
-    unreadable = False
+    unreadable = troubled = False
     audited = failed = unread = 0
     damages: list[str] = []
     for path in paths:
         try:
-            for result in audit_path(path, expect_head, partial, n_workers):
+            for result in audit_path(path, expect_head, partial, n_workers, parent_log):
                 if result.not_a_log is not None:
                     error(result.not_a_log)
                     unreadable = True
@@ -100,10 +151,18 @@ def audit(
                     continue
                 audited += 1
                 failed += not result.report.ok
+                beside, code = _rulings_of(result, rulings)
+                detail = pretty or not result.report.ok
                 if as_json:
-                    _print_json(result, pretty)
+                    _print_json(result, beside, pretty)
                 else:
-                    _print_report(result, seat, expect_head, detail=pretty or not result.report.ok)
+                    _print_report(result, seat, expect_head, detail=detail)
+                    if beside is not None:
+                        _print_rulings(beside, detail)
+                if beside is not None and beside.problem is not None:
+                    error(beside.problem)  # after the verdict, which stands
+                    troubled = True
+                unreadable |= code == UNREADABLE
         except AuditInputError as exc:
             error(str(exc))
             unreadable = True
@@ -114,11 +173,34 @@ def audit(
         if damages:
             tally += f", {unread} unreadable ({'; '.join(damages)})"
         err().print(tally, markup=False)
-    raise typer.Exit(UNREADABLE if unreadable else PROBLEMS if failed else OK)
+    raise typer.Exit(UNREADABLE if unreadable else PROBLEMS if failed or troubled else OK)
 
 
-def _print_json(result: Audit, pretty: bool) -> None:
-    data = msgspec.json.encode(result.report)
+def _rulings_of(result: Audit, rulings: Path | None) -> tuple[RulingsReport | None, int]:
+    """Return the rulings beside an audited log file (`--rulings`, else its own rulings log when
+    there is one) and an exit code: OK, or UNREADABLE after a one-line error when the rulings log
+    or the game log cannot be read for them. Logs in archives have no rulings log beside them."""
+    log = Path(result.report.path)
+    if rulings is None and not (log.is_file() and rulings_path(log).is_file()):
+        return None, OK
+    try:
+        return rulings_report(log, rulings_file=rulings), OK
+    except RulingError as exc:
+        error(f"rulings: {exc}")
+        return None, UNREADABLE
+    except OSError as exc:
+        error(f"{exc.filename or log}: rulings: cannot read: {exc.strerror or exc}")
+        return None, UNREADABLE
+
+
+def _print_json(result: Audit, beside: RulingsReport | None, pretty: bool) -> None:
+    """Print the report as JSON (`AuditReport`), and `rulings` (a `RulingsReport`) when a
+    rulings log was read beside the log: like `branch` and `parent`, the key is there only when
+    it holds something, so a game without them reads exactly as the report page embeds it."""
+    obj = msgspec.to_builtins(result.report)
+    if beside is not None:
+        obj["rulings"] = msgspec.to_builtins(beside)
+    data = msgspec.json.encode(obj)
     if pretty:
         data = msgspec.json.format(data, indent=2)
     sys.stdout.write(data.decode() + "\n")
@@ -134,6 +216,13 @@ def _print_report(result: Audit, seat: int | None, expect_head: str | None, deta
     console.print(_verdict(result), soft_wrap=True)  # one line, whatever the width
     if not detail:
         return
+    branch = rep.branch
+    if result.branched is not None and branch is not None:
+        words = branch_words(rep.game_id or branch.parent, result.branched)
+        console.print(Text(visible(
+            f"{words}: a what-if, not the game (its branched line, seq {branch.seq}: by"
+            f" {branch.by!r}, {branch.reason!r}; deck {branch.deck}, seed {branch.seed!r}); this"
+            " verdict is about the branch"), style="bold"), soft_wrap=True)
     if rep.problems:
         table = Table(title="problems", title_justify="left", show_edge=False)
         for col in ("seq", "kind", "message"):
@@ -164,8 +253,15 @@ def _verdict(result: Audit) -> Text:
     failing = [p for p in rep.problems if p.kind != "unsealed"]
     n_failing = rep.problems_total - result.kind_counts.get("unsealed", 0)
     seal = f"sealed, head {rep.head[:12]}…" if rep.sealed and rep.head else "UNSEALED"
-    facts = [f"game {visible(rep.game_id or '?')}", f"{rep.events} events", f"{len(rep.hands)} hands",
+    if result.branched is not None:  # a branch is never named as the game
+        name = branch_words(rep.game_id or result.branched.parent, result.branched)
+    else:
+        name = f"game {rep.game_id or '?'}"
+    facts = [visible(name), f"{rep.events} events", f"{len(rep.hands)} hands",
              "complete" if rep.complete else "unfinished", seal]
+    if rep.parent is not None and not result.kind_counts.get("branch"):
+        proved = "lines up to the fork" if rep.branch is not None else "lines"
+        facts.append(f"{proved} are {visible(rep.parent)}'s")
     first = headline(rep)
     if failing and first is not None:
         facts.append(f"{n_failing:,} problem(s), first: {first}")
@@ -263,4 +359,72 @@ def _reproduce(result: Audit, seat: int | None, expect_head: str | None) -> str:
         where = f" --as {shown}" if shown is not None else ""
         return f"buraco replay {path} --at {finding.problem.seq - 1}{where}"
     head = f" --expect-head {expect_head}" if expect_head else ""
-    return f"buraco audit {path}{head}"
+    parent = f" --parent {shlex.quote(result.report.parent)}" if result.report.parent else ""
+    return f"buraco audit {path}{head}{parent}"
+
+
+# -- rulings beside the verdict -------------------------------------------------------------------
+
+
+def _ruling_kind(view: RulingView) -> str:
+    """Return a ruling's kind with what it gives (points, the team awarded, the branch, the
+    ruling withdrawn)."""
+    if view.kind == "score_adjusted" and view.points is not None:
+        return f"score_adjusted {', '.join(f'{p:+d}' for p in view.points)}"
+    if view.kind == "game_awarded" and view.team is not None:
+        return f"game_awarded to team {view.team}"
+    if view.kind == "replay_from" and view.branch_head is not None:
+        return f"replay_from branch {view.branch_head[:12]}…"
+    if view.kind == "withdrawn" and view.ruling_seq is not None:
+        return f"withdrawn ruling {view.ruling_seq}"
+    return view.kind
+
+
+def _standings(standings: Standings) -> str:
+    """Return standings in words: the totals per team and the winner."""
+    totals = ", ".join(f"team {t} {n}" for t, n in enumerate(standings.totals))
+    if standings.winner is None:
+        winner = "no winner (not decided)"
+    else:
+        winner = f"winner team {standings.winner}" + (" (awarded)" if standings.awarded else "")
+    return f"totals {totals}; {winner}"
+
+
+#: how a ruling that no longer binds the game log says why (`rulings._why_not`)
+_UNBOUND = ("the game log changed", "the game log has no line")
+
+
+def _print_rulings(report: RulingsReport, detail: bool) -> None:
+    """Print a log's rulings after its verdict: a table of them (whether each applies, and why
+    not), then the standings after them, apart from the recount (one line when not `detail`)."""
+    console = out()
+    where = visible(report.path)
+    n = len(report.rulings)
+    after = f"standings after rulings: {_standings(report.after)}"
+    unbound = sum(1 for v in report.rulings if (v.why_not or "").startswith(_UNBOUND))
+    if not detail:
+        stale = f" ({unbound} no longer bind: the game log changed)" if unbound else ""
+        console.print(Text(f"  rulings ({where}): {n} ruling{'' if n == 1 else 's'},"
+                           f" {report.applied} apply{stale}; {after}"), soft_wrap=True)
+        return
+    if not n:
+        console.print(Text(f"rulings ({where}): none reads"), soft_wrap=True)
+        return
+    table = Table(title=f"rulings ({where}): beside the verdict, which they never change",
+                  title_justify="left", show_edge=False)
+    for col in ("seq", "kind", "hand", "by", "reason", "applies"):
+        table.add_column(col)
+    for view in report.rulings[:ROWS_SHOWN]:
+        applies = "yes" if view.applies else f"no: {view.why_not}"
+        table.add_row(str(view.seq), Text(visible(_ruling_kind(view))),
+                      "-" if view.hand is None else str(view.hand), Text(visible(view.by)),
+                      Text(visible(view.reason)), Text(visible(applies)))
+    console.print(table)
+    if n > ROWS_SHOWN:
+        console.print(Text(f"… and {n - ROWS_SHOWN:,} more rulings (--json lists them all)"))
+    if unbound:
+        console.print(Text(f"{unbound} of {n} rulings no longer bind this log: the game log changed"
+                           " after they were made, so they do not apply"), style="bold", soft_wrap=True)
+    console.print(Text(f"recount (the events): {_standings(report.recount)}"), soft_wrap=True)
+    console.print(Text(f"{after} ({report.applied} of {n} apply; apart from the recount)"),
+                  soft_wrap=True)

@@ -1,10 +1,13 @@
-"""Fuzzing every log reader (issue 13): any bytes, and any damage to a real log, get a documented
-answer from `log check`, `log head`, `replay --json` and `audit --json`: exit 0, 1 (a problem in a
-log that was read) or 2 (not a log), one line on stderr when it fails, never a traceback or another
-exception, in bounded time."""
+"""Fuzzing every log reader: any bytes, and any damage to a real log, get a documented answer from
+`log check`, `log head`, `replay --json` and `audit --json`: exit 0, 1 (a problem in a log that was
+read) or 2 (not a log), one line on stderr when it fails, never a traceback or another exception,
+in bounded time. The same holds for a branch (any damage to it, or to its parent, audited with
+`--parent`) and for a rulings log (any bytes or damage, read by `read_rulings`, judged by
+`rulings_report`, shown by `audit` beside its game)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -14,6 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from buraco_events.audit.rulings import (
+    RulingError,
+    RulingRequest,
+    append_ruling,
+    new_ruling,
+    read_rulings,
+    rulings_path,
+    rulings_report,
+)
+from buraco_events.play.branch import make_branch
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +68,8 @@ def _read_everywhere(path: Path) -> dict[tuple[str, ...], int]:
 @settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=300) | st.lists(
     st.sampled_from([b"\n", b"[", b"{", b"}", b'"type":', b'"seq":0', b'"game_started"', b"\x00",
-                     b"\xff", b"\xef\xbb\xbf", b" ", b"\r", b"\x1b[2J", b'"prev":"', b"0" * 64]),
+                     b"\xff", b"\xef\xbb\xbf", b" ", b"\r", b"\x1b[2J", b'"prev":"', b"0" * 64,
+                     b'"branched"', b'"fork_seq":', b'"parent":"', b'"ruling"', b'"game_head":']),
     max_size=60).map(b"".join))
 def test_any_bytes_get_a_documented_answer(tmp_path_factory, data: bytes) -> None:
     path = tmp_path_factory.mktemp("fuzz") / "any.jsonl"
@@ -106,3 +120,162 @@ def test_any_damage_to_a_real_log_gets_a_documented_answer(
 @pytest.mark.parametrize("sample", SAMPLES[:2], ids=[s.stem for s in SAMPLES[:2]])
 def test_an_undamaged_sample_passes_every_reader(sample: Path) -> None:
     assert set(_read_everywhere(sample).values()) == {0}
+
+
+# -- branches and rulings ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def branched(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A sample and a branch of it at seq 30, finished by bots."""
+    folder = tmp_path_factory.mktemp("branch")
+    out = folder / "branch.jsonl"
+    make_branch(SAMPLES[0], 30, out, by="fuzz", reason="what if", seed="3", bots=["random"], until="game")
+    return SAMPLES[0], out
+
+
+@pytest.fixture(scope="module")
+def ruled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
+    """A copy of a sample with a rulings log of every kind but replay_from; return the game log
+    and the rulings log's bytes."""
+    log = tmp_path_factory.mktemp("ruled") / "game.jsonl"
+    log.write_bytes(SAMPLES[0].read_bytes())
+    for request in (RulingRequest("score_adjusted", "ref", "miscount", hand=0, points=[50, -50]),
+                    RulingRequest("hand_voided", "ref", "marked cards", hand=0),
+                    RulingRequest("warning", "ref", "slow play"),
+                    RulingRequest("withdrawn", "ref", "on appeal", ruling_seq=1),
+                    RulingRequest("game_awarded", "ref", "forfeit", team=0)):
+        ruling, path = new_ruling(log, request)
+        append_ruling(path, ruling)
+    return log, rulings_path(log).read_bytes()
+
+
+def _audit_answers(args: list[str]) -> int:
+    """Run `buraco audit ARGS`; check it answers as documented; return its exit code."""
+    start = time.monotonic()
+    result = runner.invoke(app, ["audit", *args])
+    assert time.monotonic() - start < BOUND, args
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "Traceback" not in result.output
+    assert result.exit_code in (0, 1, 2)
+    errors = result.stderr.splitlines()
+    assert all(line.startswith("error: ") for line in errors), result.stderr
+    if result.exit_code == 2:
+        assert len(errors) == 1, result.stderr
+    if "--json" in args and result.stdout:
+        json.loads(result.stdout)
+    return result.exit_code
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    which=st.sampled_from(["branch", "parent"]),
+    how=st.sampled_from(["flip", "cut", "double", "insert", "truncate", "move"]),
+    where=st.floats(0, 1, exclude_max=True), size=st.integers(1, 400),
+    junk=st.binary(min_size=1, max_size=40), as_json=st.booleans(),
+)
+def test_any_damage_to_a_branch_or_its_parent_gets_a_documented_answer(
+    tmp_path_factory, branched: tuple[Path, Path], which: str, how: str, where: float, size: int,
+    junk: bytes, as_json: bool,
+) -> None:
+    parent, branch = branched
+    folder = tmp_path_factory.mktemp("fuzz")
+    damaged = folder / "damaged.jsonl"
+    source = branch if which == "branch" else parent
+    data = _mutate(source.read_bytes(), how, where, size, junk)
+    damaged.write_bytes(data)
+    log, against = (damaged, parent) if which == "branch" else (branch, damaged)
+    code = _audit_answers([str(log), "--parent", str(against), *(["--json"] if as_json else [])])
+    if which == "branch":
+        assert (code == 0) is (data == branch.read_bytes())  # no damage to a sealed branch passes
+    else:
+        # the branch (forked at seq 30) proves against a damaged parent exactly when the parent's
+        # lines 0..30 are untouched
+        prefix = b"".join(line + b"\n" for line in parent.read_bytes().split(b"\n")[:31])
+        assert (code == 0) is data.startswith(prefix)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=300) | st.lists(
+    st.sampled_from([b"\n", b"{", b"}", b'"type":"ruling",', b'"seq":0,', b'"seq":1,', b'"kind":"warning",',
+                     b'"kind":"withdrawn","ruling_seq":0,', b'"game_id":"x",', b'"game_seq":0,',
+                     b'"game_head":"' + b"0" * 64 + b'",', b'"by":"r","reason":"\x1b[2J"', b"\xff", b" "]),
+    max_size=40).map(b"".join))
+def test_any_bytes_as_a_rulings_log_get_a_documented_answer(
+    tmp_path_factory, ruled: tuple[Path, bytes], data: bytes
+) -> None:
+    _rulings_answer(tmp_path_factory, ruled[0], data)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    how=st.sampled_from(["flip", "cut", "double", "insert", "truncate", "move"]),
+    where=st.floats(0, 1, exclude_max=True), size=st.integers(1, 400),
+    junk=st.binary(min_size=1, max_size=40),
+)
+def test_any_damage_to_a_rulings_log_gets_a_documented_answer(
+    tmp_path_factory, ruled: tuple[Path, bytes], how: str, where: float, size: int, junk: bytes
+) -> None:
+    _rulings_answer(tmp_path_factory, ruled[0], _mutate(ruled[1], how, where, size, junk))
+
+
+def _rulings_answer(tmp_path_factory: pytest.TempPathFactory, game: Path, data: bytes) -> None:
+    """Put `data` beside a copy of `game` as its rulings log; check the readers and `audit`."""
+    log = tmp_path_factory.mktemp("fuzz") / "game.jsonl"
+    log.write_bytes(game.read_bytes())
+    path = rulings_path(log)
+    path.write_bytes(data)
+    start = time.monotonic()
+    rulings, problem = read_rulings(path)  # never raises for a file that reads
+    assert problem is None or "\n" not in problem
+    try:
+        report = rulings_report(log)
+    except RulingError as exc:  # the documented refusal, in one line
+        assert "\n" not in str(exc)
+    else:
+        assert report is not None and len(report.rulings) == len(rulings)
+        assert report.recount.totals == [sum(h[t] for h in report.recount.hands) for t in range(2)]
+    assert time.monotonic() - start < BOUND
+    for args in ([str(log)], [str(log), "--json"]):
+        code = _audit_answers(args)
+        # the verdict is about the game log alone: the game passes, the rulings log only adds a 1
+        assert code == (1 if problem is not None else 0)
+
+
+_ANY_VALUE = (st.none() | st.booleans() | st.integers(-3, 2**70) | st.text(max_size=12)
+              | st.lists(st.integers(0, 3), max_size=3))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    fields=st.fixed_dictionaries({}, optional={
+        "parent": _ANY_VALUE | st.just("stbl-2p-s0-00000"), "fork_seq": _ANY_VALUE | st.integers(0, 40),
+        "deck": _ANY_VALUE | st.sampled_from(["parent", "redealt"]), "seat": _ANY_VALUE,
+        "seed": _ANY_VALUE, "by": _ANY_VALUE, "reason": _ANY_VALUE, "seq": _ANY_VALUE,
+        "prev": _ANY_VALUE, "extra": _ANY_VALUE,
+    }),
+    drop=st.sets(st.sampled_from(["parent", "fork_seq", "deck", "seed", "by", "reason", "prev"])),
+    rechain=st.booleans(),
+)
+def test_any_branched_line_gets_a_documented_answer(
+    tmp_path_factory, branched: tuple[Path, Path], fields: dict, drop: set[str], rechain: bool
+) -> None:
+    parent, branch = branched
+    lines = branch.read_bytes().split(b"\n")[:-1]
+    line = json.loads(lines[31])
+    assert line["type"] == "branched"
+    line.update(fields)
+    for name in drop:
+        line.pop(name, None)
+    lines[31] = json.dumps(line, separators=(",", ":")).encode()
+    if rechain:  # the prev of every later line rewritten to follow the new line
+        for place in range(32, len(lines)):
+            i = lines[place].index(b'"prev":"') + len(b'"prev":"')
+            new_prev = hashlib.sha256(lines[place - 1]).hexdigest().encode()
+            lines[place] = lines[place][:i] + new_prev + lines[place][i + 64:]
+    forged = tmp_path_factory.mktemp("fuzz") / "forged.jsonl"
+    forged.write_bytes(b"".join(line + b"\n" for line in lines))
+    for extra in ([], ["--json"]):
+        code = _audit_answers([str(forged), "--parent", str(parent), *extra])
+        if not rechain and forged.read_bytes() != branch.read_bytes():
+            assert code == 1  # the chain breaks after the changed line

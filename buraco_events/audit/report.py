@@ -24,6 +24,11 @@ What is checked, line by line (docs/log-format.md is the contract, docs/rules.md
   earlier gets a problem of kind `unfinished` at its last seq, so it never passes as a whole game,
   unless the audit is `partial` (a game in progress: then it passes as far as it goes, and the
   report says `complete: false`).
+- branch: a log holding a `branched` line is audited as any log (the engine checks the line where
+  it stands) and its report names the fork (`branch`). Given its parent log (`ParentLog`), the
+  lines before its last `branched` line are compared with the parent's byte for byte, and its
+  `branched.parent` with the parent's game; a log without a `branched` line must be the parent
+  or its first lines. Each failure is a problem of kind `branch` at the first line that differs.
 
 Seqs in problems: a line's own `seq` when it decodes, else the seq the line should have had.
 File-level problems use the seq of the line they concern: `unsealed` seq 0, a head mismatch, a
@@ -52,11 +57,26 @@ from buraco_events.core.state import GameState
 from buraco_events.log.archive_format import ArchiveError
 from buraco_events.log.chain import Chain
 from buraco_events.log.commit import Broken, Commitments
-from buraco_events.log.lines import MAX_LINE, LogError, NotALogError, RawLines, TornTailError
+from buraco_events.log.lines import (
+    MAX_LINE,
+    LogError,
+    NotALogError,
+    RawLines,
+    TornTailError,
+    decode_lines,
+)
 from buraco_events.log.reader import EventReader
-from buraco_events.log.sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
+from buraco_events.log.sources import (
+    CHUNK_BYTES,
+    chunk_bytes,
+    first_name,
+    held_bytes,
+    iter_logs,
+    open_source,
+)
 from buraco_events.model.events import (
     AnyEvent,
+    Branched,
     GameEnded,
     GameStarted,
     HandEnded,
@@ -98,8 +118,23 @@ class HandReport(msgspec.Struct, frozen=True):
     detail: list[SheetLine]
 
 
-class AuditReport(msgspec.Struct, frozen=True):
-    """The verdict on one log: the exact `--json` shape of `buraco audit`.
+class BranchInfo(msgspec.Struct, frozen=True):
+    """A branch's fork as its `branched` line states it (docs/log-format.md, "Branches"): the
+    line's own `seq`, the parent game, the fork and who made the branch and why."""
+
+    seq: int
+    parent: str
+    fork_seq: int
+    deck: str
+    seat: int | None
+    seed: str
+    by: str
+    reason: str
+
+
+class AuditReport(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The verdict on one log: the `--json` shape of `buraco audit` (which adds `rulings`, a
+    `rulings.RulingsReport`, when a rulings log is read beside the log).
 
     `ok` is the verdict on the log as far as it goes; `complete` says whether that is the whole
     game (the last line is `game_ended`): without `--partial`, an unfinished log is never ok.
@@ -111,6 +146,13 @@ class AuditReport(msgspec.Struct, frozen=True):
     other than the published one), that edit; else the first failing problem. A legality, deal
     or score finding on or after an edited line says in its message that it follows from the
     edit, so no player is blamed for what the file shows was changed.
+
+    `branch` is the fork of a log that holds a `branched` line (its last one): such a log is a
+    what-if, never the game, and its verdict is about the branch. `parent` names the parent log
+    its lines were compared with (`audit_lines(parent=...)`); a line that is not the parent's
+    where it must be is a problem of kind `branch`, the headline unless the chain shows an edit
+    before it. Both keys are there only when they hold something: a game's report, audited
+    without a parent, encodes as it always has.
     """
 
     path: str
@@ -125,6 +167,18 @@ class AuditReport(msgspec.Struct, frozen=True):
     hands: list[HandReport]
     problems: list[Problem]
     problems_total: int
+    branch: BranchInfo | None = None
+    parent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ParentLog:
+    """A parent log a branch's prefix is proved against (`--parent`): its name as given, its game
+    id and its whole lines as stored (bytes without `\\n`)."""
+
+    name: str
+    game_id: str
+    lines: list[bytes]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +205,7 @@ class Audit:
     n_players: int
     kind_counts: dict[str, int]
     not_a_log: str | None = None
+    branched: Branched | None = None  # the log's last branched line (`branch_words` names it)
 
 
 class AuditInputError(ValueError):
@@ -200,6 +255,13 @@ def _seq_words(got: int, want: int) -> str:
         missing = f"seq {want}" if got == want + 1 else f"seqs {want}..{got - 1}"
         return f"seq {got} where {want} was expected: {missing} missing"
     return f"seq {got} where {want} was expected: a line repeated or out of order"
+
+
+def _excerpt(line: bytes, at: int) -> str:
+    """Return a few bytes of a line around byte `at`, quoted (as text: a message may show it)."""
+    start = max(at - 12, 0)
+    piece = line[start:at + 24].decode("utf-8", errors="replace")
+    return ("…" if start else "") + repr(piece) + ("…" if at + 24 < len(line) else "")
 
 
 def _diff_words(claimed: Iterable[int], recount: Iterable[int]) -> str:
@@ -261,10 +323,17 @@ class _Problems:
 class _Auditor:
     """The fold of `audit_lines`: one instance per log, fed line by line."""
 
-    def __init__(self, path: str, expect_head: str | None, partial: bool = False):
+    def __init__(self, path: str, expect_head: str | None, partial: bool = False,
+                 parent: ParentLog | None = None):
         self.path = path
         self.expect_head = expect_head
         self.partial = partial
+        self.parent = parent
+        # the place of the first whole line that is not the parent's line at the same place (or
+        # that the parent does not have), as `audit_lines` compares them; None: none yet
+        self.differs: int | None = None
+        self.compared_line: bytes | None = None  # the line at `differs`
+        self.branched: tuple[Branched, int] | None = None  # the last branched line, its place
         self.problems = _Problems()
         self.fresh: list[Problem] = []  # the problems the current line added
         self.state = GameState()
@@ -375,6 +444,8 @@ class _Auditor:
             ev = decoded
             seq = ev.seq
             self.n_decoded += 1
+            if isinstance(ev, Branched):
+                self.branched = (ev, index)
             self._check_chain(ev, index)
         self.complete = isinstance(ev, GameEnded)
         self.last_seq = seq
@@ -527,25 +598,83 @@ class _Auditor:
                 claimed=list(claim.scores) if claim is not None else None,
                 detail=[team_line(s) for s in sheet],
             ))
+        proof = self._prove_prefix() if self.n_lines and self.not_a_log is None else None
         counts = self.problems.counts
         changed = self.edit[0] if self.edit is not None else None
-        problems = [self._attributed(p, changed, other_head) for p in self.problems.kept()]
+        attributed = partial_fn(self._attributed, changed=changed, other_head=other_head, proof=proof)
+        problems = [attributed(p) for p in self.problems.kept()]
         failing = [p for p in problems if p.kind in FAILING]
         first = self.edit[1] if self.edit is not None else other_head
+        if proof is not None and (self.edit is None or proof.seq < self.edit[0]):
+            first = proof  # the parent shows this line is not the game's before the chain does
         if first is None and failing:
             first = failing[0]
         finding = self.finding
         if finding is not None:
-            finding = replace(finding, problem=self._attributed(finding.problem, changed, other_head),
+            finding = replace(finding, problem=attributed(finding.problem),
                               rests_on=self._place(finding.problem))
+        fork = self.branched[0] if self.branched is not None else None
+        branch = None if fork is None else BranchInfo(
+            seq=fork.seq, parent=fork.parent, fork_seq=fork.fork_seq, deck=fork.deck, seat=fork.seat,
+            seed=fork.seed, by=fork.by, reason=fork.reason)
         report = AuditReport(
             path=self.path, game_id=self.game_id,
             ok=not any(counts[k] for k in FAILING), first=first, changed=changed,
             complete=complete, sealed=sealed, head=head,
             events=self.n_lines, hands=hands, problems=problems,
-            problems_total=self.problems.total,
+            problems_total=self.problems.total, branch=branch,
+            parent=self.parent.name if self.parent is not None else None,
         )
-        return Audit(report, finding, state.n_players, dict(counts), self.not_a_log)
+        return Audit(report, finding, state.n_players, dict(counts), self.not_a_log, fork)
+
+    def _prove_prefix(self) -> Problem | None:
+        """Compare the log with its parent (`parent`), as the contract's "Branches" proves a
+        branch: add a problem of kind `branch` where it fails, and return the one about the
+        first line that is not the parent's (None when there is none).
+
+        A branch's lines before its (last) `branched` line must be the parent's byte for byte,
+        and its `branched.parent` the parent's game. A log without a `branched` line must be
+        the parent itself or a part of it from its start: where it parts from the parent, no
+        line says it is a branch.
+        """
+        parent = self.parent
+        if parent is None:
+            return None
+        differs = self.differs
+        parent_end = len(parent.lines) - 1
+        if self.branched is not None:
+            fork, place = self.branched
+            if fork.parent != parent.game_id:
+                self.add(fork.seq, "branch", f"branched names game {fork.parent!r} as its parent, but"
+                         f" the parent log {parent.name} is game {parent.game_id!r}")
+            if differs is None or differs >= place:
+                return None
+            if differs > parent_end:
+                why = (f"the parent has no line {differs} (it ends at seq {parent_end}), and"
+                       f" the branched line (seq {fork.seq}) says lines 0..{place - 1} are the parent's")
+            else:
+                why = (f"line {differs} differs from the parent's ({self._difference(differs)}):"
+                       f" a branch's lines 0..{place - 1}, up to its fork, are the parent's byte for byte")
+            return self.add(differs, "branch", why)
+        if differs is None:
+            return None  # the parent itself, or its first lines
+        if differs > parent_end:
+            why = (f"seq {differs} goes on past the parent's last line (seq {parent_end}) and no"
+                   " branched line says this is a branch")
+        else:
+            why = (f"seq {differs} differs from the parent's ({self._difference(differs)}) and no"
+                   " branched line says this is a branch")
+        return self.add(differs, "branch", why)
+
+    def _difference(self, place: int) -> str:
+        """Return where this log's line at `place` first differs from the parent's, in words."""
+        assert self.parent is not None
+        mine = self.compared_line or b""
+        theirs = self.parent.lines[place]
+        at = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
+                  min(len(mine), len(theirs)))
+        return (f"from byte {at}: {_excerpt(mine, at)} where the parent has"
+                f" {_excerpt(theirs, at)}")
 
     def _place(self, problem: Problem) -> int:
         """Return the place of the line a legality, deal or score problem rests on (`rests_on`);
@@ -554,14 +683,18 @@ class _Auditor:
         return found[1] if found is not None and found[0] is problem else problem.seq
 
     def _attributed(self, problem: Problem, changed: int | None,
-                    other_head: Problem | None) -> Problem:
+                    other_head: Problem | None, proof: Problem | None = None) -> Problem:
         """Return `problem` with its message saying when it follows from an edit the file shows
-        (a line the chain proves changed, or a head other than the published one) rather than
-        from play: legality, deal and score findings only, the others being the file's own."""
+        (a line the chain proves changed, a head other than the published one, or a line that is
+        not the parent's) rather than from play: legality, deal and score findings only, the
+        others being the file's own."""
         if problem.kind not in _PLAY_KINDS:
             return problem
         line = self._place(problem)
-        if changed is not None and line >= changed:
+        if proof is not None and line >= proof.seq and (changed is None or proof.seq < changed):
+            why = (f"it comes at or after line {proof.seq}, where this log is not its parent's:"
+                   " it may follow from that difference rather than from play")
+        elif changed is not None and line >= changed:
             if line == changed:
                 why = (f"the line at seq {changed} is the one the chain shows was edited: this"
                        " follows from the edit, not from play")
@@ -576,16 +709,42 @@ class _Auditor:
         return Problem(problem.seq, problem.kind, f"{problem.message} ({why})")
 
 
+class _Compared(RawLines):
+    """A log's lines as they pass to the reader, each compared with the parent's line at the same
+    place: the first that is not the parent's is noted in the auditor (`differs`,
+    `compared_line`). The torn tail is the log's own, known once its whole lines are read.
+
+    The iteration refers to this object, never this object to it: no cycle keeps the lines
+    alive once the audit is done (a worker audits with the collector paused)."""
+
+    def __init__(self, raw: RawLines, auditor: _Auditor, parent: ParentLog) -> None:
+        super().__init__(raw.name)
+        self.raw = raw
+        self.auditor = auditor
+        self.theirs = parent.lines
+
+    def __iter__(self) -> Iterator[bytes]:
+        auditor, theirs = self.auditor, self.theirs
+        for place, line in enumerate(self.raw):
+            if auditor.differs is None and (place >= len(theirs) or line != theirs[place]):
+                auditor.differs = place
+                auditor.compared_line = line
+            yield line
+        self.tail = self.raw.tail
+
+
 def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None = None,
-                partial: bool = False) -> Audit:
+                partial: bool = False, parent: ParentLog | None = None) -> Audit:
     """Audit one log given as its whole lines (bytes without `\\n`).
 
     A `lines.RawLines` also brings its torn last line (`tail`), audited as a last line that lacks
     its newline. `partial` audits a game in progress: an unfinished log is then no problem (the
     report still says `complete: false`). A first line that is not an event ends the audit
     there: the input is not a log (`Audit.not_a_log`), and its other lines say nothing more.
+    With `parent`, the log's whole lines are also compared with the parent's, place by place
+    (`_Auditor._prove_prefix` says what must match).
     """
-    auditor = _Auditor(path, expect_head, partial)
+    auditor = _Auditor(path, expect_head, partial, parent)
     torn: TornTailError | None = None
     # the reader, reached through this list rather than a cell of `on_error`'s own: emptied at the
     # end, so no cycle (reader -> on_error -> reader) keeps the log's lines for the collector
@@ -603,6 +762,8 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
     # audit's own check, which words each integrity problem and keeps going after it
     # the regular lines in between are the auditor's own (`take_regular`): most of a sound log
     raw = lines if isinstance(lines, RawLines) else RawLines(path, lines)
+    if parent is not None:
+        raw = _Compared(raw, auditor, parent)
     reader = EventReader(raw, on_error, tail=True, chain=False, name=path or "<log>",
                          fast=auditor.take_regular)
     reading.append(reader)
@@ -614,9 +775,26 @@ def audit_lines(lines: Iterable[bytes], path: str = "", expect_head: str | None 
 
 
 def audit_bytes(data: bytes, path: str = "", expect_head: str | None = None,
-                partial: bool = False) -> Audit:
+                partial: bool = False, parent: ParentLog | None = None) -> Audit:
     """Audit one log given as the bytes of its file."""
-    return audit_lines(split_lines(data, path), path, expect_head, partial)
+    return audit_lines(split_lines(data, path), path, expect_head, partial, parent)
+
+
+def parent_log(name: str, lines: Iterable[bytes]) -> ParentLog:
+    """Return a parent log from its whole lines; raises `AuditInputError` when its first line is
+    not a `game_started` event (the input is not a log to prove a branch against)."""
+    kept = list(lines)
+    if not kept:
+        raise AuditInputError(f"{name}: --parent: empty file: not a log (a log holds at least its"
+                              " game_started line)")
+    try:
+        _, _, first = next(decode_lines(kept[:1], name))  # an older schema's line 1 upcast
+    except LogError as exc:
+        raise AuditInputError(f"--parent: {exc}") from None
+    if not isinstance(first, GameStarted):
+        raise AuditInputError(f"{name}: --parent: line 1: seq {first.seq}: field type: the first"
+                              f" event of a log is game_started, not {event_type(first)}")
+    return ParentLog(name, first.game_id, kept)
 
 
 # -- shell: files -----------------------------------------------------------------------------
@@ -626,26 +804,43 @@ def audit_bytes(data: bytes, path: str = "", expect_head: str | None = None,
 CHUNK_LOGS = 16
 
 
+def read_parent_log(path: Path) -> ParentLog:
+    """Read the parent log a branch is proved against: a log file or `ARCHIVE.bza/NAME`, its
+    whole lines as stored. Raises `AuditInputError` when it cannot be read or is not a log."""
+    try:
+        raw = open_source(path)
+        lines = list(raw)
+    except MemoryError:
+        raise AuditInputError(f"{path}: --parent: out of memory reading it") from None
+    except OSError as exc:
+        raise AuditInputError(f"{exc.filename or path}: --parent: cannot read:"
+                              f" {exc.strerror or exc}") from None
+    except (ArchiveError, LogError) as exc:
+        raise AuditInputError(f"--parent: {exc}") from None
+    return parent_log(str(path), lines)
+
+
 def _audit_chunk(chunk: list[tuple[str, RawLines]], expect_head: str | None,
-                 partial: bool) -> list[Audit]:
+                 partial: bool, parent: ParentLog | None = None) -> list[Audit]:
     """Audit a chunk of logs in order (a worker's job), the collector paused meanwhile."""
     with collector_paused(held=chunk_bytes(chunk)):
-        return [audit_lines(lines, name, expect_head, partial) for name, lines in chunk]
+        return [audit_lines(lines, name, expect_head, partial, parent) for name, lines in chunk]
 
 
 def audit_path(path: Path, expect_head: str | None = None, partial: bool = False,
-               workers: int = 1) -> Iterator[Audit]:
+               workers: int = 1, parent: ParentLog | None = None) -> Iterator[Audit]:
     """Audit every log at a path: a log file, a folder of `*.jsonl` (recursive) or an archive.
 
     Raises `AuditInputError` when the path is missing, unreadable or holds no log. A file that is
     not a log at all is still yielded, its `Audit.not_a_log` set (the caller says so, exit 2).
     `workers` processes audit the logs in chunks; the audits come in the logs' order whatever
     their number, and a damaged archive raises after the audits of the logs before the damage.
+    With `parent` (`read_parent_log`), every log is also proved against it (`audit_lines`).
     """
     if not path.exists():
         raise AuditInputError(f"{path}: cannot read: no such file or folder")
     found = False
-    audit = partial_fn(_audit_chunk, expect_head=expect_head, partial=partial)
+    audit = partial_fn(_audit_chunk, expect_head=expect_head, partial=partial, parent=parent)
     chunks = chunked(iter_logs(path), CHUNK_LOGS, held_bytes, CHUNK_BYTES)
     try:
         for audits in ordered_map(audit, chunks, workers, weight=chunk_bytes, budget=CHUNK_BYTES,
