@@ -129,7 +129,7 @@ def audit(
             error(str(exc))
             raise typer.Exit(UNREADABLE) from None
     if html is not None:
-        pages.audit_page(html, paths, expect_head, force)
+        pages.audit_page(html, paths, expect_head, force, parent_log, rulings)
     n_workers = workers or default_workers()
     # one log file: one pretty object; folders, archives, several paths: one compact line per log
     pretty = len(paths) == 1 and paths[0].is_file() and not is_archive(paths[0])

@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from buraco_events.audit.report import AuditInputError, audit_path
+from buraco_events.audit.report import AuditInputError, ParentLog, audit_path
 from buraco_events.audit.rulings import RulingError
 from buraco_events.log.archive import ArchiveError
 from buraco_events.log.reader import NotALogError
@@ -72,7 +72,8 @@ def write_page(output: Path, page: str, force: bool) -> int:
     return len(data)
 
 
-def audit_page(html: Path, paths: list[Path], expect_head: str | None, force: bool) -> None:
+def audit_page(html: Path, paths: list[Path], expect_head: str | None, force: bool,
+               parent: ParentLog | None = None, rulings_file: Path | None = None) -> None:
     """Write the referee's report page of the one log `buraco audit --html` was given.
 
     The page holds the verdict, the problems, each hand's recount beside its claim, the rulings
@@ -83,7 +84,7 @@ def audit_page(html: Path, paths: list[Path], expect_head: str | None, force: bo
     audits = []
     try:
         for path in paths:
-            for result in audit_path(path, expect_head):
+            for result in audit_path(path, expect_head, parent=parent):
                 audits.append(result)
                 if len(audits) > 1:
                     fail("--html writes the report of one log: give one log file", 2)
@@ -93,7 +94,7 @@ def audit_page(html: Path, paths: list[Path], expect_head: str | None, force: bo
         fail("--html: no log to report on", 2)
     report = audits[0].report
     try:
-        rulings = load_rulings(Path(report.path))
+        rulings = load_rulings(Path(report.path), rulings_file)
     except (RulingError, OSError, NotALogError, ArchiveError) as exc:
         err().print(f"note: the rulings are left out of the page: {shown(exc)}", soft_wrap=True)
         rulings = None

@@ -152,6 +152,9 @@ def test_a_resealed_edit_only_the_parent_shows(tmp_path: Path) -> None:
     assert verdict.startswith(f"FAIL {forged}  (branch of {game_id} at seq 30, ")
     assert "not the parent's where it must be: line 0 differs from the parent's" in verdict
     assert f"reproduce: buraco audit {forged} --parent {sample}" in result.stdout
+    page = tmp_path / "report.html"  # the referee's page holds the same verdict
+    result = runner.invoke(app, ["audit", str(forged), "--parent", str(sample), "--html", str(page)])
+    assert result.exit_code == 1 and "line 0 differs from the parent" in page.read_text()
 
 
 @pytest.mark.parametrize("resealed", [False, True])
