@@ -579,9 +579,10 @@ def _ask_for_parent(path: Path, branched: Branched) -> Callable[[GameState], Han
 
 def branch_file(log: Path, seq: int) -> Path:
     """Return a new file name for a branch of `log` at `seq`: `LOG-branch-SEQ.jsonl` beside the
-    log (in the working folder when the log's folder is not writable), with `-2`, `-3`... added
+    log (in the working folder when the log's folder is not writable, or the log is in an
+    archive), with `-2`, `-3`... added
     rather than name a file that exists."""
-    folder = log.parent if os.access(log.parent, os.W_OK) else Path.cwd()
+    folder = log.parent if log.parent.is_dir() and os.access(log.parent, os.W_OK) else Path.cwd()
     stem = log.name[:-len(".jsonl")] if log.name.endswith(".jsonl") else log.name
     name = f"{stem}-branch-{seq}"
     path = folder / f"{name}.jsonl"
@@ -603,11 +604,9 @@ def branch_session(
     at `seat`, `bots` at the others, greedy by default) and every event as it is played. The
     deals are the parent's where it recorded them (its key file gives the salts it never
     revealed), else from `seed`. Raises SetupError for a fork that cannot be made."""
-    read = read_parent(parent) if parent.exists() else None
-    if read is None:
-        raise SetupError(f"{parent}: cannot read: no such file", 2)
     key = read_key(key_path(parent))
     try:
+        read = read_parent(parent)
         table, lines = start_branch(read, at, by=by, reason=reason, seed=seed, key=key)
     except BranchError as exc:
         raise SetupError(str(exc), exc.exit_code) from None
