@@ -65,6 +65,7 @@ class ReplayApp(App[None]):
         Binding("pageup", "scroll(-10)", "page up", show=False),
         Binding("pagedown", "scroll(10)", "page down", show=False),
         Binding("q", "quit", "quit"),
+        Binding("ctrl+q", "stop", "quit", show=False, priority=True),
     ]
 
     def __init__(
@@ -232,6 +233,15 @@ class ReplayApp(App[None]):
                               f"--parent {visible(str(log))}")
 
         self.push_screen(screen, back)
+
+    async def action_stop(self) -> None:
+        """ctrl+q: stop the branch being played (back to the viewer), else quit."""
+        from .play_app import PlayScreen
+
+        if isinstance(self.screen, PlayScreen):
+            self.screen.action_stop()
+        else:
+            await self.action_quit()
 
     async def action_quit(self) -> None:
         """Quit; say where the branches opened here were written."""
