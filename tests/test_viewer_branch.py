@@ -49,7 +49,7 @@ def test_b_plays_a_branch_in_the_viewer_and_writes_it_beside_the_log(parent):
     tl = _timeline(parent)
     at = next(e.seq for e in tl.events if isinstance(e, Drew) and e.player == 1 and e.seq > 30) - 1
     assert tl.state(at).to_play == 1 and tl.state(at).phase == "draw"
-    first, second = parent.with_name("g-branch-%d.jsonl" % at), parent.with_name("g-branch-%d-2.jsonl" % at)
+    first, second = parent.with_name(f"g-branch-{at}.jsonl"), parent.with_name(f"g-branch-{at}-2.jsonl")
 
     async def drive() -> tuple[list[str], str, str]:
         viewer = ReplayApp(tl, seq=at, seat=None, log=parent)

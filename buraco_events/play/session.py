@@ -24,6 +24,15 @@ and a commitment is only worth something while its salt cannot be guessed. The k
 resumed game reveal the salts the interrupted one committed to; without it a hand's salt is lost
 and the audit says so.
 
+Branches (`play.branch`): `resume_session` continues a branch (a log holding `branched`) by hand
+and `branch_session` forks a log into a new branch played by hand (the replay viewer's `b`). Who
+plays a branch is its own setup note (a `note` by "buraco play" right after `branched`, without a
+seed), else its parent's at seq 1, else `--seat`/`--bots`; its chance is `seeds.BranchSeeds` of
+the `branched` line's seed; the hands the parent recorded are dealt from the parent's log
+(`branch.ParentDeck`, with the salts of the parent's key file), and never from anything else:
+without the parent's log the next deal stops the session. Every screen of a branch starts with
+"branch of GAME at seq N" (`branch.branch_words`), so it is never taken for the game.
+
 What the player is told: each event in words as it happens (bots' moves `pace` seconds apart),
 and at each prompt a compact screen (`render.render_compact`: the hand by suit with the new cards
 marked, the pile, the melds that changed); `show` tells the whole table, `hint` the plays in
