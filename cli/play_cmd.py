@@ -131,6 +131,6 @@ def play(
         fail(f"{exc.filename or resume or log or 'buraco play'}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         # each event is one write: the log holds every event recorded before the interrupt
-        where = visible(str(session.path)) if session is not None else "LOG"
+        where = visible(str(session.path) + session.resume_args) if session is not None else "LOG"
         say_out(Text(f"\ninterrupted; the log holds everything played so far: buraco play --resume {where}"))
         raise typer.Exit(130) from None
