@@ -231,3 +231,24 @@ def test_branch_options_are_refused_for_a_game_and_checked_for_a_branch(parent, 
     result = _play_cli("--resume", str(branch), "--seat", "0", "--parent", str(other))
     assert result.exit_code == 2 and "is not the parent of" in result.stderr and "seq 0" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_branch_file_names_a_new_file_beside_the_log_or_in_the_working_folder(tmp_path, monkeypatch):
+    from buraco_events.play import session as session_module
+    from buraco_events.play.session import branch_file
+
+    log = tmp_path / "logs" / "g.jsonl"
+    log.parent.mkdir()
+    log.write_text("")
+    assert branch_file(log, 12) == log.parent / "g-branch-12.jsonl"
+    (log.parent / "g-branch-12.jsonl").write_text("")
+    (log.parent / "g-branch-12-2.jsonl.key").write_text("")  # a key file's name is taken too
+    assert branch_file(log, 12) == log.parent / "g-branch-12-3.jsonl"
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setattr(session_module.os, "access", lambda path, mode: Path(path) != log.parent)
+    assert branch_file(log, 12) == work / "g-branch-12.jsonl"  # the log's folder is not writable
+    monkeypatch.undo()
+    monkeypatch.chdir(work)
+    assert branch_file(tmp_path / "games.bza" / "g.jsonl", 3) == work / "g-branch-3.jsonl"  # in an archive
