@@ -31,7 +31,7 @@ def _timeline(path: Path) -> Timeline:
     return Timeline([decode_event(line) for line in path.read_bytes().splitlines()])
 
 
-async def _wait(pilot, ready, tries: int = 100) -> None:
+async def _wait(pilot, ready, tries: int = 400) -> None:
     for _ in range(tries):
         if ready():
             return
