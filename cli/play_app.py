@@ -18,6 +18,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.widgets import Footer, Input, RichLog
 
 from buraco_events.core.state import GameState
@@ -40,21 +41,25 @@ class SessionLike(Protocol):
 SessionFactory = Callable[[Callable[[RenderableType], None]], SessionLike]
 
 
-class PlayApp(App[None]):
-    """Play a game of Buraco in the terminal: the table scrolls above, commands go in below."""
+class PlayScreen(Screen[bool]):
+    """The game's screen: the table scrolls above, commands go in below; dismissed with whether
+    the match ended (True) or stopped (False) once the session is over. `PlayApp` shows it
+    alone; the replay viewer opens it on a branch (`b`) and comes back when it is dismissed.
+    `error` is a setup or log error that ended the session, for the caller to report."""
 
     CSS = """
     #table { height: 1fr; padding: 0 1; }
     #command { dock: bottom; }
     """
-    BINDINGS = [Binding("ctrl+q", "stop", "stop (resume later)")]
+    BINDINGS = [Binding("ctrl+q", "stop", "stop (resume later)", priority=True)]
 
     def __init__(self, make_session: SessionFactory) -> None:
         super().__init__()
         self.make_session = make_session
         self.lines: queue.Queue[str | None] = queue.Queue()
-        self.error: BaseException | None = None  # a setup or log error, for the command to report
+        self.error: BaseException | None = None
         self.finished = False  # the match ended (not stopped)
+        self.session: SessionLike | None = None  # once made
 
     def compose(self) -> ComposeResult:
         """Lay out the scrolling table and the command box."""
@@ -70,24 +75,33 @@ class PlayApp(App[None]):
 
     def say(self, renderable: RenderableType) -> None:
         """Show what the session says (called from the worker thread)."""
-        self.call_from_thread(self.query_one("#table", RichLog).write, renderable)
+        self.app.call_from_thread(self.query_one("#table", RichLog).write, renderable)
 
     def _read(self, state: GameState) -> str | None:
         return self.lines.get()  # blocks the worker until a line is typed (None: stop)
 
     def _play(self) -> None:
         try:
-            session = self.make_session(self.say)
+            self.session = self.make_session(self.say)
             try:
-                self.finished = session.run(self._read)
+                self.finished = self.session.run(self._read)
             finally:
-                session.close()
-        except BaseException as exc:  # reported by the command once the screen is gone
+                self.session.close()
+        except BaseException as exc:  # reported by the caller once the screen is gone
             self.error = exc
-        self.call_from_thread(self.exit)
+        if self.is_attached:
+            try:
+                self.app.call_from_thread(self.dismiss, self.finished)
+            except RuntimeError:  # the app stopped meanwhile: nothing to go back to
+                pass
+
+    def on_unmount(self) -> None:
+        """Stop a game still waiting for a line (the app is closing): its log holds every move."""
+        self.lines.put(None)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Echo the typed line and hand it to the game."""
+        event.stop()
         self.query_one("#table", RichLog).write(Text(f"> {visible(event.value)}", style="bold"))
         event.input.value = ""
         self.lines.put(event.value)
@@ -95,3 +109,30 @@ class PlayApp(App[None]):
     def action_stop(self) -> None:
         """Stop the game where it is (the log holds every move: --resume continues it)."""
         self.lines.put(None)
+
+
+class PlayApp(App[None]):
+    """Play a game of Buraco in the terminal: the app is the `PlayScreen`, and ends with it."""
+
+    BINDINGS = [Binding("ctrl+q", "stop", "stop (resume later)", priority=True)]
+
+    def __init__(self, make_session: SessionFactory) -> None:
+        super().__init__()
+        self.make_session = make_session
+        self.error: BaseException | None = None  # a setup or log error, for the command to report
+        self.finished = False  # the match ended (not stopped)
+
+    def on_mount(self) -> None:
+        """Open the game's screen; the app ends when it is dismissed."""
+        screen = PlayScreen(self.make_session)
+
+        def done(finished: bool | None) -> None:
+            self.finished, self.error = bool(finished), screen.error
+            self.exit()
+
+        self.push_screen(screen, done)
+
+    def action_stop(self) -> None:
+        """Stop the game where it is (the log holds every move: --resume continues it)."""
+        if isinstance(self.screen, PlayScreen):
+            self.screen.action_stop()

@@ -6,6 +6,12 @@ there). This module is the terminal: it parses the options, builds the session w
 prints to stdout (or, on a terminal, the full-screen `PlayApp`'s log) and a `read` that prompts
 for a line of stdin, and turns a setup or log error into one line and its exit code. Ctrl-C stops
 the game with the log holding every event played so far; `--resume LOG` continues it.
+
+`--resume BRANCH.jsonl` continues a branch by hand (`session.branch_table`): `--parent
+PARENT.jsonl` gives the parent's log, whose recorded hands the branch deals (without it the
+session stops at the next deal, exit 2, rather than deal another hand); `--seat N` and `--bots`
+say who plays a branch from here on (needed for a branch of a game not started by buraco play,
+which has no setup note). For a game of buraco play they are refused: it goes on as set up.
 """
 
 from __future__ import annotations
@@ -53,11 +59,12 @@ def stdin_reader(state: GameState) -> str | None:
 def play(
     variant: Annotated[str | None, typer.Option("--variant", help="preset name or alias (default: stbl)", show_default=False)] = None,
     players: Annotated[int | None, typer.Option("--players", help="2 or 4 (default: 2)", show_default=False)] = None,
-    seat: Annotated[int | None, typer.Option("--seat", help="your seat (default: 0)", show_default=False)] = None,
-    bots: Annotated[str | None, typer.Option("--bots", help="bot name (or module:Class, docs/api.md) for the other seats, or one per other seat, comma-separated (default: greedy)", show_default=False)] = None,
+    seat: Annotated[int | None, typer.Option("--seat", help="your seat (default: 0); with --resume of a branch: the seat you play from here on", show_default=False)] = None,
+    bots: Annotated[str | None, typer.Option("--bots", help="bot name (or module:Class, docs/api.md) for the other seats, or one per other seat, comma-separated (default: greedy); with --resume of a branch: the bots from here on", show_default=False)] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="deal seed: same seed and moves, same log (default: random, printed)", show_default=False)] = None,
     log: Annotated[Path | None, typer.Option("--log", help="log file (default: ./buraco-<game_id>.jsonl)", show_default=False)] = None,
-    resume: Annotated[Path | None, typer.Option("--resume", help="continue the game of this log (a match goes on to its target)", show_default=False)] = None,
+    resume: Annotated[Path | None, typer.Option("--resume", help="continue the game of this log (a match goes on to its target), or a branch", show_default=False)] = None,
+    parent: Annotated[Path | None, typer.Option("--parent", help="with --resume of a branch: its parent's log, whose recorded hands the branch deals", show_default=False)] = None,
     name: Annotated[str | None, typer.Option("--name", help=f"your name in the log and on screen (default: {DEFAULT_NAME})", show_default=False)] = None,
     target: Annotated[int | None, typer.Option("--target", help="match target (0 = one hand; default: the preset's)", show_default=False)] = None,
     pace: Annotated[float, typer.Option("--pace", metavar="SECONDS", help="pause before each bot move is shown")] = 0.0,
@@ -65,11 +72,12 @@ def play(
 ) -> None:
     """Play Buraco against bots; every action is written to a sealed log as it happens."""
     if resume is not None:
-        given = [n for n, v in (("--variant", variant), ("--players", players), ("--seat", seat),
-                                 ("--bots", bots), ("--seed", seed), ("--log", log), ("--name", name),
-                                 ("--target", target)) if v is not None]
+        given = [n for n, v in (("--variant", variant), ("--players", players), ("--seed", seed),
+                                 ("--log", log), ("--name", name), ("--target", target)) if v is not None]
         if given:
             fail(f"--resume continues a game as it was set up: drop {', '.join(given)}")
+    elif parent is not None:
+        fail("--parent: only with --resume BRANCH.jsonl (the branch's parent log)")
     if pace < 0:
         fail(f"--pace: give 0 or more seconds, got {pace}")
     console = out()
@@ -80,7 +88,11 @@ def play(
     def make_session(say: Say) -> Session:
         nonlocal session
         if resume is not None:
-            session = resume_session(resume, say, symbols=symbols, pace=pace)
+            names = None if bots is None else bots.split(",")
+            if names is not None:
+                import_bots_from_cwd(names)
+            session = resume_session(resume, say, parent=parent, seat=seat, bots=names,
+                                     symbols=symbols, pace=pace)
         else:
             names = ("greedy" if bots is None else bots).split(",")
             import_bots_from_cwd(names)
@@ -119,6 +131,6 @@ def play(
         fail(f"{exc.filename or resume or log or 'buraco play'}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         # each event is one write: the log holds every event recorded before the interrupt
-        where = visible(str(session.path)) if session is not None else "LOG"
+        where = visible(str(session.path) + session.resume_args) if session is not None else "LOG"
         say_out(Text(f"\ninterrupted; the log holds everything played so far: buraco play --resume {where}"))
         raise typer.Exit(130) from None

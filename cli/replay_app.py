@@ -5,6 +5,15 @@ jump to the next / previous hand's deal; t jumps to the next turn of the seat be
 seat in the referee's view); v cycles the view (referee, seat 0, seat 1...); m shows or hides
 each meld's history; up / down / page keys scroll; g opens a prompt taking a seq (`57`) or a hand (`h2`); escape closes it; q quits.
 
+b opens a branch of the log at the seq on screen and plays it in the same terminal: the branch is
+written to a new file, `LOG-branch-SEQ.jsonl` beside the log (in the working folder when the
+log's folder is not writable; `-2`, `-3`... rather than name a file that exists), by
+`session.branch_session` (by `by`, default "viewer"; the seed `seed`), with the human at the seat
+being viewed (the seat to move in the referee's view) and greedy bots at the others; the game's
+`PlayScreen` takes the terminal until the branch is over or stopped (`quit`, ctrl+q), then the
+viewer comes back saying where the branch was written and how to go on with it. A branch log
+(one holding `branched`) is named "branch of GAME at seq N" on every screen, in the status line.
+
 The error of a log that stops early is shown at its last event, in the words of the seat being
 viewed (`error_for`), so switching the view never shows a seat the referee's reason. Text from the
 log reaches the screen through `render_view` (escaped); the status line is plain `Text`, never
@@ -14,6 +23,7 @@ markup.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -21,6 +31,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, Static
 
+from buraco_events.play.branch import branch_of, branch_words
 from buraco_events.views.projections import Timeline
 from buraco_events.views.render import render_view
 from buraco_events.views.text import visible
@@ -45,6 +56,7 @@ class ReplayApp(App[None]):
         Binding("v", "cycle_view", "view"),
         Binding("m", "toggle_history", "melds"),
         Binding("g", "open_goto", "go to"),
+        Binding("b", "branch", "branch here"),
         Binding("home", "jump(0)", "first", show=False),
         Binding("end", "jump_end", "last", show=False),
         Binding("escape", "close_goto", "close", show=False),
@@ -53,13 +65,21 @@ class ReplayApp(App[None]):
         Binding("pageup", "scroll(-10)", "page up", show=False),
         Binding("pagedown", "scroll(10)", "page down", show=False),
         Binding("q", "quit", "quit"),
+        Binding("ctrl+q", "stop", "quit", show=False, priority=True),
     ]
 
     def __init__(
         self, timeline: Timeline, seq: int = 0, seat: int | None = None,
         error_for: Callable[[int | None], str | None] | None = None, history: bool = False,
+        log: Path | None = None, by: str = "viewer", seed: str = "1",
     ) -> None:
         super().__init__()
+        self.log_path = log  # the file `b` branches (None: no branching)
+        self.by = by
+        self.branch_seed = seed
+        branched = branch_of(timeline.events)
+        self.label = visible(branch_words(branched.parent, branched)) if branched is not None else None
+        self.branches: list[Path] = []  # the branches written here, told again on leaving
         self.timeline = timeline
         self.seq = seq
         self.seat = seat
@@ -84,6 +104,8 @@ class ReplayApp(App[None]):
         """Return the status line: where we are, whose view, and any message."""
         who = "referee" if self.seat is None else f"seat {self.seat}"
         text = f"seq {self.seq} / {self.timeline.last} · hand {self.timeline.hand_at(self.seq)} · view {who}"
+        if self.label is not None:
+            text = f"{self.label} · {text}"
         if self.message:
             text += f" · {self.message}"
         return text
@@ -180,3 +202,53 @@ class ReplayApp(App[None]):
                 self.go(self.seq, str(exc))
         else:
             self.go(int(target))
+
+    def action_branch(self) -> None:
+        """Open a branch of the log at the seq on screen and play it here (see the module)."""
+        from buraco_events.play.session import branch_file, branch_session
+
+        from .play_app import PlayScreen
+
+        if self.log_path is None:
+            self.go(self.seq, "no log file to branch from")
+            return
+        at, log = self.seq, self.log_path
+        state = self.timeline.state(at)
+        seat = self.seat if self.seat is not None else (state.to_play if state.to_play is not None else 0)
+        out = branch_file(log, at)
+        screen = PlayScreen(lambda say: branch_session(
+            log, at, out, say, seat=seat, by=self.by, reason=f"opened in the viewer at seq {at}",
+            seed=self.branch_seed))
+
+        def back(finished: bool | None) -> None:
+            error = screen.error
+            if error is not None and not out.exists():
+                self.go(self.seq, f"no branch: {visible(_one_line(error))}")
+                return
+            self.branches.append(out)
+            said = f"branch written to {visible(str(out))}"
+            if error is not None:
+                said += f" (stopped: {visible(_one_line(error))})"
+            self.go(self.seq, f"{said}; go on with: buraco play --resume {visible(str(out))} "
+                              f"--parent {visible(str(log))}")
+
+        self.push_screen(screen, back)
+
+    async def action_stop(self) -> None:
+        """ctrl+q: stop the branch being played (back to the viewer), else quit."""
+        from .play_app import PlayScreen
+
+        if isinstance(self.screen, PlayScreen):
+            self.screen.action_stop()
+        else:
+            await self.action_quit()
+
+    async def action_quit(self) -> None:
+        """Quit; say where the branches opened here were written."""
+        told = "".join(f"branch written to {visible(str(p))}\n" for p in self.branches)
+        self.exit(message=Text(told.rstrip("\n")) if told else None)
+
+
+def _one_line(exc: BaseException) -> str:
+    """Return an error's message on one line."""
+    return " ".join(str(exc).split()) or type(exc).__name__

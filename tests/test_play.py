@@ -575,7 +575,7 @@ def test_play_app_plays_typed_moves_into_the_log_and_stops_for_resume(tmp_path: 
                     await pilot.press(key)
                 await pilot.press("enter")
                 await pilot.pause(0.2)
-            shown = [str(line.text) for line in app.query_one("#table", RichLog).lines]
+            shown = [str(line.text) for line in app.screen.query_one("#table", RichLog).lines]
             await pilot.press("ctrl+q")
             await pilot.pause(0.2)
         return app, shown

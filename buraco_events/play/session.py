@@ -24,6 +24,15 @@ and a commitment is only worth something while its salt cannot be guessed. The k
 resumed game reveal the salts the interrupted one committed to; without it a hand's salt is lost
 and the audit says so.
 
+Branches (`play.branch`): `resume_session` continues a branch (a log holding `branched`) by hand
+and `branch_session` forks a log into a new branch played by hand (the replay viewer's `b`). Who
+plays a branch is its own setup note (a `note` by "buraco play" right after `branched`, without a
+seed), else its parent's at seq 1, else `--seat`/`--bots`; its chance is `seeds.BranchSeeds` of
+the `branched` line's seed; the hands the parent recorded are dealt from the parent's log
+(`branch.ParentDeck`, with the salts of the parent's key file), and never from anything else:
+without the parent's log the next deal stops the session. Every screen of a branch starts with
+"branch of GAME at seq N" (`branch.branch_words`), so it is never taken for the game.
+
 What the player is told: each event in words as it happens (bots' moves `pace` seconds apart),
 and at each prompt a compact screen (`render.render_compact`: the hand by suit with the new cards
 marked, the pile, the melds that changed); `show` tells the whole table, `hint` the plays in
@@ -55,13 +64,15 @@ from buraco_events.core.bots import Bot, GreedyBot, bot_by_name, bot_spec, share
 from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, legal_actions
 from buraco_events.core.gate import IllegalMove
-from buraco_events.core.seeds import PositionSeeds
+from buraco_events.core.seeds import BranchSeeds, PositionSeeds
 from buraco_events.core.state import GameState
 from buraco_events.core.table import Table, start_event
+from buraco_events.log.atomic import place
 from buraco_events.log.commit import keyed_salts
 from buraco_events.log.sources import read_log
 from buraco_events.log.writer import LogWriter, open_log
 from buraco_events.model.events import (
+    Branched,
     Drew,
     Event,
     HandEnded,
@@ -71,12 +82,14 @@ from buraco_events.model.events import (
     Note,
     TookDead,
     TookPile,
+    decode_event,
 )
 from buraco_events.model.rules import UnknownVariant, canonical_variant
 from buraco_events.views.projections import describe, player_view
 from buraco_events.views.render import render_compact, render_scores, render_view
 from buraco_events.views.text import visible
 
+from .branch import BranchError, ParentDeck, branch_of, branch_words, read_parent, start_branch
 from .commands import HELP, CommandError, hint_text, options_text, parse_command, refusal_text
 
 #: the `note.by` of the setup line
@@ -119,19 +132,27 @@ class Setup:
             doc["commit"] = True
         return Note(seq=1, by=NOTE_BY, text=json.dumps(doc))
 
+    def branch_note(self, seq: int) -> Note:
+        """Return the note that records who plays a branch played by hand (right after its
+        `branched` line): the human's seat and the bots, no seed (the branch's chance is the
+        seed of its `branched` line)."""
+        return Note(seq=seq, by=NOTE_BY, text=json.dumps({"human": self.human, "bots": list(self.bots)}))
+
     @staticmethod
     def from_note(event: Event, n_players: int) -> Setup:
-        """Return the setup a log's seq-1 note records; raises `SetupError` if it is not one."""
+        """Return the setup a log's setup note records (at seq 1, or a branch's after its
+        `branched` line, which has no seed); raises `SetupError` if it is not one."""
         if not isinstance(event, Note) or event.by != NOTE_BY:
             raise SetupError(f"seq 1 is not the {NOTE_BY!r} setup note: this log was not started by buraco play")
         try:
             doc = json.loads(event.text)
-            setup = Setup(int(doc["human"]), tuple(str(b) for b in doc["bots"]), int(doc["seed"]),
+            seed = int(doc["seed"]) if event.seq == 1 else 0
+            setup = Setup(int(doc["human"]), tuple(str(b) for b in doc["bots"]), seed,
                           doc.get("commit") is True)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise SetupError(f"the setup note at seq 1 does not read: {exc}") from None
+            raise SetupError(f"the setup note at seq {event.seq} does not read: {exc}") from None
         if not 0 <= setup.human < n_players or len(setup.bots) != n_players - 1:
-            raise SetupError(f"the setup note at seq 1 does not fit a {n_players}-player game")
+            raise SetupError(f"the setup note at seq {event.seq} does not fit a {n_players}-player game")
         return setup
 
     def bot_seats(self, n_players: int) -> dict[int, Bot]:
@@ -186,6 +207,7 @@ class Session:
     def __init__(
         self, path: Path, writer: LogWriter, table: Table, setup: Setup, say: Say, *,
         symbols: bool = False, pace: float = 0.0, sleep: Callable[[float], None] = time.sleep,
+        label: str | None = None, resume_args: str = "",
     ) -> None:
         self.path = path
         self.writer = writer
@@ -195,6 +217,8 @@ class Session:
         self.symbols = symbols  # suits as symbols (a terminal that shows them), letters otherwise
         self.pace = pace  # seconds before each bot move is shown
         self.sleep = sleep
+        self.label = label  # "branch of GAME at seq N" for a branch: on every screen
+        self.resume_args = resume_args  # what `--resume LOG` needs besides (a branch's --parent...)
         self._shown = -1  # next_seq when the screen was last shown to the human
         self._new: list[str] = []  # cards come into the human's hand since the last screen
         self._melds: set[int] = set()  # melds laid or added to since the last screen
@@ -213,8 +237,8 @@ class Session:
         """Append an event the engine checked to the log, then narrate it (the table applies it next)."""
         state = self.table.state
         self.writer.append(event, expected_seq=event.seq)  # the seq the table gave it, checked
-        if isinstance(event, Note) and event.seq == 1 and event.by == NOTE_BY:
-            return  # the setup: for --resume, not for the player
+        if isinstance(event, Note) and event.by == NOTE_BY:
+            return  # a setup (seq 1, or a branch's): for --resume, not for the player
         player = getattr(event, "player", None)
         if player is not None and player in self.table.seats and self.pace > 0:
             self.sleep(self.pace)  # a bot's move, at a pace a person can follow
@@ -256,10 +280,17 @@ class Session:
 
     def show(self) -> None:
         """Show the whole table as the human sees it."""
+        self._say_label()
         self.say(render_view(player_view(self.state, self.setup.human)))
+
+    def _say_label(self) -> None:
+        """Say what a branch is (`branch of GAME at seq N`) before each screen: never the game."""
+        if self.label is not None:
+            self.say(Text(visible(self.label), style="bold reverse"))
 
     def screen(self) -> None:
         """Show the compact screen: the hand with its new cards, the pile, the melds that changed."""
+        self._say_label()
         view = player_view(self.state, self.setup.human, scores=False)
         self.say(render_compact(view, new=self._new, melds=self._melds, symbols=self.symbols))
         self._new, self._melds = [], set()
@@ -268,6 +299,7 @@ class Session:
     def _sheet(self) -> None:
         """Show a finished hand's score sheet and where the match stands."""
         state = self.state
+        self._say_label()
         self.say(render_scores(player_view(state, self.setup.human)))
         target = state.rules.target
         if target:
@@ -331,7 +363,7 @@ class Session:
     def resume_hint(self) -> str:
         """Return how to continue this game later."""
         path = visible(str(self.path))
-        return f"the log {path} holds everything played: buraco play --resume {path}"
+        return f"the log {path} holds everything played: buraco play --resume {path}{visible(self.resume_args)}"
 
     def _result(self) -> None:
         state = self.state
@@ -340,6 +372,7 @@ class Session:
         verdict = "you win" if winner == mine else "you lose"
         totals = " / ".join(map(str, state.totals))
         hands = len(state.hand_results)
+        self._say_label()
         self.say(Text(f"{verdict}: totals {totals} after {hands} hand(s) (team {mine} is yours)", style="bold"))
         path = visible(str(self.path))
         self.say(Text(f"the log: {path} ({state.next_seq} events); check it with buraco audit {path}"))
@@ -399,46 +432,221 @@ def new_session(
 
 
 def resume_session(
-    path: Path, say: Say, *, symbols: bool = False, pace: float = 0.0,
+    path: Path, say: Say, *, parent: Path | None = None, seat: int | None = None,
+    bots: list[str] | None = None, symbols: bool = False, pace: float = 0.0,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Session:
     """Reopen a game's log, replay it through the engine (checked) and return its session.
 
-    The setup note gives the seats' bots and the seed; the key file beside the log gives the salts
-    of the deals still to reveal (a missing key is said, and the game goes on). Raises SetupError."""
+    A game of `buraco play`: the setup note gives the seats' bots and the seed; the key file
+    beside the log gives the salts of the deals still to reveal (a missing key is said, and the
+    game goes on). A branch (a log holding `branched`) goes on as `branch_table` says, with
+    `parent`, `seat` and `bots`; they are refused for a game. Raises SetupError."""
     writer = open_log(path, create=False, fsync="event")
     try:
-        table = Table()  # seats and chance come from the setup note at seq 1
+        table = Table()  # seats and chance come from the setup note, or the branch
         state = table.state
-        setup: Setup | None = None
+        events: list[Event] = []
         for _, _, event in read_log(path):
             try:
                 table.append(event)
             except IllegalMove as exc:
                 # a player reads it: the public reason, naming no card a seat cannot see
                 raise SetupError(f"{path}: illegal event: {exc.public_text()}", 1) from None
-            if event.seq == 1:
-                setup = Setup.from_note(event, state.n_players)
-        if setup is None:
-            raise SetupError(f"{path}: no setup note at seq 1: this log was not started by buraco play")
-        try:
-            table.seats = setup.bot_seats(state.n_players)
-        except ValueError as exc:
-            raise SetupError(f"{path}: the setup note at seq 1: {exc}") from None
-        table.rng = PositionSeeds(setup.seed)
-        if setup.commit:
-            key = read_key(key_path(path))
-            if key is not None:
-                table.salts = keyed_salts(key)
-            elif not table.over:
-                say(Text(f"{visible(str(key_path(path)))} is missing: the salts of this game's deals "
-                         "cannot be revealed, so the audit will report them", style="red"))
-        session = Session(path, writer, table, setup, say, symbols=symbols, pace=pace, sleep=sleep)
+            events.append(event)
+        branched = branch_of(events)
+        if branched is not None:
+            setup, label, hint = branch_table(table, path, events, branched, parent=parent, seat=seat,
+                                              bots=bots, say=say)
+        else:
+            given = [n for n, v in (("--parent", parent), ("--seat", seat), ("--bots", bots)) if v is not None]
+            if given:
+                raise SetupError(f"{', '.join(given)} with --resume: only for a branch (a log holding "
+                                 f"branched); {path} is a game, set up as it was started")
+            setup = _play_setup(table, path, events, say)
+            label, hint = None, ""
+        session = Session(path, writer, table, setup, say, symbols=symbols, pace=pace, sleep=sleep,
+                          label=label, resume_args=hint)
     except BaseException:
         writer.close()
         raise
-    say(Text(f"resumed game {visible(state.game_id)} at seq {state.next_seq - 1} (hand {state.hand_no}); "
+    what = f"the {visible(label)}, now" if label is not None else f"game {visible(state.game_id)}"
+    say(Text(f"resumed {what} at seq {state.next_seq - 1} (hand {state.hand_no}); "
              f"you are {visible(state.players[setup.human])}, seat {setup.human}", style="bold"))
     return session
 
 
+def _play_setup(table: Table, path: Path, events: list[Event], say: Say) -> Setup:
+    """Set a resumed game of `buraco play` up from its setup note: bots, chance, salts."""
+    state = table.state
+    if len(events) < 2:
+        raise SetupError(f"{path}: no setup note at seq 1: this log was not started by buraco play")
+    setup = Setup.from_note(events[1], state.n_players)
+    try:
+        table.seats = setup.bot_seats(state.n_players)
+    except ValueError as exc:
+        raise SetupError(f"{path}: the setup note at seq 1: {exc}") from None
+    table.rng = PositionSeeds(setup.seed)
+    if setup.commit:
+        key = read_key(key_path(path))
+        if key is not None:
+            table.salts = keyed_salts(key)
+        elif not table.over:
+            say(Text(f"{visible(str(key_path(path)))} is missing: the salts of this game's deals "
+                     "cannot be revealed, so the audit will report them", style="red"))
+    return setup
+
+
+def branch_table(
+    table: Table, path: Path, events: list[Event], branched: Branched, *, parent: Path | None,
+    seat: int | None, bots: list[str] | None, say: Say,
+) -> tuple[Setup, str, str]:
+    """Set a resumed branch's table up: who plays, its chance, its deals; return the setup, the
+    branch's label (`branch_words`) and the options `--resume` needs again.
+
+    Who plays: `seat` and `bots` when given (a branch of a game not started by buraco play has
+    no setup note: `seat` is needed), else the branch's own setup note (after `branched`) or its
+    parent's at seq 1; `bots` defaults to the note's, else greedy. Chance: `BranchSeeds` of the
+    `branched` line's seed, for the deals the parent never recorded and for the bots. A `deck:
+    parent` branch deals the parent's recorded hands (`ParentDeck`, from `parent`'s lines and
+    its key file `key_path(parent)`): without `parent`, the next deal stops the session with a
+    `SetupError` (2) asking for it rather than deal a hand the parent may have dealt otherwise.
+    """
+    state = table.state
+    n = state.n_players
+    label = branch_words(branched.parent, branched)
+    notes = [e for e in events if isinstance(e, Note) and e.by == NOTE_BY and (e.seq == 1 or e.seq > branched.seq)]
+    noted = Setup.from_note(notes[-1], n) if notes else None
+    if seat is not None and not 0 <= seat < n:
+        raise SetupError(f"--seat: seats are 0..{n - 1}, got {seat}")
+    human = seat if seat is not None else noted.human if noted is not None else None
+    if human is None:
+        raise SetupError(f"{path} ({label}): no setup note (the game was not started by buraco play): "
+                         "say which seat you play with --seat N (the others' bots with --bots)")
+    if bots is not None:
+        kinds = [bot_spec(b) for b in bots]
+        kinds = kinds * (n - 1) if len(kinds) == 1 else kinds
+        if len(kinds) != n - 1:
+            raise SetupError(f"--bots: give 1 bot name or one per other seat ({n - 1}), got {len(bots)}")
+    elif noted is not None and noted.human == human:
+        kinds = list(noted.bots)
+    else:
+        kinds = ["greedy"] * (n - 1)
+    setup = Setup(human, tuple(kinds), 0)
+    try:
+        table.seats = setup.bot_seats(n)
+    except ValueError as exc:
+        raise SetupError(f"--bots: {exc}") from None
+    table.rng = BranchSeeds(branched.seed)
+    hint = ""
+    if branched.deck == "parent":
+        if parent is not None:
+            deck = parent_deck(path, branched, parent)
+            table.deals, table.salts = deck.deal, deck.salt
+            hint = f" --parent {parent}"
+        else:
+            table.deals = _ask_for_parent(path, branched)
+            hand = next((e for e in reversed(events) if isinstance(e, HandStarted)), None)
+            if hand is not None and hand.commitment is not None and state.phase not in ("deal", "over"):
+                say(Text(f"the salt of hand {hand.hand}'s deal is the parent's: without --parent it "
+                         "cannot be revealed, so the audit will report it", style="red"))
+    if seat is not None and (noted is None or noted.human != seat):
+        hint += f" --seat {seat}"
+    if bots is not None:
+        hint += f" --bots {','.join(bots)}"
+    return setup, label, hint
+
+
+def parent_deck(path: Path, branched: Branched, parent: Path) -> ParentDeck:
+    """Return the deck of a branch's parent: its recorded deals, and the salts it revealed or its
+    key file holds. Raises `SetupError` (2) for a parent that does not read or is not the
+    branch's: its lines up to the fork must be the branch's, byte for byte."""
+    try:
+        read = read_parent(parent)
+    except BranchError as exc:
+        raise SetupError(f"--parent: {exc}", 2) from None
+    fork = branched.fork_seq
+    mine = path.read_bytes().split(b"\n")[:fork + 1]
+    if read.lines[:fork + 1] != mine:
+        first = next((i for i, (a, b) in enumerate(zip(read.lines, mine, strict=False)) if a != b),
+                     min(len(read.lines), len(mine)))
+        raise SetupError(f"--parent: {parent} is not the parent of {path}: its line at seq {first} "
+                         f"differs (the branch's lines 0..{fork} are its parent's)", 2)
+    return ParentDeck(read.events, read_key(key_path(parent)))
+
+
+def _ask_for_parent(path: Path, branched: Branched) -> Callable[[GameState], HandStarted | None]:
+    """Return a deal source that stops the session at the next deal: it is the parent's to give."""
+
+    def deal(state: GameState) -> HandStarted | None:
+        raise SetupError(
+            f"{path}: hand {state.hand_no + 1} of this {branch_words(branched.parent, branched)} is "
+            f"dealt as its parent recorded it: pass the parent's log with --parent PARENT.jsonl", 2)
+
+    return deal
+
+
+def branch_file(log: Path, seq: int) -> Path:
+    """Return a new file name for a branch of `log` at `seq`: `LOG-branch-SEQ.jsonl` beside the
+    log (in the working folder when the log's folder is not writable, or the log is in an
+    archive), with `-2`, `-3`... added
+    rather than name a file that exists."""
+    folder = log.parent if log.parent.is_dir() and os.access(log.parent, os.W_OK) else Path.cwd()
+    stem = log.name[:-len(".jsonl")] if log.name.endswith(".jsonl") else log.name
+    name = f"{stem}-branch-{seq}"
+    path = folder / f"{name}.jsonl"
+    n = 1
+    while path.exists() or key_path(path).exists():
+        n += 1
+        path = folder / f"{name}-{n}.jsonl"
+    return path
+
+
+def branch_session(
+    parent: Path, at: int, out: Path, say: Say, *, seat: int, bots: list[str] | None = None,
+    by: str, reason: str, seed: str = "1", symbols: bool = False, pace: float = 0.0,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Session:
+    """Fork `parent` after its seq `at` into the new log `out` and return the session that plays
+    it by hand: the parent's lines `0..at` as stored and the `branched` line are written first
+    (a file that exists is never replaced: SetupError), then the branch's setup note (the human
+    at `seat`, `bots` at the others, greedy by default) and every event as it is played. The
+    deals are the parent's where it recorded them (its key file gives the salts it never
+    revealed), else from `seed`. Raises SetupError for a fork that cannot be made."""
+    key = read_key(key_path(parent))
+    try:
+        read = read_parent(parent)
+        table, lines = start_branch(read, at, by=by, reason=reason, seed=seed, key=key)
+    except BranchError as exc:
+        raise SetupError(str(exc), exc.exit_code) from None
+    state = table.state
+    n = state.n_players
+    if not 0 <= seat < n:
+        raise SetupError(f"--seat: seats are 0..{n - 1}, got {seat}")
+    kinds = [bot_spec(b) for b in (bots or ["greedy"])]
+    kinds = kinds * (n - 1) if len(kinds) == 1 else kinds
+    if len(kinds) != n - 1:
+        raise SetupError(f"--bots: give 1 bot name or one per other seat ({n - 1}), got {len(kinds)}")
+    setup = Setup(seat, tuple(kinds), 0)
+    try:
+        table.seats = setup.bot_seats(n)
+    except ValueError as exc:
+        raise SetupError(f"--bots: {exc}") from None
+    try:
+        place(out, b"".join(line + b"\n" for line in lines))
+    except FileExistsError:
+        raise SetupError(f"{out} exists: a branch never replaces a file", 2) from None
+    writer = open_log(out, create=False, fsync="event")
+    branched = decode_event(lines[-1])
+    assert isinstance(branched, Branched)
+    label = branch_words(branched.parent, branched)
+    session = Session(out, writer, table, setup, say, symbols=symbols, pace=pace, sleep=sleep,
+                      label=label, resume_args=f" --parent {parent}")
+    try:
+        say(Text(f"{visible(label)}: a new branch, log {visible(str(out))}; you are "
+                 f"{visible(state.players[seat])}, seat {seat}", style="bold"))
+        table.append(setup.branch_note(state.next_seq))
+    except BaseException:
+        writer.close()
+        raise
+    return session
