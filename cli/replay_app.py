@@ -31,8 +31,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, Static
 
-from buraco_events.play.branch import branch_of, branch_words
-from buraco_events.views.projections import Timeline
+from buraco_events.model.events import branch_words
+from buraco_events.play.branch import branch_of
+from buraco_events.views.projections import Timeline, branch_object
 from buraco_events.views.render import render_view
 from buraco_events.views.text import visible
 
@@ -72,6 +73,7 @@ class ReplayApp(App[None]):
         self, timeline: Timeline, seq: int = 0, seat: int | None = None,
         error_for: Callable[[int | None], str | None] | None = None, history: bool = False,
         log: Path | None = None, by: str = "viewer", seed: str = "1",
+        rulings: dict[str, object] | None = None,
     ) -> None:
         super().__init__()
         self.log_path = log  # the file `b` branches (None: no branching)
@@ -80,6 +82,7 @@ class ReplayApp(App[None]):
         branched = branch_of(timeline.events)
         self.label = visible(branch_words(branched.parent, branched)) if branched is not None else None
         self.branches: list[Path] = []  # the branches written here, told again on leaving
+        self.rulings = rulings  # the rulings report's object, shown at each hand's end
         self.timeline = timeline
         self.seq = seq
         self.seat = seat
@@ -119,6 +122,8 @@ class ReplayApp(App[None]):
         self.query_one("#table", Static).update(render_view(
             tl.view(self.seq, self.seat), tl.describe(self.seq), last=tl.last,
             error=error, histories=histories,
+            branch=branch_object(tl.final.game_id, tl.branched, self.seq), rulings=self.rulings,
+            final=self.seq == tl.last,
         ))
 
     def go(self, seq: int, message: str = "") -> None:

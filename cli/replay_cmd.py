@@ -55,7 +55,7 @@ def replay(
     if not as_json and not static and sys.stdout.isatty():
         from .replay_app import ReplayApp  # textual loads only for the interactive viewer
 
-        ReplayApp(timeline, seq=seq, seat=seat, error_for=errors, history=history).run()
+        ReplayApp(timeline, seq=seq, seat=seat, error_for=errors, history=history, log=log, rulings=rulings).run()
     elif as_json:
         doc = timeline.replay_object(seq, seat, sealed=loaded.sealed, error=error, rulings=rulings)
         sys.stdout.write(msgspec.json.encode(doc).decode() + "\n")

@@ -4,16 +4,20 @@ the seq on screen and plays it in the same app, and a branch log is named on eve
 from __future__ import annotations
 
 import asyncio
+import io
 from pathlib import Path
 
 import pytest
-from textual.widgets import RichLog
+from rich.console import Console
+from textual.widgets import RichLog, Static
 
 from buraco_events.audit.report import audit_path
+from buraco_events.audit.rulings import RulingRequest, append_ruling, new_ruling
 from buraco_events.core.bots import run_game, table_bots
 from buraco_events.log.writer import write_log
-from buraco_events.model.events import Branched, Drew, Note, decode_event
+from buraco_events.model.events import Branched, Drew, HandEnded, Note, decode_event
 from buraco_events.views.projections import Timeline
+from buraco_events.views.replays import load_rulings, rulings_object
 from cli.play_app import PlayScreen
 from cli.replay_app import ReplayApp
 
@@ -134,3 +138,27 @@ def test_b_without_a_log_file_says_so(parent):
             return viewer.status_text
 
     assert "no log file to branch from" in asyncio.run(drive())
+
+
+def test_the_viewer_shows_each_ruling_at_its_hand(parent, tmp_path):
+    """Rulings: the viewer's screen of hand 1's end lists the ruling on hand 1, and no other."""
+    log = tmp_path / "g.jsonl"
+    log.write_bytes(parent.read_bytes())
+    for hand, why in ((0, "misdeal at the first table"), (1, "exposed card in the second")):
+        ruling, path = new_ruling(log, RulingRequest("hand_voided", "ref", why, hand=hand))
+        append_ruling(path, ruling)
+    tl = _timeline(log)
+    end1 = next(e.seq for e in tl.events if isinstance(e, HandEnded) and e.hand == 1)
+
+    async def drive() -> str:
+        viewer = ReplayApp(tl, seq=end1, rulings=rulings_object(load_rulings(log)), log=log)
+        async with viewer.run_test(size=(160, 80)) as pilot:
+            await pilot.pause(0.2)
+            console = Console(width=160, record=True, file=io.StringIO())
+            console.print(viewer.query_one("#table", Static).content)
+            text = console.export_text()
+            await pilot.press("q")
+        return text
+
+    text = asyncio.run(drive())
+    assert "exposed card in the second" in text and "misdeal at the first table" not in text
