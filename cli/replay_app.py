@@ -31,8 +31,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, Static
 
-from buraco_events.model.events import branch_words
-from buraco_events.play.branch import branch_of
+from buraco_events.model.events import branch_of, branch_words
 from buraco_events.views.projections import Timeline, branch_object
 from buraco_events.views.render import render_view
 from buraco_events.views.text import visible

@@ -11,16 +11,19 @@ import random
 import re
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import random_game
 
+from buraco_events.core.bots import run_game, table_bots
 from buraco_events.core.cards import make_deck, parse_cards, sort_key
 from buraco_events.core.deal import all_cards
 from buraco_events.core.engine import play
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.state import GameState
+from buraco_events.log.writer import write_log
 from buraco_events.model.events import (
     Discarded,
     Drew,
@@ -236,3 +239,12 @@ def make_game(seed: int = 0, hands: int = 1, turns: int = 12) -> list[Event]:
 def game_lines(seed: int = 0, hands: int = 1, turns: int = 12) -> list[bytes]:
     """Return the sealed JSON lines of `make_game`."""
     return seal_lines(make_game(seed, hands, turns))
+
+
+def write_match(path: Path, target: int = 1500, game_id: str = "g-multi") -> GameState:
+    """Write a match of a greedy bot (team 0) against a random one (team 1), seed 3, every deal
+    committed, to `path` and return its final state: two hands to 1500 (1420/350, 935/480), three
+    to 3000. The parent of the branch and rulings tests."""
+    events, state = run_game("stbl", 2, 3, table_bots(["greedy", "random"]), game_id, target=target, commit=True)
+    write_log(path, events)
+    return state

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from helpers import write_match
 from rich.text import Text
 from typer.testing import CliRunner
 
 from buraco_events.audit.report import audit_path
-from buraco_events.core.bots import GreedyBot, run_game, table_bots
+from buraco_events.core.bots import GreedyBot
 from buraco_events.core.choices import legal_actions
 from buraco_events.core.state import GameState
 from buraco_events.log.commit import keyed_salts
@@ -67,10 +68,9 @@ class Greedy:
 @pytest.fixture(scope="module")
 def parent(tmp_path_factory) -> Path:
     """A three-hand match between bots, every deal committed (the salts revealed at each hand's end)."""
-    events, state = run_game("stbl", 2, 3, table_bots(["greedy", "random"]), "g-multi", target=3000, commit=True)
-    assert state.phase == "over" and len(state.hand_results) == 3
     path = tmp_path_factory.mktemp("parent") / "g.jsonl"
-    write_log(path, events)
+    state = write_match(path, 3000)
+    assert state.phase == "over" and len(state.hand_results) == 3
     return path
 
 

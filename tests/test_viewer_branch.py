@@ -8,13 +8,12 @@ import io
 from pathlib import Path
 
 import pytest
+from helpers import write_match
 from rich.console import Console
 from textual.widgets import RichLog, Static
 
 from buraco_events.audit.report import audit_path
 from buraco_events.audit.rulings import RulingRequest, append_ruling, new_ruling
-from buraco_events.core.bots import run_game, table_bots
-from buraco_events.log.writer import write_log
 from buraco_events.model.events import Branched, Drew, HandEnded, Note, decode_event
 from buraco_events.views.projections import Timeline
 from buraco_events.views.replays import load_rulings, rulings_object
@@ -24,10 +23,8 @@ from cli.replay_app import ReplayApp
 
 @pytest.fixture(scope="module")
 def parent(tmp_path_factory) -> Path:
-    events, state = run_game("stbl", 2, 3, table_bots(["greedy", "random"]), "g-view", target=3000, commit=True)
-    assert len(state.hand_results) == 3
     path = tmp_path_factory.mktemp("viewer") / "g.jsonl"
-    write_log(path, events)
+    assert len(write_match(path, 3000, "g-view").hand_results) == 3
     return path
 
 

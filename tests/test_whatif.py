@@ -13,6 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from helpers import write_match
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -43,10 +44,8 @@ SAMPLE = Path(__file__).parent.parent / "data" / "samples" / "stbl-2p-s0-00000.j
 @pytest.fixture(scope="module")
 def parent(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A two-hand match to 1500 (seed 3: 1420/350 then 935/480), deals committed."""
-    events, state = run_game("stbl", 2, 3, table_bots(["greedy", "random"]), "g-multi", target=1500, commit=True)
-    assert len(state.hand_results) == 2
     path = tmp_path_factory.mktemp("parent") / "g.jsonl"
-    write_log(path, events)
+    assert len(write_match(path).hand_results) == 2
     return path
 
 

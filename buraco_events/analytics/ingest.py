@@ -44,8 +44,7 @@ from buraco_events.log.chain import ChainStatus
 from buraco_events.log.lines import LogError, RawLines
 from buraco_events.log.reader import EventReader
 from buraco_events.log.sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
-from buraco_events.model.events import Branched, Event
-from buraco_events.play.branch import branch_of
+from buraco_events.model.events import Branched, Event, branch_of
 from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map
 from buraco_events.views.text import visible
 

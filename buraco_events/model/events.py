@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -166,6 +166,18 @@ class Branched(Event, tag="branched", kw_only=True, frozen=True):
     seed: str
     by: str
     reason: str
+
+
+def branch_of(events: Iterable[Event]) -> Branched | None:
+    """Return a log's last `branched` event (the fork that makes it what it is), or None for a
+    log that is the game itself."""
+    last = None
+    for event in events:
+        # by class, not isinstance: a Struct's isinstance goes through its metaclass, and the
+        # index asks this of every event it reads
+        if type(event) is Branched:
+            last = event
+    return last if isinstance(last, Branched) else None
 
 
 def branch_words(game_id: str, branched: Branched) -> str:

@@ -16,6 +16,7 @@ Pure but for `make_branch` and `read_parent`, which read and write files.
 from __future__ import annotations
 
 import hashlib
+import typing
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ from buraco_events.model.events import (
 #: how far `play_out` goes: the scripted moves only, the end of the hand in play at the fork,
 #: or the end of the game
 Until = Literal["moves", "hand", "game"]
-UNTIL: tuple[str, ...] = ("moves", "hand", "game")
+UNTIL: tuple[str, ...] = typing.get_args(Until)
 
 
 class BranchError(ValueError):
@@ -61,16 +62,6 @@ class BranchError(ValueError):
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)
         self.exit_code = exit_code
-
-
-def branch_of(events: Iterable[Event]) -> Branched | None:
-    """Return a log's last `branched` event (the fork that makes it what it is), or None for a
-    log that is the game itself."""
-    last = None
-    for event in events:
-        if isinstance(event, Branched):
-            last = event
-    return last
 
 
 def branch_in_lines(lines: Iterable[bytes]) -> str | None:
@@ -290,6 +281,6 @@ def make_branch(parent_path: str | Path, at: int, out: Path, *, moves: Sequence[
 
 
 __all__ = [
-    "UNTIL", "BranchError", "BranchResult", "Parent", "ParentDeck", "Until", "branch_in_lines", "branch_of",
+    "UNTIL", "BranchError", "BranchResult", "Parent", "ParentDeck", "Until", "branch_in_lines",
     "make_branch", "play_out", "read_parent", "start_branch",
 ]

@@ -31,7 +31,7 @@ seed), else its parent's at seq 1, else `--seat`/`--bots`; its chance is `seeds.
 the `branched` line's seed; the hands the parent recorded are dealt from the parent's log
 (`branch.ParentDeck`, with the salts of the parent's key file), and never from anything else:
 without the parent's log the next deal stops the session. Every screen of a branch starts with
-"branch of GAME at seq N" (`branch.branch_words`), so it is never taken for the game.
+"branch of GAME at seq N" (`events.branch_words`), so it is never taken for the game.
 
 What the player is told: each event in words as it happens (bots' moves `pace` seconds apart),
 and at each prompt a compact screen (`render.render_compact`: the hand by suit with the new cards
@@ -82,6 +82,8 @@ from buraco_events.model.events import (
     Note,
     TookDead,
     TookPile,
+    branch_of,
+    branch_words,
     decode_event,
 )
 from buraco_events.model.rules import UnknownVariant, canonical_variant
@@ -89,7 +91,7 @@ from buraco_events.views.projections import describe, player_view
 from buraco_events.views.render import render_compact, render_scores, render_view
 from buraco_events.views.text import visible
 
-from .branch import BranchError, ParentDeck, branch_of, branch_words, read_parent, start_branch
+from .branch import BranchError, ParentDeck, read_parent, start_branch
 from .commands import HELP, CommandError, hint_text, options_text, parse_command, refusal_text
 
 #: the `note.by` of the setup line
