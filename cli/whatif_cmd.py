@@ -94,13 +94,18 @@ def branch(
                                            show_default=False)] = None,
     reason: Annotated[str | None, typer.Option("--reason", metavar="TEXT", help="why (default: what if, and the moves)",
                                                show_default=False)] = None,
+    as_seat: Annotated[int | None, typer.Option(
+        "--as", metavar="SEAT", min=0, max=3,
+        help="a fair what-if for this seat: the cards it could not see at the fork are dealt again at "
+        "random from --seed (deck redealt), and later hands too")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as one JSON object")] = False,
 ) -> None:
     """Fork a game at any seq and play it on: a new log, the parent's lines up to SEQ byte for byte,
     then a branched line, then the branch's own moves.
 
     The deck stays the parent's: the stock, the deads and any later hand the parent dealt come as the
-    parent recorded them; a hand the parent never reached is dealt from --seed.
+    parent recorded them; a hand the parent never reached is dealt from --seed. With --as SEAT, what
+    that seat could not see is dealt again instead (a fair what-if: no knowledge it did not have).
     """
     if until not in UNTIL:
         fail(f"--until: choose from {', '.join(UNTIL)}, got {until!r}", UNREADABLE)
@@ -112,7 +117,7 @@ def branch(
     words = reason if reason is not None else ("what if: " + play.strip() if play and play.strip() else "what if")
     try:
         result = make_branch(log, at, output, moves=moves, bots=names, until=until,  # type: ignore[arg-type]
-                             by=by if by is not None else _who(), reason=words, seed=seed)
+                             by=by if by is not None else _who(), reason=words, seed=seed, seat=as_seat)
     except BranchError as exc:
         fail(str(exc), exc.exit_code)
     except LogExistsError as exc:

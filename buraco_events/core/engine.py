@@ -49,7 +49,7 @@ from buraco_events.model.rules import (
 )
 from buraco_events.model.scoring import match_result
 
-from .cards import team_of
+from .cards import Card, team_of
 from .deal import apply_hand_started, check_hand_started
 from .discard import MAY_GO, any_discard, discard_bar, discard_refusal, holds_one
 from .gate import (
@@ -75,6 +75,8 @@ from .state import (
     PLAYING_PHASES,
     GameState,
     add_cards,
+    counted,
+    elements,
     shallow_copy,
 )
 
@@ -576,7 +578,8 @@ def _apply_note(state: GameState, ev: Note) -> None:
 
 def _check_branched(state: GameState, ev: Branched) -> None:
     """A branch starts right after its fork line, in the game it forks, before the game is over
-    (docs/log-format.md, "Branches"); the cards stay where the fork left them (deck `parent`)."""
+    (docs/log-format.md, "Branches"). With the parent's deck the cards stay where the fork left
+    them; a redealt deck (`_check_redeal`) deals the cards `seat` could not see again."""
     if state.phase == "start":
         raise illegal_move(state, ev, "the first event must be game_started")
     if state.phase == "over":
@@ -586,13 +589,56 @@ def _check_branched(state: GameState, ev: Branched) -> None:
     if ev.parent != state.game_id:
         raise illegal_move(state, ev, f"parent: this log is game {state.game_id!r}, not {ev.parent!r}")
     if ev.deck == "redealt":
-        raise illegal_move(state, ev, "deck: this version replays branches dealt from the parent's deck only, not redealt ones")
-    if ev.seat is not None:
-        raise illegal_move(state, ev, "seat: only a redealt deck names a seat")
+        _check_redeal(state, ev)
+    elif ev.seat is not None or ev.hands is not None or ev.stock is not None or ev.deads is not None:
+        raise illegal_move(state, ev, "a branch on the parent's deck names no seat and deals no cards")
+
+
+def _check_redeal(state: GameState, ev: Branched) -> None:
+    """A redealt deck: in a hand in play, every card the seat could not see dealt again into the
+    same places (each hand and dead keeps its size, the seat's own hand is as it was), the cards
+    on the table (melds, pile) untouched."""
+    n = state.n_players
+    if state.phase not in PLAYING_PHASES or state.pending_top is not None or state.pending_rest:
+        raise illegal_move(state, ev, "deck redealt: only a hand in play between two plays is dealt again")
+    if ev.seat is None or ev.seat >= n:
+        raise illegal_move(state, ev, f"seat: a redealt deck names the seat whose knowledge it keeps (0..{n - 1})")
+    if ev.hands is None or ev.stock is None or ev.deads is None:
+        raise illegal_move(state, ev, "deck redealt: hands, stock and deads give the new arrangement")
+    if len(ev.hands) != n or len(ev.deads) != len(state.deads):
+        raise illegal_move(state, ev, f"hands, deads: one list per seat ({n}) and per dead ({len(state.deads)})")
+    if counted(ev.hands[ev.seat]) != state.hands[ev.seat]:
+        raise illegal_move(state, ev, f"hands: seat {ev.seat}'s own hand is dealt as it was")
+    before: list[Card] = []
+    after: list[Card] = []
+    for s in range(n):
+        if s != ev.seat:
+            if len(ev.hands[s]) != sum(state.hands[s].values()):
+                raise illegal_move(state, ev, f"hands: seat {s} holds {sum(state.hands[s].values())} cards")
+            before.extend(elements(state.hands[s]))
+            after.extend(ev.hands[s])
+    if len(ev.stock) != len(state.stock):
+        raise illegal_move(state, ev, f"stock: {len(state.stock)} cards")
+    before.extend(state.stock)
+    after.extend(ev.stock)
+    for i, dead in enumerate(state.deads):
+        size = 0 if dead is None else len(dead)
+        if len(ev.deads[i]) != size:
+            raise illegal_move(state, ev, f"deads: dead {i} holds {size} cards")
+        if dead is not None:
+            before.extend(dead)
+            after.extend(ev.deads[i])
+    if sorted(before) != sorted(after):
+        raise illegal_move(state, ev, "the redealt cards are not the cards the seat could not see")
 
 
 def _apply_branched(state: GameState, ev: Branched) -> None:
-    pass
+    if ev.deck != "redealt" or ev.hands is None or ev.stock is None or ev.deads is None:
+        return
+    for s, cards in enumerate(ev.hands):
+        state.hands[s] = counted(cards)
+    state.stock = list(reversed(ev.stock))
+    state.deads = [None if dead is None else tuple(ev.deads[i]) for i, dead in enumerate(state.deads)]
 
 
 def _check_ruling(state: GameState, ev: Ruling) -> None:

@@ -156,7 +156,9 @@ class Branched(Event, tag="branched", kw_only=True, frozen=True):
     """From here on this log is a hypothesis: a branch of game `parent` at `fork_seq`.
 
     The lines before it are the parent's, byte for byte; the events after it are played from the
-    state at `fork_seq`. `seed` deals the hands the parent never recorded.
+    state at `fork_seq`. `seed` deals the hands the parent never recorded. A `redealt` deck
+    carries its new arrangement (`hands`, `stock`, `deads`): the cards `seat` could not see,
+    dealt again (`analysis.infoset`).
     """
 
     parent: str
@@ -166,6 +168,11 @@ class Branched(Event, tag="branched", kw_only=True, frozen=True):
     seed: str
     by: str
     reason: str
+    #: a `redealt` deck's new arrangement of the hidden cards (this project's optional fields):
+    #: every hand (`seat`'s own as it was), the stock top first, each dead (empty once gone)
+    hands: tuple[Cards, ...] | None = None
+    stock: Cards | None = None
+    deads: tuple[Cards, ...] | None = None
 
 
 def branch_of(events: Iterable[Event]) -> Branched | None:
@@ -221,6 +228,7 @@ _CARD_FIELDS: dict[str, tuple[str, ...]] = {
     "hand_started": ("hands*", "deads*", "stock", "discard"),
     "drew": ("card",), "discarded": ("card",),
     "took_pile": ("cards",), "melded": ("cards",), "laid_off": ("cards",), "took_dead": ("cards",),
+    "branched": ("hands*", "deads*", "stock"),
 }
 
 _json_encoder = msgspec.json.Encoder()

@@ -16,6 +16,7 @@ Pure but for `make_branch` and `read_parent`, which read and write files.
 from __future__ import annotations
 
 import hashlib
+import random
 import typing
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -25,6 +26,7 @@ from typing import Literal
 
 import msgspec
 
+from buraco_events.analysis.infoset import InfoSetError, info_set, knowledge_of, sample
 from buraco_events.core.bots import table_bots
 from buraco_events.core.choices import Action
 from buraco_events.core.gate import IllegalMove
@@ -163,13 +165,15 @@ def read_parent(path: str | Path) -> Parent:
 
 
 def start_branch(parent: Parent, at: int, *, by: str, reason: str, seed: str,
-                 key: bytes | None = None) -> tuple[Table, list[bytes]]:
+                 key: bytes | None = None, seat: int | None = None) -> tuple[Table, list[bytes]]:
     """Fork `parent` after its line `at`: return a table at that point with the `branched` event
     appended, and the branch's lines so far (the parent's `0..at` as stored, then `branched`).
 
-    The table deals the parent's recorded hands (`ParentDeck`) and any other from `seed`. Raises
-    `BranchError` when `at` is not a line of the parent that reads, or the parent is not legal up
-    to it.
+    The table deals the parent's recorded hands (`ParentDeck`) and any other from `seed`. With
+    `seat`, the deck is `redealt`: the cards that seat could not see at the fork are dealt again
+    from `seed` (`analysis.infoset`), and every later hand is dealt from `seed` too. Raises
+    `BranchError` when `at` is not a line of the parent that reads, the parent is not legal up to
+    it, or (with `seat`) no hand is in play there.
     """
     n = len(parent.events)
     if not 0 <= at < n:
@@ -177,18 +181,37 @@ def start_branch(parent: Parent, at: int, *, by: str, reason: str, seed: str,
     if isinstance(parent.events[at], GameEnded):
         raise BranchError(f"--at: seq {at} is game_ended: a branch may not follow game_ended", 2)
     deck = ParentDeck(parent.events, key)
-    table = Table(rng=BranchSeeds(seed), deals=deck.deal, salts=deck.salt)
+    table = Table(rng=BranchSeeds(seed), deals=deck.deal if seat is None else None, salts=deck.salt)
     for event in parent.events[:at + 1]:
         try:
             table.append(event)
         except IllegalMove as exc:
             raise BranchError(f"{parent.name}: the parent is not legal before the fork: {exc}") from None
-    branched = Branched(seq=at + 1, parent=table.state.game_id, fork_seq=at, deck="parent", seed=seed,
-                        by=by, reason=reason)
+    if seat is None:
+        branched = Branched(seq=at + 1, parent=table.state.game_id, fork_seq=at, deck="parent", seed=seed,
+                            by=by, reason=reason)
+    else:
+        branched = _redealt(table.state, parent.events[:at + 1], seat, by=by, reason=reason, seed=seed)
     table.append(branched)
     lines = parent.lines[:at + 1]
     lines.append(_line(branched, lines[-1] if parent.sealed else None))
     return table, lines
+
+
+def _redealt(state: GameState, events: Sequence[Event], seat: int, *, by: str, reason: str,
+             seed: str) -> Branched:
+    """Return the `branched` line of a fair what-if for `seat`: what it could not see at the fork
+    dealt again at random (`infoset.sample` from `Random(f"branch/{seed}/redeal")`)."""
+    try:
+        info = info_set(state, knowledge_of(events), seat)
+    except InfoSetError as exc:
+        raise BranchError(f"--as {seat}: {exc}", 2) from None
+    dealt = sample(info, random.Random(f"branch/{seed}/redeal"))
+    return Branched(
+        seq=state.next_seq, parent=state.game_id, fork_seq=state.next_seq - 1, deck="redealt", seat=seat,
+        seed=seed, by=by, reason=reason, hands=dealt.hands, stock=dealt.stock,
+        deads=tuple(() if d is None else d for d in dealt.deads),
+    )
 
 
 def _line(event: Event, last: bytes | None) -> bytes:
@@ -268,11 +291,11 @@ class BranchResult:
 
 def make_branch(parent_path: str | Path, at: int, out: Path, *, moves: Sequence[Action] = (),
                 bots: Sequence[str] = ("greedy",), until: Until = "hand", by: str, reason: str,
-                seed: str = "1", key: bytes | None = None) -> BranchResult:
+                seed: str = "1", key: bytes | None = None, seat: int | None = None) -> BranchResult:
     """Fork the log at `parent_path` after seq `at`, play it on (`play_out`) and write the branch
     to `out`, whole or not at all; an existing `out` is never replaced (`LogExistsError`)."""
     parent = read_parent(parent_path)
-    table, lines = start_branch(parent, at, by=by, reason=reason, seed=seed, key=key)
+    table, lines = start_branch(parent, at, by=by, reason=reason, seed=seed, key=key, seat=seat)
     play_out(table, moves, bots, until, lines, parent.sealed)
     place(out, b"".join(line + b"\n" for line in lines))
     branched = decode_line(lines[at + 1], at + 2)

@@ -1,0 +1,1 @@
+"""Judging play from what a seat could know: its information set and deals consistent with it."""
