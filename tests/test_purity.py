@@ -40,6 +40,7 @@ CORE = [
     "core.choices",
     "core.seeds",
     "core.greedy",
+    "analysis.infoset",
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
 #: the package's modules that read and write files, index or simulate: the core never needs them
