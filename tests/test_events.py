@@ -97,7 +97,9 @@ BUILDERS = {
     Note: st.builds(Note, by=texts, text=texts, **common),
     Branched: st.builds(
         Branched, parent=texts, fork_seq=st.integers(0, 2**53), deck=st.sampled_from(["parent", "redealt"]),
-        seat=st.none() | seats, seed=texts, by=texts, reason=texts, **common),
+        seat=st.none() | seats, seed=texts, by=texts, reason=texts,
+        hands=st.none() | st.lists(card_lists, max_size=4).map(tuple), stock=st.none() | card_lists,
+        deads=st.none() | st.lists(card_lists, max_size=2).map(tuple), **common),
     Ruling: st.builds(
         Ruling, game_id=texts, game_seq=st.integers(0, 2**53),
         game_head=st.text("0123456789abcdef", min_size=64, max_size=64),
