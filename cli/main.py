@@ -11,6 +11,7 @@ from buraco_events import __version__, build
 
 from . import (
     analytics_cmd,
+    analyze_cmd,
     archive_cmd,
     audit_cmd,
     demo_cmd,
@@ -119,6 +120,7 @@ app.command("share")(share_cmd.share)
 app.command("branch")(whatif_cmd.branch)
 app.command("compare")(whatif_cmd.compare)
 app.command("rule")(whatif_cmd.rule)
+app.command("analyze")(analyze_cmd.analyze_cmd)
 app.add_typer(log_cmd.app, name="log")
 app.add_typer(archive_cmd.app, name="archive")
 app.command("schema")(schema_cmd.schema)

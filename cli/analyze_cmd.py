@@ -1,0 +1,86 @@
+"""`buraco analyze LOG --as SEAT`: what each decision of a seat cost, judged only from what it knew.
+
+Each decision is played out on `--samples` deals of the cards the seat could not see, with every
+alternative (`analysis.evaluate`). Exit codes: 0 analysed, 1 a log that stops replaying (analysed
+up to there, the error in the seat's words), 2 a path that cannot be read or a bad option.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import msgspec
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from buraco_events.analysis.evaluate import DEFAULT_SAMPLES, Analysis, analyze
+from buraco_events.play.pool import default_workers
+from buraco_events.views.text import visible
+
+from .common import PROBLEMS, err, fail, out
+from .replay_opts import open_replay, resolve_seat
+
+#: the decisions the text lists (the marked ones first shown in seq order); --json has them all
+ROWS_SHOWN = 40
+
+
+def analyze_cmd(
+    log: Annotated[Path, typer.Argument(help="a game log (.jsonl) or ARCHIVE.bza/NAME", show_default=False)],
+    as_seat: Annotated[str, typer.Option("--as", help="the seat analysed, by index or player name")],
+    samples: Annotated[int, typer.Option(
+        "--samples", min=1, max=4096, metavar="K",
+        help="deals of the hidden cards each decision is played out on")] = DEFAULT_SAMPLES,
+    seed: Annotated[str, typer.Option("--seed", help="the samples' seed: the same seed, the same output")] = "1",
+    workers: Annotated[int | None, typer.Option(
+        "--workers", min=1, metavar="N",
+        help="processes that evaluate decisions (default: the machine's cores); the output is the same "
+        "whatever N")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the analysis as one JSON object")] = False,
+) -> None:
+    """Mark each decision of a seat with what it cost: the chosen action and the alternatives played
+    out to the hand's end on deals of the cards the seat could not see (never the real ones)."""
+    _, timeline, errors = open_replay(log, public=True)
+    seat = resolve_seat(as_seat, timeline.players)
+    assert seat is not None
+    error = errors(seat)
+    events = timeline.events[:timeline.last + 1]
+    progress = Progress(TextColumn("analyze"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=err(), transient=True, disable=not sys.stderr.isatty())
+    task = progress.add_task("analyze", total=None)
+
+    def on_decision(done: int, total: int) -> None:
+        progress.update(task, completed=done, total=total)
+
+    with progress:
+        result = analyze(events, seat, samples, seed, workers or default_workers(), on_decision)
+    if as_json:
+        sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
+    else:
+        _print(result)
+    if error:
+        fail(f"{error} (analysed up to there)", PROBLEMS)
+
+
+def _print(a: Analysis) -> None:
+    console = out()
+    console.print(Text(f"{visible(a.game_id)}, seat {a.seat} ({visible(a.player)}): {len(a.decisions)} decisions, "
+                       f"{a.samples} samples each (seed {visible(a.seed)}); mean loss {a.mean_loss} points a "
+                       f"decision, accuracy {a.accuracy}", style="bold"), soft_wrap=True)
+    table = Table(show_edge=False)
+    for col in ("seq", "hand", "chosen", "best", "loss", "±", "mark"):
+        table.add_column(col, justify="right" if col in ("seq", "hand", "loss", "±") else "left")
+    for d in a.decisions[:ROWS_SHOWN]:
+        table.add_row(str(d.seq), str(d.hand + 1), d.chosen, d.best if d.best != d.chosen else "=",
+                      f"{d.loss:g}", f"{d.loss_stderr:g}", d.mark or "")
+    console.print(table)
+    if len(a.decisions) > ROWS_SHOWN:
+        console.print(f"… and {len(a.decisions) - ROWS_SHOWN} more decisions (--json lists them all)")
+    if a.costliest:
+        console.print("costliest: " + ", ".join(f"seq {s}" for s in a.costliest))
+
+
+__all__ = ["analyze_cmd"]
