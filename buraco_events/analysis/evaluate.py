@@ -93,7 +93,7 @@ def action_words(action: Action) -> str:
     if action.kind == "add":
         return f"add {action.meld} " + " ".join(action.cards)
     if action.kind == "dead":
-        return "dead"
+        return f"dead {action.dead}"
     return f"{action.kind} " + " ".join(action.cards)
 
 
