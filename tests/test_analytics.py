@@ -413,8 +413,8 @@ def test_stats_prints_the_player_standings(indexed: Path):
 
 
 def test_stats_standings_keep_the_ruled_columns_when_a_ruling_changes_them():
-    from cli.analytics_cmd import _unruled
     from buraco_events.analytics.queries import Result
+    from cli.analytics_cmd import _unruled
 
     columns = ["player", "games", "wins", "ruled_games", "ruled_wins"]
     same = Result(columns, [("ana", 2, 1, 2, 1)])
