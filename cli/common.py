@@ -74,10 +74,13 @@ def read_error_code(exc: BaseException) -> int:
 def os_reason(exc: OSError) -> str:
     """Return why a file operation failed in the words every command uses: "no such file or
     folder", "is a folder", "permission denied" (the system's words, in lower case, say
-    "directory" where the commands say "folder")."""
+    "directory" where the commands say "folder"); a reason of the program's own (a log the
+    archive does not hold) is kept as it is."""
+    text = str(exc.strerror or exc)
+    if exc.errno is None or text != os.strerror(exc.errno):
+        return text
     if exc.errno == errno.ENOENT:
         return "no such file or folder"
-    text = str(exc.strerror or exc)
     return (text[:1].lower() + text[1:]).replace("directory", "folder")
 
 

@@ -87,3 +87,15 @@ def test_replay_share_and_audit_take_a_seat_by_name(tmp_path):
     assert shared.exit_code == 0 and "seen by seat 1 (p1)" in shared.stdout
     audited = runner.invoke(app, ["audit", str(log), "--as", players[1]])
     assert audited.exit_code == 0, audited.stderr
+
+
+def test_the_system_words_are_the_commands_and_a_reason_of_our_own_is_kept():
+    import errno
+    import os
+
+    from cli.common import os_reason
+
+    assert os_reason(FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), "x")) == "no such file or folder"
+    assert os_reason(IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), "x")) == "is a folder"
+    own = FileNotFoundError(errno.ENOENT, "no log 'x.jsonl' in the archive", "a.bza")
+    assert os_reason(own) == "no log 'x.jsonl' in the archive"
