@@ -71,6 +71,18 @@ def _table(result: Result, title: str | None = None) -> Table:
     return table
 
 
+def _unruled(result: Result) -> Result:
+    """Return the players' standings without their `ruled_` columns when rulings change none of
+    them (the usual case: the table then fits a terminal); `--json` keeps every column."""
+    columns = result.columns
+    pairs = [(i, columns.index(c.removeprefix("ruled_"))) for i, c in enumerate(columns)
+             if c.startswith("ruled_") and c.removeprefix("ruled_") in columns]
+    if any(row[i] != row[j] for row in result.rows for i, j in pairs):
+        return result
+    keep = [i for i, c in enumerate(columns) if not c.startswith("ruled_")]
+    return Result([columns[i] for i in keep], [tuple(row[i] for i in keep) for row in result.rows])
+
+
 def _limits(timeout: float, max_memory: str) -> queries.Limits:
     """Return the query limits the options give, or exit 2 on a value that is not one."""
     if not timeout >= 0:  # NaN too
@@ -299,6 +311,8 @@ def stats(
         print(json.dumps(doc, default=_json_default, indent=1))
         return
     for name, result in results.items():
+        if name == queries.STANDINGS_VIEW:
+            result = _unruled(result)
         out().print(_table(result, title=name.replace("_", " ")))
     if plot is not None:
         err().print(f"chart written to {shown(plot)}")

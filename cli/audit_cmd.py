@@ -51,7 +51,7 @@ from buraco_events.views.render import render_view
 from buraco_events.views.text import visible
 
 from . import pages
-from .common import OK, PROBLEMS, UNREADABLE, err, error, out
+from .common import OK, PROBLEMS, UNREADABLE, err, error, os_reason, out
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 #: problem rows the human report shows; the rest are counted by kind
@@ -77,9 +77,10 @@ def audit(
     expect_head: Annotated[str | None, typer.Option(
         "--expect-head", metavar="HEX",
         help="the published head (SHA-256 of the last line) each log must end with")] = None,
-    seat: Annotated[int | None, typer.Option(
-        "--as", metavar="SEAT", min=0, max=3,
-        help="show the table from this seat (default: the seat that acted)")] = None,
+    as_seat: Annotated[str | None, typer.Option(
+        "--as", metavar="SEAT",
+        help="show the table from this seat, by index or player name (default: the seat that"
+        " acted)")] = None,
     partial: Annotated[bool, typer.Option(
         "--partial",
         help="audit a game in progress: a log without game_ended passes as far as it goes")] = False,
@@ -119,7 +120,7 @@ def audit(
                   " --rulings, each log file's GAME.rulings.jsonl is shown)")
             raise typer.Exit(UNREADABLE)
         if not rulings.is_file():
-            error(f"--rulings: {rulings}: cannot read: no such file")
+            error(f"--rulings: {rulings}: cannot read: no such file or folder")
             raise typer.Exit(UNREADABLE)
     parent_log: ParentLog | None = None
     if parent is not None:
@@ -143,10 +144,9 @@ def audit(
                     error(result.not_a_log)
                     unreadable = True
                     continue
-                if seat is not None and 0 < result.n_players <= seat:
-                    n = result.n_players
-                    error(f"{result.report.path}: --as {seat}: no seat {seat} in this {n}-player"
-                          f" game (seats 0..{n - 1})")
+                seat, wrong = _seat_of(as_seat, result)
+                if wrong is not None:
+                    error(f"{result.report.path}: --as {as_seat}: {wrong}")
                     unreadable = True
                     continue
                 audited += 1
@@ -189,7 +189,7 @@ def _rulings_of(result: Audit, rulings: Path | None) -> tuple[RulingsReport | No
         error(f"rulings: {exc}")
         return None, UNREADABLE
     except OSError as exc:
-        error(f"{exc.filename or log}: rulings: cannot read: {exc.strerror or exc}")
+        error(f"{exc.filename or log}: rulings: cannot read: {os_reason(exc)}")
         return None, UNREADABLE
 
 
@@ -207,6 +207,28 @@ def _print_json(result: Audit, beside: RulingsReport | None, pretty: bool) -> No
 
 
 # -- the referee's report ---------------------------------------------------------------------
+
+
+def _seat_of(text: str | None, result: Audit) -> tuple[int | None, str | None]:
+    """Return the seat `--as` names in this log's game (an index or a player's name, as `replay`
+    takes it) and why it names none (None when it does).
+
+    The players' names are known where the report shows a table (the finding's); a log without a
+    finding shows no seat's view, so a name there is not looked up.
+    """
+    if text is None:
+        return None, None
+    n = result.n_players
+    players = result.finding.state.players if result.finding is not None else ()
+    if text in players:
+        return players.index(text), None
+    if text.isdigit() and (n <= 0 or int(text) < n):
+        return int(text), None
+    if not text.isdigit() and result.finding is None:
+        return None, None
+    names = f": {', '.join(players)}" if players else ""
+    what = f"no seat {text}" if text.isdigit() else "no such player"
+    return None, f"{what} in this {n}-player game (seats 0..{n - 1}{names})"
 
 
 def _print_report(result: Audit, seat: int | None, expect_head: str | None, detail: bool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Iterable
@@ -70,10 +71,23 @@ def read_error_code(exc: BaseException) -> int:
     return UNREADABLE if isinstance(exc, OSError) else PROBLEMS
 
 
+def os_reason(exc: OSError) -> str:
+    """Return why a file operation failed in the words every command uses: "no such file or
+    folder", "is a folder", "permission denied" (the system's words, in lower case, say
+    "directory" where the commands say "folder"); a reason of the program's own (a log the
+    archive does not hold) is kept as it is."""
+    text = str(exc.strerror or exc)
+    if exc.errno is None or text != os.strerror(exc.errno):
+        return text
+    if exc.errno == errno.ENOENT:
+        return "no such file or folder"
+    return (text[:1].lower() + text[1:]).replace("directory", "folder")
+
+
 def read_error_text(exc: BaseException) -> str:
     """Return the one-line text of an error met reading a log (`PATH: cannot read: why` for I/O)."""
     if isinstance(exc, OSError) and not isinstance(exc, LogError):
-        return f"{exc.filename or ''}: cannot read: {exc.strerror or exc}"
+        return f"{exc.filename or ''}: cannot read: {os_reason(exc)}"
     return str(exc)
 
 

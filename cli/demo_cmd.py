@@ -7,6 +7,7 @@ runs the same command a user would type, so the demo shows real output.
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Annotated
 
 import typer
 from rich.rule import Rule
+from rich.text import Text
 
 from buraco_events.model.rules import PRESETS
 
@@ -22,13 +24,20 @@ from .common import fail, out
 MARKER = ".buraco-demo"
 
 
+def command_line(args: list[str]) -> str:
+    """Return the command as a user types it in a shell: `$ buraco ...`, each word quoted as the
+    shell needs (a query in quotes), so it can be copied and run."""
+    return "$ " + shlex.join(["buraco", *args])
+
+
 def _run(args: list[str]) -> int:
     """Run one `buraco` command in-process, as typed, and return its exit code."""
     from typer.main import get_command
 
     from .main import app
 
-    out().print(Rule(f"[bold]$ buraco {' '.join(args)}[/]", align="left"))
+    out().print(Rule())
+    out().print(Text(command_line(args), style="bold"), soft_wrap=True)  # whole, wrapped if long
     try:
         get_command(app).main(args=args, prog_name="buraco", standalone_mode=False)
     except typer.Exit as exc:

@@ -9,7 +9,7 @@ import typer
 
 from buraco_events.log.archive import ArchiveError
 from buraco_events.log.reader import LogError, check_lines, repair
-from buraco_events.log.sources import open_source
+from buraco_events.log.sources import open_source, refuse_archive
 from buraco_events.play.branch import branch_in_lines
 from buraco_events.views.text import visible
 
@@ -67,6 +67,7 @@ def head_(file: LogFile) -> None:
 def repair_(file: LogFile) -> None:
     """Truncate a torn last line after a backup; refuse any other damage (exit 1)."""
     try:
+        refuse_archive(file)  # an archive is never a log to truncate
         result = repair(file)
     except (LogError, ArchiveError, OSError) as exc:
         fail_read(exc)

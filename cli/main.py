@@ -51,11 +51,20 @@ class _PlainOption(TyperOption):
 
 
 class _PlainArgument(TyperArgument):
-    """An argument whose help reads `paths... PATH`."""
+    """An argument whose help reads `paths... PATH` and whose usage line reads `LOG`, `[LOG]`
+    or `PATHS...` (typer's reads `{log}`)."""
 
     def display_type_rich(self, ctx: object) -> str | None:
         """Return the value's name in help: PATH, TEXT..."""
         return _value_name(self)
+
+    def _usage_display_name(self) -> str:
+        """Return the argument as the usage line shows it: its name in capitals, in brackets
+        when optional, followed by `...` when it takes several."""
+        name = self.metavar or (self.name or "").upper()
+        if not self.required:
+            name = f"[{name}]"
+        return name + ("..." if self.nargs != 1 else "")
 
 
 def _plain_help(command: Any) -> None:
@@ -81,9 +90,23 @@ class _PlainHelpGroup(TyperGroup):
         _plain_help(self)
 
 
+#: the panels of `buraco --help`, by what people do; each command's example (EXAMPLES) ends its
+#: help
+PLAY, REFEREE, ANALYSE, ARCHIVES = "Play and watch", "Referee", "Analyse", "Archives"
+
+#: the root's help ends with an example of each panel, one a line
+ROOT_EXAMPLES = {
+    PLAY: "buraco demo",
+    REFEREE: "buraco audit games/",
+    ANALYSE: "buraco stats --db buraco.duckdb",
+    ARCHIVES: "buraco archive list games.bza",
+}
+
 app = typer.Typer(
     name="buraco",
     help="Buraco as an event log: simulate, replay, audit and query games.",
+    epilog="Examples:\n\n" + "\n\n".join(f"{panel.lower()}: {example}"
+                                            for panel, example in ROOT_EXAMPLES.items()),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -106,26 +129,66 @@ def _root(
     """Buraco as an event log: simulate, replay, audit and query games."""
 
 
-app.command("rules")(rules_cmd.rules)
-app.command("simulate")(simulate_cmd.simulate)
-app.command("audit")(audit_cmd.audit)
-app.command("index")(analytics_cmd.index)
-app.command("sql", help=analytics_cmd.sql_help(), cls=analytics_cmd.QueryCommand)(
-    analytics_cmd.sql)
-app.command("stats")(analytics_cmd.stats)
-app.command("export")(analytics_cmd.export)
-app.command("spark-index")(spark_cmd.spark_index)
-app.command("replay")(replay_cmd.replay)
-app.command("share")(share_cmd.share)
-app.command("branch")(whatif_cmd.branch)
-app.command("compare")(whatif_cmd.compare)
-app.command("rule")(whatif_cmd.rule)
-app.command("analyze")(analyze_cmd.analyze_cmd)
-app.add_typer(log_cmd.app, name="log")
-app.add_typer(archive_cmd.app, name="archive")
-app.command("schema")(schema_cmd.schema)
-app.command("play")(play_cmd.play)
-app.command("demo")(demo_cmd.demo)
+EXAMPLES: dict[str, tuple[str, str]] = {
+    "play": (PLAY, "buraco play --variant stbl --players 2 --bots greedy"),
+    "replay": (PLAY, "buraco replay games/stbl-2p-s1-00000.jsonl --as 0 --hand 1"),
+    "share": (PLAY, "buraco share games/stbl-2p-s1-00000.jsonl --as 0 -o seat0.html"),
+    "demo": (PLAY, "buraco demo --out buraco-demo"),
+    "simulate": (PLAY, "buraco simulate --games 100 --variant stbl --out games"),
+    "audit": (REFEREE, "buraco audit games/ --expect-head HEX"),
+    "rule": (REFEREE, "buraco rule game.jsonl --kind hand_voided --hand 1 --by referee"
+                      " --reason \"a card was exposed in the deal\""),
+    "branch": (REFEREE, "buraco branch game.jsonl --at 57 -o whatif.jsonl --play \"discard KC\""
+                        " --bots greedy --by ana --reason \"keep the 6S\""),
+    "compare": (REFEREE, "buraco compare game.jsonl whatif.jsonl"),
+    "analyze": (ANALYSE, "buraco analyze game.jsonl --as 0 --samples 16"),
+    "log": (REFEREE, "buraco log check game.jsonl"),
+    "index": (ANALYSE, "buraco index games/ --db buraco.duckdb"),
+    "sql": (ANALYSE, "buraco sql \"SELECT * FROM player_standings\" --db buraco.duckdb"),
+    "stats": (ANALYSE, "buraco stats --db buraco.duckdb --variant stbl"),
+    "export": (ANALYSE, "buraco export --db buraco.duckdb --parquet parquet/"),
+    "spark-index": (ANALYSE, "buraco spark-index games/ --out parquet/"),
+    "rules": (ANALYSE, "buraco rules stbl"),
+    "archive": (ARCHIVES, "buraco archive pack games/ -o games.bza"),
+    "schema": (ARCHIVES, "buraco schema -o schemas/events.schema.json"),
+}
+
+
+def _example(name: str) -> str:
+    """Return the epilog of a command's help: its example."""
+    return f"Example: {EXAMPLES[name][1]}"
+
+
+def _command(name: str, function: Any, **kwargs: Any) -> None:
+    """Register a command under its panel of `buraco --help`, its example closing its help."""
+    panel = EXAMPLES[name][0]
+    app.command(name, rich_help_panel=panel, epilog=_example(name), **kwargs)(function)
+
+
+def _group(name: str, group: typer.Typer) -> None:
+    """Register a command group under its panel of `buraco --help`, with its example."""
+    app.add_typer(group, name=name, rich_help_panel=EXAMPLES[name][0], epilog=_example(name))
+
+
+_command("play", play_cmd.play)
+_command("replay", replay_cmd.replay)
+_command("share", share_cmd.share)
+_command("demo", demo_cmd.demo)
+_command("simulate", simulate_cmd.simulate)
+_command("audit", audit_cmd.audit)
+_command("rule", whatif_cmd.rule)
+_command("branch", whatif_cmd.branch)
+_command("compare", whatif_cmd.compare)
+_command("analyze", analyze_cmd.analyze_cmd)
+_group("log", log_cmd.app)
+_command("index", analytics_cmd.index)
+_command("sql", analytics_cmd.sql, help=analytics_cmd.sql_help(), cls=analytics_cmd.QueryCommand)
+_command("stats", analytics_cmd.stats)
+_command("export", analytics_cmd.export)
+_command("spark-index", spark_cmd.spark_index)
+_command("rules", rules_cmd.rules)
+_group("archive", archive_cmd.app)
+_command("schema", schema_cmd.schema)
 
 
 def main() -> None:

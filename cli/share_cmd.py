@@ -84,7 +84,8 @@ def share(
         f"{shown(output)}: {len(steps)} steps, {size:,} bytes, seen by {shown(who)}, opens at seq"
         f" {seq}{', spoiler-free' if spoiler_free else ''}", soft_wrap=True,
     )
-    out().print(f"check: {shown(audit_command(source, loaded.head))}", soft_wrap=True)
+    # the sharer's own check, run from where share ran: the log as given (the page names the file)
+    out().print(f"check: {shown(audit_command(str(log), loaded.head))}", soft_wrap=True)
     if timeline.branched is not None:
         out().print(f"{shown(branch_words(timeline.final.game_id, timeline.branched))}: the page names it at every step",
                     soft_wrap=True)

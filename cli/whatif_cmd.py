@@ -39,7 +39,7 @@ from buraco_events.play.commands import CommandError, parse_command
 from buraco_events.views.compare import CompareError, Comparison, compare_logs, event_words
 from buraco_events.views.text import visible
 
-from .common import PROBLEMS, UNREADABLE, fail, import_bots_from_cwd, out
+from .common import PROBLEMS, UNREADABLE, fail, import_bots_from_cwd, os_reason, out
 
 #: runs of differing events the text shows, and events per side of a run (--json has them all)
 RUNS_SHOWN = 5
@@ -152,7 +152,7 @@ def _lines(path: Path) -> list[bytes]:
     except LogError as exc:  # a torn last line, or no whole line
         fail(str(exc), UNREADABLE)
     except OSError as exc:
-        fail(f"{path}: cannot read: {exc.strerror or exc}", UNREADABLE)
+        fail(f"{path}: cannot read: {os_reason(exc)}", UNREADABLE)
     except ValueError as exc:  # a damaged archive
         fail(f"{path}: {exc}", UNREADABLE)
 

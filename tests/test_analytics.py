@@ -395,6 +395,34 @@ def test_spark_reads_the_parquet_export(indexed: Path, tmp_path: Path, monkeypat
         spark.stop()
 
 
+def test_stats_prints_the_player_standings(indexed: Path):
+    with duckdb.connect(str(indexed), read_only=True) as con:
+        standings = con.execute("SELECT player, games, wins FROM player_standings").fetchall()
+    result = runner.invoke(app, ["stats", "--db", str(indexed)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout.split("player standings", 1)[1]
+    rows = [[c.strip() for c in line.strip("│ ").split("│")] for line in text.splitlines()
+            if line.startswith("│")]
+    assert [tuple(r[:3]) for r in rows] == [(p, str(g), str(w)) for p, g, w in standings]
+    assert "ruled_" not in text  # no ruling changes a standing: the same columns are not repeated
+    doc = json.loads(cli("stats", "--db", str(indexed), "--json").stdout)
+    assert [(r["player"], r["games"], r["wins"]) for r in doc["player_standings"]] == standings
+    # the standings count every variant: one variant's stats leave them out
+    one = cli("stats", "--db", str(indexed), "--variant", "stbl")
+    assert one.exit_code == 0 and "player standings" not in one.stdout
+
+
+def test_stats_standings_keep_the_ruled_columns_when_a_ruling_changes_them():
+    from buraco_events.analytics.queries import Result
+    from cli.analytics_cmd import _unruled
+
+    columns = ["player", "games", "wins", "ruled_games", "ruled_wins"]
+    same = Result(columns, [("ana", 2, 1, 2, 1)])
+    assert _unruled(same).columns == ["player", "games", "wins"]
+    ruled = Result(columns, [("ana", 2, 1, 2, 1), ("bruno", 2, 1, 2, 0)])
+    assert _unruled(ruled) == ruled
+
+
 def test_player_standings_view_counts_every_seat_of_every_finished_game(indexed: Path):
     # a club's table of players: one row per player name, over every complete game they sat in
     with duckdb.connect(str(indexed), read_only=True) as con:

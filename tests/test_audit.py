@@ -575,3 +575,13 @@ def test_an_audit_leaves_no_cycle_to_collect() -> None:
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_as_takes_a_player_name_as_replay_and_share_do() -> None:
+    path = str(DISPUTES / "illegal_close.jsonl")  # players ana and bruno
+    by_name, by_index = invoke(path, "--as", "bruno"), invoke(path, "--as", "1")
+    assert by_name.exit_code == by_index.exit_code == 1
+    assert "seen by seat 1" in by_name.stdout and by_name.stdout == by_index.stdout
+    unknown = invoke(path, "--as", "carla")
+    assert (unknown.exit_code, unknown.stdout) == (2, "")
+    assert "--as carla: no such player in this 2-player game (seats 0..1: ana, bruno)" in unknown.stderr

@@ -56,3 +56,25 @@ def test_demo_runs_every_step(tmp_path: Path):
     assert "error:" not in result.stderr
     # one game per preset
     assert (out / "buraco.duckdb").exists() and len(list((out / "logs").rglob("*.jsonl"))) == len(PRESETS)
+
+
+def test_demo_headers_are_commands_quoted_for_a_shell():
+    import shlex
+
+    from cli import demo_cmd
+
+    query = "SELECT variant, count(*) AS games FROM games GROUP BY variant"
+    line = demo_cmd.command_line(["sql", query, "--db", "buraco-demo/buraco.duckdb"])
+    assert line == f"$ buraco sql '{query}' --db buraco-demo/buraco.duckdb"
+    assert shlex.split(line[2:]) == ["buraco", "sql", query, "--db", "buraco-demo/buraco.duckdb"]
+
+
+def test_a_long_header_wraps_instead_of_being_cut(monkeypatch, capsys):
+    from cli import demo_cmd
+
+    monkeypatch.setenv("COLUMNS", "60")
+    long = ["sql", "SELECT variant, count(*) AS games, round(avg(hands), 2) AS hands_per_game"
+            " FROM games GROUP BY variant ORDER BY variant", "--db", "x.duckdb"]
+    demo_cmd._run(long)
+    text = " ".join(capsys.readouterr().out.split())
+    assert demo_cmd.command_line(long) in text

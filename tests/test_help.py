@@ -46,6 +46,65 @@ def test_every_help_shows_plain_flags_and_values():
     assert re.search(r"paths\.\.\.\s+PATH\s+log files", audit)
 
 
+def test_every_usage_line_names_its_arguments_in_capitals():
+    for path in command_paths():
+        usage = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"}).stdout
+        line = next(x.strip() for x in usage.splitlines() if "Usage:" in x)
+        assert "{" not in line and "}" not in line, line
+        words = line.split("[OPTIONS]", 1)[1].split()
+        assert all(w.strip("[].") == w.strip("[].").upper() for w in words), line
+    assert usage_of("replay") == "Usage: buraco replay [OPTIONS] LOG"
+    assert usage_of("audit") == "Usage: buraco audit [OPTIONS] PATHS..."
+    assert usage_of("rules") == "Usage: buraco rules [OPTIONS] [PRESET]"
+    assert usage_of("compare") == "Usage: buraco compare [OPTIONS] PARENT BRANCH"
+    # a usage error shows the same line
+    error = runner.invoke(app, ["replay"], env={"COLUMNS": "200"})
+    assert error.exit_code == 2 and "Usage: buraco replay [OPTIONS] LOG" in error.output
+
+
+def usage_of(*path: str) -> str:
+    text = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"}).stdout
+    return next(x.strip() for x in text.splitlines() if "Usage:" in x)
+
+
+def test_root_help_groups_the_commands_by_what_people_do_with_examples():
+    from cli.main import EXAMPLES, ROOT_EXAMPLES
+
+    text = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout
+    panels = {"Play and watch": ["play", "replay", "share", "demo", "simulate"],
+              "Referee": ["audit", "rule", "branch", "compare", "log"],
+              "Analyse": ["index", "sql", "stats", "export", "spark-index", "rules"],
+              "Archives": ["schema", "archive"]}
+    boxes = re.split(r"╭─ ", text)[1:]
+    listed = {box.split(" ─", 1)[0]: re.findall(r"^│ (\S+)", box, re.MULTILINE) for box in boxes}
+    assert {k: v for k, v in listed.items() if k != "Options"} == panels
+    # every command of the app is in a panel, and its help ends with its example
+    assert set(get_command(app).commands) == {c for cs in panels.values() for c in cs}
+    for name, (panel, example) in EXAMPLES.items():
+        assert name in panels[panel] and example.startswith(f"buraco {name} ")
+        help_text = " ".join(runner.invoke(app, [name, "--help"], env={"COLUMNS": "300"}).stdout.split())
+        assert f"Example: {example}" in help_text, name
+    flat = " ".join(text.split())
+    for panel, example in ROOT_EXAMPLES.items():
+        assert f"{panel.lower()}: {example}" in flat
+
+
+def test_every_example_parses_as_its_command():
+    import shlex
+
+    from cli.main import EXAMPLES
+
+    for name, (_, example) in EXAMPLES.items():
+        command = get_command(app)
+        ctx = command.make_context("buraco", shlex.split(example)[1:])
+        args = [*ctx._protected_args, *ctx.args]
+        while getattr(command, "commands", None):  # the command, or a group's subcommand
+            _, command, args = command.resolve_command(ctx, args)
+            ctx = command.make_context(name, args, parent=ctx)  # raises on a bad option
+            args = [*getattr(ctx, "_protected_args", []), *ctx.args]
+        assert not args, (name, args)
+
+
 def test_sql_help_tells_the_limits_and_which_output_keeps_the_data_exact():
     text = " ".join(runner.invoke(app, ["sql", "--help"], env={"COLUMNS": "200"}).stdout.split())
     assert (f"A query stops after --timeout seconds ({queries.DEFAULT_TIMEOUT:g} by default) and "

@@ -542,7 +542,7 @@ def test_log_check_command_prints_one_line_errors(tmp_path: Path) -> None:
     assert result.stderr.startswith(f"error: {path}: line 4 (seq 3): field card: not a card: 'X")
     assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
     missing = runner.invoke(app, ["log", "check", str(tmp_path / "none.jsonl")])
-    assert missing.exit_code == 2 and "No such file or directory" in missing.stderr
+    assert missing.exit_code == 2 and "cannot read: no such file or folder" in missing.stderr
 
 
 def test_log_repair_command(tmp_path: Path) -> None:

@@ -64,7 +64,20 @@ def test_schema_check_fails_on_drift(tmp_path: Path) -> None:
     assert "is out of date with the event types; run `buraco schema" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     missing = runner.invoke(app, ["schema", "--check", "-o", str(tmp_path / "none.json")])
-    assert missing.exit_code == 1 and "No such file" in missing.stderr
+    assert missing.exit_code == 1 and "cannot read: no such file or folder" in missing.stderr
+
+
+def test_schema_prints_unless_a_file_is_named(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["schema"])
+    assert (result.exit_code, result.stdout) == (0, schema_text())
+    assert list(tmp_path.iterdir()) == []  # nothing written into the working folder
+
+
+def test_schema_check_defaults_to_the_repository_file(monkeypatch) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # its schema file is current
+    result = runner.invoke(app, ["schema", "--check"])
+    assert (result.exit_code, result.stdout.strip()) == (0, "schemas/events.schema.json is up to date")
 
 
 # -- upcasting -----------------------------------------------------------------------------------

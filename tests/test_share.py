@@ -129,9 +129,20 @@ def test_the_page_shows_the_head_the_game_and_the_check(tmp_path, four):
     assert f"<code class=head id=head>{want}</code>" in page
     assert f"<pre id=verify-cmd>{command}</pre>" in page
     assert four[0].game_id in page.split('<script type="application/json"')[0]
-    assert command in result.stdout
-    # the command it prints passes on the log
-    check = runner.invoke(app, ["audit", str(log), "--expect-head", want])
+    assert command not in result.stdout  # the page names the file; the sharer's line its path
+
+
+def test_the_printed_check_works_from_the_folder_where_share_ran(tmp_path, four, monkeypatch):
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    write_sealed(tmp_path / "my logs" / "g.jsonl", four)
+    result = share("my logs/g.jsonl", "-o", "g.html")
+    assert result.exit_code == 0, result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("check: "))
+    words = shlex.split(line.removeprefix("check: "))
+    assert words[:3] == ["buraco", "audit", "my logs/g.jsonl"]
+    check = runner.invoke(app, words[1:])  # as typed there
     assert check.exit_code == 0, check.stdout
 
 

@@ -247,6 +247,9 @@ STATS_VIEWS: tuple[str, ...] = (
     "canasta_rates", "penalty_rates", "closing_rates", "hand_lengths", "win_rates",
     "score_quantiles",
 )
+#: the players' standings, which `stats` shows after those views when no variant is asked for:
+#: the view counts a player over every variant they played (it has no variant column)
+STANDINGS_VIEW = "player_standings"
 
 
 @dataclass(frozen=True)
@@ -370,8 +373,8 @@ def stats(
     parquet: str | os.PathLike[str] | None = None, limits: Limits | None = None,
     passed_only: bool = False,
 ) -> dict[str, Result]:
-    """Return every analytics view (optionally for one variant or its alias), read-only, all
-    within `limits` (one time limit for the whole); with `passed_only`, of the games that pass
+    """Return every analytics view (optionally for one variant or its alias; the players'
+    standings, `STANDINGS_VIEW`, only over every variant), read-only, all within `limits` (one time limit for the whole); with `passed_only`, of the games that pass
     the audit only.
 
     The views are read from the database, which may come from anyone: they run on a query
@@ -385,7 +388,8 @@ def stats(
     until = limits.deadline()
     try:
         with _limited("stats", limits):
-            return {view: view_rows(con, view, name, until, passed_only) for view in STATS_VIEWS}
+            views = STATS_VIEWS if name is not None else (*STATS_VIEWS, STANDINGS_VIEW)
+            return {view: view_rows(con, view, name, until, passed_only) for view in views}
     finally:
         con.close()
 

@@ -16,8 +16,21 @@ from pathlib import Path
 from buraco_events.model.events import AnyEvent
 
 from .archive_read import StoredLines, is_archive, iter_archive
-from .lines import RawLines, StrPath, log_files, raw_lines
+from .lines import NotALogError, RawLines, StrPath, log_files, raw_lines
 from .reader import EventReader
+
+
+class WholeArchiveError(NotALogError, ValueError):
+    """A whole archive given where one log is asked for: not a log (exit 2), named with how to
+    name one of its logs. It is a ValueError too, as a damaged archive's error is, so a reader
+    that takes an archive's errors takes this one."""
+
+
+def refuse_archive(path: Path) -> None:
+    """Raise `WholeArchiveError` if a path is an archive file, where one log is asked for."""
+    if path.is_file() and is_archive(path):
+        raise WholeArchiveError(path, None, None, None,
+                                f"an archive: name a member ({path}/NAME), see `buraco archive list {path}`")
 
 
 def _archive_member(path: Path) -> tuple[Path, str] | None:
@@ -34,11 +47,13 @@ def open_source(path: StrPath) -> RawLines:
     """Return the lines of one log: a file, or `ARCHIVE.bza/NAME` (read whole from the archive).
 
     A member the archive does not hold raises `FileNotFoundError`; a damaged archive
-    `archive_format.ArchiveError`.
+    `archive_format.ArchiveError`; a whole archive, where one log is asked for,
+    `WholeArchiveError` saying how to name one of its logs.
     """
     p = Path(path)
     found = _archive_member(p)
     if found is None:
+        refuse_archive(p)
         return raw_lines(p)
     archive, member = found
     for name, lines in iter_archive(archive):
