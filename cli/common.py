@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import sys
 from collections.abc import Iterable
@@ -13,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from buraco_events.log.archive import ArchiveError
+from buraco_events.log.lines import os_reason as os_reason
 from buraco_events.log.reader import LockedError, LogError, NotALogError
 from buraco_events.views.text import visible
 
@@ -69,19 +69,6 @@ def read_error_code(exc: BaseException) -> int:
     if isinstance(exc, LogError):  # a log another writer holds cannot be used now either
         return UNREADABLE if isinstance(exc, NotALogError | LockedError) else PROBLEMS
     return UNREADABLE if isinstance(exc, OSError) else PROBLEMS
-
-
-def os_reason(exc: OSError) -> str:
-    """Return why a file operation failed in the words every command uses: "no such file or
-    folder", "is a folder", "permission denied" (the system's words, in lower case, say
-    "directory" where the commands say "folder"); a reason of the program's own (a log the
-    archive does not hold) is kept as it is."""
-    text = str(exc.strerror or exc)
-    if exc.errno is None or text != os.strerror(exc.errno):
-        return text
-    if exc.errno == errno.ENOENT:
-        return "no such file or folder"
-    return (text[:1].lower() + text[1:]).replace("directory", "folder")
 
 
 def read_error_text(exc: BaseException) -> str:

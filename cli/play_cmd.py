@@ -38,7 +38,7 @@ from buraco_events.play.session import (
 )
 from buraco_events.views.text import visible
 
-from .common import fail, fail_read, import_bots_from_cwd, out
+from .common import fail, fail_read, import_bots_from_cwd, os_reason, out
 
 
 def say_out(renderable: RenderableType) -> None:
@@ -128,7 +128,7 @@ def play(
     except LogError as exc:
         fail_read(exc)
     except OSError as exc:
-        fail(f"{exc.filename or resume or log or 'buraco play'}: {exc.strerror or exc}")
+        fail(f"{exc.filename or resume or log or 'buraco play'}: {os_reason(exc)}")
     except KeyboardInterrupt:
         # each event is one write: the log holds every event recorded before the interrupt
         where = visible(str(session.path) + session.resume_args) if session is not None else "LOG"

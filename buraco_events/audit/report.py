@@ -64,6 +64,7 @@ from buraco_events.log.lines import (
     RawLines,
     TornTailError,
     decode_lines,
+    os_reason,
 )
 from buraco_events.log.reader import EventReader
 from buraco_events.log.sources import (
@@ -814,7 +815,7 @@ def read_parent_log(path: Path) -> ParentLog:
         raise AuditInputError(f"{path}: --parent: out of memory reading it") from None
     except OSError as exc:
         raise AuditInputError(f"{exc.filename or path}: --parent: cannot read:"
-                              f" {exc.strerror or exc}") from None
+                              f" {os_reason(exc)}") from None
     except (ArchiveError, LogError) as exc:
         raise AuditInputError(f"--parent: {exc}") from None
     return parent_log(str(path), lines)
@@ -853,7 +854,7 @@ def audit_path(path: Path, expect_head: str | None = None, partial: bool = False
     except MemoryError:
         raise AuditInputError(f"{path}: out of memory reading it") from None
     except OSError as exc:
-        raise AuditInputError(f"{exc.filename or path}: cannot read ({exc.strerror or exc})") from None
+        raise AuditInputError(f"{exc.filename or path}: cannot read: {os_reason(exc)}") from None
     except ArchiveError as exc:
         damage = None
         if exc.member is not None:

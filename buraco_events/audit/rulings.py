@@ -33,7 +33,7 @@ from buraco_events.core.cards import team_of
 from buraco_events.core.engine import play
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.state import GameState
-from buraco_events.log.lines import RULINGS_SUFFIX, LogError, RawLines, raw_lines
+from buraco_events.log.lines import RULINGS_SUFFIX, LogError, RawLines, os_reason, raw_lines
 from buraco_events.log.reader import EventReader
 from buraco_events.log.writer import open_log
 from buraco_events.model.events import (
@@ -160,7 +160,7 @@ def read_facts(path: str | Path) -> LogFacts:
         raw = raw_lines(path)
         lines = list(raw)
     except OSError as exc:
-        raise RulingError(f"{path}: cannot read: {exc.strerror or exc}", 2) from None
+        raise RulingError(f"{path}: cannot read: {os_reason(exc)}", 2) from None
     facts = log_facts(lines, raw.name)
     if not facts.game_id:
         raise RulingError(f"{path}: not a log: {facts.stopped or 'no line reads'}", 2)
@@ -328,7 +328,7 @@ def read_rulings(path: str | Path) -> tuple[list[Ruling], str | None]:
     except FileNotFoundError:
         return [], None
     except OSError as exc:
-        raise RulingError(f"{p}: cannot read: {exc.strerror or exc}", 2) from None
+        raise RulingError(f"{p}: cannot read: {os_reason(exc)}", 2) from None
     rulings: list[Ruling] = []
     try:
         for lineno, _, event in EventReader(RawLines(raw.name, lines, raw.tail)):

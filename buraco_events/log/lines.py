@@ -13,6 +13,7 @@ build on it.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -270,6 +271,19 @@ def end_error(lines: RawLines, events: int, name: str | None = None) -> LogError
         return NotALogError(name, None, None, None,
                             f"{what} (a log holds at least its game_started line)")
     return None
+
+
+def os_reason(exc: OSError) -> str:
+    """Return why a file operation failed in the words every command uses: "no such file or
+    folder", "is a folder", "permission denied" (the system's words, in lower case, say
+    "directory" where the commands say "folder"); a reason of the program's own (a log the
+    archive does not hold) is kept as it is."""
+    text = str(exc.strerror or exc)
+    if exc.errno is None or text != os.strerror(exc.errno):
+        return text
+    if exc.errno == errno.ENOENT:
+        return "no such file or folder"
+    return (text[:1].lower() + text[1:]).replace("directory", "folder")
 
 
 #: the name ending of a game's rulings log (docs/log-format.md, "Rulings"): not a game log

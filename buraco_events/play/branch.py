@@ -35,7 +35,7 @@ from buraco_events.core.state import GameState
 from buraco_events.core.table import EndlessGame, Table, WrongSeat
 from buraco_events.log.atomic import place
 from buraco_events.log.commit import keyed_salts
-from buraco_events.log.lines import LogError, RawLines, decode_line
+from buraco_events.log.lines import LogError, RawLines, decode_line, os_reason
 from buraco_events.log.reader import EventReader
 from buraco_events.log.sources import open_source
 from buraco_events.model.events import (
@@ -148,9 +148,10 @@ def read_parent(path: str | Path) -> Parent:
         raw = open_source(path)
         lines = list(raw)
     except OSError as exc:
-        raise BranchError(f"{path}: cannot read: {exc.strerror or exc}", 2) from None
-    except ValueError as exc:  # a damaged archive
-        raise BranchError(f"{path}: {exc}", 2) from None
+        raise BranchError(f"{path}: cannot read: {os_reason(exc)}", 2) from None
+    except ValueError as exc:  # a damaged archive, or a whole archive where a log is asked for
+        text = str(exc)
+        raise BranchError(text if text.startswith(str(path)) else f"{path}: {text}", 2) from None
     good: list[bytes] = []
     events: list[AnyEvent] = []
     reader = EventReader(RawLines(raw.name, lines))

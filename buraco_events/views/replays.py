@@ -108,7 +108,7 @@ def load_rulings(log: Path, rulings_file: Path | None = None) -> RulingsReport |
     path = rulings_file if rulings_file is not None else rulings_path(log)
     if not path.exists():
         if rulings_file is not None:
-            raise RulingError(f"--rulings {path}: no such file", 2)
+            raise RulingError(f"--rulings {path}: cannot read: no such file or folder", 2)
         return None
     if path.is_dir():
         raise RulingError(f"--rulings {path}: is a folder; give a rulings log (GAME.rulings.jsonl)", 2)
