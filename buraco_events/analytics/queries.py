@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import sys
 import threading
 import time
@@ -194,7 +195,7 @@ def connect_parquet(
                 listed = ", ".join(f"'{sql_string(_glob_literal(f))}'" for f in files)
                 source = f"read_parquet([{listed}], filename = true, hive_partitioning = false)"
                 values["variant"] = _VARIANT_OF_FILE
-            else:  # a table with no rows is exported as no file at all
+            else:  # no file at all (an export made before empty tables were written)
                 source = ("(SELECT " + ", ".join(f'NULL AS "{name}"' for name in declared.names())
                           + ") WHERE false")
             cols = ", ".join(f'CAST({values[name]} AS {TYPES[word]}) AS "{name}"'
@@ -424,14 +425,22 @@ def export_parquet(db: str | os.PathLike[str], out_dir: str | os.PathLike[str]) 
             )
             target = Path(out_dir) / table
             target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                con.execute(
-                    f"COPY ({select}) TO '{sql_string(target)}' (FORMAT parquet, "
-                    "COMPRESSION zstd, PARTITION_BY (variant), OVERWRITE)"
-                )
-            except duckdb.Error as exc:
-                raise AnalyticsError(f"export of {table}: {one_line(exc)}") from None
             counts[table] = run_query(con, f"SELECT count(*) FROM {table}").rows[0][0]
+            try:
+                if counts[table]:
+                    con.execute(
+                        f"COPY ({select}) TO '{sql_string(target)}' (FORMAT parquet, "
+                        "COMPRESSION zstd, PARTITION_BY (variant), OVERWRITE)"
+                    )
+                else:  # no rows, no partition: one empty file holds the columns, so that any
+                    # engine reading the folder finds the table's schema
+                    if target.exists():
+                        shutil.rmtree(target)
+                    target.mkdir()
+                    con.execute(f"COPY ({select}) TO '{sql_string(target / 'empty.parquet')}' "
+                                "(FORMAT parquet, COMPRESSION zstd)")
+            except (duckdb.Error, OSError) as exc:
+                raise AnalyticsError(f"export of {table}: {one_line(exc)}") from None
     finally:
         con.close()
     return counts
