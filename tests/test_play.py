@@ -102,7 +102,7 @@ def test_options_and_hint_name_each_kind_of_move():
     assert options_text(actions) == "you may: meld (2 ways), add (1 way), discard (any of 2 cards); hint lists them"
     assert options_text([Action("draw"), Action("pile")]) == "you may: draw, pile"
     assert hint_text(actions).splitlines() == [
-        "meld 3H 4H 5H", "meld 3H 4H JK", "add 1 6H", "discard KD | 3H",
+        "meld 3H 4H 5H", "meld 3H 4H JK", "add 1 6H", "discard 3H | KD",
     ]
 
 

@@ -23,7 +23,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from buraco_events.core.cards import JOKER, RANK, SUIT, Card, CardError, is_wild_card, parse_cards, sorted_cards, team_of
+from buraco_events.core.cards import (
+    JOKER,
+    RANK,
+    SUIT,
+    Card,
+    CardError,
+    is_wild_card,
+    parse_cards,
+    sorted_cards,
+    team_of,
+)
 from buraco_events.core.choices import Action
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.melds import classify
@@ -45,20 +55,20 @@ WORDS: dict[str, str] = {
     "quit": "quit", "q": "quit", "exit": "quit",
 }
 
-#: what `help` prints (at most 80 columns: the app's screen)
+#: what `help` prints (at most 76 columns: the app's table at 80)
 HELP = """\
-commands, short form first (cards like 3H 10S JK; lower case, T for 10, suit symbols):
-  d   draw            draw the stock's top card
-  p   pile            take the whole discard pile
-  m   meld 3H 4H 5H   lay a new meld from your hand
-  a   add 2 6H        add cards to your team's meld #2
-  x   discard KD      discard a card, ending your turn
-  .                   play the hint's first line (the bot's choice)
-  h   hint            list your legal moves, the bot's choice first
-  s   show            the whole table and the score so far
-  ?   help            this list
-  q   quit            stop here (the log keeps the game: buraco play --resume LOG)
-a dead is taken for you as soon as your hand empties; there is no undo (the log is append-only)"""
+commands, short form first; cards as 3H 10S JK (or 3h, T for 10, symbols)
+  d  draw            draw the stock's top card
+  p  pile            take the whole discard pile
+  m  meld 3H 4H 5H   lay a new meld from your hand
+  a  add 2 6H        add cards to your team's meld #2
+  x  discard KD      discard a card, ending your turn
+  .                  play the hint's first line (the bot's choice)
+  h  hint            your legal moves, the bot's choice first
+  s  show            the whole table and the score so far
+  ?  help            this list
+  q  quit            stop here; buraco play --resume LOG goes on
+a dead is taken for you when your hand empties; no undo (the log only grows)"""
 
 _NO_ARGS = ("draw", "pile", "best", "dead", "help", "hint", "show", "quit")
 
@@ -163,7 +173,7 @@ def hint_text(
 
     lines = [line(best) + "   (the bot's choice: . plays it)"] if best is not None else []
     plays = [a for a in actions if a.kind != "discard" and a != best]
-    discards = [a.cards[0] for a in actions if a.kind == "discard"]
+    discards = sorted_cards(a.cards[0] for a in actions if a.kind == "discard")  # as the hand reads
     if not lines and not plays and not discards:
         return "no move of yours now"
     room = limit - len(lines) - (1 if discards else 0)
