@@ -35,10 +35,13 @@ without the parent's log the next deal stops the session. Every screen of a bran
 
 What the player is told: each event in words as it happens (bots' moves `pace` seconds apart),
 and at each prompt a compact screen (`render.render_compact`: the hand by suit with the new cards
-marked, the pile, the melds that changed); `show` tells the whole table, `hint` the plays in
-reading order with the greedy bot's choice first. A refused move is told in the player's words
-(`commands.refusal_text`). A match goes on hand after hand to the target, with the score sheet
-after each hand.
+marked, the pile, the melds that changed; the first screen of a resumed game or a branch shows
+every meld on the table); `show` tells the whole table and the score so far, `hint` the plays in
+reading order with the greedy bot's choice first, and `.` plays that choice. A refused move is
+told in the player's words (`commands.refusal_text`). The default name "you" is told in the
+second person (`second_person`: "you play first"). The score sheet (`score_sheet`) says when its
+figures are provisional (during a hand) and shows each row once. A match goes on hand after
+hand to the target, with the score sheet after each hand.
 
 Choices made here: a dead is taken automatically (the lowest one left) the moment the human's hand
 empties, and the session says so; a game's id is `play-<variant>-<n>p-s<seed>`, and its default
