@@ -5,7 +5,9 @@ The game itself is `buraco_events.play.session`: a `Session` started by `new_ses
 there). This module is the terminal: it parses the options, builds the session with a `say` that
 prints to stdout (or, on a terminal, the full-screen `PlayApp`'s log) and a `read` that prompts
 for a line of stdin, and turns a setup or log error into one line and its exit code. Ctrl-C stops
-the game with the log holding every event played so far; `--resume LOG` continues it.
+the game with the log holding every event played so far (in the app too: exit 130 and the
+`--resume` line either way); `--resume LOG` continues it. Once the app closes on an ended match,
+its result is printed again, so it stays in the terminal.
 
 `--resume BRANCH.jsonl` continues a branch by hand (`session.branch_table`): `--parent
 PARENT.jsonl` gives the parent's log, whose recorded hands the branch deals (without it the
@@ -112,7 +114,14 @@ def play(
             app.run()
             if app.error is not None:
                 raise app.error
-            if not app.finished and session is not None:
+            if session is None:
+                return
+            if app.interrupted:
+                raise KeyboardInterrupt  # ctrl+c in the app: told and exited as in line mode
+            if app.finished:  # the app's screen is gone: the result stays in the terminal
+                for told in session.result_lines():
+                    say_out(told)
+            else:
                 say_out(Text(f"the game stops here; {session.resume_hint()}"))
             return
         make_session(say_out)

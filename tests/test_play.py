@@ -36,6 +36,7 @@ from buraco_events.model.events import HandEnded, HandStarted, Note, decode_even
 from buraco_events.play.commands import (
     CommandError,
     action_command,
+    broken_rule,
     hint_text,
     options_text,
     parse_command,
@@ -101,7 +102,7 @@ def test_options_and_hint_name_each_kind_of_move():
     assert options_text(actions) == "you may: meld (2 ways), add (1 way), discard (any of 2 cards); hint lists them"
     assert options_text([Action("draw"), Action("pile")]) == "you may: draw, pile"
     assert hint_text(actions).splitlines() == [
-        "meld 3H 4H 5H", "meld 3H 4H JK", "add 1 6H", "discard KD | 3H",
+        "meld 3H 4H 5H", "meld 3H 4H JK", "add 1 6H", "discard 3H | KD",
     ]
 
 
@@ -157,8 +158,8 @@ class Pilot:
             else:
                 junk = next(c for c in itertools.combinations(held, 3) if classify(c, state.rules) is None)
                 self.queues[phase] = [
-                    (f"meld {' '.join(junk)}", "is not a legal run"),
-                    (f"add 99 {held[0]}", "there is no meld 99"),
+                    (f"meld {' '.join(junk)}", f"cannot meld {' '.join(junk)}: {broken_rule(junk, state.rules)}"),
+                    (f"add 99 {held[0]}", "cannot add: there is no meld #99 on the table; your team"),
                     ("draw", "you have drawn this turn: meld, add to a meld, then discard"),
                 ]
         queue = self.queues[phase]
@@ -429,8 +430,17 @@ def test_a_match_goes_hand_after_hand_to_the_target(match):
     assert events[0].players == ("Zoe", "Bruno") and events[0].target == 1000
     # the score sheet and the match's standing after each hand, then the result
     assert text.count("match to 1000: team 0") == 2 and text.count("hand total") == 2
-    assert "after 2 hand(s)" in text and ("you win" in text or "you lose" in text)
+    assert "after 2 hands" in text and ("you win, " in text or "you lose, " in text)
     assert "Zoe drew from the stock" in text and "Bruno drew from the stock" in text
+    # the second hand's sheet: the hand, the totals before it and with it, each row once
+    first, second = (s for s in match["said"] if "hand total" in s)
+    assert "before this hand" not in first and "total " not in first.replace("hand total", "")
+    rows = {line.split()[0] if not line.startswith("before") else "before": line.split()[-2:]
+            for line in second.splitlines()[2:]}
+    sheets = state.hand_results
+    assert rows["before"] == [str(sheets[0][0].total), str(sheets[0][1].total)]
+    assert rows["total"] == [str(t) for t in state.totals]
+    assert second.count("total") == 2 and "running" not in second and "(provisional" not in second
 
 
 def test_every_deal_is_committed_before_play_and_audit_proves_it(match):
@@ -476,7 +486,7 @@ def test_the_match_resumes_in_its_second_hand_and_ends_the_same(match, tmp_path)
     assert _game(log) == _game(match["path"])
     (audit,) = audit_path(log)
     assert audit.report.ok and audit.report.complete, audit.report.problems
-    assert "after 2 hand(s)" in rest.output
+    assert "after 2 hands" in rest.output
 
 
 def test_pace_pauses_before_each_bot_move_only(match):
@@ -518,7 +528,7 @@ def test_hint_reads_in_run_order_best_first_at_most_a_screen():
     actions = [Action("meld", ("10D", "8D", "9D")), *[Action("meld", ("3H", "4H", f"{r}H")) for r in "56789"],
                *[Action("add", ("KS", "QS"), meld=m) for m in range(8)], Action("discard", ("KD",))]
     lines = hint_text(actions, rules, best=actions[0]).splitlines()
-    assert lines[0] == "meld 8D 9D 10D   (the bot's choice)"
+    assert lines[0] == "meld 8D 9D 10D   (the bot's choice: . plays it)"
     assert "add 0 QS KS" in lines
     assert len(lines) == 10 and lines[-1] == "discard KD" and lines[-2].startswith("… and 6 more plays")
     assert "meld 10D 8D 9D" not in lines
@@ -532,10 +542,10 @@ def test_refusals_name_the_rule_in_a_players_words(tmp_path):
     out = result.output
     assert out.count("draw first: take the stock's top card (`draw`) or the whole pile (`pile`)") == 2
     assert "you have drawn this turn: meld, add to a meld, then discard (`discard CARD`)" in out
-    assert "cannot add: " in out and "there is no meld 99" in out
+    assert "cannot add: there is no meld #99 on the table; your team has no meld yet" in out
     assert "discarded is not allowed" not in out and "expected a draw" not in out
     hint = out.split("> hint\n", 1)[1].split("\n> ", 1)[0].splitlines()
-    assert hint[0] in ("draw   (the bot's choice)", "pile   (the bot's choice)")
+    assert hint[0] in ("draw   (the bot's choice: . plays it)", "pile   (the bot's choice: . plays it)")
 
 
 def test_bad_name_and_pace_fail_on_one_line(tmp_path):

@@ -8,18 +8,36 @@ form of a move. `action_command` is the inverse for the moves a player types, so
 actions can be shown (and fed back) as commands.
 
 Commands: `draw`, `pile`, `meld 3H 4H 5H`, `add 2 6H` (cards onto meld 2), `discard KD`, and the
-session words `help`, `hint` (list the legal moves), `show` (the table again), `dead` (a dead is
-taken automatically when the hand empties; the word only explains that) and `quit`.
+session words `help`, `hint` (list the legal moves), `.` (play the hint's first line, the greedy
+bot's choice), `show` (the table again), `dead` (a dead is taken automatically when the hand
+empties; the word only explains that) and `quit`. Each has a one-letter short form (`WORDS`,
+listed by `help`): `d`, `p`, `m`, `a`, `x` (discard: a cross through the card), `h`, `s`, `q`.
+
+A refusal (`refusal_text`) names the rule broken in the player's words: a meld's cards are
+checked against docs/rules.md section 3 (`broken_rule`: three cards, one wild, one suit,
+consecutive ranks) and a lay-off names the team's melds, while the engine's own reasons (kept
+as they are: the audit quotes them) stay for everything else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from buraco_events.core.cards import CardError, parse_cards, sorted_cards
+from buraco_events.core.cards import (
+    JOKER,
+    RANK,
+    SUIT,
+    Card,
+    CardError,
+    is_wild_card,
+    parse_cards,
+    sorted_cards,
+    team_of,
+)
 from buraco_events.core.choices import Action
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.melds import classify
+from buraco_events.core.state import GameState
 from buraco_events.model.rules import Rules
 
 #: each accepted word (and short form) -> the command it names
@@ -28,29 +46,31 @@ WORDS: dict[str, str] = {
     "pile": "pile", "p": "pile", "take": "pile",
     "meld": "meld", "m": "meld",
     "add": "add", "a": "add",
-    "discard": "discard",
+    "discard": "discard", "x": "discard",
+    ".": "best",
     "dead": "dead",
-    "help": "help", "h": "help", "?": "help",
-    "hint": "hint", "moves": "hint",
-    "show": "show", "table": "show",
+    "help": "help", "?": "help",
+    "hint": "hint", "h": "hint", "moves": "hint",
+    "show": "show", "s": "show", "table": "show",
     "quit": "quit", "q": "quit", "exit": "quit",
 }
 
-#: what `help` prints
+#: what `help` prints (at most 76 columns: the app's table at 80)
 HELP = """\
-commands (cards like 3H 10S JK; lower case, T for 10 and suit symbols work too):
-  draw               draw the stock's top card
-  pile               take the whole discard pile
-  meld 3H 4H 5H      lay a new meld from your hand
-  add 2 6H           add cards to your team's meld #2
-  discard KD         discard a card, ending your turn
-  hint               list your legal moves (also: moves)
-  show               show the table again
-  help               this list
-  quit               stop here (the log keeps the game: buraco play --resume LOG)
-a dead is taken for you as soon as your hand empties; there is no undo (the log is append-only)"""
+commands, short form first; cards as 3H 10S JK (or 3h, T for 10, symbols)
+  d  draw            draw the stock's top card
+  p  pile            take the whole discard pile
+  m  meld 3H 4H 5H   lay a new meld from your hand
+  a  add 2 6H        add cards to your team's meld #2
+  x  discard KD      discard a card, ending your turn
+  .                  play the hint's first line (the bot's choice)
+  h  hint            your legal moves, the bot's choice first
+  s  show            the whole table and the score so far
+  ?  help            this list
+  q  quit            stop here; buraco play --resume LOG goes on
+a dead is taken for you when your hand empties; no undo (the log only grows)"""
 
-_NO_ARGS = ("draw", "pile", "dead", "help", "hint", "show", "quit")
+_NO_ARGS = ("draw", "pile", "best", "dead", "help", "hint", "show", "quit")
 
 
 class CommandError(ValueError):
@@ -59,7 +79,8 @@ class CommandError(ValueError):
 
 def parse_command(text: str) -> Action | str | None:
     """Return what a typed line names: a move as its `Action`, a session word (`help`, `hint`,
-    `show`, `dead`, `quit`) as that word, None for a blank line; raises `CommandError`."""
+    `show`, `dead`, `quit`, and `best` for `.`) as that word, None for a blank line; raises
+    `CommandError`."""
     words = text.split()
     if not words:
         return None
@@ -69,7 +90,7 @@ def parse_command(text: str) -> Action | str | None:
         raise CommandError(f"unknown command {words[0]!r} (type help for the commands)")
     if word in _NO_ARGS:
         if args:
-            raise CommandError(f"{word} takes nothing after it")
+            raise CommandError(f"{words[0]} takes nothing after it")
         if word in ("draw", "pile"):
             return Action(word)
         return word
@@ -150,9 +171,9 @@ def hint_text(
     def line(a: Action) -> str:
         return action_command(arranged(a, rules) if rules is not None else a)
 
-    lines = [line(best) + "   (the bot's choice)"] if best is not None else []
+    lines = [line(best) + "   (the bot's choice: . plays it)"] if best is not None else []
     plays = [a for a in actions if a.kind != "discard" and a != best]
-    discards = [a.cards[0] for a in actions if a.kind == "discard"]
+    discards = sorted_cards(a.cards[0] for a in actions if a.kind == "discard")  # as the hand reads
     if not lines and not plays and not discards:
         return "no move of yours now"
     room = limit - len(lines) - (1 if discards else 0)
@@ -177,17 +198,90 @@ _WRONG_PHASE: dict[tuple[str, str], str] = {
 }
 
 
-def refusal_text(exc: IllegalMove, action: Action) -> str:
-    """Return why the engine refused a player's `action`, in the player's words: a move out of
-    its phase names what the phase asks for; any other refusal is the engine's public reason
-    (the rule in words, naming no card the player cannot see)."""
+def refusal_text(exc: IllegalMove, action: Action, state: GameState | None = None) -> str:
+    """Return why the engine refused a player's `action`, in the player's words.
+
+    A move out of its phase names what the phase asks for. With the `state` the move was tried
+    in, a meld or a lay-off that breaks a rule of melds names that rule (`broken_rule`), and a
+    lay-off onto a meld that is not the team's names the team's melds. Any other refusal is the
+    engine's public reason (the rule in words, naming no card the player cannot see)."""
     told = _WRONG_PHASE.get((exc.phase, action.kind))
     if told is not None:  # the engine checks the phase before anything else (`engine.check`)
         return told
+    if state is not None and action.kind in ("meld", "add"):
+        seat = exc.player if exc.player is not None else state.to_play
+        words = _play_refusal(exc.public, action, state, seat)
+        if words is not None:
+            return words
     return f"cannot {action.kind}: {exc.public}"
 
 
+def _play_refusal(public: str, action: Action, state: GameState, seat: int) -> str | None:
+    """Return a refused meld or lay-off in a player's words, or None to keep the engine's.
+
+    Which check refused it is read from the engine's reason (its words are fixed: the audit
+    quotes them); the rule is then worked out from the cards and the rules here."""
+    rules = state.rules
+    typed = " ".join(action.cards)
+    if action.kind == "meld":
+        if len(action.cards) < 3 or " is not a legal " in public:
+            return f"cannot meld {typed}: {broken_rule(action.cards, rules)}"
+        return None
+    team = team_of(seat)
+    ours = [m.id for m in state.melds if m.team == team]
+    listed = ("your team's melds are " + ", ".join(f"#{i}" for i in ours) if ours
+              else "your team has no meld yet (lay one with meld)")
+    number = action.meld if action.meld is not None else -1
+    if public.startswith("meld: there is no meld"):
+        return f"cannot add: there is no meld #{number} on the table; {listed}"
+    if public.endswith("belongs to the other team"):
+        return f"cannot add to meld #{number}: it is the other team's, and you add only to your own; {listed}"
+    if public.endswith("does not make a legal meld") and 0 <= number < len(state.melds):
+        meld = state.melds[number]
+        rule = broken_rule(tuple(meld.cards) + tuple(action.cards), rules)
+        if rule == ONE_WILD and meld.shape.wild is not None:
+            rule += f", and meld #{number} has one already ({meld.shape.wild})"
+        return f"cannot add {typed} to meld #{number} ({' '.join(meld.cards)}): {rule}"
+    return None
+
+
+#: the rule of one wild per meld (docs/rules.md 3.1, 3.2), in a player's words
+ONE_WILD = "a meld holds one wild card at most (a joker or a 2)"
+
+
+def broken_rule(cards: Sequence[Card], rules: Rules) -> str:
+    """Return which rule of melds (docs/rules.md section 3) `cards` break, in a player's words:
+    three cards at least, one wild at most, not only wilds, one suit (or, where `rules.sets`,
+    one rank), each rank once, consecutive ranks. For cards that make no meld (`classify`)."""
+    if len(cards) < 3:
+        return "a meld needs at least three cards"
+    naturals = [c for c in cards if not is_wild_card(c)]
+    twos = [c for c in cards if c != JOKER and is_wild_card(c)]
+    suits = {SUIT[c] for c in naturals}
+    # a 2 of a run's own suit may stand in its own place as a natural card: one of them is no wild
+    own = 1 if len(suits) == 1 and any(SUIT[c] in suits for c in twos) else 0
+    if not naturals:
+        return "a meld cannot be only wild cards (jokers and 2s)"
+    if cards.count(JOKER) + len(twos) - own > 1:
+        return ONE_WILD
+    ranks = [RANK[c] for c in naturals]
+    if len(suits) > 1:
+        if rules.sets and len(set(ranks)) > 1:
+            return "a run is one suit and a set one rank: these cards are neither"
+        if not rules.sets and len(set(ranks)) == 1:
+            return "this variant has no sets: a meld is a run of one suit"
+        if not rules.sets:
+            return "a run is all one suit"
+        return f"these cards make no legal {'run or set' if rules.sets else 'run'}"
+    aces = ranks.count(1)
+    if any(ranks.count(r) > 1 for r in set(ranks) if r != 1) or aces > (2 if rules.ace_to_ace else 1):
+        return "a run holds each rank once"
+    if len(naturals) + own < 2:
+        return "a run needs at least two natural cards"
+    return "a run needs consecutive ranks (its one wild may fill one gap)"
+
+
 __all__ = [
-    "HELP", "HINT_LINES", "WORDS", "CommandError", "action_command", "arranged",
-    "hint_text", "options_text", "parse_command", "refusal_text",
+    "HELP", "HINT_LINES", "ONE_WILD", "WORDS", "CommandError", "action_command", "arranged",
+    "broken_rule", "hint_text", "options_text", "parse_command", "refusal_text",
 ]

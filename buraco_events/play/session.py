@@ -35,10 +35,13 @@ without the parent's log the next deal stops the session. Every screen of a bran
 
 What the player is told: each event in words as it happens (bots' moves `pace` seconds apart),
 and at each prompt a compact screen (`render.render_compact`: the hand by suit with the new cards
-marked, the pile, the melds that changed); `show` tells the whole table, `hint` the plays in
-reading order with the greedy bot's choice first. A refused move is told in the player's words
-(`commands.refusal_text`). A match goes on hand after hand to the target, with the score sheet
-after each hand.
+marked, the pile, the melds that changed; the first screen of a resumed game or a branch shows
+every meld on the table); `show` tells the whole table and the score so far, `hint` the plays in
+reading order with the greedy bot's choice first, and `.` plays that choice. A refused move is
+told in the player's words (`commands.refusal_text`). The default name "you" is told in the
+second person (`second_person`: "you play first"). The score sheet (`score_sheet`) says when its
+figures are provisional (during a hand) and shows each row once. A match goes on hand after
+hand to the target, with the score sheet after each hand.
 
 Choices made here: a dead is taken automatically (the lowest one left) the moment the human's hand
 empties, and the session says so; a game's id is `play-<variant>-<n>p-s<seed>`, and its default
@@ -57,7 +60,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.console import RenderableType
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table as Grid
 from rich.text import Text
 
 from buraco_events.core.bots import Bot, GreedyBot, bot_by_name, bot_spec, share_context
@@ -75,6 +80,7 @@ from buraco_events.model.events import (
     Branched,
     Drew,
     Event,
+    GameEnded,
     HandEnded,
     HandStarted,
     LaidOff,
@@ -86,13 +92,23 @@ from buraco_events.model.events import (
     branch_words,
     decode_event,
 )
-from buraco_events.model.rules import UnknownVariant, canonical_variant
+from buraco_events.model.rules import Rules, UnknownVariant, canonical_variant
+from buraco_events.model.views import View
 from buraco_events.views.projections import describe, player_view
-from buraco_events.views.render import render_compact, render_scores, render_view
+from buraco_events.views.render import render_compact
 from buraco_events.views.text import visible
 
 from .branch import BranchError, ParentDeck, read_parent, start_branch
-from .commands import HELP, CommandError, hint_text, options_text, parse_command, refusal_text
+from .commands import (
+    HELP,
+    CommandError,
+    action_command,
+    arranged,
+    hint_text,
+    options_text,
+    parse_command,
+    refusal_text,
+)
 
 #: the `note.by` of the setup line
 NOTE_BY = "buraco play"
@@ -166,6 +182,71 @@ class Setup:
         return bots
 
 
+def _hands(n: int) -> str:
+    return "1 hand" if n == 1 else f"{n} hands"
+
+
+def second_person(text: str, event: Event, human: int) -> str:
+    """Return an event told in words (`describe`, third person) with the verbs of the human's
+    own moves agreeing with "you" (the default name): `you play first`, `you win`, `you take a
+    dead`. The words of other seats, and of a human with a name of their own, stay as told."""
+    if isinstance(event, HandStarted) and event.first == human:
+        return text.replace("; you plays first", "; you play first", 1)
+    if isinstance(event, GameEnded):
+        return text.replace("game over: you wins", "game over: you win", 1)
+    if getattr(event, "player", None) == human:
+        return (text.replace(": takes a dead", ": you take a dead", 1)
+                .replace("; plays on", "; you play on", 1))
+    return text
+
+
+def you_are(name: str, seat: int) -> str:
+    """Return who the human is at the table: `you are seat 0 (team 0)`, the name first when it
+    is not the default (`you are Maria, seat 0 (team 0)`)."""
+    who = "" if name == DEFAULT_NAME else f"{visible(name)}, "
+    return f"you are {who}seat {seat} (team {team_of(seat)})"
+
+
+def score_sheet(view: View, rules: Rules) -> RenderableType:
+    """Return the RULES 7 score sheet of the view's hand as a player reads it.
+
+    During the hand the figures are what the hand would score if it ended now: the sheet says
+    so above it, the dead row counts the penalty of a dead not taken (yet), and the cards held
+    are counted only at the end. Each row appears once: a hand's total, then, when hands came
+    before it, the total before it and the total with it (in a one-hand game the hand's total is
+    the game's)."""
+    playing = view.phase in ("draw", "play", "dead")
+    sheet = view.hand_scores
+    yours = team_of(view.seat) if view.seat is not None else None
+    table = Grid(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table.add_column(f"hand {view.hand}" if view.hand >= 0 else "scores")
+    for team in (0, 1):
+        table.add_column(f"team {team}" + (" (you)" if team == yours else ""), justify="right")
+    if sheet:
+        dead = "dead not taken (yet)" if playing else "dead"
+        rows = [("meld cards", [s.meld_points for s in sheet]), ("canasta bonus", [s.canasta_bonus for s in sheet]),
+                ("closing", [s.close_bonus for s in sheet]), (dead, [s.dead_penalty for s in sheet])]
+        for name, values in rows:
+            table.add_row(name, *(str(v) for v in values))
+        if view.hands_counted:
+            table.add_row("cards held", *(str(s.hand_penalty) for s in sheet))
+        else:
+            table.add_row("cards held", *(Text("at the end", style="dim") for _ in sheet))
+        table.add_row(Text("hand so far" if playing else "hand total", style="bold"),
+                      *(Text(str(s.total), style="bold") for s in sheet))
+    totals = tuple(view.totals)
+    before = totals if playing or not sheet else tuple(t - s.total for t, s in zip(totals, sheet, strict=True))
+    if any(before) or view.hand > 0 or not sheet:
+        table.add_row("before this hand", *(str(t) for t in before))
+        table.add_row(Text("if it ended now" if playing else "total", style="bold"),
+                      *(Text(str(t), style="bold") for t in view.scores))
+    if not playing:
+        return table
+    told = Text(f"provisional, as if the hand ended now: a team that has not taken its dead loses "
+                f"{rules.no_dead_penalty}; the cards still in hand are counted at the end", style="dim")
+    return Group(told, table)
+
+
 def play_game_id(variant: str, players: int, seed: int) -> str:
     """Return the id of the game a seed starts (the default log is `buraco-<id>.jsonl`)."""
     return f"play-{variant}-{players}p-s{seed}"
@@ -223,7 +304,9 @@ class Session:
         self.resume_args = resume_args  # what `--resume LOG` needs besides (a branch's --parent...)
         self._shown = -1  # next_seq when the screen was last shown to the human
         self._new: list[str] = []  # cards come into the human's hand since the last screen
-        self._melds: set[int] = set()  # melds laid or added to since the last screen
+        # melds laid or added to since the last screen: at first every meld on the table (a
+        # resumed game or a branch starts mid-hand, and its first screen shows the whole table)
+        self._melds: set[int] = set(range(len(table.state.melds)))
         table.record = self._record
 
     @property
@@ -246,6 +329,8 @@ class Session:
             self.sleep(self.pace)  # a bot's move, at a pace a person can follow
         text = visible(describe(event, state, state.players))  # names and notes come from the log
         mine = player == self.setup.human
+        if self.setup.human < len(state.players) and state.players[self.setup.human] == DEFAULT_NAME:
+            text = second_person(text, event, self.setup.human)
         if isinstance(event, Drew) and mine:
             text += f": {event.card}"
             self._new.append(event.card)
@@ -281,9 +366,29 @@ class Session:
         return True
 
     def show(self) -> None:
-        """Show the whole table as the human sees it."""
+        """Show the whole table as the human sees it: who is to play, the others' card counts,
+        the hand, the pile, every meld, and the score sheet so far (`score_sheet`)."""
         self._say_label()
-        self.say(render_view(player_view(self.state, self.setup.human)))
+        state = self.state
+        human = self.setup.human
+        view = player_view(state, human)
+        lines = [Text(f"{visible(view.variant)} · game {visible(view.game_id)} · hand {view.hand} · "
+                      f"seq {view.seq} · to play: {self._name(view.to_play)}", style="bold")]
+        for seat, hand in enumerate(view.hands):
+            if seat != human:
+                held = hand if isinstance(hand, int) else len(hand)
+                side = "partner" if team_of(seat) == team_of(human) else "opponent"
+                lines.append(Text(f"{visible(view.players[seat])} (seat {seat}, {side}): "
+                                  f"{held} card{'s' if held != 1 else ''}"))
+        lines.append(render_compact(view, melds=range(len(view.melds)), symbols=self.symbols))
+        for i, dead in enumerate(view.deads):
+            if dead.fate == "taken" and dead.taken_by is not None:
+                lines.append(Text(f"dead {i} taken by {self._name(dead.taken_by)}"))
+        self.say(Group(*lines, score_sheet(view, state.rules)))
+
+    def _name(self, seat: int) -> str:
+        """Return a seat's name as shown: `you` for the human, the name from the log otherwise."""
+        return "you" if seat == self.setup.human else visible(self.state.players[seat])
 
     def _say_label(self) -> None:
         """Say what a branch is (`branch of GAME at seq N`) before each screen: never the game."""
@@ -302,11 +407,11 @@ class Session:
         """Show a finished hand's score sheet and where the match stands."""
         state = self.state
         self._say_label()
-        self.say(render_scores(player_view(state, self.setup.human)))
+        self.say(score_sheet(player_view(state, self.setup.human), state.rules))
         target = state.rules.target
         if target:
             totals = " · ".join(f"team {t} {v}" for t, v in enumerate(state.totals))
-            self.say(Text(f"match to {target}: {totals} after {len(state.hand_results)} hand(s)", style="bold"))
+            self.say(Text(f"match to {target}: {totals} after {_hands(len(state.hand_results))}", style="bold"))
 
     def _take_dead(self) -> None:
         action = self.table.legal_actions()[0]  # RULES 4: the deads are face down, any will do
@@ -330,11 +435,14 @@ class Session:
             return True
         if command is None:
             return True
+        if command == "best":  # `.`: the hint's first line, told as the command it types
+            command = self._best()
+            self.say(Text(f". plays {action_command(arranged(command, state.rules))}", style="dim"))
         if isinstance(command, Action):
             try:
                 self.table.act(self.setup.human, command, advance=False)
             except IllegalMove as exc:
-                self._reject(refusal_text(exc, command))
+                self._reject(refusal_text(exc, command, state))
             return True
         if command == "quit":
             self.say(Text(f"you quit; {self.resume_hint()}"))
@@ -355,9 +463,15 @@ class Session:
         actions = legal_actions(state)
         if not actions:
             return hint_text(actions)
+        return hint_text(actions, state.rules, self._best())
+
+    def _best(self) -> Action:
+        """Return the greedy bot's choice for the human's turn, from the human's view: the first
+        line of `hint`, and the move `.` plays (the prompt comes only when a move is legal)."""
+        state = self.state
         view = player_view(state, self.setup.human, scores=False)
-        best = GreedyBot().choose(view, actions, state.rules, random.Random(state.next_seq))  # not logged: any fixed rng
-        return hint_text(actions, state.rules, best)
+        # not logged: any fixed rng, the same for `hint` and `.`
+        return GreedyBot().choose(view, legal_actions(state), state.rules, random.Random(state.next_seq))
 
     def _reject(self, reason: str) -> None:
         self.say(Text(visible(reason), style="red"))  # it may quote what was typed
@@ -368,16 +482,25 @@ class Session:
         return f"the log {path} holds everything played: buraco play --resume {path}{visible(self.resume_args)}"
 
     def _result(self) -> None:
+        self._say_label()
+        for line in self.result_lines():
+            self.say(line)
+
+    def result_lines(self) -> list[Text]:
+        """Return how the match ended, for the player: the result and totals, your team's
+        first, and where the log is (the full-screen app prints them again once it closes)."""
         state = self.state
         winner = state.winner
         mine = team_of(self.setup.human)
-        verdict = "you win" if winner == mine else "you lose"
-        totals = " / ".join(map(str, state.totals))
-        hands = len(state.hand_results)
-        self._say_label()
-        self.say(Text(f"{verdict}: totals {totals} after {hands} hand(s) (team {mine} is yours)", style="bold"))
+        verdict = "a tie" if winner is None else "you win" if winner == mine else "you lose"
+        theirs = 1 - mine
+        score = f"{state.totals[mine]} to {state.totals[theirs]}"
         path = visible(str(self.path))
-        self.say(Text(f"the log: {path} ({state.next_seq} events); check it with buraco audit {path}"))
+        return [
+            Text(f"{verdict}, {score} after {_hands(len(state.hand_results))} (your team is team {mine})",
+                 style="bold"),
+            Text(f"the log: {path} ({state.next_seq} events); check it with buraco audit {path}"),
+        ]
 
 
 def new_session(
@@ -425,9 +548,8 @@ def new_session(
     table = Table(bots_by_seat, PositionSeeds(seed), salts=keyed_salts(key))
     session = Session(path, writer, table, setup, say, symbols=symbols, pace=pace, sleep=sleep)
     match = f", a match to {start.target}" if start.target else ", one hand"
-    who = "" if name == DEFAULT_NAME else f"{visible(name)}, "
-    say(Text(f"new game {game_id}: {variant_name}, {players} players{match}, seed {seed}; you are "
-             f"{who}seat {seat} (team {team_of(seat)}); log {visible(str(path))}", style="bold"))
+    say(Text(f"new game {game_id}: {variant_name}, {players} players{match}, seed {seed}; "
+             f"{you_are(name, seat)}; log {visible(str(path))}", style="bold"))
     session.table.append(start)
     session.table.append(setup.note())
     return session
@@ -474,7 +596,7 @@ def resume_session(
         raise
     what = f"the {visible(label)}, now" if label is not None else f"game {visible(state.game_id)}"
     say(Text(f"resumed {what} at seq {state.next_seq - 1} (hand {state.hand_no}); "
-             f"you are {visible(state.players[setup.human])}, seat {setup.human}", style="bold"))
+             f"{you_are(state.players[setup.human], setup.human)}", style="bold"))
     return session
 
 
@@ -645,8 +767,8 @@ def branch_session(
     session = Session(out, writer, table, setup, say, symbols=symbols, pace=pace, sleep=sleep,
                       label=label, resume_args=f" --parent {parent}")
     try:
-        say(Text(f"{visible(label)}: a new branch, log {visible(str(out))}; you are "
-                 f"{visible(state.players[seat])}, seat {seat}", style="bold"))
+        say(Text(f"{visible(label)}: a new branch, log {visible(str(out))}; "
+                 f"{you_are(state.players[seat], seat)}", style="bold"))
         table.append(setup.branch_note(state.next_seq))
     except BaseException:
         writer.close()
