@@ -75,7 +75,7 @@ def _print(a: Analysis) -> None:
         table.add_column(col, justify="right" if col in ("seq", "hand", "loss", "±") else "left")
     for d in a.decisions[:ROWS_SHOWN]:
         table.add_row(str(d.seq), str(d.hand + 1), d.chosen, d.best if d.best != d.chosen else "=",
-                      f"{d.loss:g}", f"{d.loss_stderr:g}", d.mark or "")
+                      f"{d.loss:g}", "-" if d.loss_stderr is None else f"{d.loss_stderr:g}", d.mark or "")
     console.print(table)
     if len(a.decisions) > ROWS_SHOWN:
         console.print(f"… and {len(a.decisions) - ROWS_SHOWN} more decisions (--json lists them all)")

@@ -67,7 +67,7 @@ class Decision(msgspec.Struct, frozen=True):
     chosen: str
     best: str
     loss: float
-    loss_stderr: float
+    loss_stderr: float | None  # None when the choice stands, or with one deal to measure on
     mark: str | None  # None, "inaccuracy", "mistake" or "blunder"
     options: list[Option]
 
@@ -198,11 +198,13 @@ def evaluate(point: Point, samples: int, seed: str) -> Decision:
         best = 0  # no alternative did better where it was measured: the choice stands
     options = [Option(action_words(a), round(means[i], 1), round(_stderr(values[i]), 1))
                for i, a in enumerate(candidates)]
-    stderr = _stderr(diffs)
-    # a decision is marked only when its loss stands out of the samples' noise (two standard errors)
-    mark = mark_of(loss) if loss > 2 * stderr else None
+    stderr = _stderr(diffs) if len(diffs) > 1 and best != 0 else None
+    # a decision is marked only when its loss stands out of the samples' noise (two standard
+    # errors); with one deal to measure on, the noise is unknown and nothing is marked
+    mark = mark_of(loss) if stderr is not None and loss > 2 * stderr else None
     return Decision(point.seq, point.state.hand_no, point.state.phase, action_words(point.chosen),
-                    action_words(candidates[best]), round(loss, 1), round(stderr, 1), mark, options)
+                    action_words(candidates[best]), round(loss, 1), None if stderr is None else round(stderr, 1),
+                    mark, options)
 
 
 def _stderr(values: Sequence[float]) -> float:
