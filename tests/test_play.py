@@ -377,7 +377,7 @@ def test_resume_refuses_other_logs_and_extra_options(tmp_path):
     result = _play_cli("--resume", str(log), "--seed", "3", input="")
     assert result.exit_code == 2 and "drop --seed" in result.stderr
     result = _play_cli("--resume", str(tmp_path / "missing.jsonl"), input="")
-    assert result.exit_code == 2 and "No such file" in result.stderr
+    assert result.exit_code == 2 and "no such file or folder" in result.stderr
 
 
 def test_resume_of_input_that_is_not_a_log_or_breaks_the_rules(piloted, tmp_path):
