@@ -18,8 +18,7 @@ from buraco_events.analysis.evaluate import (
     evaluate,
     mark_of,
 )
-from buraco_events.analysis.infoset import sample
-from buraco_events.core.state import counted
+from buraco_events.analysis.infoset import dealt_table
 from buraco_events.log.sources import read_log
 from cli.main import app
 
@@ -34,12 +33,7 @@ def _events(path: Path) -> list:
 
 def _redealt(point: Point, seed: int) -> Point:
     """The same decision on a table where the cards the seat never saw are dealt otherwise."""
-    dealt = sample(point.info, random.Random(seed))
-    state = point.state.copy()
-    state.hands = [counted(h) for h in dealt.hands]
-    state.stock = list(reversed(dealt.stock))
-    state.deads = list(dealt.deads)
-    return Point(point.seq, state, point.info, point.chosen)
+    return Point(point.seq, dealt_table(point.state, point.info, random.Random(seed)), point.info, point.chosen)
 
 
 @pytest.mark.parametrize(("name", "seat"), [("stbl-2p-s0-00000.jsonl", 0), ("stbl-4p-s0-00000.jsonl", 3),

@@ -21,7 +21,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.analysis.infoset import InfoSet, InfoSetError, Knowledge, info_set, sample
+from buraco_events.analysis.infoset import (
+    InfoSet,
+    InfoSetError,
+    Knowledge,
+    dealt_table,
+    info_set,
+    sample,
+)
 from buraco_events.audit.report import audit_path
 from buraco_events.core.engine import play
 from buraco_events.core.gate import IllegalMove
@@ -45,16 +52,6 @@ def _points(events, every: int = 7):
             yield state.copy(), copy, i
 
 
-def _redealt(state: GameState, info: InfoSet, rng: random.Random) -> GameState:
-    """The same table with the cards `info.seat` never saw dealt again (a consistent deal)."""
-    dealt = sample(info, rng)
-    other = state.copy()
-    other.hands = [counted(h) for h in dealt.hands]
-    other.stock = list(reversed(dealt.stock))
-    other.deads = list(dealt.deads)
-    return other
-
-
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), variant=st.sampled_from(["stbl", "burraco", "aberto", "fechado"]),
        players=st.sampled_from([2, 4]))
@@ -66,7 +63,7 @@ def test_what_a_seat_knows_and_its_samples_ignore_the_cards_it_never_saw(seed: i
     for state, knowledge, _ in _points(events, every=11):
         for seat in range(players):
             info = info_set(state, knowledge, seat)
-            other = _redealt(state, info, rng)
+            other = dealt_table(state, info, rng)
             moved += other.hands != state.hands or other.stock != state.stock
             assert info_set(other, knowledge, seat) == info
             assert sample(info, random.Random(7)) == sample(info_set(other, knowledge, seat), random.Random(7))

@@ -32,13 +32,13 @@ from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, Choices
 from buraco_events.core.engine import play
 from buraco_events.core.seeds import SharedStream
-from buraco_events.core.state import PLAYING_PHASES, GameState, counted
+from buraco_events.core.state import PLAYING_PHASES, GameState
 from buraco_events.core.table import Table
 from buraco_events.model.events import Event, HandEnded
 from buraco_events.play.pool import ordered_map
 from buraco_events.views.seatview import player_view
 
-from .infoset import InfoSet, Knowledge, info_set, sample
+from .infoset import InfoSet, Knowledge, dealt_table, info_set
 
 #: the alternatives evaluated per decision at the most
 MAX_ALTERNATIVES = 8
@@ -142,16 +142,6 @@ def decision_points(events: Sequence[Event], seat: int) -> list[Point]:
     return points
 
 
-def _sampled(state: GameState, info: InfoSet, rng: random.Random) -> GameState:
-    """Return the table with the cards the seat could not see dealt from `rng`."""
-    dealt = sample(info, rng)
-    table = state.copy()
-    table.hands = [counted(h) for h in dealt.hands]
-    table.stock = list(reversed(dealt.stock))
-    table.deads = list(dealt.deads)
-    return table
-
-
 def _play_out(state: GameState, seat: int, action: Action, seed: str) -> int:
     """Play `action` for `seat` on a copy of `state`, then greedy bots to the hand's end; return the
     seat's team hand total less the other team's."""
@@ -171,7 +161,7 @@ def _play_out(state: GameState, seat: int, action: Action, seed: str) -> int:
 def evaluate(point: Point, samples: int, seed: str) -> Decision:
     """Evaluate one decision on `samples` deals of what the seat could not see."""
     seat = point.info.seat
-    deals = [_sampled(point.state, point.info, random.Random(f"analysis/{seed}/{point.seq}/{k}"))
+    deals = [dealt_table(point.state, point.info, random.Random(f"analysis/{seed}/{point.seq}/{k}"))
              for k in range(samples)]
     offered = [a for a, _ in Choices(deals[0]).all()]  # offered on a sampled table: the seat's own cards decide
     pick = table_bots(["greedy"])[0].choose(player_view(deals[0], seat, scores=False), offered, deals[0].rules,

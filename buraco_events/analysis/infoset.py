@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from buraco_events.core.cards import Card, make_deck
 from buraco_events.core.deal import shuffle
-from buraco_events.core.state import PLAYING_PHASES, GameState, elements
+from buraco_events.core.state import PLAYING_PHASES, GameState, counted, elements
 from buraco_events.model.events import (
     Discarded,
     Event,
@@ -162,10 +162,23 @@ def sample(info: InfoSet, rng: random.Random) -> Sample:
     return Sample(tuple(hands), stock, tuple(deads))
 
 
+def dealt_table(state: GameState, info: InfoSet, rng: random.Random) -> GameState:
+    """Return a copy of `state` with the cards `info.seat` could not see dealt from `rng`
+    (`sample`): the table a play-out of that seat's decision starts from."""
+    dealt = sample(info, rng)
+    table = state.copy()
+    table.hands = [counted(h) for h in dealt.hands]
+    table.stock = list(reversed(dealt.stock))
+    table.deads = list(dealt.deads)
+    return table
+
+
 def places(info: InfoSet) -> Sequence[int]:
     """Return the sizes of the unknown places in `sample`'s order (the tests count deals by them)."""
     sizes = [n for s, n in enumerate(info.hidden) if s != info.seat] + [info.stock]
     return sizes + [d for d in info.deads if d is not None]
 
 
-__all__ = ["InfoSet", "InfoSetError", "Knowledge", "Sample", "info_set", "knowledge_of", "places", "sample"]
+__all__ = [
+    "InfoSet", "InfoSetError", "Knowledge", "Sample", "dealt_table", "info_set", "knowledge_of", "places", "sample",
+]
