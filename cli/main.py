@@ -16,6 +16,7 @@ from . import (
     audit_cmd,
     demo_cmd,
     log_cmd,
+    match_cmd,
     play_cmd,
     replay_cmd,
     rules_cmd,
@@ -142,6 +143,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
                         " --bots greedy --by ana --reason \"keep the 6S\""),
     "compare": (REFEREE, "buraco compare game.jsonl whatif.jsonl"),
     "analyze": (ANALYSE, "buraco analyze game.jsonl --as 0 --samples 16"),
+    "match": (ANALYSE, "buraco match --bots expert,greedy --deals 20 --out match"),
     "log": (REFEREE, "buraco log check game.jsonl"),
     "index": (ANALYSE, "buraco index games/ --db buraco.duckdb"),
     "sql": (ANALYSE, "buraco sql \"SELECT * FROM player_standings\" --db buraco.duckdb"),
@@ -187,6 +189,7 @@ _command("export", analytics_cmd.export)
 _command("spark-index", spark_cmd.spark_index)
 _command("rules", rules_cmd.rules)
 _command("analyze", analyze_cmd.analyze_cmd)
+_command("match", match_cmd.match_cmd)
 _group("archive", archive_cmd.app)
 _command("schema", schema_cmd.schema)
 

@@ -18,7 +18,7 @@ from buraco_events.analysis.evaluate import (
     evaluate,
     mark_of,
 )
-from buraco_events.analysis.infoset import dealt_table
+from buraco_events.core.infoset import dealt_table
 from buraco_events.log.sources import read_log
 from cli.main import app
 

@@ -1,4 +1,4 @@
-"""The information set of a seat and its sampler (`analysis.infoset`), and the fair what-if branch
+"""The information set of a seat and its sampler (`core.infoset`), and the fair what-if branch
 it deals (`buraco branch --as SEAT`, `deck: redealt`).
 
 Fair: what a seat knows does not change when the cards it never saw are dealt again, and neither
@@ -21,7 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.analysis.infoset import (
+from buraco_events.audit.report import audit_path
+from buraco_events.core.engine import play
+from buraco_events.core.gate import IllegalMove
+from buraco_events.core.infoset import (
     InfoSet,
     InfoSetError,
     Knowledge,
@@ -29,9 +32,6 @@ from buraco_events.analysis.infoset import (
     info_set,
     sample,
 )
-from buraco_events.audit.report import audit_path
-from buraco_events.core.engine import play
-from buraco_events.core.gate import IllegalMove
 from buraco_events.core.state import PLAYING_PHASES, GameState, counted, elements
 from buraco_events.log.sources import read_log
 from buraco_events.model.events import Branched, TookPile

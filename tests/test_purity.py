@@ -40,7 +40,7 @@ CORE = [
     "core.choices",
     "core.seeds",
     "core.greedy",
-    "analysis.infoset",
+    "core.infoset",
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
 #: the package's modules that read and write files, index or simulate: the core never needs them

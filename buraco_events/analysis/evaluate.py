@@ -10,7 +10,8 @@ other half, so the luck of the pick does not count as a loss. Nothing here reads
 the alternatives are offered on it.
 
 The alternatives: all of them when there are at most `MAX_ALTERNATIVES`, else the chosen one, the
-greedy bot's choice and the others in the table's order (plays first) up to that many.
+greedy bot's choice and the others as the table offers them, plays and discards in turn, up to
+that many (`alternatives`).
 
 Classes, by the loss in points: an inaccuracy from `INACCURACY`, a mistake from `MISTAKE`, a
 blunder from `BLUNDER`, and only where the loss is more than two standard errors of the paired
@@ -27,18 +28,17 @@ from dataclasses import dataclass
 
 import msgspec
 
-from buraco_events.core.bots import table_bots
 from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, Choices
 from buraco_events.core.engine import play
+from buraco_events.core.greedy import GreedyBot, SharedContext
+from buraco_events.core.infoset import InfoSet, Knowledge, dealt_table, info_set
 from buraco_events.core.seeds import SharedStream
 from buraco_events.core.state import PLAYING_PHASES, GameState
 from buraco_events.core.table import Table
 from buraco_events.model.events import Event, HandEnded
 from buraco_events.play.pool import ordered_map
 from buraco_events.views.seatview import player_view
-
-from .infoset import InfoSet, Knowledge, dealt_table, info_set
 
 #: the alternatives evaluated per decision at the most
 MAX_ALTERNATIVES = 8
@@ -145,7 +145,8 @@ def decision_points(events: Sequence[Event], seat: int) -> list[Point]:
 def _play_out(state: GameState, seat: int, action: Action, seed: str) -> int:
     """Play `action` for `seat` on a copy of `state`, then greedy bots to the hand's end; return the
     seat's team hand total less the other team's."""
-    table = Table(table_bots(["greedy"] * state.n_players), SharedStream(random.Random(seed)))
+    shared = SharedContext()  # the greedy bots of one table share their game's context
+    table = Table([GreedyBot(shared) for _ in range(state.n_players)], SharedStream(random.Random(seed)))
     table.state = state.copy()
     table.act(seat, action, advance=False)
     while True:
@@ -158,25 +159,41 @@ def _play_out(state: GameState, seat: int, action: Action, seed: str) -> int:
     return 2 * ours - sum(s.total for s in result)
 
 
+def alternatives(table: GameState, seat: int, offered: Sequence[Action], chosen: Action | None = None) -> list[Action]:
+    """Return the actions to evaluate at a decision: the chosen one (if any), the greedy bot's
+    pick on `table`, then the others as offered, plays and discards in turn (so that neither kind
+    crowds the other out), `MAX_ALTERNATIVES` at the most."""
+    pick = GreedyBot().choose(player_view(table, seat, scores=False), list(offered), table.rules,
+                                            random.Random(0))
+    plays = [a for a in offered if a.kind != "discard"]
+    discards = [a for a in offered if a.kind == "discard"]
+    mixed = [a for pair in zip(plays, discards, strict=False) for a in pair]
+    mixed += plays[len(discards):] + discards[len(plays):]
+    candidates: list[Action] = [] if chosen is None else [chosen]
+    for action in [pick, *mixed]:
+        if len(candidates) >= MAX_ALTERNATIVES:
+            break
+        if action not in candidates:
+            candidates.append(action)
+    return candidates
+
+
+def play_outs(deals: Sequence[GameState], seat: int, candidates: Sequence[Action], seed: str) -> list[list[int]]:
+    """Return each candidate's value on each deal (`_play_out`); the bots of the play-outs on deal
+    k draw from the same seed whatever the candidate (common random numbers)."""
+    return [[_play_out(deal, seat, action, f"{seed}/{k}/bots") for k, deal in enumerate(deals)]
+            for action in candidates]
+
+
 def evaluate(point: Point, samples: int, seed: str) -> Decision:
     """Evaluate one decision on `samples` deals of what the seat could not see."""
     seat = point.info.seat
     deals = [dealt_table(point.state, point.info, random.Random(f"analysis/{seed}/{point.seq}/{k}"))
              for k in range(samples)]
     offered = [a for a, _ in Choices(deals[0]).all()]  # offered on a sampled table: the seat's own cards decide
-    pick = table_bots(["greedy"])[0].choose(player_view(deals[0], seat, scores=False), offered, deals[0].rules,
-                                            random.Random(0))
-    candidates: list[Action] = [point.chosen]
-    for action in [pick, *offered]:
-        if len(candidates) >= MAX_ALTERNATIVES:
-            break
-        if action not in candidates:
-            candidates.append(action)
-    values: dict[int, list[int]] = {}
-    for i, action in enumerate(candidates):
-        values[i] = [_play_out(deal, seat, action, f"analysis/{seed}/{point.seq}/{k}/bots")
-                     for k, deal in enumerate(deals)]
-    means = [sum(v) / samples for v in values.values()]
+    candidates = alternatives(deals[0], seat, offered, point.chosen)
+    values = play_outs(deals, seat, candidates, f"analysis/{seed}/{point.seq}")
+    means = [sum(v) / samples for v in values]
     # the best is picked on one half of the deals and its gain measured on the other half: picked
     # and measured on the same deals, the luckiest alternative would look better than it is
     half = samples // 2 if samples > 1 else samples
@@ -239,5 +256,5 @@ def summarize(events: Sequence[Event], seat: int, samples: int, seed: str, decis
 
 __all__ = [
     "ACCURACY_SCALE", "BLUNDER", "DEFAULT_SAMPLES", "INACCURACY", "MAX_ALTERNATIVES", "MISTAKE", "Analysis",
-    "Decision", "Option", "Point", "accuracy_of", "analyze", "decision_points", "evaluate", "mark_of", "summarize",
+    "Decision", "Option", "Point", "accuracy_of", "alternatives", "analyze", "decision_points", "evaluate", "mark_of", "play_outs", "summarize",
 ]

@@ -74,7 +74,10 @@ _PLAY_KINDS: Final = frozenset(("meld", "add", "dead"))
 
 
 _BOTS: Final[dict[str, type[RandomBot] | type[GreedyBot]]] = {"random": RandomBot, "greedy": GreedyBot}
-BOT_NAMES: Final[tuple[str, ...]] = tuple(_BOTS)
+#: the expert bot decides by the analysis's evaluation (`analysis.expert`), which builds on this
+#: package: it is imported when asked for, by name
+EXPERT: Final = "expert"
+BOT_NAMES: Final[tuple[str, ...]] = (*_BOTS, EXPERT)
 
 
 def bot_spec(name: str) -> str:
@@ -85,13 +88,18 @@ def bot_spec(name: str) -> str:
 
 
 def bot_by_name(name: str) -> Bot:
-    """Return a new bot: a built-in by name ('random', 'greedy') or a user's `module:Class`.
+    """Return a new bot: a built-in by name ('random', 'greedy', 'expert' or 'expert:samples=N')
+    or a user's `module:Class`.
 
     A `module:Class` spec imports `module`, instantiates `Class` with no arguments and checks it
     follows the bot protocol (`docs/api.md`): a string `name` and a callable `choose`. Raises
     ValueError with one line naming what is wrong.
     """
     spec = bot_spec(name)
+    if spec.partition(":")[0].strip().lower() == EXPERT:
+        from buraco_events.analysis.expert import expert_from_spec
+
+        return expert_from_spec(spec)
     if ":" in spec:
         return _user_bot(spec)
     cls = _BOTS.get(spec)

@@ -50,6 +50,7 @@ from .choices import Action, Choices, action_event, legal_actions
 from .deal import deal
 from .engine import apply, check, must_refill
 from .gate import IllegalMove
+from .infoset import InfoSetError, Unseen, knowledge_of
 from .melds import MeldShape
 from .moves import end_of_game, end_of_hand, legal_draws
 from .seeds import PositionSeeds, RngPolicy
@@ -91,7 +92,10 @@ class Bot(Protocol):
     one of `actions`. `view` is `projections.player_view(state, seat, scores=False)`; `rng` is the
     table's (`RngPolicy.seat_rng`), so a bot that draws only from it plays reproducibly. A bot may
     also have `decide(view, choices, rules, rng)`, which the table calls instead: `choices` is the
-    lazy `Choices` offer (docs/api.md), and the answer is one of its actions.
+    lazy `Choices` offer (docs/api.md), and the answer is one of its actions. A bot that plays by
+    sampling the cards it cannot see has `decide_unseen(view, choices, rules, unseen, rng)` instead:
+    `unseen` is an `infoset.Unseen` (its information set, and tables dealt from it), or None
+    while a closed pile is being taken.
     """
 
     name: str
@@ -198,6 +202,9 @@ class Table:
         #: with no view built and no rng drawn)
         self.ask_forced = ask_forced
         self.state = GameState()
+        #: every event committed, in order: what a bot that samples the unseen cards
+        #: (`decide_unseen`) remembers of the public ones (`infoset.knowledge_of`)
+        self.history: list[Event] = []
 
     # -- starting and resuming -------------------------------------------------------------
 
@@ -364,11 +371,16 @@ class Table:
         # a user's bot may answer anything, and the checks below say so in both builds: called
         # as a `Bot` (`-> Action`), mypyc's compiled code would raise TypeError first
         player: Any = bot
+        unseen = getattr(player, "decide_unseen", None)
         decide = getattr(player, "decide", None) if _prefers_decide(type(player)) else None
         event: Event | None = None
         action: object = None
         try:
-            if decide is not None:
+            if unseen is not None:
+                # tables dealt from the seat's information set: never the true hidden cards
+                action = unseen(view, choices, state.rules, _unseen(state, self.history, seat), rng)
+                event = choices.event_of(action)
+            elif decide is not None:
                 action = decide(view, choices, state.rules, rng)
                 event = choices.event_of(action)
             else:
@@ -391,6 +403,7 @@ class Table:
         if self.record is not None:
             self.record(event)
         apply(self.state, event, shape)
+        self.history.append(event)
         return event
 
     def _policy(self) -> RngPolicy:
@@ -424,6 +437,15 @@ def _prefers_decide(cls: type) -> bool:
                 break
         _DECIDES[cls] = known
     return known
+
+
+def _unseen(state: GameState, history: list[Event], seat: int) -> Unseen | None:
+    """Return what `seat` may use of the cards it cannot see, or None while cards are in passage
+    (a closed pile being taken): then nothing hidden is in question."""
+    try:
+        return Unseen(state, knowledge_of(history), seat)
+    except InfoSetError:
+        return None
 
 
 def _seat_map(seats: Mapping[int, Bot] | Sequence[Bot | None]) -> dict[int, Bot]:

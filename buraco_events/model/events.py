@@ -158,7 +158,7 @@ class Branched(Event, tag="branched", kw_only=True, frozen=True):
     The lines before it are the parent's, byte for byte; the events after it are played from the
     state at `fork_seq`. `seed` deals the hands the parent never recorded. A `redealt` deck
     carries its new arrangement (`hands`, `stock`, `deads`): the cards `seat` could not see,
-    dealt again (`analysis.infoset`).
+    dealt again (`core.infoset`).
     """
 
     parent: str

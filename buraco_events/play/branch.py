@@ -26,10 +26,10 @@ from typing import Literal
 
 import msgspec
 
-from buraco_events.analysis.infoset import InfoSetError, info_set, knowledge_of, sample
 from buraco_events.core.bots import table_bots
 from buraco_events.core.choices import Action
 from buraco_events.core.gate import IllegalMove
+from buraco_events.core.infoset import InfoSetError, info_set, knowledge_of, sample
 from buraco_events.core.seeds import BranchSeeds
 from buraco_events.core.state import GameState
 from buraco_events.core.table import EndlessGame, Table, WrongSeat
@@ -172,7 +172,7 @@ def start_branch(parent: Parent, at: int, *, by: str, reason: str, seed: str,
 
     The table deals the parent's recorded hands (`ParentDeck`) and any other from `seed`. With
     `seat`, the deck is `redealt`: the cards that seat could not see at the fork are dealt again
-    from `seed` (`analysis.infoset`), and every later hand is dealt from `seed` too. Raises
+    from `seed` (`core.infoset`), and every later hand is dealt from `seed` too. Raises
     `BranchError` when `at` is not a line of the parent that reads, the parent is not legal up to
     it, or (with `seat`) no hand is in play there.
     """

@@ -113,8 +113,8 @@ def info_set(state: GameState, knowledge: Knowledge, seat: int) -> InfoSet:
     seen.update(state.pile)
     for meld in state.melds:
         seen.update(meld.cards)
-    known = tuple(
-        () if s == seat else tuple(sorted(knowledge.known[s].elements())) for s in range(state.n_players))
+    memory = knowledge.known if len(knowledge.known) == state.n_players else [Counter()] * state.n_players
+    known = tuple(() if s == seat else tuple(sorted(memory[s].elements())) for s in range(state.n_players))
     for cards in known:
         seen.update(cards)
     pool = Counter(make_deck(state.rules.jokers))
@@ -173,6 +173,27 @@ def dealt_table(state: GameState, info: InfoSet, rng: random.Random) -> GameStat
     return table
 
 
+class Unseen:
+    """What a seat deciding at a table may use of the cards it cannot see: its information set
+    (`info`) and tables dealt from it (`deal`). It keeps no true hidden card: the table it deals
+    from has its hidden places dealt once already, so every table it returns depends on the
+    information set and the rng alone. `table.Table` gives one to a bot that has `decide_unseen`.
+    """
+
+    def __init__(self, state: GameState, knowledge: Knowledge, seat: int) -> None:
+        self.info = info_set(state, knowledge, seat)
+        self._masked = dealt_table(state, self.info, random.Random(0))
+
+    @property
+    def seat(self) -> int:
+        """Return the seat deciding."""
+        return self.info.seat
+
+    def deal(self, rng: random.Random) -> GameState:
+        """Return the table with the cards the seat cannot see dealt from `rng` (`sample`)."""
+        return dealt_table(self._masked, self.info, rng)
+
+
 def places(info: InfoSet) -> Sequence[int]:
     """Return the sizes of the unknown places in `sample`'s order (the tests count deals by them)."""
     sizes = [n for s, n in enumerate(info.hidden) if s != info.seat] + [info.stock]
@@ -180,5 +201,5 @@ def places(info: InfoSet) -> Sequence[int]:
 
 
 __all__ = [
-    "InfoSet", "InfoSetError", "Knowledge", "Sample", "dealt_table", "info_set", "knowledge_of", "places", "sample",
+    "InfoSet", "InfoSetError", "Knowledge", "Sample", "Unseen", "dealt_table", "info_set", "knowledge_of", "places", "sample",
 ]
