@@ -147,3 +147,14 @@ def test_match_never_replaces_a_log_with_other_bytes(tmp_path: Path) -> None:
     result = runner.invoke(app, ["match", "--bots", "greedy,random", "--deals", "1", "--out", str(tmp_path),
                                  "--workers", "1"])
     assert result.exit_code == 2 and "--out" in result.output and log.read_bytes() == before
+
+
+def test_play_seats_the_expert_at_the_other_seats(tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    result = runner.invoke(app, ["play", "--players", "4", "--seat", "3", "--seed", "4", "--log", str(log),
+                                 "--bots", "expert:samples=1"], input="quit\n")
+    assert result.exit_code == 0, result.output
+    events = _events(log)
+    assert any(getattr(e, "player", None) in (0, 1, 2) for e in events[3:])  # the experts played first
+    (audit,) = audit_path(log, partial=True)
+    assert audit.report.ok, audit.report.problems
