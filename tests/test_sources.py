@@ -237,3 +237,15 @@ def test_no_import_cycle_among_the_package_modules() -> None:
     for m in sorted(graph):
         visit(m, [])
     assert done == modules
+
+
+def test_every_package_folder_ships_in_the_wheel() -> None:
+    """pyproject's `packages` lists every folder of the package: a folder left out is missing from
+    a wheel (an editable install would still find it)."""
+    import tomllib
+
+    folder = Path(buraco_events.__file__).parent
+    listed = set(tomllib.loads((folder.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {"buraco_events." + ".".join(p.parent.relative_to(folder).parts) if p.parent != folder else "buraco_events"
+             for p in folder.rglob("__init__.py") if "build" not in p.parts}
+    assert found - listed == set()
