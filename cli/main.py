@@ -15,6 +15,7 @@ from . import (
     archive_cmd,
     audit_cmd,
     demo_cmd,
+    league_cmd,
     log_cmd,
     match_cmd,
     play_cmd,
@@ -144,6 +145,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "compare": (REFEREE, "buraco compare game.jsonl whatif.jsonl"),
     "analyze": (ANALYSE, "buraco analyze game.jsonl --as 0 --samples 16"),
     "match": (ANALYSE, "buraco match --bots expert,greedy --deals 20 --out match"),
+    "league": (ANALYSE, "buraco league --bots greedy,random,expert:samples=4 --deals 20 --plot league.png"),
     "log": (REFEREE, "buraco log check game.jsonl"),
     "index": (ANALYSE, "buraco index games/ --db buraco.duckdb"),
     "sql": (ANALYSE, "buraco sql \"SELECT * FROM player_standings\" --db buraco.duckdb"),
@@ -190,6 +192,7 @@ _command("spark-index", spark_cmd.spark_index)
 _command("rules", rules_cmd.rules)
 _command("analyze", analyze_cmd.analyze_cmd)
 _command("match", match_cmd.match_cmd)
+_command("league", league_cmd.league_cmd)
 _group("archive", archive_cmd.app)
 _command("schema", schema_cmd.schema)
 

@@ -73,7 +73,7 @@ def test_root_help_groups_the_commands_by_what_people_do_with_examples():
     text = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout
     panels = {"Play and watch": ["play", "replay", "share", "demo", "simulate"],
               "Referee": ["audit", "rule", "branch", "compare", "log"],
-              "Analyse": ["index", "sql", "stats", "export", "spark-index", "rules", "analyze"],
+              "Analyse": ["index", "sql", "stats", "export", "spark-index", "rules", "analyze", "match", "league"],
               "Archives": ["schema", "archive"]}
     boxes = re.split(r"╭─ ", text)[1:]
     listed = {box.split(" ─", 1)[0]: re.findall(r"^│ (\S+)", box, re.MULTILINE) for box in boxes}

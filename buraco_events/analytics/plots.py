@@ -15,7 +15,7 @@ from buraco_events.views.text import visible
 from .queries import Result
 
 
-def _label(text: str) -> str:
+def chart_label(text: str) -> str:
     """Return a variant name as a chart label: control characters visible, `$` not mathtext."""
     return visible(text).replace("$", r"\$")
 
@@ -38,7 +38,7 @@ def plot_stats(results: dict[str, Result], path: str | os.PathLike[str]) -> None
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     rates = results["canasta_rates"].records()
     variants = sorted({r["variant"] for r in rates})
-    labels = [_label(v) for v in variants]
+    labels = [chart_label(v) for v in variants]
     width = 0.8 / max(len(CANASTA_KINDS), 1)
     for k, kind in enumerate(CANASTA_KINDS):
         per = {r["variant"]: r["per_hand"] for r in rates if r["kind"] == kind}
@@ -49,7 +49,7 @@ def plot_stats(results: dict[str, Result], path: str | os.PathLike[str]) -> None
     ax1.set_title("canasta rates by kind")
     ax1.legend()
     boxes = [
-        {"label": f"{_label(r['variant'])}\n{r['measure'].replace('_total', '')}", "whislo": r["p10"],
+        {"label": f"{chart_label(r['variant'])}\n{r['measure'].replace('_total', '')}", "whislo": r["p10"],
          "q1": r["p25"], "med": r["p50"], "q3": r["p75"], "whishi": r["p90"], "fliers": []}
         for r in results["score_quantiles"].records()
     ]
