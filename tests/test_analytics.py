@@ -1059,3 +1059,26 @@ def test_a_result_too_big_for_the_memory_limit_stops_while_fetched():
             run_query(con, many, max_bytes=1_000_000)
         with pytest.raises(QueryTimedOut):
             run_query(con, many, until=0.0)
+
+
+def test_the_stats_chart_draws_no_box_twice_and_compares_the_players(tmp_path: Path):
+    """One-hand games: a game's totals are its hand's, so the chart leaves the game's box out;
+    games of several hands keep both. The standings panel is drawn over every variant."""
+    from buraco_events.analytics.plots import score_boxes
+    from buraco_events.analytics.queries import stats
+
+    one = tmp_path / "one"
+    assert cli("simulate", "--games", "4", "--target", "0", "--out", str(one), "--workers", "1").exit_code == 0
+    many = tmp_path / "many"
+    assert cli("simulate", "--games", "3", "--variant", "burraco", "--bots", "greedy,random", "--out", str(many),
+               "--workers", "1").exit_code == 0
+    db = tmp_path / "s.duckdb"
+    assert cli("index", str(one), str(many), "--db", str(db)).exit_code == 0
+    results = stats(db)
+    labels = [b["label"] for b in score_boxes(results["score_quantiles"].records())]
+    assert labels == ["burraco\ngame", "burraco\nteam hand", "stbl\nteam hand"]
+    players = {r["player"] for r in results["player_standings"].records()}
+    assert {"greedy-0", "random-1"} <= players
+    png = tmp_path / "s.png"
+    assert cli("stats", "--db", str(db), "--plot", str(png)).exit_code == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
