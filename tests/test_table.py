@@ -228,7 +228,7 @@ def test_simulate_seats_a_users_bot(user_bots: Path) -> None:
     ("h16_userbots:Nope", "module 'h16_userbots' has no class 'Nope'"),
     ("h16_userbots:Nameless", "not a bot: it needs a string `name`"),
     (":FirstBot", "write module:Class"),
-    ("chess", "unknown bot 'chess'; valid bots: random, greedy, or module:Class"),
+    ("chess", "unknown bot 'chess'; valid bots: random, greedy, expert, or module:Class"),
 ])
 def test_bad_bot_specs_are_one_line_and_exit_2(user_bots: Path, spec: str, message: str) -> None:
     for command in (["simulate", "--out", "logs", "--games", "1"], ["play", "--log", "p.jsonl"]):

@@ -288,6 +288,10 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = 
     count them). With `passed_only`, the views count only the games that pass the audit
     (`counted_games`).
     """
+    if until is not None and time.monotonic() >= until:
+        # past the deadline already (a command's earlier queries used it up): a timer started now
+        # could fire only after a short query is done
+        raise QueryTimedOut("the query ran past its time limit")
     cur = con.cursor()  # DuckDB 2.0: an unread result blocks its connection
     # the cursor's own interrupt: the connection's does not reach a query running on a cursor
     timer = None if until is None else threading.Timer(max(until - time.monotonic(), 0.0),
