@@ -270,6 +270,7 @@ class AnalysisStore:
     def offer(self, source: str, a: Analysis) -> Outcome | None:
         """Store one analysis read from `source` (None, and a reject in the report, when not)."""
         try:
+            match(self.con, a)
             key = (a.game_id, a.seat)
             earlier = self.this_run.get(key)
             if earlier is not None:
@@ -279,7 +280,6 @@ class AnalysisStore:
                 raise AnalysisRejected(
                     f"game {a.game_id} seat {a.seat}: another analysis of it in this run "
                     f"({earlier[0]}) differs; one analysis per game and seat", "conflict")
-            match(self.con, a)
             outcome = store(self.con, a)
         except AnalysisRejected as exc:
             self.report.rejected.append((source, exc.reason, exc.kind, exc.seq))
