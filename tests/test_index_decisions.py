@@ -292,6 +292,11 @@ def _set(index: int, key: str, value):
     (lambda m: _bad(m, _set(2, "seq", 1)), "seq 1: decisions[2].seq: 1 does not follow seq {seq1}"),
     (lambda m: _bad(m, _set(0, "hand", 1 << 40)), "seq {seq0}: decisions[0].hand: 1099511627776 is not a hand"),
     (lambda m: _bad(m, lambda d: d.update(seat=-1)), "seat: -1 is not a seat of an analysis"),
+    (lambda m: _bad(m, _set(1, "seq", 1 << 40)), "decisions[1].seq: 1099511627776 is not a seq"),
+    (lambda m: _bad(m, _set(1, "seq", 987654321)).replace(b"987654321", b"9" * 5000),
+     "decisions[1].seq: Integer value out of range"),
+    (lambda m: _bad(m, _set(1, "loss", 987654321)).replace(b"987654321", b"9" * 5000),
+     "seq {seq1}: decisions[1].loss: Number out of range"),
     (lambda m: b'{"game_id": "\\u001b[2J"}', "the whole file: Object missing required field seat"),
 ])
 def test_a_bad_analysis_file_is_one_line_naming_the_file_the_seq_and_the_field(made, tmp_path, content, words):

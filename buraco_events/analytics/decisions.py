@@ -123,11 +123,26 @@ def _seq_at(data: bytes, path: str) -> int | None:
     if not path.startswith("$.decisions["):
         return None
     index = path[len("$.decisions["):].split("]", 1)[0]
-    try:
-        seq = msgspec.json.decode(data)["decisions"][int(index)]["seq"]
-    except (msgspec.DecodeError, KeyError, IndexError, TypeError, ValueError):
+    try:  # the seqs alone: the other fields skipped, whatever they hold
+        seq = msgspec.json.decode(data, type=_Seqs).decisions[int(index)].seq
+    except (msgspec.DecodeError, IndexError, ValueError):
         return None
-    return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+    return seq
+
+
+class _Seq(msgspec.Struct):
+    seq: int
+
+
+class _Seqs(msgspec.Struct):
+    """The seqs of an analysis's decisions, read apart from everything else it holds."""
+
+    decisions: list[_Seq]
+
+
+def _number(value: int) -> str:
+    # a huge int has no short decimal form (and str() refuses past 4300 digits)
+    return str(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit number"
 
 
 def _fits(value: int, word: str) -> bool:
@@ -140,16 +155,21 @@ def check_values(a: Analysis) -> None:
     below 0 or not finite, an unknown class, seqs out of order) or does not fit its column."""
     for name, value, word in (("seat", a.seat, "int8"), ("samples", a.samples, "int32")):
         if not _fits(value, word) or value < (0 if name == "seat" else 1):
-            raise AnalysisRejected(f"{name}: {value} is not a {name} of an analysis", "range")
+            raise AnalysisRejected(f"{name}: {_number(value)} is not a {name} of an analysis",
+                                   "range")
     last = -1
     for i, d in enumerate(a.decisions):
+        if not _fits(d.seq, "int32") or d.seq < 0:
+            raise AnalysisRejected(f"decisions[{i}].seq: {_number(d.seq)} is not a seq",
+                                   "range")
         where = f"seq {d.seq}: decisions[{i}]"
-        if not _fits(d.seq, "int32") or d.seq <= last:
+        if d.seq <= last:
             raise AnalysisRejected(f"{where}.seq: {d.seq} does not follow seq {last} (decisions "
                                    "are in the order of the log)", "range", d.seq)
         last = d.seq
         if not _fits(d.hand, "int16") or d.hand < 0:
-            raise AnalysisRejected(f"{where}.hand: {d.hand} is not a hand", "range", d.seq)
+            raise AnalysisRejected(f"{where}.hand: {_number(d.hand)} is not a hand", "range",
+                                   d.seq)
         if not (math.isfinite(d.loss) and d.loss >= 0):
             raise AnalysisRejected(f"{where}.loss: {d.loss} is not a loss (a number, at least 0)",
                                    "range", d.seq)
