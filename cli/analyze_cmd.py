@@ -80,10 +80,11 @@ def analyze_cmd(
         sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
     else:
         _print(result)
+    if error:  # a log the index would reject: its analysis is not stored either
+        stored = f"; not stored in {db}" if db is not None else ""
+        fail(f"{error} (analysed up to there{stored})", PROBLEMS)
     if db is not None:
         _store(db, result)
-    if error:
-        fail(f"{error} (analysed up to there)", PROBLEMS)
 
 
 def _store(db: Path, a: Analysis) -> None:

@@ -380,3 +380,19 @@ def test_an_index_without_analyses_exports_decisions_as_one_empty_file(made, tmp
     assert [p.name for p in (folder / "decisions").iterdir()] == ["empty.parquet"]
     result = cli("sql", "SELECT count(*) AS n FROM decisions", "--parquet", folder, "--json")
     assert json.loads(result.stdout) == [{"n": 0}]
+
+
+def test_analyze_db_stores_nothing_of_a_log_that_stops_replaying(made, tmp_path):
+    name, seat = ANALYSED[0]
+    lines = (made["logs"] / f"{name}.jsonl").read_bytes().splitlines(keepends=True)
+    turn = next(i for i in range(30, len(lines)) if b'"player":' in lines[i])
+    bad = json.loads(lines[turn])
+    bad["player"] = 1 - bad["player"]  # a move by the seat not to play
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[:turn]) + json.dumps(bad, separators=(",", ":")).encode() + b"\n")
+    db = tmp_path / "fresh.duckdb"
+    assert cli("index", made["logs"], "--db", db).exit_code == 0
+    result = cli("analyze", cut, "--as", seat, "--samples", 1, "--db", db)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"(analysed up to there; not stored in {db})" in result.stderr
+    assert _rows(db, "SELECT count(*) FROM decisions") == [(0,)]
