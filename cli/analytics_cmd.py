@@ -117,7 +117,8 @@ def _database_errors() -> Iterator[None]:
 
 
 def index(
-    paths: Annotated[list[Path], typer.Argument(help="log files, folders of logs, or archives")],
+    paths: Annotated[list[Path] | None, typer.Argument(
+        help="log files, folders of logs, or archives", show_default=False)] = None,
     db: DbOption = Path(DEFAULT_DB),
     replace: Annotated[bool, typer.Option(
         "--replace", help="replace a stored game whose log changed (other head)"
@@ -126,6 +127,11 @@ def index(
     strict: Annotated[bool, typer.Option(
         "--strict", help="reject the games that fail the audit (deal, score, unfinished) instead "
         "of storing them with their verdict")] = False,
+    analysis: Annotated[list[Path] | None, typer.Option(
+        "--analysis", metavar="DIR",
+        help="analyses of `buraco analyze --json` (a folder of *.json, e.g. GAME.s0.analysis.json,"
+        " or one file; repeatable) into the decisions table, each matched to its indexed game",
+        show_default=False)] = None,
 ) -> None:
     """Index logs into DuckDB (skips games already stored; exit 1 if a log was rejected).
 
@@ -134,8 +140,15 @@ def index(
     A branch (a what-if log) is one row of the branches table, never a game. A game's rulings
     log beside it (GAME.rulings.jsonl) fills the rulings table and games.ruled_totals,
     ruled_winner and rulings, read again on every run; the raw totals stay as recounted.
+    An analysis (--analysis) fills the decisions table (views player_accuracy,
+    mistakes_by_phase) when it judges an indexed game: its seat, player and every chosen action
+    as the game's log has them; a branch's, or another game's, is rejected.
     """
-    for p in paths:
+    paths = paths or []
+    analyses = analysis or []
+    if not paths and not analyses:
+        fail("give the logs to index, or --analysis DIR", 2)
+    for p in [*paths, *analyses]:
         if not p.exists():
             fail(f"{p}: no such file or folder")
     console = err()
@@ -154,7 +167,8 @@ def index(
 
     with _database_errors(), progress:
         report = ingest.index(paths, db, replace=replace, on_game=on_game,
-                                 workers=workers or default_workers(), strict=strict)
+                                 workers=workers or default_workers(), strict=strict,
+                                 analyses=analyses)
     for rejected in report.rejected:  # names and reasons may hold a log's text: shown
         console.print(f"rejected: {shown(rejected)}", highlight=False)
     for conflict in report.conflicts:
@@ -168,6 +182,11 @@ def index(
     if report.ruled:  # rulings read (or cleared) beside the games: standings after them apart
         branches += (f"; rulings read for {report.ruled} game{'s' if report.ruled != 1 else ''} "
                      "(the rulings table; games.ruled_totals, ruled_winner)")
+    if analyses:  # asked for: said even when none was stored
+        done = report.analyses
+        branches += (f"; analyses: {done.added} added, {done.replaced} replaced, "
+                     f"{done.unchanged} already indexed ({done.decisions:,} decisions stored; "
+                     f"the decisions table)")
     print(
         f"{db}: {report.added} games added, {report.replaced} replaced, {report.skipped} "
         f"already indexed, {len(report.rejected)} rejected, {len(report.conflicts)} conflicts "

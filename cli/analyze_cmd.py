@@ -1,8 +1,11 @@
 """`buraco analyze LOG --as SEAT`: what each decision of a seat cost, judged only from what it knew.
 
 Each decision is played out on `--samples` deals of the cards the seat could not see, with every
-alternative (`analysis.evaluate`). Exit codes: 0 analysed, 1 a log that stops replaying (analysed
-up to there, the error in the seat's words), 2 a path that cannot be read or a bad option.
+alternative (`analysis.evaluate`). With `--db`, the analysis's decisions go into an existing index's
+`decisions` table (`analytics.decisions`: the same rows as `index --analysis`). Exit codes: 0
+analysed, 1 a log that stops replaying (analysed up to there, the error in the seat's words) or an
+analysis the index refuses (a branch's, a game not indexed), 2 a path that cannot be read, a bad
+option or a database that is not an index.
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ from rich.table import Table
 from rich.text import Text
 
 from buraco_events.analysis.evaluate import DEFAULT_SAMPLES, Analysis, analyze
+from buraco_events.analytics.database import AnalyticsError, DatabaseUnavailable
+from buraco_events.analytics.decisions import AnalysisRejected, check_index, store_analysis
+from buraco_events.model.events import branch_of, branch_words
 from buraco_events.play.pool import default_workers
 from buraco_events.views.text import visible
 
-from .common import PROBLEMS, err, fail, out
+from .common import PROBLEMS, UNREADABLE, err, fail, out, shown
 from .replay_opts import open_replay, resolve_seat
 
 #: the decisions the text lists (the marked ones first shown in seq order); --json has them all
@@ -40,6 +46,10 @@ def analyze_cmd(
         help="processes that evaluate decisions (default: the machine's cores); the output is the same "
         "whatever N")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the analysis as one JSON object")] = False,
+    db: Annotated[Path | None, typer.Option(
+        "--db", metavar="DB",
+        help="also store the decisions in this index's decisions table (made by `buraco index`; the"
+        " game indexed; replaces this game and seat's decisions there)", show_default=False)] = None,
 ) -> None:
     """Mark each decision of a seat with what it cost: the chosen action and the alternatives played
     out to the hand's end on deals of the cards the seat could not see (never the real ones)."""
@@ -48,6 +58,15 @@ def analyze_cmd(
     assert seat is not None
     error = errors(seat)
     events = timeline.events[:timeline.last + 1]
+    if db is not None:  # refused before the analysis runs, not after
+        fork = branch_of(events)
+        if fork is not None:
+            fail(f"{log}: a {branch_words(getattr(events[0], 'game_id', ''), fork)}: the decisions table"
+                 " holds only games' decisions (nothing was analysed)", PROBLEMS)
+        try:
+            check_index(db)
+        except DatabaseUnavailable as exc:
+            fail(str(exc), UNREADABLE)
     progress = Progress(TextColumn("analyze"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err(), transient=True, disable=not sys.stderr.isatty())
     task = progress.add_task("analyze", total=None)
@@ -61,8 +80,29 @@ def analyze_cmd(
         sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
     else:
         _print(result)
-    if error:
-        fail(f"{error} (analysed up to there)", PROBLEMS)
+    if error:  # a log the index would reject: its analysis is not stored either
+        stored = f"; not stored in {db}" if db is not None else ""
+        fail(f"{error} (analysed up to there{stored})", PROBLEMS)
+    if db is not None:
+        _store(db, result)
+
+
+def _store(db: Path, a: Analysis) -> None:
+    """Store the analysis's decisions in the index `db`, saying so on stderr (stdout is the
+    analysis); exit 1 when the index refuses it, 2 when it cannot be opened."""
+    try:
+        outcome = store_analysis(db, a)
+    except AnalysisRejected as exc:
+        fail(f"{db}: the analysis of game {a.game_id} seat {a.seat} is not stored: {exc.reason}",
+             PROBLEMS)
+    except DatabaseUnavailable as exc:
+        fail(str(exc), UNREADABLE)
+    except AnalyticsError as exc:
+        fail(str(exc), PROBLEMS)
+    words = {"added": "stored", "replaced": "stored in place of the earlier analysis",
+             "unchanged": "already stored"}[outcome]
+    err().print(f"{shown(db)}: {len(a.decisions)} decisions of game {shown(a.game_id)} seat {a.seat} "
+                f"{words} (the decisions table)", highlight=False, soft_wrap=True)
 
 
 def _print(a: Analysis) -> None:

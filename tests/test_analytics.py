@@ -736,8 +736,10 @@ def test_every_table_and_view_reads_the_same_over_parquet(indexed: Path, exporte
     result = cli("sql", sql, "--parquet", str(exported), "--json")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == over_db
-    # every relation has rows in this archive but branches and rulings (tests/test_index_branches)
-    assert over_db or relation in ("branches", "rulings")
+    # every relation has rows in this archive but branches and rulings (tests/test_index_branches),
+    # and the analyses' decisions and their views (tests/test_index_decisions)
+    assert over_db or relation in ("branches", "rulings", "decisions", "player_accuracy",
+                                   "mistakes_by_phase")
 
 
 def test_stats_over_parquet_equal_stats_over_the_database(indexed: Path, exported: Path):
@@ -789,8 +791,10 @@ def test_a_chunk_with_values_that_do_not_fit_rejects_those_logs_alone(
     assert "range" in {o.kind for o in chunk.outcomes if isinstance(o, Rejected)}
     expected = {t: [row for one in alone for row in one.tables[t].to_pylist()] for t in TABLES}
     assert {t: chunk.tables[t].to_pylist() for t in TABLES} == expected
-    # every table but rulings (read beside the logs by the index, not by the chunk's check)
-    assert all(len(expected[t]) for t in TABLES if t != "rulings")
+    # every table but rulings and decisions (read beside the logs by the index, and from
+    # analyses, not by the chunk's check)
+    assert all(len(expected[t]) for t in TABLES if t not in ("rulings", "decisions"))
+    assert not expected["decisions"]
     assert [r["file"] for r in expected["branches"]] == [str(folder / "good-0-what-if.jsonl")]
     # a chunk that fits is converted at once, to the same rows
     good = [log for log, one in zip(logs, alone, strict=True)

@@ -25,7 +25,7 @@ DEFAULT_DB = "buraco.duckdb"
 #: the Arrow type of each type word of the declaration (`schema.TYPES`)
 ARROW_TYPES: dict[str, pa.DataType] = {
     "text": pa.string(), "bool": pa.bool_(), "int8": pa.int8(), "int16": pa.int16(),
-    "int32": pa.int32(), "text[]": pa.list_(pa.string()), "int32[]": pa.list_(pa.int32()),
+    "int32": pa.int32(), "float64": pa.float64(), "text[]": pa.list_(pa.string()), "int32[]": pa.list_(pa.int32()),
 }
 #: Arrow type of every column, from the declaration (`schema.TABLES`)
 SCHEMAS: dict[str, pa.Schema] = {

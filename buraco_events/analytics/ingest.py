@@ -21,6 +21,9 @@ whenever the game is offered, stored anew or already stored: its rulings replace
 of `rulings` and its `ruled_*` columns (the raw columns never change), so a rulings log that grew
 since the last run is picked up. A rulings log that cannot be read whole is reported (rejected,
 the game kept: exit 1) with what it read judged.
+
+Analyses (`index --analysis`, `decisions`) are read after the logs, in the same transaction, and
+matched against the games as stored by then: an analysis is a reject like a log, never a game.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from .database import (
     one_line,
     publish,
 )
+from .decisions import AnalysesReport, AnalysisStore
 from .rows import CARD_NAMES, EVENT_TAG_NAMES, Columns, EventBuffers, game_rows
 from .schema import TABLES, TYPES, int_range, is_list_type
 
@@ -72,9 +76,10 @@ class InputUnreadable(DatabaseUnavailable):
 
 
 #: why a log (or an input path) was not indexed: `Rejected.kind`, the `rejects` table's kind
-#: (`deal`, `score`, `unfinished`: a game that fails the audit, refused by `index --strict`)
+#: (`deal`, `score`, `unfinished`: a game that fails the audit, refused by `index --strict`;
+#: `unmatched`: an analysis that does not judge an indexed game, `decisions`)
 RejectKind = Literal["unreadable", "format", "illegal", "range", "internal", "conflict", "deal",
-                     "score", "unfinished"]
+                     "score", "unfinished", "unmatched"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,8 @@ class IndexReport:
     failing: int = 0  # games stored that fail the audit (`games.audit_ok` false)
     rejected: list[Rejected] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
+    #: the analyses read (`index --analysis`): stored per game and seat, and their decisions
+    analyses: AnalysesReport = field(default_factory=AnalysesReport)
 
     @property
     def ok(self) -> bool:
@@ -728,6 +735,7 @@ def index(
     workers: int = 1,
     chunk_logs: int = CHUNK_LOGS,
     strict: bool = False,
+    analyses: Iterable[str | os.PathLike[str]] = (),
 ) -> IndexReport:
     """Index every log under `paths` into `db` in one transaction; see the module docstring.
 
@@ -739,6 +747,10 @@ def index(
     `workers` processes check and replay the logs, `chunk_logs` at a time; this process alone
     writes the database, taking the chunks in order, so the database is the same whatever
     `workers` is.
+
+    Then the analysis files under `analyses` (`decisions`: files, or folders of `*.json`) are
+    read into `decisions`, matched against the games as stored by then; each that is not stored
+    is a reject like a log's (kind `unreadable`, `format`, `range`, `unmatched` or `conflict`).
     """
     path = Path(db)
     # a new database is built under another name and takes its own once committed: an index
@@ -761,6 +773,11 @@ def index(
             else:
                 run.take(done, on_game)
         run.flush()
+        store = AnalysisStore(con)
+        store.read(analyses)
+        run.report.analyses = store.report
+        run.report.rejected += [Rejected(source, reason, kind, seq)
+                                for source, reason, kind, seq in store.report.rejected]
         con.commit()
         committed = True
     except duckdb.Error as exc:  # e.g. a database written by another schema, a full disk

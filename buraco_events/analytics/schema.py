@@ -37,7 +37,7 @@ class Table(NamedTuple):
 #: the type words and the DuckDB type each stands for; `word[]` is a list of `word`
 TYPES: Final[dict[str, str]] = {
     "text": "VARCHAR", "bool": "BOOLEAN", "int8": "TINYINT", "int16": "SMALLINT",
-    "int32": "INTEGER", "text[]": "VARCHAR[]", "int32[]": "INTEGER[]",
+    "int32": "INTEGER", "float64": "DOUBLE", "text[]": "VARCHAR[]", "int32[]": "INTEGER[]",
 }
 #: the bits of each integer type word (signed: an int of `bits` bits)
 INT_BITS: Final[dict[str, int]] = {"int8": 8, "int16": 16, "int32": 32}
@@ -97,6 +97,14 @@ TABLES: Final[dict[str, Table]] = {
             ("hand", "int16"), ("points", "int32[]"), ("team", "int8"), ("branch_head", "text"),
             ("ruling_seq", "int32"), ("ruled_by", "text"), ("reason", "text"),
             ("applies", "bool"), ("why_not", "text"),
+        )),
+    "decisions": Table(
+        "one row per decision of an analysed seat (`buraco analyze`, read by `index --analysis`):"
+        " chosen, best, loss in points, class", (
+            ("game_id", "text"), ("seq", "int32"), ("seat", "int8"), ("player", "text"),
+            ("hand", "int16"), ("phase", "text"), ("chosen", "text"), ("best", "text"),
+            ("loss", "float64"), ("loss_stderr", "float64"), ("class", "text"),
+            ("samples", "int32"), ("seed", "text"),
         )),
 }
 

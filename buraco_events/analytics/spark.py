@@ -4,7 +4,7 @@ A shell module; pyspark is optional (`pip install 'buraco-events[spark]'`, and J
 imported when a job runs. Executors read whole files (Spark's `binaryFile` source: a log, or a
 `.bza` archive expanded on the executor), check and replay each log with `ingest.check_chunk`
 (the same check as `buraco index`: no second implementation of rows or rules) and hand back
-Arrow batches (`mapInArrow`). The job writes the five tables of `buraco export` (zstd Parquet,
+Arrow batches (`mapInArrow`). The job writes the tables of `buraco export` (zstd Parquet,
 `DIR/<table>/variant=<v>/`, the same columns and types, read back by `queries.connect_parquet`)
 and `DIR/rejects` (path, seq, kind, message): every log that fails, one row each.
 
@@ -16,7 +16,8 @@ and a later one with another head is a reject of kind `conflict` naming the stor
 Branches are kept apart as `index` keeps them: one row each of `branches`, keyed by head, never a
 conflict with their game. Rulings logs are not read (an executor holds one file at a time): the
 `rulings` table is empty, and a game whose rulings log is among the inputs has its `ruled_*`
-columns NULL (not judged) rather than the recount's, which they would claim.
+columns NULL (not judged) rather than the recount's, which they would claim. Analyses are not
+read either: the `decisions` table is empty.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from buraco_events.analysis.evaluate import ACCURACY_SCALE
 from buraco_events.core.melds import CANASTA_KINDS
 
 from .schema import TABLES
@@ -129,6 +130,27 @@ VIEWS: dict[str, SqlView] = {
         FROM (SELECT variant, unnest(totals) AS total FROM counted_games WHERE complete)
         GROUP BY variant
         ORDER BY 1, 2"""),
+    # the analyses' decisions (`decisions`), of the counted games; accuracy is that of
+    # `evaluate.accuracy_of`, over the mean loss of all the player's decisions analysed
+    "player_accuracy": SqlView("per player name, over the decisions analysed: mean loss, accuracy,"
+                               " inaccuracies, mistakes, blunders", f"""
+        SELECT d.player, count(DISTINCT (d.game_id, d.seat)) AS analyses, count(*) AS decisions,
+               avg(d.loss) AS mean_loss,
+               round(100 * exp(-greatest(avg(d.loss), 0) / {ACCURACY_SCALE!r}), 1) AS accuracy,
+               count(*) FILTER (WHERE d.class = 'inaccuracy') AS inaccuracies,
+               count(*) FILTER (WHERE d.class = 'mistake') AS mistakes,
+               count(*) FILTER (WHERE d.class = 'blunder') AS blunders
+        FROM decisions d JOIN counted_games g USING (game_id)
+        GROUP BY d.player ORDER BY accuracy DESC, decisions DESC, d.player"""),
+    "mistakes_by_phase": SqlView("per phase (draw, play...), over the decisions analysed: marked"
+                                 " decisions by class, mean loss", """
+        SELECT d.phase, count(*) AS decisions, count(d.class) AS marked,
+               count(*) FILTER (WHERE d.class = 'inaccuracy') AS inaccuracies,
+               count(*) FILTER (WHERE d.class = 'mistake') AS mistakes,
+               count(*) FILTER (WHERE d.class = 'blunder') AS blunders,
+               avg(d.loss) AS mean_loss
+        FROM decisions d JOIN counted_games g USING (game_id)
+        GROUP BY d.phase ORDER BY d.phase"""),
 }
 
 
