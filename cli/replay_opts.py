@@ -109,7 +109,8 @@ def open_analysis(path: Path | None, timeline: Timeline, seat: int | None) -> An
         return None
     if seat is None:
         fail(f"--analysis {path}: an analysis is a seat's: give --as SEAT too", UNREADABLE)
-    from buraco_events.analysis.load import AnalysisError, load_analysis  # the analysis loads only when asked for
+    # the analysis (and the engine's bots it imports) loads only when asked for
+    from buraco_events.analysis.load import AnalysisError, load_analysis
 
     try:
         return load_analysis(path, timeline.events, seat)

@@ -202,3 +202,78 @@ def test_text_from_the_file_is_shown_escaped_in_errors(tmp_path, analysis):
 def test_read_analysis_round_trips_the_analyze_json(a_json, analysis):
     assert read_analysis(a_json) == analysis
     assert re.fullmatch(r"\{.*\}", a_json.read_text())
+
+
+# -- the viewer: the line on the decision's screen, x to the next marked decision ------------------
+
+
+def offered(viewer) -> set[str]:
+    """Return the footer's words for x when the viewer offers it (empty: not offered)."""
+    return {b.binding.description for b in viewer.active_bindings.values()
+            if b.binding.action == "next_mark" and b.binding.show and viewer.check_action("next_mark", ())}
+
+
+def test_viewer_shows_the_line_and_x_jumps_to_the_next_marked_decision(analysis):
+    from textual.widgets import Static
+
+    from buraco_events.views.render import render_text
+    from cli.replay_app import ReplayApp
+
+    tl = Timeline(_events(LOG))
+    marked = [d for d in analysis.decisions if d.mark]
+    assert len(marked) >= 2
+
+    async def drive() -> None:
+        viewer = ReplayApp(tl, seq=0, seat=0, analysis=analysis)
+        async with viewer.run_test(size=(160, 60)) as pilot:
+            table = lambda: render_text(viewer.query_one("#table", Static).content, width=160)  # noqa: E731
+            assert "analysis:" not in table()
+            assert offered(viewer) == {"next mistake"}  # listed in the footer
+            for d in marked:
+                await pilot.press("x")
+                assert viewer.seq == d.seq
+                assert f"analysis: {decision_words(msgspec.to_builtins(d))}" in table()
+            await pilot.press("x")  # past the last: back to the first, saying so
+            assert viewer.seq == marked[0].seq and "back to the first" in viewer.status_text
+            await pilot.press("v")  # seat 1's view: seat 0's analysis names seat 0's cards
+            assert viewer.seat == 1 and "analysis:" not in table()
+            await pilot.press("v", "v", "v")  # the referee sees every card: the line shows
+            assert viewer.seat is None and "analysis:" in table()
+            await pilot.press("v", "x")  # x goes back to the analysis's seat
+            assert viewer.seat == 0 and viewer.seq == marked[1].seq and "analysis:" in table()
+            await pilot.press("q")
+
+    asyncio.run(drive())
+
+
+def test_viewer_without_an_analysis_offers_no_x():
+    from cli.replay_app import ReplayApp
+
+    tl = Timeline(_events(LOG))
+
+    async def drive() -> None:
+        viewer = ReplayApp(tl, seq=5, seat=0)
+        async with viewer.run_test(size=(120, 40)) as pilot:
+            assert offered(viewer) == set()
+            await pilot.press("x")
+            assert viewer.seq == 5
+            await pilot.press("q")
+
+    asyncio.run(drive())
+
+
+def test_viewer_with_no_marked_decision_says_so(analysis):
+    from cli.replay_app import ReplayApp
+
+    calm = msgspec.structs.replace(analysis, decisions=[msgspec.structs.replace(d, mark=None)
+                                                        for d in analysis.decisions])
+    tl = Timeline(_events(LOG))
+
+    async def drive() -> None:
+        viewer = ReplayApp(tl, seq=3, seat=0, analysis=calm)
+        async with viewer.run_test(size=(120, 40)) as pilot:
+            await pilot.press("x")
+            assert viewer.seq == 3 and "no marked decision" in viewer.status_text
+            await pilot.press("q")
+
+    asyncio.run(drive())
