@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 from pathlib import Path
 
@@ -277,3 +278,111 @@ def test_viewer_with_no_marked_decision_says_so(analysis):
             await pilot.press("q")
 
     asyncio.run(drive())
+
+
+# -- share: the page carries the decisions, marks them on the seq bar, and stays the seat's -------
+
+
+def share(log: Path, out: Path, *args: object):
+    return runner.invoke(app, ["share", str(log), "-o", str(out), "--force", *map(str, args)])
+
+
+def page_of(log: Path, out: Path, *args: object) -> str:
+    result = share(log, out, *args)
+    assert result.exit_code == 0, result.stderr
+    return out.read_text("utf-8")
+
+
+def test_share_steps_are_replay_json_with_the_analysis(tmp_path, a_json, analysis):
+    from buraco_events.views.share import decode_steps, page_data
+
+    result = share(LOG, tmp_path / "p.html", "--as", 0, "--analysis", a_json)
+    assert result.exit_code == 0, result.stderr
+    marked = [d for d in analysis.decisions if d.mark]
+    assert (f"analysis: {len(analysis.decisions)} decisions of seat 0, {len(marked)} marked"
+            f" (accuracy {analysis.accuracy:g}), shown at their steps") in result.stdout
+    data = page_data((tmp_path / "p.html").read_text())
+    steps = decode_steps(data)
+    by_seq = {d.seq: msgspec.to_builtins(d) for d in analysis.decisions}
+    assert [s["decision"] for s in steps] == [by_seq.get(seq) for seq in range(len(steps))]
+    for seq in (0, marked[0].seq, marked[0].seq + 1, analysis.decisions[-1].seq):
+        line = replay(LOG, "--as", 0, "--analysis", a_json, "--at", seq, "--json").stdout
+        assert msgspec.json.encode(steps[seq]).decode() + "\n" == line, seq
+    summary = data["analysis"]
+    assert summary == msgspec.to_builtins(analysis) | {"decisions": len(analysis.decisions)}
+    # without --analysis the page is as before: no decision in the steps, no analysis, no marks
+    plain = (page_of(LOG, tmp_path / "q.html", "--as", 0))
+    assert "decision" not in decode_steps(page_data(plain))[0] and "analysis" not in page_data(plain)
+    assert "id=marks" not in plain and "analysis of" not in plain
+
+
+def test_the_seq_bar_marks_each_marked_decision(tmp_path, a_json, analysis):
+    page = page_of(LOG, tmp_path / "p.html", "--as", 0, "--analysis", a_json)
+    last = len(_events(LOG)) - 1
+    bar = re.search(r"<div id=marks class='bar'[^>]*>(.*?)</div>", page).group(1)
+    links = re.findall(r"<a class='mark mark-(\w+)' href='#seq=(\d+)' data-seq='\d+' title='([^']*)'"
+                       r" aria-label='[^']*' style='left:([\d.]+)%'>([^<]*)</a>", bar)
+    marked = [d for d in analysis.decisions if d.mark]
+    assert [(m, int(s)) for m, s, *_ in links] == [(d.mark, d.seq) for d in marked]
+    for (_, seq, title, left, sign), d in zip(links, marked, strict=True):
+        words = decision_words(msgspec.to_builtins(d)).replace("'", "&#x27;")
+        assert title == f"seq {seq}: {words}" and sign == MARK_SIGN[d.mark]
+        assert abs(float(left) - 100 * d.seq / last) < 0.01
+    assert (f"analysis of greedy-0 (seat 0): {len(analysis.decisions)} decisions, 4 samples each (seed 1),"
+            f" mean loss {points_words(analysis.mean_loss)} points a decision, accuracy"
+            f" {points_words(analysis.accuracy)}; {len(marked)} marked") in page
+    # spoiler-free: the marks in a row, not placed along the bar (a place would tell the length)
+    free = page_of(LOG, tmp_path / "f.html", "--as", 0, "--analysis", a_json, "--spoiler-free")
+    row = re.search(r"<div id=marks class='row'[^>]*>(.*?)</div>", free).group(1)
+    assert row.count("class='mark ") == len(marked) and "left:" not in row
+
+
+def test_the_analysis_is_only_in_its_seats_page(tmp_path, a_json):
+    for args in (("--as", 1), ("--as", "greedy-2")):
+        one_line_error(share(LOG, tmp_path / "p.html", *args, "--analysis", a_json), 1,
+                       "seat: the analysis is of seat 0, not seat")
+    assert not (tmp_path / "p.html").exists()
+
+
+def test_a_seat_page_with_its_analysis_holds_nothing_hidden_from_the_seat(tmp_path):
+    """Deal anew cards seat 0 never sees; its analysis (made again on that log, as the seat could
+    know it) and its page with the analysis do not change, but for the head."""
+    from helpers import random_game
+    from test_share import deal_swaps, same_but_head, write_sealed
+
+    events = random_game("stbl", 4, 0)[:90]  # cut mid-hand: the other hands are still hidden
+    found = deal_swaps(events, 0, random.Random(1), 20)
+    hands = [other for other in found if other[1].hands[1:] != events[1].hands[1:]]  # other seats' cards
+    rest = [other for other in found if other[1].hands[1:] == events[1].hands[1:]]  # the stock's, the deads'
+    assert hands and rest
+    swapped = [hands[0], rest[0]]
+    pages = []
+    for n, log_events in enumerate([events, *swapped]):
+        log = write_sealed(tmp_path / f"g{n}" / "g.jsonl", log_events)
+        a = analyze(log_events, 0, samples=2, seed="p", workers=1)
+        path = tmp_path / f"g{n}" / "A.json"
+        path.write_bytes(msgspec.json.encode(a))
+        pages.append(page_of(log, tmp_path / f"g{n}" / "g.html", "--as", 0, "--analysis", path))
+    from buraco_events.views.share import page_data
+
+    assert page_data(pages[0])["analysis"]["decisions"] > 5
+    assert all(same_but_head(pages[0], other) for other in pages[1:])
+
+
+def test_text_from_the_analysis_is_escaped_in_the_page(tmp_path):
+    from buraco_events.views.share import page_data
+
+    evil = "p</script><!--<b>\u202e"
+    events = _events(LOG)
+    events = [msgspec.structs.replace(events[0], players=(evil, *events[0].players[1:])), *events[1:]]
+    from test_share import write_sealed
+
+    log = write_sealed(tmp_path / "g.jsonl", events)
+    a = analyze(events, 0, samples=2, seed="s</script>\u2028", workers=1)
+    path = tmp_path / "A.json"
+    path.write_bytes(msgspec.json.encode(a))
+    page = page_of(log, tmp_path / "g.html", "--as", 0, "--analysis", path)
+    assert page.count("</script>") == 2 and "<b>" not in page and "\u2028" not in page
+    assert "analysis of p&lt;/script&gt;&lt;!--&lt;b&gt;\\u202e (seat 0)" in page
+    assert "(seed s&lt;/script&gt;\\u2028)" in page
+    assert page_data(page)["analysis"]["seed"] == "s</script>\u2028"
