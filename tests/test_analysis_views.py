@@ -187,7 +187,8 @@ def test_a_huge_missing_or_non_json_file_gets_one_line_and_exit_2(tmp_path):
     huge.write_bytes(b'{"game_id": "' + b"x" * MAX_BYTES + b'"}')
     one_line_error(replay(LOG, "--as", 0, "--analysis", huge, "--static"), 2, f"{huge}: more than")
     one_line_error(replay(LOG, "--as", 0, "--analysis", tmp_path / "none.json", "--static"), 2,
-                   "none.json: cannot read")
+                   "none.json: cannot read: no such file or folder")
+    one_line_error(replay(LOG, "--as", 0, "--analysis", tmp_path, "--static"), 2, f"{tmp_path}: cannot read: is a folder")
     for raw in (b"\xff\xfe not json", b'{"game_id": "g", ', b"[" * 100_000, b""):
         bad = tmp_path / "bad.json"
         bad.write_bytes(raw)

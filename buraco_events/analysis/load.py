@@ -26,6 +26,7 @@ import msgspec
 
 from buraco_events.core.cards import RANK
 from buraco_events.core.state import counted
+from buraco_events.log.lines import os_reason
 from buraco_events.model.events import Event
 
 from .evaluate import Analysis, Decision, action_words, decision_points
@@ -59,10 +60,8 @@ def _field_error(path: Path, exc: msgspec.ValidationError) -> AnalysisError:
     if missing:
         where = f"{where}.{missing.group(1)}".lstrip(".")
         text = "missing"
-    elif text.startswith("Object contains unknown field"):
-        text = text[0].lower() + text[1:]
     else:
-        text = text[0].lower() + text[1:]
+        text = text[:1].lower() + text[1:]
     return AnalysisError(f"{path}: {where or 'the analysis'}: {text}", UNREADABLE)
 
 
@@ -72,7 +71,7 @@ def read_analysis(path: Path) -> Analysis:
         with path.open("rb") as f:
             raw = f.read(MAX_BYTES + 1)
     except OSError as exc:
-        raise AnalysisError(f"{path}: cannot read: {exc.strerror or exc}", UNREADABLE) from None
+        raise AnalysisError(f"{path}: cannot read: {os_reason(exc)}", UNREADABLE) from None
     if len(raw) > MAX_BYTES:
         raise AnalysisError(f"{path}: more than {MAX_BYTES:,} bytes: not an analysis (`buraco analyze"
                             " --json` writes tens of KB)", UNREADABLE)
