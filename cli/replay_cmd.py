@@ -14,6 +14,13 @@ A branch (a log holding a `branched` line) is named on every screen, "branch of 
 of a hand's end lists the rulings on that hand, the last screen every ruling and the standings
 after them apart from the recount; `--json` gives the report as `rulings`. A rulings log that
 stops being read (a bad line, a broken chain) is shown up to there, with its error and exit 1.
+
+`--analysis A.json` (with `--as`, the analysis's seat: `buraco analyze LOG --as SEAT --json`)
+shows, under the event of each of the seat's analysed decisions, its mark, the loss and the better
+action (`render.decision_line`); `--json` gives that decision as `decision` (None at other seqs);
+the viewer's x jumps to the next marked one. The file is held against the log first
+(`analysis.load`): one that does not fit exits 1, one that is not an analysis exits 2, each with
+one line naming the file and the field.
 """
 
 from __future__ import annotations
