@@ -267,3 +267,13 @@ def test_a_seat_page_with_its_analysis_shows_the_marks_and_x_jumps(browser, tmp_
     overflow = opened.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
     opened.close()
+
+
+def test_x_does_nothing_on_a_page_without_an_analysis(browser, tmp_path):
+    out, steps = write(tmp_path, random_game("stbl", 2, 1), "--as", "0", "--at", "5")
+    opened = Opened(browser, out)
+    opened.page.keyboard.press("x")
+    check_shown(opened, steps[5])
+    assert opened.text("#message") == "" and "x next" not in opened.text("#keys")
+    assert not opened.page.is_visible("#decision") and opened.page.query_selector("#marks") is None
+    opened.close()

@@ -498,9 +498,9 @@
       ArrowLeft: function () { go(seq - 1); }, p: function () { go(seq - 1); },
       "]": function () { handJump(1); }, "[": function () { handJump(-1); },
       Home: function () { go(0); }, End: function () { go(last); },
-      g: function () { seqBox.focus(); seqBox.select(); },
-      x: nextMark
+      g: function () { seqBox.focus(); seqBox.select(); }
     };
+    if (data.analysis) actions.x = nextMark; // only a page with the seat's analysis has marks
     var act = actions[e.key];
     if (act) { act(); e.preventDefault(); }
   }
