@@ -5,6 +5,12 @@ jump to the next / previous hand's deal; t jumps to the next turn of the seat be
 seat in the referee's view); v cycles the view (referee, seat 0, seat 1...); m shows or hides
 each meld's history; up / down / page keys scroll; g opens a prompt taking a seq (`57`) or a hand (`h2`); escape closes it; q quits.
 
+With a seat's analysis (`replay --as SEAT --analysis A.json`), the screen of each of the seat's
+analysed decisions says what it cost under the event (`render.decision_line`: the mark, the loss
+and the better action), and x jumps to the seat's next marked decision (back to the first after
+the last). The analysis names the seat's own cards, so it is shown in the seat's view and the
+referee's, never in another seat's; x goes back to the seat's view.
+
 b opens a branch of the log at the seq on screen and plays it in the same terminal: the branch is
 written to a new file, `LOG-branch-SEQ.jsonl` beside the log (in the working folder when the
 log's folder is not writable; `-2`, `-3`... rather than name a file that exists), by
@@ -24,7 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+import msgspec
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -35,6 +43,9 @@ from buraco_events.model.events import branch_of, branch_words
 from buraco_events.views.projections import Timeline, branch_object
 from buraco_events.views.render import render_view
 from buraco_events.views.text import visible
+
+if TYPE_CHECKING:
+    from buraco_events.analysis.evaluate import Analysis
 
 
 class ReplayApp(App[None]):
@@ -55,6 +66,7 @@ class ReplayApp(App[None]):
         Binding("t", "turn", "next turn"),
         Binding("v", "cycle_view", "view"),
         Binding("m", "toggle_history", "melds"),
+        Binding("x", "next_mark", "next mistake"),
         Binding("g", "open_goto", "go to"),
         Binding("b", "branch", "branch here"),
         Binding("home", "jump(0)", "first", show=False),
@@ -72,9 +84,12 @@ class ReplayApp(App[None]):
         self, timeline: Timeline, seq: int = 0, seat: int | None = None,
         error_for: Callable[[int | None], str | None] | None = None, history: bool = False,
         log: Path | None = None, by: str = "viewer", seed: str = "1",
-        rulings: dict[str, object] | None = None,
+        rulings: dict[str, object] | None = None, analysis: Analysis | None = None,
     ) -> None:
         super().__init__()
+        self.analysis = analysis  # the seat's analysis: its decisions shown, x jumps to the marked
+        self.decisions = {d.seq: msgspec.to_builtins(d) for d in analysis.decisions} if analysis else {}
+        self.marked = [d.seq for d in analysis.decisions if d.mark] if analysis else []
         self.log_path = log  # the file `b` branches (None: no branching)
         self.by = by
         self.branch_seed = seed
@@ -122,8 +137,36 @@ class ReplayApp(App[None]):
             tl.view(self.seq, self.seat), tl.describe(self.seq), last=tl.last,
             error=error, histories=histories,
             branch=branch_object(tl.final.game_id, tl.branched, self.seq), rulings=self.rulings,
-            final=self.seq == tl.last,
+            final=self.seq == tl.last, decision=self.decision_here,
         ))
+
+    @property
+    def decision_here(self) -> dict[str, Any] | None:
+        """Return the analysed decision of the seq on screen, when the view may show it (the
+        analysis's seat or the referee), else None."""
+        if self.analysis is None or self.seat not in (self.analysis.seat, None):
+            return None
+        return self.decisions.get(self.seq)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer x (and list it in the footer) only with an analysis."""
+        if action == "next_mark" and self.analysis is None:
+            return False
+        return True
+
+    def action_next_mark(self) -> None:
+        """Jump to the seat's next marked decision (back to the first after the last), in its view."""
+        if self.analysis is None:
+            return
+        self.seat = self.analysis.seat
+        if not self.marked:
+            self.go(self.seq, "no marked decision in the analysis")
+            return
+        later = [s for s in self.marked if s > self.seq]
+        if later:
+            self.go(later[0])
+        else:
+            self.go(self.marked[0], "no later marked decision: back to the first")
 
     def go(self, seq: int, message: str = "") -> None:
         """Move to a seq (clamped to the log) and redraw."""

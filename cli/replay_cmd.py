@@ -14,6 +14,13 @@ A branch (a log holding a `branched` line) is named on every screen, "branch of 
 of a hand's end lists the rulings on that hand, the last screen every ruling and the standings
 after them apart from the recount; `--json` gives the report as `rulings`. A rulings log that
 stops being read (a bad line, a broken chain) is shown up to there, with its error and exit 1.
+
+`--analysis A.json` (with `--as`, the analysis's seat: `buraco analyze LOG --as SEAT --json`)
+shows, under the event of each of the seat's analysed decisions, its mark, the loss and the better
+action (`render.decision_line`); `--json` gives that decision as `decision` (None at other seqs);
+the viewer's x jumps to the next marked one. The file is held against the log first
+(`analysis.load`): one that does not fit exits 1, one that is not an analysis exits 2, each with
+one line naming the file and the field.
 """
 
 from __future__ import annotations
@@ -32,7 +39,16 @@ from buraco_events.views.text import visible
 
 from .common import PROBLEMS, err, fail, out
 from .common import error as print_error
-from .replay_opts import RulingsOption, open_replay, open_rulings, resolve_seat, resolve_seq
+from .replay_opts import (
+    AnalysisOption,
+    RulingsOption,
+    analysis_decisions,
+    open_analysis,
+    open_replay,
+    open_rulings,
+    resolve_seat,
+    resolve_seq,
+)
 
 
 def replay(
@@ -44,26 +60,32 @@ def replay(
     static: Annotated[bool, typer.Option("--static", "--no-interactive", help="print once even on a terminal (no interactive viewer)")] = False,
     history: Annotated[bool, typer.Option("--history", help="show each meld's history under it")] = False,
     rulings_file: RulingsOption = None,
+    analysis_file: AnalysisOption = None,
 ) -> None:
     """Show the table after any event of a game log (interactive on a terminal)."""
     loaded, timeline, errors = open_replay(log, public=as_seat is not None)
     seat = resolve_seat(as_seat, timeline.players)
     error = errors(seat)
     seq = resolve_seq(timeline, at, hand, error is not None)
+    analysis = open_analysis(analysis_file, timeline, seat)
+    decisions = analysis_decisions(analysis)
     report = open_rulings(log, rulings_file)
     rulings = rulings_object(report)
     if not as_json and not static and sys.stdout.isatty():
         from .replay_app import ReplayApp  # textual loads only for the interactive viewer
 
-        ReplayApp(timeline, seq=seq, seat=seat, error_for=errors, history=history, log=log, rulings=rulings).run()
+        ReplayApp(timeline, seq=seq, seat=seat, error_for=errors, history=history, log=log, rulings=rulings,
+                  analysis=analysis).run()
     elif as_json:
-        doc = timeline.replay_object(seq, seat, sealed=loaded.sealed, error=error, rulings=rulings)
+        doc = timeline.replay_object(seq, seat, sealed=loaded.sealed, error=error, rulings=rulings,
+                                     decisions=decisions)
         sys.stdout.write(msgspec.json.encode(doc).decode() + "\n")
     else:
         histories = timeline.meld_histories(timeline.hand_at(seq), seq) if history else ()
         out().print(render_view(
             timeline.view(seq, seat), timeline.describe(seq), last=timeline.last, histories=histories,
             branch=branch_object(timeline.final.game_id, timeline.branched, seq), rulings=rulings, final=seq == timeline.last,
+            decision=decisions.get(seq) if decisions is not None else None,
         ))
         if not loaded.sealed:
             err().print(f"note: {visible(str(log))} is unsealed (no prev chain): replayed and"

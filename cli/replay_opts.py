@@ -1,10 +1,11 @@
 """The options `buraco replay` and `buraco share` both take: the log to open, `--as SEAT`,
-`--at SEQ` / `--hand N` and `--rulings FILE`, each checked with a one-line error and its exit code."""
+`--at SEQ` / `--hand N`, `--rulings FILE` and `--analysis FILE`, each checked with a one-line error
+and its exit code."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -14,7 +15,10 @@ from buraco_events.log.reader import NotALogError
 from buraco_events.views.projections import Timeline
 from buraco_events.views.replays import ErrorFor, Loaded, error_for, load, load_rulings
 
-from .common import PROBLEMS, fail, fail_read
+from .common import PROBLEMS, UNREADABLE, fail, fail_read
+
+if TYPE_CHECKING:
+    from buraco_events.analysis.evaluate import Analysis
 
 
 def open_replay(log: Path, public: bool = False) -> tuple[Loaded, Timeline, ErrorFor]:
@@ -87,3 +91,38 @@ def resolve_seq(timeline: Timeline, at: int | None, hand: int | None, broken: bo
             return last
         fail(f"--at {at}: the log ends at seq {last}", 2)
     return at
+
+
+#: `--analysis FILE`, the same option on `replay` and `share`
+AnalysisOption = Annotated[Path | None, typer.Option(
+    "--analysis", metavar="FILE",
+    help="the seat's analysis (`buraco analyze LOG --as SEAT --json > FILE`; needs --as, the same"
+    " seat): each of its decisions shows its mark, the loss and the better action")]
+
+
+def open_analysis(path: Path | None, timeline: Timeline, seat: int | None) -> Analysis | None:
+    """Return the analysis `--analysis` names, read and checked against the log as `seat` sees it
+    (None: no `--analysis`). Exits 2 without `--as` or for a file that cannot be read or is not an
+    analysis, 1 for one that does not fit the log (another game, seat or player, or decisions the
+    seat did not make), with one line naming the file and the field."""
+    if path is None:
+        return None
+    if seat is None:
+        fail(f"--analysis {path}: an analysis is a seat's: give --as SEAT too", UNREADABLE)
+    # the analysis (and the engine's bots it imports) loads only when asked for
+    from buraco_events.analysis.load import AnalysisError, load_analysis
+
+    try:
+        return load_analysis(path, timeline.events, seat)
+    except AnalysisError as exc:
+        fail(str(exc), exc.exit_code)
+
+
+def analysis_decisions(analysis: Analysis | None) -> dict[int, dict[str, Any]] | None:
+    """Return an analysis's decisions as builtins by seq, each the `decision` of its replay step
+    (None: no analysis)."""
+    if analysis is None:
+        return None
+    from buraco_events.analysis.load import decision_objects
+
+    return decision_objects(analysis)

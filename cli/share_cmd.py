@@ -6,6 +6,12 @@ the steps are the seat's views, so nothing the seat could not see is in the file
 keeps the result out of the title and the header. `buraco audit LOG --html FILE.html` writes the
 referee's report as such a page (`pages.audit_page`).
 
+`--analysis A.json` (with `--as`, the same seat: `buraco analyze LOG --as SEAT --json`) puts each
+of the seat's analysed decisions in its step (`decision`, as in `replay --json --analysis`): the
+page shows its mark, the loss and the better action, and marks the marked decisions on the seq bar.
+The analysis is held against the log first (`analysis.load`): it names only the seat's own cards,
+so the page still holds nothing the seat could not see.
+
 A branch's page names it ("branch of GAME at seq N") in a banner on screen at every step. The
 game's rulings log (`GAME.rulings.jsonl` beside the log, or `--rulings FILE`) is judged against
 the log and carried in every step: the page shows each ruling at its hand and, at the end, the
@@ -30,11 +36,20 @@ import typer
 from buraco_events.model.events import branch_words
 from buraco_events.views.projections import Timeline
 from buraco_events.views.replays import rulings_head, rulings_object, shown_name
-from buraco_events.views.share import audit_command, replay_page, timeline_steps
+from buraco_events.views.share import analysis_summary, audit_command, replay_page, timeline_steps
 
 from .common import err, fail, out, shown
 from .pages import check_output, write_page
-from .replay_opts import RulingsOption, open_replay, open_rulings, resolve_seat, resolve_seq
+from .replay_opts import (
+    AnalysisOption,
+    RulingsOption,
+    analysis_decisions,
+    open_analysis,
+    open_replay,
+    open_rulings,
+    resolve_seat,
+    resolve_seq,
+)
 
 
 def opening_seq(timeline: Timeline, at: int | None) -> int:
@@ -59,6 +74,7 @@ def share(
         " the first screen and any summary")] = False,
     force: Annotated[bool, typer.Option("--force", help="replace an existing output file")] = False,
     rulings_file: RulingsOption = None,
+    analysis_file: AnalysisOption = None,
 ) -> None:
     """Write one self-contained HTML page replaying a game, to open offline anywhere."""
     check_output(output, force, log)
@@ -69,14 +85,16 @@ def share(
         fail(f"{error} (only a log that replays to its end is shared; `buraco audit {log} --html"
              " FILE.html` writes the referee's report of this one)", 1)
     seq = opening_seq(timeline, at)
+    analysis = open_analysis(analysis_file, timeline, seat)
     report = open_rulings(log, rulings_file)
     steps = timeline_steps(timeline, seat, sealed=loaded.sealed, error=None,
-                           rulings=rulings_object(report, name_only=True))
+                           rulings=rulings_object(report, name_only=True), decisions=analysis_decisions(analysis))
     source = shown_name(log)
     page = replay_page(
         steps, source=source, head=loaded.head, sealed=loaded.sealed, seat=seat, at=seq,
         spoiler_free=spoiler_free, rules=msgspec.to_builtins(timeline.final.rules),
         rulings_head=rulings_head(report) if report is not None else None,
+        analysis=analysis_summary(analysis) if analysis is not None else None,
     )
     size = write_page(output, page, force)
     who = "the referee (every card)" if seat is None else f"seat {seat} ({timeline.players[seat]})"
@@ -86,6 +104,10 @@ def share(
     )
     # the sharer's own check, run from where share ran: the log as given (the page names the file)
     out().print(f"check: {shown(audit_command(str(log), loaded.head))}", soft_wrap=True)
+    if analysis is not None:
+        marked = sum(1 for d in analysis.decisions if d.mark)
+        out().print(f"analysis: {len(analysis.decisions)} decisions of seat {seat}, {marked} marked"
+                    f" (accuracy {analysis.accuracy:g}), shown at their steps", soft_wrap=True)
     if timeline.branched is not None:
         out().print(f"{shown(branch_words(timeline.final.game_id, timeline.branched))}: the page names it at every step",
                     soft_wrap=True)

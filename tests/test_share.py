@@ -162,9 +162,16 @@ def test_opening_defaults_to_the_first_deal(tmp_path, four):
 
 @pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.glob("*-4p-*.jsonl")))
 def test_a_4_player_hand_page_is_under_300_kb(tmp_path, name):
-    for args in ((), ("--as", "0")):
+    # with the seat's analysis too (the options it keeps do not depend on the samples: 2 will do)
+    from buraco_events.analysis.evaluate import analyze
+
+    events = [decode_event(line) for line in (SAMPLES / name).read_bytes().splitlines()]
+    analysis = tmp_path / "A.json"
+    analysis.write_bytes(msgspec.json.encode(analyze(events, 0, samples=2, seed="1", workers=1)))
+    for args in ((), ("--as", "0"), ("--as", "0", "--analysis", analysis)):
         page = page_of(SAMPLES / name, tmp_path / "p.html", "--force", *args)
         assert len(page.encode()) < 300_000, (name, args, len(page.encode()))
+        assert ("analysis" in page_data(page)) == ("--analysis" in args)
 
 
 # -- privacy: a seat's page is made of what it saw --------------------------------------------

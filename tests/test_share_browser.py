@@ -225,3 +225,55 @@ def test_a_report_page_with_nothing_to_replay(browser, tmp_path):
     assert opened.text("#event") == "no event of this log replays"
     assert not opened.page.is_visible("#controls") and not opened.page.is_visible("#table")
     opened.close()
+
+
+def test_a_seat_page_with_its_analysis_shows_the_marks_and_x_jumps(browser, tmp_path):
+    from buraco_events.analysis.evaluate import analyze
+    from buraco_events.log.sources import read_log
+    from buraco_events.views.render import decision_words
+
+    log = ROOT / "data" / "samples" / "stbl-4p-s0-00000.jsonl"
+    analysis = analyze([e for _, _, e in read_log(log)], 0, samples=4, seed="1", workers=1)
+    marked = [d for d in analysis.decisions if d.mark]
+    assert len(marked) >= 2
+    path = tmp_path / "A.json"
+    path.write_bytes(msgspec.json.encode(analysis))
+    out = tmp_path / "a.html"
+    result = runner.invoke(app, ["share", str(log), "-o", str(out), "--as", "0", "--analysis", str(path)])
+    assert result.exit_code == 0, result.stderr
+    steps = decode_steps(page_data(out.read_text()))
+    opened = Opened(browser, out)
+    assert not opened.page.is_visible("#decision")  # the deal is no decision of the seat
+    assert "x next marked decision" in opened.text("#keys")
+    shown = opened.page.eval_on_selector_all("#marks .mark", "els => els.map(e => [e.dataset.seq, e.title])")
+    assert shown == [[str(d.seq), f"seq {d.seq}: {decision_words(msgspec.to_builtins(d))}"] for d in marked]
+    for d in marked:  # x: the next marked decision, its line under the event
+        opened.page.keyboard.press("x")
+        check_shown(opened, steps[d.seq])
+        assert opened.text("#decision") == f"analysis: {decision_words(msgspec.to_builtins(d))}"
+        assert opened.page.get_attribute("#decision", "class") == f"mark-{d.mark}"
+        assert opened.page.get_attribute(f"#marks .mark[data-seq='{d.seq}']", "class").endswith(" here")
+    opened.page.keyboard.press("x")  # past the last: back to the first, saying so
+    check_shown(opened, steps[marked[0].seq])
+    assert "back to the first" in opened.text("#message")
+    stands = next(d for d in analysis.decisions if d.loss == 0)
+    opened.page.fill("#seq", str(stands.seq))
+    opened.page.press("#seq", "Enter")
+    assert opened.text("#decision") == "analysis: the choice stands: no alternative did better"
+    opened.page.click(f"#marks .mark[data-seq='{marked[1].seq}']")  # a mark on the bar is a link
+    check_shown(opened, steps[marked[1].seq])
+    for shot in (tmp_path / "share-analysis.png", Path("/tmp/share-analysis.png")):
+        opened.page.screenshot(path=str(shot))
+    overflow = opened.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+    opened.close()
+
+
+def test_x_does_nothing_on_a_page_without_an_analysis(browser, tmp_path):
+    out, steps = write(tmp_path, random_game("stbl", 2, 1), "--as", "0", "--at", "5")
+    opened = Opened(browser, out)
+    opened.page.keyboard.press("x")
+    check_shown(opened, steps[5])
+    assert opened.text("#message") == "" and "x next" not in opened.text("#keys")
+    assert not opened.page.is_visible("#decision") and opened.page.query_selector("#marks") is None
+    opened.close()

@@ -17,7 +17,7 @@ the table sees (a draw does not name its card; a closed pile shows its top card 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -325,18 +325,23 @@ class Timeline:
         return describe(self.events[seq], self.state(seq - 1), self.players)
 
     def replay_object(self, seq: int, seat: int | None, *, sealed: bool, error: str | None,
-                      rulings: Any = None) -> dict[str, Any]:
+                      rulings: Any = None, decisions: Mapping[int, Any] | None = None) -> dict[str, Any]:
         """Return the table after `seq` seen by `seat` as JSON-ready builtins: the object of
         `buraco replay --at SEQ --json [--as SEAT]`, and of each step of a `buraco share` page.
 
         It is the view's fields plus `event` (in words), `last_seq`, `sealed`, `error` (the
         reason the log stops replaying, or None), `branch` (`branch_object`: what a branch is, None
         for the game) and `rulings` (the game's rulings report as builtins, from its rulings log
-        beside it, or None): one builder, so the two can never differ.
+        beside it, or None): one builder, so the two can never differ. With `decisions` (the
+        seat's analysed decisions as builtins, by seq: `analysis.load.decision_objects`) it also
+        has `decision`: the one whose event is this seq's, or None.
         """
         view = msgspec.to_builtins(self.view(seq, seat))
-        return view | {"event": self.describe(seq), "last_seq": self.last, "sealed": sealed, "error": error,
-                       "branch": branch_object(self.final.game_id, self.branched, seq), "rulings": rulings}
+        obj = view | {"event": self.describe(seq), "last_seq": self.last, "sealed": sealed, "error": error,
+                      "branch": branch_object(self.final.game_id, self.branched, seq), "rulings": rulings}
+        if decisions is not None:
+            obj["decision"] = decisions.get(seq)
+        return obj
 
     def hand_start(self, hand: int) -> int:
         """Return the seq of hand `hand`'s `hand_started`; raises IndexError if never dealt."""

@@ -277,6 +277,39 @@ def _rulings(view: View, rulings: Mapping[str, Any], final: bool) -> list[Render
     return out
 
 
+#: how each mark reads before its name (the annotation signs of chess)
+MARK_SIGN: dict[str, str] = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+#: the style of each mark's line
+MARK_STYLE: dict[str, str] = {"inaccuracy": "yellow", "mistake": "bold yellow", "blunder": "bold red"}
+
+
+def points_words(x: float) -> str:
+    """Return points as the analysis rounds them: one decimal at most, none when whole."""
+    return f"{x:.1f}".removesuffix(".0")
+
+
+def decision_words(decision: Mapping[str, Any]) -> str:
+    """Return what an analysed decision (a `Decision` as builtins) cost, in words: its mark, the
+    loss in points (± its standard error) and the better action; log text visible.
+
+    `?! inaccuracy: -52 points (± 20); better: draw`, or without a mark `no mark: -60 points (± 60);
+    better: discard 10H` (a loss within the samples' noise, or under an inaccuracy), or `the
+    choice stands: no alternative did better`."""
+    loss = float(decision["loss"])
+    if loss <= 0:
+        return "the choice stands: no alternative did better"
+    mark = decision.get("mark")
+    head = f"{MARK_SIGN.get(str(mark), '?')} {mark}" if mark else "no mark"
+    stderr = decision.get("loss_stderr")
+    spread = f" (± {points_words(float(stderr))})" if stderr is not None else ""
+    return visible(f"{head}: -{points_words(loss)} points{spread}; better: {decision['best']}")
+
+
+def decision_line(decision: Mapping[str, Any]) -> Text:
+    """Return the screen line of an analysed decision: `analysis: ` and its words, styled by mark."""
+    return Text("analysis: " + decision_words(decision), style=MARK_STYLE.get(str(decision.get("mark")), ""))
+
+
 def render_view(
     view: View,
     event_text: str | None = None,
@@ -287,18 +320,23 @@ def render_view(
     branch: Mapping[str, Any] | None = None,
     rulings: Mapping[str, Any] | None = None,
     final: bool = False,
+    decision: Mapping[str, Any] | None = None,
 ) -> RenderableType:
     """Return the table after an event: hands, melds by team, pile, stock, deads and scores.
 
     `branch` (a replay step's `branch` object) puts the line naming the branch under the header;
     `rulings` (a rulings report as builtins) lists the rulings on the hand at its end and, when
     `final` (the last screen), every ruling and the standings after them beside the recount.
+    `decision` (an analysed decision of the viewing seat, the event's) puts what it cost under the
+    event (`decision_line`).
     """
     parts: list[RenderableType] = [_header(view, last)]
     if branch is not None:
         parts.append(branch_line(branch))
     if event_text:
         parts.append(Text("> " + visible(event_text)))
+    if decision is not None:
+        parts.append(decision_line(decision))
     parts.append(_status(view))
     if error:
         parts.append(Text("error: " + visible(error), style="bold red"))

@@ -34,6 +34,7 @@ from buraco_events.audit.verdicts import headline
 from buraco_events.core.cards import team_of
 
 from .projections import Timeline, team_label
+from .render import MARK_SIGN, decision_words, points_words
 from .text import visible
 
 #: the `format` of the embedded data; a reader refuses another
@@ -65,11 +66,12 @@ class ShareDataError(ValueError):
 # -- the steps: full first, then changes -------------------------------------------------------
 
 
-def timeline_steps(timeline: Timeline, seat: int | None, *, sealed: bool,
-                   error: str | None, rulings: Any = None) -> list[dict[str, Any]]:
+def timeline_steps(timeline: Timeline, seat: int | None, *, sealed: bool, error: str | None,
+                   rulings: Any = None, decisions: Mapping[int, Any] | None = None) -> list[dict[str, Any]]:
     """Return the replay object of every step of a timeline, seen by `seat` (None: referee),
-    each carrying `rulings` (the log's rulings report as builtins, or None)."""
-    return [timeline.replay_object(seq, seat, sealed=sealed, error=error, rulings=rulings)
+    each carrying `rulings` (the log's rulings report as builtins, or None) and, with `decisions`
+    (the seat's analysed decisions by seq), its `decision`."""
+    return [timeline.replay_object(seq, seat, sealed=sealed, error=error, rulings=rulings, decisions=decisions)
             for seq in range(timeline.last + 1)]
 
 
@@ -403,6 +405,42 @@ def rulings_section(rulings: Mapping[str, Any]) -> str:
     return "\n".join(out)
 
 
+def analysis_summary(analysis: Any) -> dict[str, Any]:
+    """Return an analysis (`analysis.evaluate.Analysis`) as the page's `analysis`: its fields as
+    builtins, `decisions` the number of them (each is in its step, as `decision`)."""
+    doc: dict[str, Any] = msgspec.to_builtins(analysis)
+    doc["decisions"] = len(doc["decisions"])
+    return doc
+
+
+def _analysis_line(summary: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> str:
+    """Return the header's line on the analysis: whose, how sampled, its mean loss and accuracy."""
+    marked = sum(1 for v in steps if (v.get("decision") or {}).get("mark"))
+    return (f"<p class=sub id=analysis-summary>analysis of {_h(summary['player'])} (seat {int(summary['seat'])}):"
+            f" {int(summary['decisions'])} decisions, {int(summary['samples'])} samples each (seed"
+            f" {_h(summary['seed'])}), mean loss {_h(points_words(float(summary['mean_loss'])))} points a decision,"
+            f" accuracy {_h(points_words(float(summary['accuracy'])))}; {marked} marked</p>")
+
+
+def _marks(steps: Sequence[Mapping[str, Any]], spoiler_free: bool) -> str:
+    """Return the seq bar's marks: a link per marked decision of the seat, coloured by its mark and
+    titled with what it cost, placed along the seq bar (in a row when `spoiler_free`: a place on
+    the bar would tell the game's length)."""
+    last = max(len(steps) - 1, 1)
+    links = []
+    for seq, v in enumerate(steps):
+        d = v.get("decision")
+        if not d or not d.get("mark"):
+            continue
+        words = f"seq {seq}: {decision_words(d)}"
+        place = "" if spoiler_free else f" style='left:{100 * seq / last:.2f}%'"
+        links.append(f"<a class='mark mark-{_h(d['mark'])}' href='#seq={seq}' data-seq='{seq}'"
+                     f" title='{_h(words)}' aria-label='{_h(words)}'{place}>{_h(MARK_SIGN[d['mark']])}</a>")
+    bar = "".join(links) or "<span class=none>no marked decision</span>"
+    return (f"<div id=marks class='{'row' if spoiler_free else 'bar'}' aria-label='the seat&#x27;s marked"
+            f" decisions (x: the next one)'>{bar}</div>")
+
+
 def replay_page(
     steps: Sequence[Mapping[str, Any]],
     *,
@@ -415,6 +453,7 @@ def replay_page(
     rules: Mapping[str, Any] | None = None,
     audit: Mapping[str, Any] | None = None,
     rulings_head: str | None = None,
+    analysis: Mapping[str, Any] | None = None,
 ) -> str:
     """Return the page replaying `steps` (each step's replay object, seq 0 first), opening at `at`.
 
@@ -424,7 +463,9 @@ def replay_page(
     whether the pile is open or closed. `audit` (an `AuditReport` as builtins) makes it the
     referee's report page. A branch's steps (their `branch`) put a banner naming it on screen at
     every step; their `rulings` (the same in every step) are shown at their hands, and
-    `rulings_head` is the head of that rulings log, named beside the log's.
+    `rulings_head` is the head of that rulings log, named beside the log's. `analysis` (the
+    seat's, `analysis_summary`; the steps then carry their `decision`) is summed up in the header,
+    each step shows what its decision cost and the seq bar marks the marked decisions.
     """
     if steps and not 0 <= at < len(steps):
         raise ValueError(f"at {at}: outside the steps 0..{len(steps) - 1}")
@@ -443,13 +484,16 @@ def replay_page(
         "rulings_head": rulings_head,
         "steps": encode_steps(steps),
     }
+    if analysis is not None:
+        data["analysis"] = dict(analysis)
     rulings = steps[0].get("rulings") if steps else None
     title, header = _header(steps, seat, spoiler_free, audit)
     page, css, js = _template()
     parts = {
         "title": title,
         "css": css,
-        "header": header,
+        "header": header + ("\n" + _analysis_line(analysis, steps) if analysis is not None else ""),
+        "marks": _marks(steps, spoiler_free) if analysis is not None else "",
         "banner": _banner(steps),
         "report": _report(audit) if audit is not None else "",
         "recount": _recount(audit) if audit is not None else "",
@@ -463,6 +507,6 @@ def replay_page(
 
 
 __all__ = [
-    "DATA_ID", "DECODING", "FORMAT", "ShareDataError", "audit_command", "decode_steps",
+    "DATA_ID", "DECODING", "FORMAT", "ShareDataError", "analysis_summary", "audit_command", "decode_steps",
     "encode_steps", "page_data", "replay_page", "rulings_section", "script_json", "timeline_steps",
 ]

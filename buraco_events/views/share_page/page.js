@@ -387,6 +387,42 @@
     }
   }
 
+  // -- the seat's analysis --------------------------------------------------------------------
+
+  // how each mark reads before its name (render.MARK_SIGN in Python)
+  var MARK_SIGN = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+  function pointsWords(x) { var s = Number(x).toFixed(1); return s.slice(-2) === ".0" ? s.slice(0, -2) : s; }
+
+  // What an analysed decision cost, in words (render.decision_words in Python).
+  function decisionWords(d) {
+    if (!(d.loss > 0)) return "the choice stands: no alternative did better";
+    var head = d.mark ? (MARK_SIGN[d.mark] || "?") + " " + d.mark : "no mark";
+    var spread = d.loss_stderr === null || d.loss_stderr === undefined ? "" : " (± " + pointsWords(d.loss_stderr) + ")";
+    return head + ": -" + pointsWords(d.loss) + " points" + spread + "; better: " + d.best;
+  }
+
+  // the seqs of the seat's marked decisions, in order
+  var marked = [];
+  steps.forEach(function (v, i) { if (v.decision && v.decision.mark) marked.push(i); });
+
+  function drawDecision(v) {
+    var line = document.getElementById("decision");
+    var d = v.decision;
+    line.hidden = !d;
+    line.className = d && d.mark ? "mark-" + d.mark : "";
+    line.textContent = d ? visible("analysis: " + decisionWords(d)) : "";
+    document.querySelectorAll("#marks .mark").forEach(function (a) {
+      a.classList.toggle("here", a.dataset.seq === String(seq));
+    });
+  }
+
+  function nextMark() {
+    if (!marked.length) return go(seq, "no marked decision");
+    var later = marked.filter(function (s) { return s > seq; });
+    if (later.length) go(later[0]);
+    else go(marked[0], "no later marked decision: back to the first");
+  }
+
   // -- moving about -------------------------------------------------------------------------
 
   var handStarts = [];
@@ -425,6 +461,7 @@
     drawScores(v);
     drawBranch(v);
     drawRulings(v);
+    drawDecision(v);
     document.body.dataset.seq = String(seq);
   }
 
@@ -463,6 +500,7 @@
       Home: function () { go(0); }, End: function () { go(last); },
       g: function () { seqBox.focus(); seqBox.select(); }
     };
+    if (data.analysis) actions.x = nextMark; // only a page with the seat's analysis has marks
     var act = actions[e.key];
     if (act) { act(); e.preventDefault(); }
   }
@@ -488,6 +526,10 @@
     document.getElementById("next-hand").addEventListener("click", function () { handJump(1); });
     seqBox.addEventListener("change", function () { go(parseInt(seqBox.value, 10)); });
     document.addEventListener("keydown", onKey);
+    if (data.analysis) {
+      var keys = document.getElementById("keys").firstChild;
+      keys.textContent = keys.textContent.replace("g seq box.", "g seq box · x next marked decision.");
+    }
     document.querySelectorAll("[data-seq]").forEach(function (a) {
       a.addEventListener("click", function (e) {
         e.preventDefault();
