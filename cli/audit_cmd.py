@@ -44,6 +44,7 @@ from buraco_events.audit.rulings import (
 )
 from buraco_events.audit.verdicts import PLAY_KINDS
 from buraco_events.log.archive import is_archive
+from buraco_events.model.scoring import SHEET_ROWS
 from buraco_events.play.branch import branch_words
 from buraco_events.play.pool import default_workers
 from buraco_events.views.projections import player_view
@@ -67,7 +68,6 @@ _BROKEN = {
     "unfinished": "log format: a complete log ends with game_ended (--partial audits a game in progress)",
     "branch": "log format, branches: a branch's lines up to its fork are its parent's, byte for byte",
 }
-_ITEMS = ("meld_points", "canasta_bonus", "close_bonus", "hand_penalty", "dead_penalty")
 
 
 def audit(
@@ -353,8 +353,8 @@ def _score_sheet(hand: HandReport) -> Table:
     table.add_column("RULES 7 item")
     for line in hand.detail:
         table.add_column(f"team {line.team}", justify="right")
-    for item in _ITEMS:
-        table.add_row(item.replace("_", " "), *(str(getattr(t, item)) for t in hand.detail))
+    for item, name in SHEET_ROWS:
+        table.add_row(name, *(str(getattr(t, item)) for t in hand.detail))
     table.add_row("total (recount)", *(str(t.total) for t in hand.detail), style="bold")
     if hand.claimed is not None and hand.reason is None:
         # the replay stopped before this hand's end: the recount is partial, no difference shown

@@ -390,7 +390,7 @@ def test_referee_report_of_an_illegal_event() -> None:
     assert f"first bad event: seq {seq} (illegal)" in out and f"seen by seat {player}" in out
     assert "closed pile: the top card" in out
     assert f"reproduce: buraco replay {path} --at {seq - 1} --as {player}" in out
-    for item in ("meld points", "canasta bonus", "close bonus", "hand penalty", "dead penalty",
+    for item in ("cards in melds", "canastas", "closing", "cards left in hand", "dead penalty",
                  "total (recount)", "claimed"):
         assert item in out
     other = 1 - player

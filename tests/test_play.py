@@ -219,7 +219,7 @@ def test_piloted_game_shows_moves_sheet_and_result(piloted):
     text = "\n".join(piloted["said"])
     assert "Ana drew from the stock" in text  # the bot's moves are narrated
     assert "you drew from the stock" in text
-    assert "hand total" in text and "canasta bonus" in text and "cards held" in text
+    assert "hand total" in text and "canastas" in text and "cards left in hand" in text
     assert "you win" in text or "you lose" in text
     assert "your hand is empty: a dead is taken for you" in text
     assert "you took dead" in text  # seed 11: the human's dead is auto-taken

@@ -235,7 +235,8 @@ def test_the_sheet_says_when_it_is_provisional_and_shows_each_row_once(tmp_path)
             "the cards still in hand are counted at the end") in " ".join(shown.split())
     sheet = shown[shown.index("hand 0"):]
     rows = _rows(sheet)
-    assert rows == ["meld cards", "canasta bonus", "closing", "dead not taken (yet)", "cards held", "hand so far"]
+    assert rows == ["cards in melds", "canastas", "closing", "cards left in hand", "dead penalty if it ended now",
+                    "hand total so far"]
     assert "at the end" in sheet and "running" not in sheet
     assert "team 0 (you)" in sheet
 
@@ -243,7 +244,7 @@ def test_the_sheet_says_when_it_is_provisional_and_shows_each_row_once(tmp_path)
 def test_the_end_sheet_has_no_duplicate_rows(dotted):
     sheet = next(s for s in dotted["said"] if "hand total" in s)
     rows = _rows(sheet)
-    assert rows == ["meld cards", "canasta bonus", "closing", "dead", "cards held", "hand total"]
+    assert rows == ["cards in melds", "canastas", "closing", "cards left in hand", "dead penalty", "hand total"]
     assert len(set(rows)) == len(rows) and "provisional" not in sheet
 
 

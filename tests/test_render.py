@@ -106,6 +106,23 @@ def test_a_seat_view_prints_no_hidden_card():
         hidden_zone = text.split("melds of team 0")[0]
         for seat in (1, 2, 3):
             assert f"{state.hand_size(seat)} card" in hidden_zone
-        assert "(hidden)" in text and "hidden" in text.split("cards held")[1].splitlines()[0]
+        assert "(hidden)" in text and "hidden" in text.split("cards left in hand")[1].splitlines()[0]
         pile_line = next(line for line in text.splitlines() if line.startswith("pile"))
         assert sum(word in RANK for word in pile_line.split()) <= 1  # the top only, if any
+
+
+def test_every_score_sheet_names_its_rows_alike() -> None:
+    """One vocabulary: play, replay, the share page, audit and its page name the sheet's rows as
+    `scoring.SHEET_ROWS` does, and docs/rules.md §7 lists the same names."""
+    import re
+    from pathlib import Path
+
+    from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
+
+    root = Path(__file__).parent.parent
+    page = (root / "buraco_events/views/share_page/page.js").read_text()
+    shown = re.findall(r'row\("([^"]+)", (?:v\.hands_counted \? )?items\("(\w+)"\)', page)
+    assert shown == [(name, key) for key, name in SHEET_ROWS] + [(HAND_TOTAL, "total")]
+    rules = (root / "docs/rules.md").read_text().split("## 7.")[1].split("## 8.")[0]
+    for _, name in SHEET_ROWS:
+        assert f"| {name} |" in rules

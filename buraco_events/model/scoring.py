@@ -12,6 +12,18 @@ from buraco_events.core.melds import CanastaKind, canasta_bonus
 
 from .rules import Rules
 
+#: the score sheet's items in the order every sheet lists them, each with the one name people read
+#: it by (docs/rules.md §7): play, replay, the share page, audit and its page all show these
+SHEET_ROWS: tuple[tuple[str, str], ...] = (
+    ("meld_points", "cards in melds"),
+    ("canasta_bonus", "canastas"),
+    ("close_bonus", "closing"),
+    ("hand_penalty", "cards left in hand"),
+    ("dead_penalty", "dead penalty"),
+)
+#: the name of a sheet's sum, the hand's points
+HAND_TOTAL = "hand total"
+
 
 class SheetLine(msgspec.Struct, frozen=True, kw_only=True):
     """The five items of one team's score sheet for one hand and their sum (`total`): what an

@@ -93,6 +93,7 @@ from buraco_events.model.events import (
     decode_event,
 )
 from buraco_events.model.rules import Rules, UnknownVariant, canonical_variant
+from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
 from buraco_events.model.views import View
 from buraco_events.views.projections import describe, player_view
 from buraco_events.views.render import render_compact
@@ -223,16 +224,15 @@ def score_sheet(view: View, rules: Rules) -> RenderableType:
     for team in (0, 1):
         table.add_column(f"team {team}" + (" (you)" if team == yours else ""), justify="right")
     if sheet:
-        dead = "dead not taken (yet)" if playing else "dead"
-        rows = [("meld cards", [s.meld_points for s in sheet]), ("canasta bonus", [s.canasta_bonus for s in sheet]),
-                ("closing", [s.close_bonus for s in sheet]), (dead, [s.dead_penalty for s in sheet])]
-        for name, values in rows:
-            table.add_row(name, *(str(v) for v in values))
-        if view.hands_counted:
-            table.add_row("cards held", *(str(s.hand_penalty) for s in sheet))
-        else:
-            table.add_row("cards held", *(Text("at the end", style="dim") for _ in sheet))
-        table.add_row(Text("hand so far" if playing else "hand total", style="bold"),
+        for key, name in SHEET_ROWS:
+            if key == "hand_penalty" and not view.hands_counted:
+                table.add_row(name, *(Text("at the end", style="dim") for _ in sheet))
+            elif key == "dead_penalty" and playing:
+                # charged only if the hand ended now: the dead may still be taken
+                table.add_row(f"{name} if it ended now", *(str(s.dead_penalty) for s in sheet))
+            else:
+                table.add_row(name, *(str(getattr(s, key)) for s in sheet))
+        table.add_row(Text(f"{HAND_TOTAL} so far" if playing else HAND_TOTAL, style="bold"),
                       *(Text(str(s.total), style="bold") for s in sheet))
     totals = tuple(view.totals)
     before = totals if playing or not sheet else tuple(t - s.total for t, s in zip(totals, sheet, strict=True))

@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from buraco_events.core.cards import SUIT, Card, team_of
+from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
 
 from .projections import MeldHistory, MeldView, View, team_label
 from .text import visible
@@ -183,19 +184,12 @@ def _scores(view: View) -> Table:
         table.add_column(f"team {team}", justify="right")
     sheet = view.hand_scores
     if sheet:
-        rows = [
-            ("meld cards", [s.meld_points for s in sheet]),
-            ("canasta bonus", [s.canasta_bonus for s in sheet]),
-            ("closing", [s.close_bonus for s in sheet]),
-            ("dead", [s.dead_penalty for s in sheet]),
-        ]
-        for name, values in rows:
-            table.add_row(name, *(str(v) for v in values))
-        if view.hands_counted:
-            table.add_row("cards held", *(str(s.hand_penalty) for s in sheet))
-        else:
-            table.add_row("cards held", *(Text("hidden", style="dim") for _ in sheet))
-        table.add_row("hand total", *(str(s.total) for s in sheet))
+        for key, name in SHEET_ROWS:
+            if key == "hand_penalty" and not view.hands_counted:
+                table.add_row(name, *(Text("hidden", style="dim") for _ in sheet))
+            else:
+                table.add_row(name, *(str(getattr(s, key)) for s in sheet))
+        table.add_row(HAND_TOTAL, *(str(s.total) for s in sheet))
     table.add_row("before this hand" if view.phase in ("draw", "play", "dead", "hand_end") else "totals",
                   *(str(t) for t in view.totals))
     table.add_row(Text("running", style="bold"), *(Text(str(s), style="bold") for s in view.scores))

@@ -32,6 +32,7 @@ import msgspec
 
 from buraco_events.audit.verdicts import headline
 from buraco_events.core.cards import team_of
+from buraco_events.model.scoring import SHEET_ROWS
 
 from .projections import Timeline, team_label
 from .render import MARK_SIGN, decision_words, points_words
@@ -273,9 +274,6 @@ def _verify(source: str, head: str | None, sealed: bool,
     return "\n".join(parts)
 
 
-_ITEMS = (("meld_points", "meld points"), ("canasta_bonus", "canasta bonus"),
-          ("close_bonus", "close bonus"), ("hand_penalty", "hand penalty"),
-          ("dead_penalty", "dead penalty"))
 
 
 def _report(report: Mapping[str, Any]) -> str:
@@ -330,7 +328,7 @@ def _recount(report: Mapping[str, Any]) -> str:
         out.append(f"<table class=sheet><caption>hand {int(hand['hand'])}: {_h(how)}</caption>"
                    "<thead><tr><th>item</th>"
                    + "".join(f"<th>team {int(t['team'])}</th>" for t in teams) + "</tr></thead><tbody>")
-        for key, label in _ITEMS:
+        for key, label in SHEET_ROWS:
             out.append(f"<tr><td>{label}</td>" + "".join(f"<td>{int(t[key])}</td>" for t in teams) + "</tr>")
         out.append("<tr class=total><td>total (recount)</td>"
                    + "".join(f"<td>{int(t['total'])}</td>" for t in teams) + "</tr>")

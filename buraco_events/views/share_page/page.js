@@ -287,11 +287,12 @@
     var sheet = v.hand_scores;
     function items(key) { return sheet.map(function (s) { return String(s[key]); }); }
     if (sheet.length) {
-      row("meld cards", items("meld_points"));
-      row("canasta bonus", items("canasta_bonus"));
+      // the sheet's rows and their names: model/scoring.py's SHEET_ROWS (a test keeps them equal)
+      row("cards in melds", items("meld_points"));
+      row("canastas", items("canasta_bonus"));
       row("closing", items("close_bonus"));
-      row("dead", items("dead_penalty"));
-      row("cards held", v.hands_counted ? items("hand_penalty") : sheet.map(function () { return "hidden"; }));
+      row("cards left in hand", v.hands_counted ? items("hand_penalty") : sheet.map(function () { return "hidden"; }));
+      row("dead penalty", items("dead_penalty"));
       row("hand total", items("total"), "total");
     }
     var during = PLAYING.indexOf(v.phase) >= 0 || v.phase === "hand_end";
