@@ -1,18 +1,20 @@
 """The measured spread of `buraco analyze`'s losses: the figures its classes and accuracy stand on.
 
-Usage: python benchmarks/analysis_spread.py [--samples 8] [--seed 1] [--seats 0,1] [--workers 1]
+Usage: python benchmarks/analysis_spread.py [--samples 16] [--seed 1] [--seats 0] [--workers 1]
        [--logs GLOB] [--out benchmarks/results/analysis_spread.json]
 
 Analyzes one sample log per preset and table size (`data/samples/*-s0-*.jsonl`: every variant, 2
-and 4 players), seats 0 and 1 (one seat of each team), and collects every decision's loss. It
-prints the distribution of the losses (percentiles 50/75/90/95/99 of all losses and of the
-nonzero ones, the share of zero losses), each seat's mean loss, and the thresholds and accuracy
-scale it suggests: an inaccuracy, a mistake and a blunder from about the 80th, 93rd and 98th
-percentiles of the nonzero losses, and the scale at which the median seat's accuracy is 75. The
-same figures, with every loss, go to a JSON file (`docs/analysis.md` quotes them).
+and 4 players) as seat 0, at the default samples (`evaluate.DEFAULT_SAMPLES`: the figures are
+those of a plain `buraco analyze`), and collects every decision's loss and its standard error. It
+prints the distribution of the losses (percentiles of all losses, of the nonzero ones and of those
+above two standard errors, which are the ones a class may mark; the share of zero losses), the
+seats' mean losses, and the thresholds and accuracy scale it suggests: an inaccuracy, a mistake
+and a blunder from about the 80th, 93rd and 98th percentiles of the nonzero losses, and the scale
+at which the median seat's accuracy is 75. The same figures, with every loss, go to a JSON file
+(`docs/analysis.md` quotes them).
 
-One core (`--workers 1`) takes about 8 minutes at 8 samples; the result is the same for any
-number of workers (each decision draws from its own rngs).
+One core (`--workers 1`) takes about 6 minutes of CPU (10 on a busy machine); the result is the
+same for any number of workers (each decision draws from its own rngs).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from buraco_events.analysis.evaluate import (  # noqa: E402  (the sources beside this file)
     ACCURACY_SCALE,
     BLUNDER,
+    DEFAULT_SAMPLES,
     INACCURACY,
     MISTAKE,
     analyze,
@@ -79,6 +82,8 @@ def measure(logs: list[Path], seats: list[int], samples: int, seed: str, workers
     """Analyze every seat of every log; return the figures (and every loss) as one JSON object."""
     rows = []
     losses: list[float] = []
+    stderrs: list[float | None] = []
+    stands_out: list[float] = []  # the losses above two standard errors: the ones a class may mark
     marked = 0
     started = time.perf_counter()
     for path in logs:
@@ -89,6 +94,9 @@ def measure(logs: list[Path], seats: list[int], samples: int, seed: str, workers
             seconds = time.perf_counter() - start
             seat_losses = [d.loss for d in result.decisions]
             losses.extend(seat_losses)
+            stderrs.extend(d.loss_stderr for d in result.decisions)
+            stands_out.extend(d.loss for d in result.decisions
+                              if d.loss_stderr is not None and d.loss > 2 * d.loss_stderr)
             marked += sum(d.mark is not None for d in result.decisions)
             rows.append({"log": path.name, "seat": seat, "decisions": len(seat_losses),
                          "mean_loss": result.mean_loss, "seconds": round(seconds, 1)})
@@ -101,6 +109,8 @@ def measure(logs: list[Path], seats: list[int], samples: int, seed: str, workers
         "samples": samples, "seed": seed, "seats": seats, "logs": [p.name for p in logs],
         "decisions": len(losses), "zero_share": round(1 - len(nonzero) / len(losses), 3) if losses else None,
         "all": percentiles(sorted(losses)), "nonzero": percentiles(sorted(nonzero)),
+        "stands_out": percentiles(sorted(stands_out)),
+        "stands_out_share": round(len(stands_out) / len(losses), 3) if losses else None,
         "mean_loss": round(statistics.fmean(losses), 1) if losses else None,
         "seat_mean_loss": percentiles(sorted(seat_means)),
         "marked_share": round(marked / len(losses), 3) if losses else None,
@@ -108,7 +118,7 @@ def measure(logs: list[Path], seats: list[int], samples: int, seed: str, workers
                     "accuracy_scale": ACCURACY_SCALE},
         "suggested": suggest(losses, seat_means),
         "seconds": round(time.perf_counter() - started, 1),
-        "rows": rows, "losses": losses,
+        "rows": rows, "losses": losses, "loss_stderrs": stderrs,
     }
 
 
@@ -120,7 +130,8 @@ def show(doc: dict) -> None:
           f"(with the thresholds in force)")
     head = "".join(f"{k:>8}" for k in doc["all"])
     print(f"{'':>18}{head}")
-    for name in ("all", "nonzero", "seat_mean_loss"):
+    print(f"losses above two standard errors (may be marked): {doc['stands_out_share']:.1%}")
+    for name in ("all", "nonzero", "stands_out", "seat_mean_loss"):
         print(f"{name:>18}" + "".join(f"{v:>8.1f}" for v in doc[name].values()))
     s = doc["suggested"]
     print(f"suggested: inaccuracy {s['inaccuracy']}, mistake {s['mistake']}, blunder {s['blunder']} "
@@ -130,9 +141,9 @@ def show(doc: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=8)
+    parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     parser.add_argument("--seed", default="1")
-    parser.add_argument("--seats", default="0,1")
+    parser.add_argument("--seats", default="0")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--logs", default="*-s0-*.jsonl", help="a glob in data/samples")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "analysis_spread.json")
