@@ -3,16 +3,30 @@ analysis ranks it first and marks the worse choice.
 
 Each position is a log played from a literal deal (`helpers.Table`): seat 0 goes down in its first
 turn (two melds, one a clean canasta), takes its dead at once (RULES 4, direct) and plays on, then
-the position of the test follows. The positions are late in a hand, where the play-outs are short
-and the gap between the two actions is several times the samples' noise, so a fixed seed and a
-modest number of samples decide them firmly (checked locally on eight seeds each).
+the position of the test follows. Seat 0 is a turn or two from going out, so the play-outs are
+short, and the gap between the two actions is several times the samples' noise: a fixed seed and
+16 to 64 samples decide each position firmly (each passes on a dozen other seeds as well). The
+worse action is the one recorded in the log; the better one is evaluated as if it had been chosen.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from helpers import Table
 
-from buraco_events.analysis.evaluate import Decision, Point, decision_points, evaluate
+from buraco_events.analysis.evaluate import (
+    ACCURACY_SCALE,
+    BLUNDER,
+    DEFAULT_SAMPLES,
+    INACCURACY,
+    MISTAKE,
+    Decision,
+    Point,
+    decision_points,
+    evaluate,
+)
 from buraco_events.core.choices import Action
 
 SEED = "sound"
@@ -166,3 +180,22 @@ def test_discarding_the_card_that_completes_our_canasta_is_marked() -> None:
     _assert_worse_is_marked(worse)
     better = evaluate(_as_if(point, Action("add", ("9H",), meld=1)), 48, SEED)
     assert better.mark is None and better.loss < worse.loss
+
+
+# -- the thresholds are the measured ones, and documented ------------------------------------------
+
+
+def test_the_thresholds_are_those_of_the_measured_spread_and_of_the_doc() -> None:
+    """The classes and the accuracy scale are the ones `benchmarks/analysis_spread.py` suggested
+    from its last measured spread (committed with its figures), and docs/analysis.md says them."""
+    root = Path(__file__).resolve().parent.parent
+    measured = json.loads((root / "benchmarks" / "results" / "analysis_spread.json").read_text(encoding="utf-8"))
+    suggested = measured["suggested"]
+    assert measured["samples"] == DEFAULT_SAMPLES  # measured as a plain `buraco analyze` runs
+    assert (suggested["inaccuracy"], suggested["mistake"], suggested["blunder"]) == (INACCURACY, MISTAKE, BLUNDER)
+    assert abs(suggested["accuracy_scale"] - ACCURACY_SCALE) <= 5  # rounded to a round figure
+    doc = (root / "docs" / "analysis.md").read_text(encoding="utf-8")
+    for mark, points in (("inaccuracy", INACCURACY), ("mistake", MISTAKE), ("blunder", BLUNDER)):
+        assert f"| {mark} | from {points} |" in doc
+    assert f"accuracy = 100 * exp(-mean loss / {ACCURACY_SCALE:g})" in doc
+    assert f"({measured['decisions']} decisions;" in doc
