@@ -57,9 +57,10 @@ def test_the_same_seed_gives_the_same_analysis_for_any_workers() -> None:
 
 
 def test_marks_and_accuracy_follow_their_documented_formulas() -> None:
-    assert [mark_of(x) for x in (0, 39.9, 40, 119, 120, 299, 300)] == \
+    assert [mark_of(x) for x in (0, 199.9, 200, 349, 350, 599, 600)] == \
         [None, None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder"]
-    assert accuracy_of(0) == 100.0 and accuracy_of(60) == 36.8 and accuracy_of(-5) == 100.0
+    assert accuracy_of(0) == 100.0 and accuracy_of(160) == 36.8 and accuracy_of(-5) == 100.0
+    assert accuracy_of(46) == 75.0  # the median seat of the measured spread (docs/analysis.md)
 
 
 def test_analyze_command_json_and_text(tmp_path: Path) -> None:

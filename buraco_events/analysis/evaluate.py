@@ -16,7 +16,10 @@ that many (`alternatives`).
 Classes, by the loss in points: an inaccuracy from `INACCURACY`, a mistake from `MISTAKE`, a
 blunder from `BLUNDER`, and only where the loss is more than two standard errors of the paired
 differences (so sampling noise marks nothing). Accuracy per seat is `100 * exp(-mean loss / ACCURACY_SCALE)`: 100 for no
-loss, about 37 when the average decision costs `ACCURACY_SCALE` points.
+loss, about 37 when the average decision costs `ACCURACY_SCALE` points. The thresholds are the
+measured spread's round figures: about the 80th, 93rd and 98th percentiles of the nonzero losses
+of the sample logs' decisions at the default samples, and the scale puts the median seat's accuracy
+near 75 (`benchmarks/analysis_spread.py` measures them; docs/analysis.md gives the figures).
 """
 
 from __future__ import annotations
@@ -45,9 +48,9 @@ MAX_ALTERNATIVES = 8
 #: the samples per decision by default
 DEFAULT_SAMPLES = 16
 #: the losses (points) from which a decision is an inaccuracy, a mistake, a blunder
-INACCURACY, MISTAKE, BLUNDER = 40, 120, 300
+INACCURACY, MISTAKE, BLUNDER = 200, 350, 600
 #: the mean loss (points) at which accuracy is 100/e
-ACCURACY_SCALE = 60.0
+ACCURACY_SCALE = 160.0
 
 
 class Option(msgspec.Struct, frozen=True):
