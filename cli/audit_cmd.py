@@ -49,7 +49,7 @@ from buraco_events.play.branch import branch_words
 from buraco_events.play.pool import default_workers
 from buraco_events.views.projections import player_view
 from buraco_events.views.render import render_view
-from buraco_events.views.text import visible
+from buraco_events.views.text import hand_words, visible
 
 from . import pages
 from .common import OK, PROBLEMS, UNREADABLE, err, error, os_reason, out
@@ -349,7 +349,7 @@ def _score_sheet(hand: HandReport) -> Table:
         how = f"closed by seat {hand.closed_by}"
     else:
         how = "stock exhausted"
-    table = Table(title=f"hand {hand.hand}: {how}", title_justify="left", show_edge=False)
+    table = Table(title=f"{hand_words(hand.hand)}: {how}", title_justify="left", show_edge=False)
     table.add_column("RULES 7 item")
     for line in hand.detail:
         table.add_column(f"team {line.team}", justify="right")
@@ -439,7 +439,7 @@ def _print_rulings(report: RulingsReport, detail: bool) -> None:
     for view in report.rulings[:ROWS_SHOWN]:
         applies = "yes" if view.applies else f"no: {view.why_not}"
         table.add_row(str(view.seq), Text(visible(_ruling_kind(view))),
-                      "-" if view.hand is None else str(view.hand), Text(visible(view.by)),
+                      "-" if view.hand is None else str(view.hand + 1), Text(visible(view.by)),
                       Text(visible(view.reason)), Text(visible(applies)))
     console.print(table)
     if n > ROWS_SHOWN:

@@ -42,7 +42,7 @@ from textual.widgets import Footer, Input, Static
 from buraco_events.model.events import branch_of, branch_words
 from buraco_events.views.projections import Timeline, branch_object
 from buraco_events.views.render import render_view
-from buraco_events.views.text import visible
+from buraco_events.views.text import hand_words, visible
 
 if TYPE_CHECKING:
     from buraco_events.analysis.evaluate import Analysis
@@ -120,7 +120,7 @@ class ReplayApp(App[None]):
     def status_text(self) -> str:
         """Return the status line: where we are, whose view, and any message."""
         who = "referee" if self.seat is None else f"seat {self.seat}"
-        text = f"seq {self.seq} / {self.timeline.last} · hand {self.timeline.hand_at(self.seq)} · view {who}"
+        text = f"seq {self.seq} / {self.timeline.last} · {hand_words(self.timeline.hand_at(self.seq))} · view {who}"
         if self.label is not None:
             text = f"{self.label} · {text}"
         if self.message:

@@ -54,7 +54,8 @@ from .replay_opts import (
 def replay(
     log: Annotated[Path, typer.Argument(help="a game log (.jsonl)", show_default=False)],
     at: Annotated[int | None, typer.Option("--at", help="show the table after this seq (default: the last event)")] = None,
-    hand: Annotated[int | None, typer.Option("--hand", help="show hand N right after its deal (its hand_started)")] = None,
+    hand: Annotated[int | None, typer.Option(
+        "--hand", metavar="N", help="show hand N (counted from 1) right after its deal (its hand_started)")] = None,
     as_seat: Annotated[str | None, typer.Option("--as", help="see as this seat, by index or player name (default: the referee, all cards)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the table as one JSON object")] = False,
     static: Annotated[bool, typer.Option("--static", "--no-interactive", help="print once even on a terminal (no interactive viewer)")] = False,

@@ -76,8 +76,10 @@ def resolve_seq(timeline: Timeline, at: int | None, hand: int | None, broken: bo
         fail("--at and --hand: give one or the other", 2)
     last = timeline.last
     if hand is not None:
+        if hand < 1:
+            fail(f"--hand {hand}: hands are counted from 1", 2)
         try:
-            return timeline.hand_start(hand)
+            return timeline.hand_start(hand - 1)  # people count hands from 1
         except IndexError as exc:
             if broken:
                 return last  # the hand lies past the error: show how far the log goes

@@ -37,7 +37,7 @@ from buraco_events.model.events import RULING_KINDS, Branched, branch_words
 from buraco_events.play.branch import UNTIL, BranchError, make_branch
 from buraco_events.play.commands import CommandError, parse_command
 from buraco_events.views.compare import CompareError, Comparison, compare_logs, event_words
-from buraco_events.views.text import visible
+from buraco_events.views.text import hand_words, visible
 
 from .common import PROBLEMS, UNREADABLE, fail, import_bots_from_cwd, os_reason, out
 
@@ -137,7 +137,7 @@ def branch(
     if state.phase == "over":
         where = f"game over: totals {' / '.join(map(str, state.totals))}, team {state.winner} wins"
     else:
-        where = f"stopped at seq {state.next_seq - 1} (hand {state.hand_no}, {state.phase}); continue it with " \
+        where = f"stopped at seq {state.next_seq - 1} ({hand_words(state.hand_no)}, {state.phase}); continue it with " \
                 f"buraco play --resume {visible(str(output))} --parent {visible(str(log))}"
     console = out()
     console.print(Text(f"{visible(str(output))}: {visible(label)}, {played} events after the fork; {where}"),
@@ -197,7 +197,7 @@ def _print_comparison(c: Comparison) -> None:
     for row in c.hands:
         diff = "-" if row.parent is None or row.branch is None else \
             " / ".join(f"{b - a:+d}" for a, b in zip(row.parent, row.branch, strict=False))
-        table.add_row(str(row.hand), _pair(row.parent), _pair(row.branch), diff)
+        table.add_row(str(row.hand + 1), _pair(row.parent), _pair(row.branch), diff)  # counted from 1
     table.add_row("total", _pair(c.parent.totals), _pair(c.branch.totals),
                   " / ".join(f"{b - a:+d}" for a, b in zip(c.parent.totals, c.branch.totals, strict=False)),
                   style="bold")
@@ -243,7 +243,8 @@ def rule(
     reason: Annotated[str, typer.Option("--reason", metavar="TEXT", help="why, in words")],
     by: Annotated[str, typer.Option("--by", metavar="NAME", help="the referee")],
     hand: Annotated[int | None, typer.Option(
-        "--hand", metavar="N", min=0, help="the hand ruled on (score_adjusted, hand_voided; optional for a warning)")] = None,
+        "--hand", metavar="N",
+        help="the hand ruled on, counted from 1 (score_adjusted, hand_voided; optional for a warning)")] = None,
     points: Annotated[str | None, typer.Option(
         "--points", metavar="A,B", help="score_adjusted: points added to each team's total for the hand")] = None,
     team: Annotated[int | None, typer.Option("--team", min=0, max=1, help="game_awarded: the team that wins")] = None,
@@ -260,7 +261,9 @@ def rule(
     log as it is now; the game log itself is never changed."""
     if kind not in RULING_KINDS:
         fail(f"--kind: choose from {', '.join(RULING_KINDS)}, got {kind!r}", UNREADABLE)
-    request = RulingRequest(kind, by, reason, hand=hand, points=_points(points), team=team, branch=branch_log,
+    if hand is not None and hand < 1:
+        fail(f"--hand {hand}: hands are counted from 1", 2)
+    request = RulingRequest(kind, by, reason, hand=None if hand is None else hand - 1, points=_points(points), team=team, branch=branch_log,
                             ruling_seq=ruling_seq)
     try:
         ruling, path = new_ruling(log, request, rulings)
@@ -278,7 +281,7 @@ def rule(
         sys.stdout.write(msgspec.json.encode(doc).decode() + "\n")
         return
     console = out()
-    what = f"{ruling.kind}" + (f" on hand {ruling.hand}" if ruling.hand is not None else "")
+    what = f"{ruling.kind}" + (f" on {hand_words(ruling.hand)}" if ruling.hand is not None else "")
     console.print(Text(f"ruling {ruling.seq} ({visible(what)}) appended to {visible(str(path))}; it binds "
                        f"{visible(str(log))} at seq {ruling.game_seq} (line hash {ruling.game_head[:12]}…)"),
                   soft_wrap=True)

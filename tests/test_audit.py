@@ -400,7 +400,7 @@ def test_referee_report_of_an_illegal_event() -> None:
 def test_referee_report_of_a_score_dispute() -> None:
     path = DISPUTES / "wrong_score.jsonl"
     out = invoke(str(path)).stdout
-    assert "hand 1: claimed [" in out and "+100" in out
+    assert "hand 2: claimed [" in out and "+100" in out
     assert out.count("claimed - recount") == 3  # one score sheet per hand
 
 

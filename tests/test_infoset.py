@@ -389,7 +389,7 @@ def _by_kind(rng: random.Random, cards: list) -> None:
 @pytest.mark.parametrize("bias", [_naive_swap, _by_kind])
 def test_the_uniformity_test_catches_a_biased_shuffle(bias, monkeypatch: pytest.MonkeyPatch) -> None:
     """The test above can fail: the sampler given a biased shuffle fails it, far below 0.1%."""
-    monkeypatch.setattr("buraco_events.analysis.infoset.shuffle", bias)
+    monkeypatch.setattr("buraco_events.core.infoset.shuffle", bias)
     for case, info in sorted(UNIFORM_CASES.items()):
         p, _ = _uniformity_p(info, random.Random(f"uniform/{case}"))
         assert p < ALPHA, f"{case}: a {bias.__name__} shuffle went unnoticed (p = {p:.2g})"

@@ -482,7 +482,7 @@ def test_the_match_resumes_in_its_second_hand_and_ends_the_same(match, tmp_path)
     assert first.exit_code == 0 and "end of input" in first.output, first.output
     rest = _play_cli("--resume", str(log), "--pace", "0", input="".join(line + "\n" for line in pilot.script[k:]))
     assert rest.exit_code == 0, rest.output
-    assert "resumed game play-fechado-2p-s1" in rest.output and "(hand 1); you are Zoe" in rest.output
+    assert "resumed game play-fechado-2p-s1" in rest.output and "(hand 2); you are Zoe" in rest.output
     assert _game(log) == _game(match["path"])
     (audit,) = audit_path(log)
     assert audit.report.ok and audit.report.complete, audit.report.problems

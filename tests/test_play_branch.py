@@ -140,7 +140,7 @@ def test_the_next_deal_comes_from_the_parent_or_stops_for_it(parent, tmp_path):
     result = _play_cli("--resume", str(branch), "--seat", "1", input="draw\n")
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "--parent" in lines[0] and "hand 1" in lines[0]
+    assert len(lines) == 1 and "--parent" in lines[0] and "hand 2" in lines[0]
     assert branch.read_bytes() == before  # no other hand was dealt
     # with the parent the deal is the parent's hand 1, card for card
     result = _play_cli("--resume", str(branch), "--seat", "1", "--parent", str(parent), input="")

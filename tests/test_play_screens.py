@@ -191,7 +191,7 @@ def test_the_engines_reason_stays_when_no_rule_of_melds_is_broken(dotted):
 
 def test_the_game_is_told_to_you_in_the_second_person(dotted, tmp_path):
     text = "\n".join(dotted["said"])
-    assert "hand 0 dealt; you play first" in text
+    assert "hand 1 dealt; you play first" in text
     assert "emptying the hand: you take a dead for the next turn" in text
     assert re.search(r"seq \d+: game over: you win, totals", text)
     assert "you win, " in text and "after 1 hand (your team is team 0)" in text
@@ -233,7 +233,7 @@ def test_the_sheet_says_when_it_is_provisional_and_shows_each_row_once(tmp_path)
     shown = result.output.split("> s\n", 1)[1].split("\n> ", 1)[0]
     assert ("provisional, as if the hand ended now: a team that has not taken its dead loses 100; "
             "the cards still in hand are counted at the end") in " ".join(shown.split())
-    sheet = shown[shown.index("hand 0"):]
+    sheet = shown[shown.index("hand 1"):]
     rows = _rows(sheet)
     assert rows == ["cards in melds", "canastas", "closing", "cards left in hand", "dead penalty if it ended now",
                     "hand total so far"]

@@ -137,12 +137,12 @@ def _hand_scores(game) -> list[list[int]]:
 def test_a_hand_s_end_lists_the_rulings_on_that_hand_only(folder, game):
     end0, end1 = _hand_end_seqs(game)[:2]
     at0 = ok("replay", folder / "g.jsonl", "--static", "--at", end0).replace("\n", "")
-    assert "rulings on hand 0 (from" in at0
-    assert "ruling 0: score_adjusted +50 / -50 on hand 0" in at0
+    assert "rulings on hand 1 (from" in at0
+    assert "ruling 0: score_adjusted +50 / -50 on hand 1" in at0
     assert "(by judge [red]x[/red]: late <img src=x onerror=alert(1)> \\u202eoops) · applies" in at0
     assert "ruling 1" not in at0 and "ruling 2" not in at0
     at1 = ok("replay", folder / "g.jsonl", "--static", "--at", end1).replace("\n", "")
-    assert "rulings on hand 1" in at1 and "ruling 1: hand_voided: hand 1 counts 0 for both teams" in at1
+    assert "rulings on hand 2" in at1 and "ruling 1: hand_voided: hand 2 counts 0 for both teams" in at1
     assert "ruling 0:" not in at1
     # in the middle of a hand, no ruling is shown (its hand has not ended)
     assert "ruling" not in ok("replay", folder / "g.jsonl", "--static", "--at", end0 - 3)

@@ -85,7 +85,7 @@ def _n(cards) -> str:
 def test_hand_jumps_to_the_deal(log_path, game):
     starts = [ev.seq for ev in game if isinstance(ev, HandStarted)]
     assert len(starts) >= 2
-    doc = run_json(log_path, "--hand", 1)
+    doc = run_json(log_path, "--hand", 2)  # people count hands from 1; the JSON keeps the log's number
     assert doc["seq"] == starts[1] and doc["hand"] == 1 and doc["phase"] == "draw"
     assert [len(h) for h in doc["hands"]] == [11, 11] and doc["melds"] == []
     assert run(log_path, "--hand", 99, "--json").exit_code == 2
@@ -187,7 +187,7 @@ def test_unreadable_paths_exit_2(tmp_path, log_path):
         assert result.exit_code == 2 and "Traceback" not in result.output
         assert len(result.stderr.strip().splitlines()) == 1
     assert run(log_path, "--at", 10**6, "--json").exit_code == 2
-    assert run(log_path, "--at", 5, "--hand", 0, "--json").exit_code == 2
+    assert run(log_path, "--at", 5, "--hand", 1, "--json").exit_code == 2
 
 
 def test_an_empty_or_garbage_file_is_not_a_log_exit_2(tmp_path):

@@ -66,7 +66,7 @@ def test_rulings_appear_at_their_hand_and_the_standings_at_the_end(browser, page
     opened.page.keyboard.press("ArrowRight")
     assert opened.seq == ends[0]
     here = opened.text("#hand-rulings")
-    assert "rulings on hand 0" in here and "ruling 0: score_adjusted +50 / -50 on hand 0" in here
+    assert "rulings on hand 1" in here and "ruling 0: score_adjusted +50 / -50 on hand 1" in here
     assert "<img src=x onerror=alert(1)>\\u202e[bold]" in here and "ruling 1" not in here
     assert opened.page.locator("img").count() == 0
     opened.page.keyboard.press("End")

@@ -229,11 +229,11 @@ def test_rulings_give_standings_as_a_referee_computes_them(parent: Path, tmp_pat
     log = tmp_path / "g.jsonl"
     log.write_bytes(parent.read_bytes())
     hands = log_facts(log.read_bytes().split(b"\n")[:-1]).hands  # seed 3: [[1420, 350], [935, 480]]
-    assert _rule(log, "--kind", "hand_voided", "--hand", "0").exit_code == 0
+    assert _rule(log, "--kind", "hand_voided", "--hand", "1").exit_code == 0  # the first hand
     report = rulings_report(log)
     assert report.after.totals == hands[1] and report.recount.totals == [hands[0][t] + hands[1][t] for t in (0, 1)]
     assert report.after.winner is None  # 935 and 480: no team reaches 1500 any more
-    assert _rule(log, "--kind", "score_adjusted", "--hand", "1", "--points=600,-20").exit_code == 0
+    assert _rule(log, "--kind", "score_adjusted", "--hand", "2", "--points=600,-20").exit_code == 0
     report = rulings_report(log)
     assert report.after.totals == [hands[1][0] + 600, hands[1][1] - 20]
     assert report.after.winner == 0  # 1535 reaches 1500
@@ -290,8 +290,9 @@ def test_a_ruling_on_a_changed_log_is_refused_and_reported(parent: Path, tmp_pat
     (["--kind", "pardon"], 2),
     (["--kind", "hand_voided"], 2),  # no hand
     (["--kind", "hand_voided", "--hand", "7"], 2),  # no such hand
-    (["--kind", "score_adjusted", "--hand", "0", "--points", "5"], 2),  # one team only
-    (["--kind", "score_adjusted", "--hand", "0", "--points", "a,b"], 2),
+    (["--kind", "score_adjusted", "--hand", "1", "--points", "5"], 2),  # one team only
+    (["--kind", "score_adjusted", "--hand", "1", "--points", "a,b"], 2),
+    (["--kind", "hand_voided", "--hand", "0"], 2),  # hands are counted from 1
     (["--kind", "game_awarded"], 2),
     (["--kind", "withdrawn", "--ruling-seq", "4"], 2),
     (["--kind", "replay_from"], 2),

@@ -87,6 +87,7 @@ from buraco_events.model.events import (
 )
 from buraco_events.model.scoring import SheetLine, TeamScore
 from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map
+from buraco_events.views.text import hand_words
 
 from .auditcore import Regular
 from .verdicts import FAILING as FAILING
@@ -519,7 +520,7 @@ class _Auditor:
             scores=recount, claimed=list(ev.scores), detail=[team_line(s) for s in sheet],
         ))
         if list(ev.scores) != recount:
-            self.add(seq, "score", f"hand {ev.hand}: claimed {list(ev.scores)}, recount {recount}"
+            self.add(seq, "score", f"{hand_words(ev.hand)}: claimed {list(ev.scores)}, recount {recount}"
                      f" ({_diff_words(ev.scores, recount)})")
 
     def _judge_game(self, ev: GameEnded, seq: int) -> None:
@@ -546,15 +547,15 @@ class _Auditor:
             return
         hand, at = broken.deal.hand, broken.at
         if broken.why == "mismatch":
-            words = (f"hand {hand}: the deal does not match its commitment with the salt of seq"
+            words = (f"{hand_words(hand)}: the deal does not match its commitment with the salt of seq"
                      f" {at}: the cards were changed after the commitment")
         elif broken.why == "no_salt":
-            words = (f"hand {hand}: the deal's commitment is never revealed: hand_ended (seq {at})"
+            words = (f"{hand_words(hand)}: the deal's commitment is never revealed: hand_ended (seq {at})"
                      " has no salt, so the deal cannot be checked")
         else:
             came = (f"the next deal (seq {at}) came first" if broken.why == "next_deal"
                     else "the game ended")
-            words = (f"hand {hand}: the deal's commitment is never revealed: {came} without its"
+            words = (f"{hand_words(hand)}: the deal's commitment is never revealed: {came} without its"
                      " hand_ended and salt")
         self.add(broken.deal.seq, "deal", words)
 

@@ -43,6 +43,7 @@ from buraco_events.model.events import (
     line_hash,
 )
 from buraco_events.model.scoring import match_result
+from buraco_events.views.text import hand_words
 
 #: the kinds that name a hand
 _HAND_KINDS = ("score_adjusted", "hand_voided")
@@ -233,7 +234,7 @@ def _why_not(ruling: Ruling, game: LogFacts, earlier: Mapping[int, Ruling],
         if ruling.hand is None:
             return f"{kind} names no hand"
         if ruling.hand >= len(game.hands):
-            return f"hand {ruling.hand} has not ended in this log ({len(game.hands)} hands ended)"
+            return f"{hand_words(ruling.hand)} has not ended in this log ({len(game.hands)} hands ended)"
     if kind == "score_adjusted" and (ruling.points is None or len(ruling.points) != 2):
         return "score_adjusted needs points for both teams"
     if kind == "game_awarded" and ruling.team is None:
@@ -422,7 +423,7 @@ def new_ruling(log: str | Path, request: RulingRequest, rulings_file: str | Path
     if kind in _HAND_KINDS and hand is None:
         raise RulingError(f"--hand: {kind} names the hand it rules on", 2)
     if hand is not None and hand >= len(game.hands):
-        raise RulingError(f"--hand: hand {hand} has not ended in {log} ({len(game.hands)} hands ended)", 2)
+        raise RulingError(f"--hand: {hand_words(hand)} has not ended in {log} ({len(game.hands)} hands ended)", 2)
     points = request.points
     if kind == "score_adjusted":
         if points is None or len(points) != 2:

@@ -97,7 +97,7 @@ from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
 from buraco_events.model.views import View
 from buraco_events.views.projections import describe, player_view
 from buraco_events.views.render import render_compact
-from buraco_events.views.text import visible
+from buraco_events.views.text import hand_words, visible
 
 from .branch import BranchError, ParentDeck, read_parent, start_branch
 from .commands import (
@@ -220,7 +220,7 @@ def score_sheet(view: View, rules: Rules) -> RenderableType:
     sheet = view.hand_scores
     yours = team_of(view.seat) if view.seat is not None else None
     table = Grid(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column(f"hand {view.hand}" if view.hand >= 0 else "scores")
+    table.add_column(hand_words(view.hand) if view.hand >= 0 else "scores")
     for team in (0, 1):
         table.add_column(f"team {team}" + (" (you)" if team == yours else ""), justify="right")
     if sheet:
@@ -372,7 +372,7 @@ class Session:
         state = self.state
         human = self.setup.human
         view = player_view(state, human)
-        lines = [Text(f"{visible(view.variant)} · game {visible(view.game_id)} · hand {view.hand} · "
+        lines = [Text(f"{visible(view.variant)} · game {visible(view.game_id)} · {hand_words(view.hand)} · "
                       f"seq {view.seq} · to play: {self._name(view.to_play)}", style="bold")]
         for seat, hand in enumerate(view.hands):
             if seat != human:
@@ -595,7 +595,7 @@ def resume_session(
         writer.close()
         raise
     what = f"the {visible(label)}, now" if label is not None else f"game {visible(state.game_id)}"
-    say(Text(f"resumed {what} at seq {state.next_seq - 1} (hand {state.hand_no}); "
+    say(Text(f"resumed {what} at seq {state.next_seq - 1} ({hand_words(state.hand_no)}); "
              f"{you_are(state.players[setup.human], setup.human)}", style="bold"))
     return session
 
@@ -672,7 +672,7 @@ def branch_table(
             table.deals = _ask_for_parent(path, branched)
             hand = next((e for e in reversed(events) if isinstance(e, HandStarted)), None)
             if hand is not None and hand.commitment is not None and state.phase not in ("deal", "over"):
-                say(Text(f"the salt of hand {hand.hand}'s deal is the parent's: without --parent it "
+                say(Text(f"the salt of {hand_words(hand.hand)}'s deal is the parent's: without --parent it "
                          "cannot be revealed, so the audit will report it", style="red"))
     if seat is not None and (noted is None or noted.human != seat):
         hint += f" --seat {seat}"
@@ -704,7 +704,7 @@ def _ask_for_parent(path: Path, branched: Branched) -> Callable[[GameState], Han
 
     def deal(state: GameState) -> HandStarted | None:
         raise SetupError(
-            f"{path}: hand {state.hand_no + 1} of this {branch_words(branched.parent, branched)} is "
+            f"{path}: {hand_words(state.hand_no + 1)} of this {branch_words(branched.parent, branched)} is "
             f"dealt as its parent recorded it: pass the parent's log with --parent PARENT.jsonl", 2)
 
     return deal

@@ -55,6 +55,7 @@ from buraco_events.model.views import (
 )
 
 from .seatview import player_view
+from .text import hand_words
 
 #: a snapshot of the state every this many events (seeking folds at most this many)
 SNAPSHOT_EVERY = 64
@@ -161,13 +162,13 @@ def describe(event: Event, state_before: GameState, players: Sequence[str]) -> s
     after = apply(state_before.copy(), event)
     if isinstance(event, HandStarted):
         upcard = f", upcard {_cards(event.discard)}" if event.discard else ""
-        return head + f"hand {event.hand} dealt; {players[event.first]} plays first{upcard}"
+        return head + f"{hand_words(event.hand)} dealt; {players[event.first]} plays first{upcard}"
     if isinstance(event, StockRefilled):
         return head + f"the stock ran out; dead {event.dead} became the stock ({len(after.stock)} cards)"
     if isinstance(event, HandEnded):
         sheet = after.hand_results[-1]
         how = f"{players[event.closed_by]} closed" if event.closed_by is not None else "stock exhausted"
-        text = head + f"hand {event.hand} ended ({how}); scores " + " / ".join(str(s.total) for s in sheet)
+        text = head + f"{hand_words(event.hand)} ended ({how}); scores " + " / ".join(str(s.total) for s in sheet)
         if tuple(event.scores) != tuple(s.total for s in sheet):
             text += " (the log claims " + " / ".join(map(str, event.scores)) + ")"
         return text
@@ -346,7 +347,9 @@ class Timeline:
     def hand_start(self, hand: int) -> int:
         """Return the seq of hand `hand`'s `hand_started`; raises IndexError if never dealt."""
         if not 0 <= hand < len(self._hand_starts):
-            raise IndexError(f"hand {hand} was not dealt (hands 0..{len(self._hand_starts) - 1})")
+            dealt = len(self._hand_starts)
+            raise IndexError(f"{hand_words(hand)} was not dealt ({'hands 1 to ' + str(dealt) if dealt else 'no hand'}"
+                             " dealt)")
         return self._hand_starts[hand]
 
     def hand_at(self, seq: int) -> int:

@@ -24,7 +24,7 @@ from buraco_events.core.cards import SUIT, Card, team_of
 from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
 
 from .projections import MeldHistory, MeldView, View, team_label
-from .text import visible
+from .text import hand_words, visible
 
 #: style of each suit letter (spades and clubs plain)
 SUIT_STYLE: dict[str, str] = {"H": "red", "D": "red"}
@@ -70,7 +70,7 @@ def _count(n: int) -> str:
 def _header(view: View, last: int | None) -> Text:
     who = "referee (all cards)" if view.seat is None else seat_label(view, view.seat)
     of = f" of {last}" if last is not None else ""
-    hand = f"hand {view.hand}" if view.hand >= 0 else "no hand dealt"
+    hand = hand_words(view.hand) if view.hand >= 0 else "no hand dealt"
     line = Text(f"{visible(view.variant)} · game {visible(view.game_id)} · seq {view.seq}{of} · {hand}"
                 f" · view: {who}")
     line.stylize("bold")
@@ -178,7 +178,7 @@ def render_scores(view: View) -> Table:
 
 def _scores(view: View) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    hand = f"hand {view.hand}" if view.hand >= 0 else "scores"
+    hand = hand_words(view.hand) if view.hand >= 0 else "scores"
     table.add_column(hand)
     for team in (0, 1):
         table.add_column(f"team {team}", justify="right")
@@ -216,12 +216,12 @@ def ruling_words(ruling: Mapping[str, Any]) -> str:
     kind = ruling["kind"]
     what = ""
     if kind == "score_adjusted" and ruling.get("points"):
-        what = " " + " / ".join(f"{p:+d}" for p in ruling["points"]) + f" on hand {ruling['hand']}"
+        what = " " + " / ".join(f"{p:+d}" for p in ruling["points"]) + f" on {hand_words(ruling['hand'])}"
     elif kind == "hand_voided":
-        what = f": hand {ruling['hand']} counts 0 for both teams"
+        what = f": {hand_words(ruling['hand'])} counts 0 for both teams"
     elif kind == "replay_from":
         head = str(ruling.get("branch_head") or "?")[:12]
-        what = f": the hands from hand {ruling['hand']} on are the branch's (head {head}…)"
+        what = f": the hands from {hand_words(ruling['hand'])} on are the branch's (head {head}…)"
     elif kind == "game_awarded":
         what = f": team {ruling['team']} wins"
     elif kind == "withdrawn":
@@ -266,7 +266,7 @@ def _rulings(view: View, rulings: Mapping[str, Any], final: bool) -> list[Render
         out.append(Text("after rulings (apart from the recount): "
                         + standings_words(rulings["after"], view.players), style="bold"))
     else:
-        out.append(Text(f"rulings on hand {view.hand} (from {source}, not in the log):", style="bold"))
+        out.append(Text(f"rulings on {hand_words(view.hand)} (from {source}, not in the log):", style="bold"))
         out += [Text("  " + ruling_words(r)) for r in mine]
     return out
 

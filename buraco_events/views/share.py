@@ -36,7 +36,7 @@ from buraco_events.model.scoring import SHEET_ROWS
 
 from .projections import Timeline, team_label
 from .render import MARK_SIGN, decision_words, points_words
-from .text import visible
+from .text import hand_words, visible
 
 #: the `format` of the embedded data; a reader refuses another
 FORMAT = "buraco-replay/1"
@@ -208,7 +208,7 @@ def _result_words(last: Mapping[str, Any]) -> str:
         totals = " to ".join(str(t) for t in last["totals"])
         verb = "wins" if len(players) == 2 else "win"
         return f"{team_label(players, winner)} {verb} {totals} after {played}"
-    return f"unfinished: the log stops at seq {last['seq']}, in hand {last['hand']}"
+    return f"unfinished: the log stops at seq {last['seq']}, in {hand_words(last['hand'])}"
 
 
 def _view_words(first: Mapping[str, Any], seat: int | None) -> str:
@@ -325,7 +325,7 @@ def _recount(report: Mapping[str, Any]) -> str:
         else:
             how = str(hand["reason"]).replace("_", " ")
         teams = hand["detail"]
-        out.append(f"<table class=sheet><caption>hand {int(hand['hand'])}: {_h(how)}</caption>"
+        out.append(f"<table class=sheet><caption>{hand_words(int(hand['hand']))}: {_h(how)}</caption>"
                    "<thead><tr><th>item</th>"
                    + "".join(f"<th>team {int(t['team'])}</th>" for t in teams) + "</tr></thead><tbody>")
         for key, label in SHEET_ROWS:
@@ -369,7 +369,7 @@ def _ruling_cells(r: Mapping[str, Any]) -> str:
     elif r["branch_head"] is not None:
         what = f"branch head {_h(str(r['branch_head'])[:12])}…"
     applies = "applies" if r["applies"] else f"does not apply: {_h(r['why_not'])}"
-    hand = "" if r["hand"] is None else str(int(r["hand"]))
+    hand = "" if r["hand"] is None else str(int(r["hand"]) + 1)  # as people count hands
     return (f"<td>{int(r['seq'])}</td><td>{hand}</td><td>{_h(r['kind'])}</td><td>{what}</td>"
             f"<td>{_h(r['by'])}</td><td>{_h(r['reason'])}</td>"
             f"<td class={'ok' if r['applies'] else 'bad'}>{applies}</td>")

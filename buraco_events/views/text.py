@@ -21,6 +21,12 @@ def _escape(c: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+def hand_words(hand: int) -> str:
+    """Return a hand as people count it, from 1 ("hand 1" is the first); logs, JSON and SQL keep
+    the log's number, from 0."""
+    return f"hand {hand + 1}"
+
+
 def visible(text: str) -> str:
     """Return `text` with every control, bidi and non-printable character as a visible escape."""
     if text.isprintable() and not _BIDI.search(text):

@@ -274,7 +274,7 @@
     var table = el("table", "sheet");
     table.id = "sheet";
     var head = el("tr");
-    head.appendChild(el("th", "", v.hand >= 0 ? "hand " + v.hand : "scores"));
+    head.appendChild(el("th", "", v.hand >= 0 ? "hand " + (v.hand + 1) : "scores"));
     [0, 1].forEach(function (t) { head.appendChild(el("th", "", "team " + t)); });
     table.appendChild(el("thead")).appendChild(head);
     var body = table.appendChild(el("tbody"));
@@ -326,9 +326,9 @@
   // One judged ruling in words (render.ruling_words in Python).
   function rulingWords(r) {
     var what = "";
-    if (r.kind === "score_adjusted" && r.points) what = " " + r.points.map(sign).join(" / ") + " on hand " + r.hand;
-    else if (r.kind === "hand_voided") what = ": hand " + r.hand + " counts 0 for both teams";
-    else if (r.kind === "replay_from") what = ": the hands from hand " + r.hand + " on are the branch's (head " +
+    if (r.kind === "score_adjusted" && r.points) what = " " + r.points.map(sign).join(" / ") + " on hand " + (r.hand + 1);
+    else if (r.kind === "hand_voided") what = ": hand " + (r.hand + 1) + " counts 0 for both teams";
+    else if (r.kind === "replay_from") what = ": the hands from hand " + (r.hand + 1) + " on are the branch's (head " +
       String(r.branch_head || "?").slice(0, 12) + "…)";
     else if (r.kind === "game_awarded") what = ": team " + r.team + " wins";
     else if (r.kind === "withdrawn") what = ": cancels ruling " + r.ruling_seq;
@@ -363,7 +363,7 @@
     var mine = rulings.rulings.filter(function (r) { return ended && r.hand === v.hand; });
     here.hidden = !mine.length;
     if (mine.length) {
-      here.appendChild(el("p", "rulings-title", "rulings on hand " + v.hand + " (from " + rulings.path +
+      here.appendChild(el("p", "rulings-title", "rulings on hand " + (v.hand + 1) + " (from " + rulings.path +
         ", not in the log):"));
       var list = here.appendChild(el("ul"));
       mine.forEach(function (r) { list.appendChild(rulingItem(r)); });
