@@ -92,6 +92,10 @@ def test_spark_index_equals_index(spark_env, tmp_path: Path):
     assert by_kind["format"]["path"] == str(logs / "stbl" / "zz-bad.jsonl")
     assert by_kind["conflict"]["path"] == str(logs / "zz-partial.jsonl")
     assert "is stored with head" in by_kind["conflict"]["message"]
+    # the same rows through `sql --parquet`, beside every table spark-index wrote
+    over_sql = cli("sql", "SELECT * FROM rejects", "--parquet", str(out), "--json")
+    assert over_sql.exit_code == 0, over_sql.stderr
+    assert json.loads(over_sql.stdout) == rejects
 
     again = cli("spark-index", *inputs, "--out", str(out))
     assert again.exit_code == 2 and "exists" in again.stderr and "--replace" in again.stderr

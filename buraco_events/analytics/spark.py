@@ -36,8 +36,9 @@ from buraco_events.log.archive_format import MAGIC, ArchiveError
 from buraco_events.log.archive_read import iter_archive
 from buraco_events.log.lines import RULINGS_SUFFIX, RawLines
 
-from .database import SCHEMAS, one_line
+from .database import ARROW_TYPES, SCHEMAS, one_line
 from .ingest import Checked, CheckedChunk, Conflict, Rejected, check_chunk
+from .queries import REJECTS
 from .schema import TABLES
 
 INSTALL = "pip install 'buraco-events[spark]' (pyspark) and a Java 17 runtime (java on PATH or JAVA_HOME)"
@@ -48,9 +49,7 @@ _RULINGS = "rulings"
 _RULED = ("ruled_totals", "ruled_winner", "rulings")
 
 #: the rejects table: one row per log (or input file) not indexed
-REJECTS_SCHEMA = pa.schema([
-    ("path", pa.string()), ("seq", pa.int32()), ("kind", pa.string()), ("message", pa.string()),
-])
+REJECTS_SCHEMA = pa.schema([(name, ARROW_TYPES[word]) for name, word in REJECTS.columns])
 
 #: what an executor hands back per log: where it comes from (to order duplicates), its game and
 #: head, what duplicates are decided on (`key`: the game id, or a branch's head), its rejection
