@@ -207,6 +207,13 @@ def test_two_daily_appends_equal_one_run_over_both_days(spark_env, tmp_path: Pat
     over_sql = cli("sql", "SELECT kind FROM rejects ORDER BY kind", "--parquet", str(daily), "--csv")
     assert over_sql.stdout.split() == ["kind", "conflict", "format"]
 
+    # a folder that is not an output is refused, and left alone
+    other = tmp_path / "other"
+    (other / "notes").mkdir(parents=True)
+    refused = cli("spark-index", str(day1), "--out", str(other), "--append")
+    assert refused.exit_code == 2 and "is not an output of spark-index" in refused.stderr
+    assert [p.name for p in other.iterdir()] == ["notes"]
+
     # a run's folder left by a driver killed before its commit is removed; one killed during
     # its commit (marked committed) is finished, by the next append
     dead = daily / f"{spark_mod.STAGING}dead" / "games" / "variant=stbl"
