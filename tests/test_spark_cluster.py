@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from buraco_events.analytics.cluster import group_members
 from buraco_events.analytics.database import connect
 from buraco_events.analytics.queries import connect_parquet
 from buraco_events.analytics.schema import TABLES
@@ -97,6 +98,11 @@ def test_spark_index_on_a_cluster_equals_index(cluster, tmp_path: Path):
     active = SparkSession.getActiveSession()
     assert active is not None and active.sparkContext.master == cluster.master
     assert any(app_["name"] == "buraco spark-index" for app_ in cluster.status()["activeapps"])
+
+    # the workers started the executors in their own process groups: stopping a group stops them
+    executors = [pid for group in cluster.groups[1:] for pid in group_members(group)
+                 if b"CoarseGrainedExecutorBackend" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert len(executors) == 2
 
     # every table holds the very rows of the database
     with connect(db, read_only=True) as con:

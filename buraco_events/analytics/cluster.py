@@ -76,18 +76,20 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def group_alive(pgid: int) -> bool:
-    """Return whether a process of group `pgid` still runs (a zombie, dead and waiting to be
-    reaped, does not count: in a container nobody may ever reap it)."""
+def group_members(pgid: int) -> list[int]:
+    """Return the processes of group `pgid` that still run (a zombie, dead and waiting to be
+    reaped, does not count: in a container nobody may ever reap it). Without /proc: the group's
+    id if any process of it is left, as kill(2) tells."""
     proc = Path("/proc")
-    if not (proc / "self" / "stat").is_file():  # no procfs: whether the group has any process
+    if not (proc / "self" / "stat").is_file():
         try:
             os.killpg(pgid, 0)
         except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+            return []
+        except PermissionError:  # a process of that group exists (another user's)
+            return [pgid]
+        return [pgid]
+    members = []
     for entry in proc.iterdir():
         if not entry.name.isdigit():
             continue
@@ -97,8 +99,13 @@ def group_alive(pgid: int) -> bool:
             continue
         fields = stat[stat.rindex(")") + 2:].split()  # after the command name: state ppid pgrp
         if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-            return True
-    return False
+            members.append(int(entry.name))
+    return members
+
+
+def group_alive(pgid: int) -> bool:
+    """Return whether a process of group `pgid` still runs (`group_members`)."""
+    return bool(group_members(pgid))
 
 
 def stop_group(process: subprocess.Popen[bytes], grace: float = _GRACE) -> None:
