@@ -25,21 +25,27 @@ def spark_index(
         "spark-submit's")] = None,
     replace: Annotated[bool, typer.Option(
         "--replace", help="overwrite an existing output folder")] = False,
+    append: Annotated[bool, typer.Option(
+        "--append", help="add the logs to an existing output folder (a daily load): a game "
+        "already there is skipped (the same head) or a conflict (another head); nothing "
+        "written is rewritten, and a failed run leaves the folder as it was")] = False,
 ) -> None:
     """Index logs with Spark into zstd Parquet (the tables of `buraco export`, plus rejects).
 
     Exit 1 if a log was rejected (listed, and in DIR/rejects), 2 if an input cannot be read, the
-    output exists (without --replace), or pyspark or Java is missing.
+    output exists (without --replace or --append), or pyspark or Java is missing.
     """
     from buraco_events.analytics.spark import OutputExists, SparkUnavailable
     from buraco_events.analytics.spark import spark_index as run
 
     try:
-        report = run(inputs, out_dir, master=master, replace=replace)
+        report = run(inputs, out_dir, master=master, replace=replace, append=append)
     except (SparkUnavailable, OutputExists) as exc:
         fail(str(exc))
     except FileNotFoundError as exc:
         fail(f"{exc.filename}: no such file or folder")
+    except OSError as exc:  # a file of the run that could not be moved into the tables
+        fail(f"spark-index: {shown(str(exc))}")
     except Exception as exc:
         if not type(exc).__module__.startswith(("pyspark", "py4j")):
             raise  # our own bug: its traceback is the report
@@ -48,7 +54,8 @@ def spark_index(
     console = err()
     for path, _seq, kind, message in report.rejects:  # a log's text: shown, never markup
         console.print(f"rejected ({kind}): {shown(path)}: {shown(message)}", highlight=False)
-    table = Table(title=f"indexed by Spark into {shown(out_dir)}")
+    table = Table(title=f"indexed by Spark into {shown(out_dir)}"
+                  + (" (rows added)" if append else ""))
     table.add_column("table")
     table.add_column("rows", justify="right")
     for name, n in report.counts.items():

@@ -32,7 +32,7 @@ from .database import (
     sql_string,
 )
 from .rows import variant_name
-from .schema import TABLES, TYPES
+from .schema import TABLES, TYPES, Table
 from .sqlviews import PASSED_ONLY, VIEWS
 
 
@@ -165,6 +165,25 @@ _VARIANT_OF_FILE = "url_decode(regexp_extract(filename, '/variant=([^/]*)/[^/]*$
 _FIRST_TABLES = ("games", "hands", "events", "melds", "team_hands")
 
 
+def _parquet_files(folder: Path) -> list[Path]:
+    """Return the Parquet files under `folder` in name order, but those a name under it starting
+    with `_` or `.` hides (as Spark's and Hadoop's readers hide them: a job's `_temporary/`
+    files, not written yet)."""
+    return sorted(f for f in folder.rglob("*.parquet")
+                  if not any(part.startswith(("_", ".")) for part in f.relative_to(folder).parts))
+
+
+#: the table `buraco spark-index` writes beside the index's (no variant: it is about files, not
+#: games); over a folder without one (`buraco export`'s) its view is empty
+REJECTS = Table(
+    "one row per log (or input file) spark-index did not index: its path, the seq it concerns, "
+    "kind (format, illegal, range, unreadable, internal, conflict) and message (--parquet only)", (
+        ("path", "text"), ("seq", "int32"), ("kind", "text"), ("message", "text"),
+    ))
+#: every table of a Parquet folder: the index's, then `rejects`
+PARQUET_TABLES: dict[str, Table] = {**TABLES, "rejects": REJECTS}
+
+
 def connect_parquet(
     folder: str | os.PathLike[str], readable: Iterable[str | os.PathLike[str]] = (),
     limits: Limits | None = None,
@@ -174,23 +193,23 @@ def connect_parquet(
     Each table is a view of the same name and column types over its Parquet files (listed here,
     in name order, so that the folder may have any name; the variant read back from each file's
     partition folder), and the analytics views stand on them: a query gives the same result as
-    over the DuckDB file. Locked like `connect_query`; the folder is readable, and `readable`
-    besides.
+    over the DuckDB file. `rejects` (`PARQUET_TABLES`) is a view too, of spark-index's rejects
+    (empty over a folder that has none). Locked like `connect_query`; the folder is readable,
+    and `readable` besides.
     """
     root = Path(folder)
     if not root.is_dir():
         raise DatabaseUnavailable(f"no Parquet folder {root} (write one with `buraco export`)")
     con = duckdb.connect(":memory:", config=_QUERY_CONFIG)
     try:
-        for table, declared in TABLES.items():
+        for table, declared in PARQUET_TABLES.items():
             if not (root / table).is_dir() and table in _FIRST_TABLES:
                 raise DatabaseUnavailable(
                     f"{root} is not a Parquet export: it has no {table}/ folder (`buraco export` "
                     "writes games, hands, events, melds and team_hands)"
                 )
             values = {name: f'"{name}"' for name in declared.names()}
-            files = (sorted((root.resolve() / table).rglob("*.parquet"))
-                     if (root / table).is_dir() else [])
+            files = _parquet_files(root.resolve() / table) if (root / table).is_dir() else []
             if files:
                 listed = ", ".join(f"'{sql_string(_glob_literal(f))}'" for f in files)
                 source = f"read_parquet([{listed}], filename = true, hive_partitioning = false)"

@@ -18,13 +18,24 @@ conflict with their game. Rulings logs are not read (an executor holds one file 
 `rulings` table is empty, and a game whose rulings log is among the inputs has its `ruled_*`
 columns NULL (not judged) rather than the recount's, which they would claim. Analyses are not
 read either: the `decisions` table is empty.
+
+Daily loads (`append`): the games and branches already in the output are ranked first (input
+-1), so a log of one of them is skipped (the same head) or a `conflict` (another head), and two
+appends hold the rows of one run over both days' inputs. Nothing written is rewritten: the run
+writes its tables aside in `DIR/_append-<time>-<id>/` and `commit` moves the files into the
+tables (the folder marked `_COMMITTED` first, so that `recover` finishes a commit cut short and
+removes a run that never reached it). A rulings log offered for a game written by an earlier
+run leaves that game as written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
+import time
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,8 +48,9 @@ from buraco_events.log.archive_format import MAGIC, ArchiveError
 from buraco_events.log.archive_read import iter_archive
 from buraco_events.log.lines import RULINGS_SUFFIX, RawLines
 
-from .database import SCHEMAS, one_line
+from .database import ARROW_TYPES, SCHEMAS, one_line
 from .ingest import Checked, CheckedChunk, Conflict, Rejected, check_chunk
+from .queries import REJECTS
 from .schema import TABLES
 
 INSTALL = "pip install 'buraco-events[spark]' (pyspark) and a Java 17 runtime (java on PATH or JAVA_HOME)"
@@ -49,9 +61,7 @@ _RULINGS = "rulings"
 _RULED = ("ruled_totals", "ruled_winner", "rulings")
 
 #: the rejects table: one row per log (or input file) not indexed
-REJECTS_SCHEMA = pa.schema([
-    ("path", pa.string()), ("seq", pa.int32()), ("kind", pa.string()), ("message", pa.string()),
-])
+REJECTS_SCHEMA = pa.schema([(name, ARROW_TYPES[word]) for name, word in REJECTS.columns])
 
 #: what an executor hands back per log: where it comes from (to order duplicates), its game and
 #: head, what duplicates are decided on (`key`: the game id, or a branch's head), its rejection
@@ -229,6 +239,11 @@ def _hadoop_path(spark: Any, path: str) -> tuple[Any, Any]:
     return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p
 
 
+def _child(spark: Any, parent: Any, name: str) -> Any:
+    """Return the Hadoop path `name` under the Hadoop path `parent`."""
+    return spark.sparkContext._jvm.org.apache.hadoop.fs.Path(parent, name)
+
+
 def _files(spark: Any, inputs: Sequence[str]) -> Any:
     """Return a DataFrame (input, source, content) of every file of the inputs: a folder's
     `*.jsonl` (recursive), or the file given (a log or an archive)."""
@@ -257,9 +272,13 @@ def _files(spark: Any, inputs: Sequence[str]) -> Any:
 
 
 def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
-                replace: bool = False, spark: Any = None) -> SparkReport:
+                replace: bool = False, spark: Any = None, append: bool = False) -> SparkReport:
     """Index the logs of `inputs` into Parquet tables under `out` with Spark; see the module
-    docstring. Raises `SparkUnavailable`, `OutputExists` or `FileNotFoundError` (an input)."""
+    docstring. With `append`, add them to the tables already under `out` (see "Daily loads").
+    Raises `SparkUnavailable`, `OutputExists` (also for `append` with `replace`, or onto a
+    folder that is not an output) or `FileNotFoundError` (an input)."""
+    if append and replace:
+        raise OutputExists("--append adds to an output, --replace overwrites it: give one")
     spark = spark or session(master)  # first: it says what to install when pyspark is missing
     from pyspark import StorageLevel
     from pyspark.sql import Window
@@ -267,23 +286,37 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
     from pyspark.sql.pandas.types import from_arrow_schema
 
     fs, out_path = _hadoop_path(spark, out)
-    if fs.exists(out_path):
-        if not replace:
-            raise OutputExists(f"{out} exists; --replace to overwrite it (nothing was done)")
+    existed = fs.exists(out_path)
+    if existed and not (replace or append):
+        raise OutputExists(f"{out} exists; --replace to overwrite it, --append to add to it "
+                           "(nothing was done)")
+    target = out.rstrip("/")
+    stored = None
+    if append:
+        if existed:
+            recover(spark, out)
+            stored = _stored(spark, out)
+        target = f"{target}/{STAGING}{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     files = _files(spark, inputs)
     keep = None
     checked = files.mapInArrow(check_batches, from_arrow_schema(_CHECKED)).persist(
         StorageLevel.MEMORY_AND_DISK)
+    committed = False
     try:
         # duplicates are decided on the logs' names and heads alone (a small shuffle), then
-        # the rows of the logs kept are picked once and kept for the five writes
+        # the rows of the logs kept are picked once and kept for the five writes; the games and
+        # branches already stored (`append`) come first, as input -1
         order = ["input", "file", "member"]
         first = Window.partitionBy("branch", "key").orderBy(*order)
-        ranked = (checked.where(F.col("kind").isNull())
-                  .select(*order, "source", "game_id", "head", "branch", "key")
+        offered = (checked.where(F.col("kind").isNull())
+                   .select(*order, "source", "game_id", "head", "branch", "key"))
+        if stored is not None:
+            offered = stored.unionByName(offered)
+        ranked = (offered
                   .withColumn("rank", F.row_number().over(first))
                   .withColumn("first_head", F.first("head").over(first))
-                  .withColumn("first_source", F.first("source").over(first)))
+                  .withColumn("first_source", F.first("source").over(first))
+                  .where(F.col("input") >= 0))
         keep = checked.join(ranked.where(F.col("rank") == 1).select(*order), order,
                             "left_semi").persist(StorageLevel.MEMORY_AND_DISK)
         conflicts = [
@@ -315,12 +348,125 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
                                                           .cast(kind)).otherwise(F.col(column)))
             (rows
              .write.mode("error").partitionBy("variant").option("compression", "zstd")
-             .parquet(f"{out.rstrip('/')}/{table}"))
+             .parquet(f"{target}/{table}"))
         rejects = rejected + conflicts
         (spark.createDataFrame(rejects, from_arrow_schema(REJECTS_SCHEMA)).coalesce(1)
-         .write.mode("error").option("compression", "zstd").parquet(f"{out.rstrip('/')}/rejects"))
+         .write.mode("error").option("compression", "zstd").parquet(f"{target}/rejects"))
+        if append:
+            commit(spark, target, out)
+        committed = True
     finally:
         checked.unpersist()
         if keep is not None:
             keep.unpersist()
+        if append and not committed:
+            _discard(spark, target, out, existed)
     return SparkReport(counts, rejects)
+
+
+# -- daily loads: written aside, then committed ---------------------------------------------------
+
+#: the name prefix of a run's folder under the output while `append` writes it (a name starting
+#: with `_`: no reader of the tables lists it, neither Spark nor `connect_parquet`)
+STAGING = "_append-"
+#: the file that marks a run's folder as committed: its files belong in the tables
+COMMITTED = "_COMMITTED"
+
+
+def _stored(spark: Any, out: str) -> Any:
+    """Return the games and branches already under `out`, ranked before any log offered: as
+    the `_CHECKED` columns the duplicates are decided on, input -1."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    fs, _ = _hadoop_path(spark, out)
+    if not fs.exists(_hadoop_path(spark, f"{out.rstrip('/')}/games")[1]):
+        raise OutputExists(f"{out} is not an output of spark-index: it has no games/ folder "
+                           "(nothing was done)")
+
+    def read(table: str) -> Any:
+        schema = from_arrow_schema(table_schema(table))
+        folder = f"{out.rstrip('/')}/{table}"
+        if not fs.exists(_hadoop_path(spark, folder)[1]):  # an output older than the table
+            return spark.createDataFrame([], schema)
+        return spark.read.schema(schema).parquet(folder)
+
+    head = [F.lit(-1).cast("int").alias("input"), F.lit("").alias("file"),
+            F.lit(0).cast("int").alias("member")]
+    games = read("games").select(*head, "source", "game_id", "head", F.lit(False).alias("branch"),
+                                 F.col("game_id").alias("key"))
+    branches = read("branches").select(*head, F.col("file").alias("source"), "game_id", "head",
+                                       F.lit(True).alias("branch"), F.col("head").alias("key"))
+    return games.unionByName(branches)
+
+
+def _moves(spark: Any, folder: str, out: str) -> list[tuple[Any, Any]]:
+    """Return (from, to) of every Parquet file of a run's folder: to the same place under `out`
+    (Spark's own files, `_SUCCESS` and checksums, stay behind)."""
+    fs, root = _hadoop_path(spark, folder)
+    base = fs.makeQualified(root).toString().rstrip("/")
+    _, dest = _hadoop_path(spark, out)
+    moves = []
+    found = fs.listFiles(root, True)
+    while found.hasNext():
+        path = found.next().getPath()
+        name = path.toString()
+        relative = name[len(base) + 1:]
+        if name.endswith(".parquet") and not any(
+                part.startswith(("_", ".")) for part in relative.split("/")):
+            moves.append((path, _child(spark, dest, relative)))
+    return moves
+
+
+def commit(spark: Any, folder: str, out: str) -> None:
+    """Move a run's files from `folder` into the tables under `out`, then remove `folder`.
+
+    `COMMITTED` is written first: from then on the run counts as done, and a commit cut short
+    (the driver killed) is finished by the next `append` (`recover`); before it, the run never
+    happened. Each file keeps the name Spark gave it (unique to the job), so nothing already in
+    a table is overwritten."""
+    fs, root = _hadoop_path(spark, folder)
+    marker = _child(spark, root, COMMITTED)
+    if not fs.exists(marker):
+        fs.create(marker, False).close()
+    _, dest_root = _hadoop_path(spark, out)
+    for status in fs.listStatus(root):  # every table's folder, also of a table with no rows
+        if status.isDirectory():
+            fs.mkdirs(_child(spark, dest_root, status.getPath().getName()))
+    for source, dest in _moves(spark, folder, out):
+        fs.mkdirs(dest.getParent())
+        if fs.exists(dest):  # moved by a copy that was cut short (object stores): again
+            fs.delete(dest, False)
+        if not fs.rename(source, dest):
+            raise OSError(f"cannot move {source.toString()} to {dest.toString()} (the run is "
+                          "committed: the next --append finishes moving its files)")
+    fs.delete(root, True)
+
+
+def recover(spark: Any, out: str) -> list[str]:
+    """Finish the committed runs' folders left under `out` (a commit cut short) and remove the
+    others (runs that failed or were killed before their commit); return the folders seen."""
+    fs, root = _hadoop_path(spark, out)
+    seen = []
+    for status in fs.listStatus(root):
+        path = status.getPath()
+        if not (status.isDirectory() and path.getName().startswith(STAGING)):
+            continue
+        folder = f"{out.rstrip('/')}/{path.getName()}"
+        seen.append(folder)
+        if fs.exists(_child(spark, path, COMMITTED)):
+            commit(spark, folder, out)
+        else:
+            fs.delete(path, True)
+    return seen
+
+
+def _discard(spark: Any, folder: str, out: str, existed: bool) -> None:
+    """Remove a failed run's folder (and `out`, when the run created it and it is empty)."""
+    with contextlib.suppress(Exception):  # the failure itself is the report
+        fs, root = _hadoop_path(spark, folder)
+        if fs.exists(root) and not fs.exists(_child(spark, root, COMMITTED)):
+            fs.delete(root, True)
+        _, out_path = _hadoop_path(spark, out)
+        if not existed and fs.exists(out_path) and not fs.listStatus(out_path):
+            fs.delete(out_path, False)
