@@ -67,53 +67,59 @@ def observe(state: GameState, seat: int) -> np.ndarray:
 
 
 def observe_view(view: View, seat: int) -> np.ndarray:
-    """Return the observation of `seat` from its view (see the module docstring)."""
-    obs = np.zeros(SIZE, dtype=np.float32)
+    """Return the observation of `seat` from its view (see the module docstring).
+
+    The card rows and flags are gathered as indices (one per card copy or flag set) and counted
+    in one `np.bincount`; the few numbers are set after.
+    """
     index = CARD_INDEX
+    at: list[int] = []
     hand = view.hands[seat]
-    base = OFFSET["hand"]
     if not isinstance(hand, int):
-        for c in hand:
-            obs[base + index[c]] += 1
+        at += [index[c] for c in hand]  # "hand" is the first block: offset 0
     pile = view.pile
     if pile.top is not None:
-        obs[OFFSET["pile_top"] + index[pile.top]] = 1
+        at.append(_PILE_TOP + index[pile.top])
     if pile.cards is not None:
-        _count(obs, OFFSET["pile_cards"], pile.cards)
+        at += [_PILE_CARDS + index[c] for c in pile.cards]
     due: Card | None = view.top_due
     if view.pending is not None:
         due = view.pending.top
         if not isinstance(view.pending.rest, int):
-            _count(obs, OFFSET["pending_rest"], view.pending.rest)
+            at += [_PENDING_REST + index[c] for c in view.pending.rest]
     if due is not None:
-        obs[OFFSET["top_due"] + index[due]] = 1
+        at.append(_TOP_DUE + index[due])
     team = team_of(seat)
-    base = OFFSET["melds"]
     for m in view.melds:
         if m.id >= MELD_SLOTS:
             continue
-        at = base + m.id * MELD_WIDTH
-        obs[at] = 1
-        obs[at + 1] = m.team == team
-        obs[at + 2] = m.type == "run"
-        obs[at + 3] = m.clean
-        obs[at + 4] = m.kind != "none"
-        _count(obs, at + len(MELD_FLAGS), m.cards)
+        base = _MELDS + m.id * MELD_WIDTH
+        at.append(base)
+        if m.team == team:
+            at.append(base + 1)
+        if m.type == "run":
+            at.append(base + 2)
+        if m.clean:
+            at.append(base + 3)
+        if m.kind != "none":
+            at.append(base + 4)
+        cards = base + len(MELD_FLAGS)
+        at += [cards + index[c] for c in m.cards]
+    obs = np.bincount(at, minlength=SIZE).astype(np.float32)
     n = len(view.players)
-    base = OFFSET["seats"]
     for rel in range(n):
         s = (seat + rel) % n
         held = view.hands[s]
-        obs[base + rel * 2] = held if isinstance(held, int) else len(held)
-        obs[base + rel * 2 + 1] = view.to_play == s and view.phase in PHASES
-    base = OFFSET["deads"]
+        obs[_SEATS + rel * 2] = held if isinstance(held, int) else len(held)
+        if view.to_play == s and view.phase in PHASES:
+            obs[_SEATS + rel * 2 + 1] = 1
     for i, dead in enumerate(view.deads[:2]):
-        at = base + i * len(DEAD_FIELDS)
-        obs[at] = dead.fate is None
-        obs[at + 1] = dead.cards if isinstance(dead.cards, int) else len(dead.cards)
+        base = _DEADS + i * len(DEAD_FIELDS)
+        obs[base] = dead.fate is None
+        obs[base + 1] = dead.cards if isinstance(dead.cards, int) else len(dead.cards)
         if dead.taken_by is not None:
-            obs[at + 2 if team_of(dead.taken_by) == team else at + 3] = 1
-    base = OFFSET["scalars"]
+            obs[base + 2 if team_of(dead.taken_by) == team else base + 3] = 1
+    base = _SCALARS
     obs[base] = 1
     obs[base + 1] = view.stock
     obs[base + 2] = pile.size
@@ -125,10 +131,14 @@ def observe_view(view: View, seat: int) -> np.ndarray:
     return obs
 
 
-def _count(obs: np.ndarray, base: int, cards: tuple[Card, ...]) -> None:
-    index = CARD_INDEX
-    for c in cards:
-        obs[base + index[c]] += 1
+_PILE_TOP: Final = OFFSET["pile_top"]
+_PILE_CARDS: Final = OFFSET["pile_cards"]
+_TOP_DUE: Final = OFFSET["top_due"]
+_PENDING_REST: Final = OFFSET["pending_rest"]
+_MELDS: Final = OFFSET["melds"]
+_SEATS: Final = OFFSET["seats"]
+_DEADS: Final = OFFSET["deads"]
+_SCALARS: Final = OFFSET["scalars"]
 
 
 __all__ = ["LAYOUT", "OFFSET", "SIZE", "observe", "observe_view"]
