@@ -202,8 +202,9 @@ def _layoff_offset(state: GameState, meld: int, cards: tuple[Card, ...]) -> int 
     return None
 
 
-def encode(state: GameState, action: Action) -> int:
-    """Return the id of an engine action offered in `state`; raises `NoId` when it has none."""
+def encode(state: GameState | None, action: Action) -> int:
+    """Return the id of an engine action offered in `state` (None: a meld, a discard or a fixed
+    id, which need no state); raises `NoId` when it has none."""
     kind = action.kind
     found: int | None = None
     if kind == "draw":
@@ -217,7 +218,7 @@ def encode(state: GameState, action: Action) -> int:
     elif kind == "meld":
         m = MELD_INDEX.get(action.cards)
         found = None if m is None else MELD + m
-    elif kind == "add" and action.meld is not None and 0 <= action.meld < min(len(state.melds), MELD_SLOTS):
+    elif kind == "add" and state is not None and action.meld is not None and 0 <= action.meld < min(len(state.melds), MELD_SLOTS):
         j = _layoff_offset(state, action.meld, action.cards)
         found = None if j is None else LAYOFF + action.meld * LAYOFF_BLOCK + j
     if found is None:
@@ -252,11 +253,14 @@ def decode(state: GameState | None, action_id: int) -> Action | None:
 
 def describe(action_id: int) -> str:
     """Return an id's meaning in words (the action table of docs/rl.md), without a state."""
+    if action_id == DRAW:
+        return "draw from the stock"
+    if action_id == PILE:
+        return "take the discard pile"
+    if action_id < DISCARD:
+        return f"take dead {action_id - DEAD}"
     if action_id < MELD:
-        action = decode(None, action_id)
-        assert action is not None
-        return {"draw": "draw", "pile": "take the pile"}.get(
-            action.kind, f"take dead {action.dead}" if action.kind == "dead" else f"discard {action.cards[0]}")
+        return f"discard {CARDS[action_id - DISCARD]}"
     if action_id < LAYOFF:
         return "meld " + " ".join(MELDS[action_id - MELD])
     meld, j = divmod(action_id - LAYOFF, LAYOFF_BLOCK)
