@@ -43,7 +43,7 @@ def _steps_per_second(env: Any, steps: int, seed: int) -> float:
     start = time.process_time()
     env.reset(seed=seed)
     while done < steps:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 action = None

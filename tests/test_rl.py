@@ -222,7 +222,7 @@ def test_the_observation_reads_the_seats_hand_and_the_melds() -> None:
 
 def _play_random(e: BuracoEnv, seed: int) -> None:
     rng = np.random.default_rng(seed)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, done, cut, _ = e.last()
         e.step(None if done or cut else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
@@ -256,7 +256,7 @@ def test_hand_rewards_are_the_team_difference_of_each_hand() -> None:
     e.reset(seed=4)
     got = {a: 0.0 for a in e.possible_agents}
     rng = np.random.default_rng(4)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, done, cut, _ = e.last()
         e.step(None if done or cut else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         for a, r in e.rewards.items():

@@ -44,12 +44,13 @@ from . import observe as obs_mod
 from .actions import N_ACTIONS, encode
 
 REWARDS: Final = ("hand", "match")
+RENDER_MODES: Final = ("ansi",)
 
 
 class BuracoEnv(AECEnv):
     """Buraco for 2 or 4 agents (see the module docstring)."""
 
-    metadata = {"name": "buraco_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "buraco_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False}
 
     def __init__(
         self,
@@ -65,7 +66,7 @@ class BuracoEnv(AECEnv):
         check_players(players)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
         self.variant = canonical_variant(variant)
         self.players = players
