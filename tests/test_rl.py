@@ -7,6 +7,8 @@ Needs the `rl` extra (pettingzoo, gymnasium, numpy): run with `pytest -m rl`; sk
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
 import re
 import warnings
@@ -300,9 +302,15 @@ def test_bad_arguments_are_refused_in_one_line() -> None:
         raw_env("whist", 2)
 
 
-def test_the_docs_example_runs() -> None:
-    """docs/rl.md's random agent, run as written."""
+def test_the_docs_example_runs_and_prints_what_the_page_shows() -> None:
+    """docs/rl.md's random agent (20 lines at most), run as written."""
     text = (ROOT / "docs" / "rl.md").read_text()
-    (code,) = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(code.strip().splitlines()) <= 20
-    exec(compile(code, "docs/rl.md", "exec"), {})
+    code = re.search(r"```python\n(.*?)```", text, re.S)
+    assert code is not None
+    shown = re.search(r"```\n(.*?)```", text[code.end():], re.S)
+    assert shown is not None
+    assert len(code.group(1).strip().splitlines()) <= 20
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code.group(1), "docs/rl.md", "exec"), {})
+    assert printed.getvalue() == shown.group(1)
