@@ -139,10 +139,17 @@ LAYOFF: Final = MELD + len(MELDS)
 N_ACTIONS: Final = LAYOFF + MELD_SLOTS * LAYOFF_BLOCK
 
 _SET_INDEX: Final[dict[tuple[int, ...], int]] = {c: i for i, c in enumerate(SET_COUNTS)}
+
+
+def _by_length() -> dict[int, tuple[tuple[int, Stretch], ...]]:
+    found: dict[int, list[tuple[int, Stretch]]] = {}
+    for i, stretch in enumerate(STRETCHES):
+        found.setdefault(stretch[1], []).append((_RUN_STRETCHES + i, stretch))
+    return {length: tuple(entries) for length, entries in found.items()}
+
+
 #: the stretch descriptions of each length, with their place in the block, in block order
-_BY_LENGTH: Final[dict[int, list[tuple[int, Stretch]]]] = {}
-for _i, _s in enumerate(STRETCHES):
-    _BY_LENGTH.setdefault(_s[1], []).append((_RUN_STRETCHES + _i, _s))
+_BY_LENGTH: Final[dict[int, tuple[tuple[int, Stretch], ...]]] = _by_length()
 
 
 class NoId(ValueError):
