@@ -314,3 +314,32 @@ def test_the_docs_example_runs_and_prints_what_the_page_shows() -> None:
     with contextlib.redirect_stdout(printed):
         exec(compile(code.group(1), "docs/rl.md", "exec"), {})
     assert printed.getvalue() == shown.group(1)
+
+
+def test_a_hand_past_the_turn_bound_truncates_every_agent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import buraco_events.rl.aec as aec
+
+    monkeypatch.setattr(aec, "MAX_TURNS_PER_HAND", 2)
+    e = env("stbl", 2, log_dir=tmp_path)
+    e.reset(seed=1)
+    seen: list[tuple[bool, bool]] = []
+    rng = np.random.default_rng(1)
+    for _agent in e.agent_iter():
+        obs, _, done, cut, _ = e.last()
+        seen.append((done, cut))
+        e.step(None if done or cut else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert seen[-2:] == [(False, True), (False, True)] and not e.agents
+    assert list(tmp_path.iterdir()) == []  # an unfinished game writes no log
+
+
+def test_a_match_past_the_hand_bound_truncates_every_agent(monkeypatch: pytest.MonkeyPatch) -> None:
+    import buraco_events
+    import buraco_events.core.table as table_module
+
+    if buraco_events.build() == "compiled":
+        pytest.skip("the compiled table reads its bound as a constant")
+    monkeypatch.setattr(table_module, "MAX_HANDS_PER_GAME", 1)
+    e = raw_env("stcl", 2)  # a match to 2000: the second deal passes the bound
+    e.reset(seed=2)
+    _play_random(e, 2)
+    assert not e.table.over and e.table.state.hand_no == 0 and not e.agents
