@@ -1,5 +1,6 @@
 """The functional core does no I/O: importing it loads neither the shell's libraries
-(duckdb, typer, ...) nor the package's own shell modules (log, archive, audit, the index and queries, sim)."""
+(duckdb, typer, ...) nor the package's own shell modules (log, archive, audit, the index and queries, sim),
+nor the `rl` extra's libraries (numpy, pettingzoo, gymnasium) and modules."""
 
 from __future__ import annotations
 
@@ -43,6 +44,8 @@ CORE = [
     "core.infoset",
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
+#: the libraries of the `rl` extra: only `buraco_events.rl` may load them (the core runs without)
+RL_ONLY = ["numpy", "pettingzoo", "gymnasium"]
 #: the package's modules that read and write files, index or simulate: the core never needs them
 SHELL_MODULES = [f"buraco_events.{m}" for m in (
     "log.reader",
@@ -63,6 +66,8 @@ SHELL_MODULES = [f"buraco_events.{m}" for m in (
     "analytics.plots",
     "play.sim",
     "play.branch",
+    "rl.aec",
+    "rl.observe",
 )]
 
 
@@ -72,7 +77,7 @@ def _loaded_by_core() -> dict[str, list[str]]:
                pkgutil.walk_packages(buraco_events.__path__, "buraco_events.") if not m.ispkg}
     core = [m for m in CORE if m in present]
     assert {"core.cards", "model.rules", "core.melds", "model.events", "core.engine", "views.projections", "core.bots", "views.render", "model.scoring"} <= set(core)
-    watched = SHELL_ONLY + SHELL_MODULES
+    watched = SHELL_ONLY + RL_ONLY + SHELL_MODULES
     code = (
         "import importlib, json, sys\n"
         f"watched, out = {watched!r}, {{}}\n"
