@@ -32,7 +32,7 @@ from typing import Annotated
 import msgspec
 import typer
 
-from buraco_events.views.projections import branch_object
+from buraco_events.views.projections import Timeline, branch_object
 from buraco_events.views.render import render_view
 from buraco_events.views.replays import rulings_object
 from buraco_events.views.text import visible
@@ -51,9 +51,19 @@ from .replay_opts import (
 )
 
 
+def first_deal(timeline: Timeline, otherwise: int) -> int:
+    """Return the seq of the first deal, or `otherwise` when the log has none."""
+    try:
+        return timeline.hand_start(0)
+    except IndexError:
+        return otherwise
+
+
 def replay(
     log: Annotated[Path, typer.Argument(help="a game log (.jsonl)", show_default=False)],
-    at: Annotated[int | None, typer.Option("--at", help="show the table after this seq (default: the last event)")] = None,
+    at: Annotated[int | None, typer.Option(
+        "--at", help="show the table after this seq (default: the last event; the interactive viewer opens at "
+        "the first deal, as a share page does)")] = None,
     hand: Annotated[int | None, typer.Option(
         "--hand", metavar="N", help="show hand N (counted from 1) right after its deal (its hand_started)")] = None,
     as_seat: Annotated[str | None, typer.Option("--as", help="see as this seat, by index or player name (default: the referee, all cards)")] = None,
@@ -75,6 +85,8 @@ def replay(
     if not as_json and not static and sys.stdout.isatty():
         from .replay_app import ReplayApp  # textual loads only for the interactive viewer
 
+        if at is None and hand is None:
+            seq = first_deal(timeline, seq)  # stepped through from the start, as a share page is
         ReplayApp(timeline, seq=seq, seat=seat, error_for=errors, history=history, log=log, rulings=rulings,
                   analysis=analysis).run()
     elif as_json:

@@ -319,3 +319,26 @@ def test_log_text_is_escaped_in_every_human_output(tmp_path, game):
     for args in (["log", "check", str(path)], ["replay", str(missing)], ["log", "head", str(missing)]):
         result = runner.invoke(buraco, args)
         assert not any(c in result.output for c in "\x1b\r\u202e") and "evil\\x1b]" in result.output
+
+
+def test_the_viewer_opens_at_the_first_deal_as_a_share_page_does(log_path, game, monkeypatch):
+    """On a terminal, `replay LOG` with neither --at nor --hand opens the viewer at the first deal
+    (the share page opens there too); --at still opens where it says."""
+    import io
+    import types
+
+    import cli.replay_app
+    import cli.replay_cmd
+
+    opened: list[int] = []
+    monkeypatch.setattr(cli.replay_app.ReplayApp, "run", lambda self: opened.append(self.seq))
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(cli.replay_cmd, "sys", types.SimpleNamespace(stdout=Terminal()))
+    first = next(ev.seq for ev in game if isinstance(ev, HandStarted))
+    assert runner.invoke(app, ["replay", str(log_path)]).exit_code == 0
+    assert runner.invoke(app, ["replay", str(log_path), "--at", "7"]).exit_code == 0
+    assert opened == [first, 7]
