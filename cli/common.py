@@ -55,6 +55,12 @@ def error(message: str) -> None:
     err().print(f"[bold red]error:[/] {shown(message)}", markup=True, highlight=False, soft_wrap=True)
 
 
+def shows_symbols(console: Console) -> bool:
+    """Return whether cards show their suits as symbols on `console`: a terminal in UTF-8 (pipes
+    and other encodings get the letters of the notation)."""
+    return console.is_terminal and (console.encoding or "").lower().replace("-", "") == "utf8"
+
+
 def fail(message: str, code: int = UNREADABLE) -> NoReturn:
     """Print a one-line error to stderr and exit with `code` (no traceback)."""
     error(message)

@@ -40,7 +40,7 @@ from buraco_events.play.session import (
 )
 from buraco_events.views.text import visible
 
-from .common import fail, fail_read, import_bots_from_cwd, os_reason, out
+from .common import fail, fail_read, import_bots_from_cwd, os_reason, out, shows_symbols
 
 
 def say_out(renderable: RenderableType) -> None:
@@ -83,8 +83,7 @@ def play(
     if pace < 0:
         fail(f"--pace: give 0 or more seconds, got {pace}")
     console = out()
-    # suit symbols where the terminal shows them; letters in pipes and on other encodings
-    symbols = console.is_terminal and (console.encoding or "").lower().replace("-", "") == "utf8"
+    symbols = shows_symbols(console)
     session: Session | None = None
 
     def make_session(say: Say) -> Session:

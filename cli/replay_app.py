@@ -84,9 +84,10 @@ class ReplayApp(App[None]):
         self, timeline: Timeline, seq: int = 0, seat: int | None = None,
         error_for: Callable[[int | None], str | None] | None = None, history: bool = False,
         log: Path | None = None, by: str = "viewer", seed: str = "1",
-        rulings: dict[str, object] | None = None, analysis: Analysis | None = None,
+        rulings: dict[str, object] | None = None, analysis: Analysis | None = None, symbols: bool = False,
     ) -> None:
         super().__init__()
+        self.symbols = symbols  # suits as symbols, hands grouped by suit (as play shows them)
         self.analysis = analysis  # the seat's analysis: its decisions shown, x jumps to the marked
         self.decisions = {d.seq: msgspec.to_builtins(d) for d in analysis.decisions} if analysis else {}
         self.marked = [d.seq for d in analysis.decisions if d.mark] if analysis else []
@@ -137,7 +138,7 @@ class ReplayApp(App[None]):
             tl.view(self.seq, self.seat), tl.describe(self.seq), last=tl.last,
             error=error, histories=histories,
             branch=branch_object(tl.final.game_id, tl.branched, self.seq), rulings=self.rulings,
-            final=self.seq == tl.last, decision=self.decision_here,
+            final=self.seq == tl.last, decision=self.decision_here, symbols=self.symbols,
         ))
 
     @property

@@ -37,7 +37,7 @@ from buraco_events.views.render import render_view
 from buraco_events.views.replays import rulings_object
 from buraco_events.views.text import visible
 
-from .common import PROBLEMS, err, fail, out
+from .common import PROBLEMS, err, fail, out, shows_symbols
 from .common import error as print_error
 from .replay_opts import (
     AnalysisOption,
@@ -88,7 +88,7 @@ def replay(
         if at is None and hand is None:
             seq = first_deal(timeline, seq)  # stepped through from the start, as a share page is
         ReplayApp(timeline, seq=seq, seat=seat, error_for=errors, history=history, log=log, rulings=rulings,
-                  analysis=analysis).run()
+                  analysis=analysis, symbols=shows_symbols(out())).run()
     elif as_json:
         doc = timeline.replay_object(seq, seat, sealed=loaded.sealed, error=error, rulings=rulings,
                                      decisions=decisions)

@@ -603,3 +603,17 @@ def test_play_app_plays_typed_moves_into_the_log_and_stops_for_resume(tmp_path: 
     session = resume_session(log, lambda r: None)
     assert session.state.next_seq == len(events)
     session.close()
+
+
+def test_the_viewer_shows_a_hand_as_play_does():
+    """One face: with symbols (a UTF-8 terminal), the replay viewer's table groups each hand by
+    suit with suit symbols, the same text as play's screen; without, the notation as recorded."""
+    from buraco_events.views.render import hand_text, render_view
+
+    view = player_view(_dealt_state(), 0)
+    hand = view.hands[0]
+    played = render_compact(view, symbols=True).plain.splitlines()[0]
+    viewed = render_text(render_view(view, symbols=True))
+    assert hand_text(hand, symbols=True).plain in played and hand_text(hand, symbols=True).plain in viewed
+    plain = render_text(render_view(view))
+    assert " ".join(hand) in plain and "♥" not in plain

@@ -85,7 +85,7 @@ def _status(view: View) -> Text:
     return Text(f"phase: {view.phase}")
 
 
-def _hands(view: View) -> Table:
+def _hands(view: View, symbols: bool = False) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(no_wrap=True)
     grid.add_column(no_wrap=True)
@@ -97,8 +97,30 @@ def _hands(view: View) -> Table:
         if isinstance(hand, int):
             grid.add_row(label, team, _count(hand), Text("(hidden)", style="dim"))
         else:
-            grid.add_row(label, team, _count(len(hand)), cards_text(hand))
+            grid.add_row(label, team, _count(len(hand)), hand_text(hand, symbols) if symbols else cards_text(hand))
     return grid
+
+
+def hand_text(hand: Sequence[Card], symbols: bool = False, new: Iterable[Card] = ()) -> Text:
+    """Return a hand grouped by suit (two spaces between suits, the jokers last), each card with
+    its suit as a symbol when `symbols`; the cards in `new` are marked `[..]`, one mark per copy.
+    Play and the interactive viewer show a hand this way."""
+    marks = list(new)
+    groups: list[Text] = []
+    for suit in (*SUIT_SYMBOL, ""):
+        cards = [c for c in hand if SUIT.get(c, "") == suit]
+        if not cards:
+            continue
+        parts = []
+        for card in cards:
+            text = card_text(card, symbols)
+            if card in marks:
+                marks.remove(card)
+                text = Text.assemble("[", text, "]")
+                text.stylize("bold")
+            parts.append(text)
+        groups.append(Text(" ").join(parts))
+    return Text("  ").join(groups)
 
 
 def _history_text(history: MeldHistory, players: Sequence[str]) -> Text:
@@ -114,7 +136,7 @@ def _history_text(history: MeldHistory, players: Sequence[str]) -> Text:
     return Text("; ".join(parts), style="dim")
 
 
-def _melds(view: View, histories: Sequence[MeldHistory]) -> list[RenderableType]:
+def _melds(view: View, histories: Sequence[MeldHistory], symbols: bool = False) -> list[RenderableType]:
     by_id = {h.meld: h for h in histories}
     out: list[RenderableType] = []
     for team in (0, 1):
@@ -130,7 +152,7 @@ def _melds(view: View, histories: Sequence[MeldHistory]) -> list[RenderableType]
         grid.add_column()
         for m in mine:
             kind = f"{m.type} {'clean' if m.clean else 'dirty'}"
-            cards = cards_text(m.cards)
+            cards = cards_text(m.cards, symbols)
             if m.id in by_id:
                 cards = Text("\n").join([cards, _history_text(by_id[m.id], view.players)])
             grid.add_row(f"#{m.id}", kind, CANASTA_LABEL.get(m.kind, m.kind), cards)
@@ -138,7 +160,7 @@ def _melds(view: View, histories: Sequence[MeldHistory]) -> list[RenderableType]
     return out
 
 
-def _table(view: View) -> Table:
+def _table(view: View, symbols: bool = False) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(no_wrap=True, style="bold")
     grid.add_column()
@@ -146,17 +168,17 @@ def _table(view: View) -> Table:
     if pile.size == 0:
         grid.add_row("pile", "empty")
     elif pile.cards is None:
-        grid.add_row("pile", Text.assemble(f"{_count(pile.size)}, top ", card_text(pile.top or "")))
+        grid.add_row("pile", Text.assemble(f"{_count(pile.size)}, top ", card_text(pile.top or "", symbols)))
     else:
-        grid.add_row("pile", Text.assemble(f"{_count(pile.size)}, top last: ", cards_text(pile.cards)))
+        grid.add_row("pile", Text.assemble(f"{_count(pile.size)}, top last: ", cards_text(pile.cards, symbols)))
     if view.pending is not None:
         rest = view.pending.rest
-        shown = Text(_count(rest), style="dim") if isinstance(rest, int) else cards_text(rest)
+        shown = Text(_count(rest), style="dim") if isinstance(rest, int) else cards_text(rest, symbols)
         grid.add_row(
-            "taken pile", Text.assemble("top ", card_text(view.pending.top), " must be played; rest: ", shown)
+            "taken pile", Text.assemble("top ", card_text(view.pending.top, symbols), " must be played; rest: ", shown)
         )
     if view.top_due is not None:
-        grid.add_row("taken pile", Text.assemble("top ", card_text(view.top_due), " must be melded before the turn ends"))
+        grid.add_row("taken pile", Text.assemble("top ", card_text(view.top_due, symbols), " must be melded before the turn ends"))
     grid.add_row("stock", _count(view.stock))
     for i, dead in enumerate(view.deads):
         if dead.fate == "taken" and dead.taken_by is not None:
@@ -166,7 +188,7 @@ def _table(view: View) -> Table:
         elif isinstance(dead.cards, int):
             text = Text(f"{_count(dead.cards)}, untaken")
         else:
-            text = Text.assemble(f"{_count(len(dead.cards))}, untaken: ", cards_text(dead.cards))
+            text = Text.assemble(f"{_count(len(dead.cards))}, untaken: ", cards_text(dead.cards, symbols))
         grid.add_row(f"dead {i}", text)
     return grid
 
@@ -315,8 +337,13 @@ def render_view(
     rulings: Mapping[str, Any] | None = None,
     final: bool = False,
     decision: Mapping[str, Any] | None = None,
+    symbols: bool = False,
 ) -> RenderableType:
     """Return the table after an event: hands, melds by team, pile, stock, deads and scores.
+
+    With `symbols` (a terminal that shows them: the interactive viewer), cards show their suits
+    as symbols and each hand is grouped by suit, as play shows them; otherwise (pipes, golden
+    files) cards are in their notation, each hand in the view's order.
 
     `branch` (a replay step's `branch` object) puts the line naming the branch under the header;
     `rulings` (a rulings report as builtins) lists the rulings on the hand at its end and, when
@@ -335,7 +362,8 @@ def render_view(
     if error:
         parts.append(Text("error: " + visible(error), style="bold red"))
     if view.hand >= 0:
-        parts += [Text(""), _hands(view), Text(""), *_melds(view, histories), Text(""), _table(view)]
+        parts += [Text(""), _hands(view, symbols), Text(""), *_melds(view, histories, symbols), Text(""),
+                  _table(view, symbols)]
     parts += [Text(""), _scores(view)]
     if rulings is not None:
         parts += _rulings(view, rulings, final)
@@ -351,22 +379,7 @@ def render_compact(
         raise ValueError("the compact screen is a seat's")
     hand = view.hands[view.seat]
     assert not isinstance(hand, int)  # a seat always sees its own hand
-    marks = list(new)
-    groups: list[Text] = []
-    for suit in (*SUIT_SYMBOL, ""):
-        cards = [c for c in hand if SUIT.get(c, "") == suit]
-        if not cards:
-            continue
-        parts = []
-        for card in cards:
-            text = card_text(card, symbols)
-            if card in marks:
-                marks.remove(card)
-                text = Text.assemble("[", text, "]")
-                text.stylize("bold")
-            parts.append(text)
-        groups.append(Text(" ").join(parts))
-    lines = [Text.assemble(f"your hand ({_count(len(hand))}): ", Text("  ").join(groups))]
+    lines = [Text.assemble(f"your hand ({_count(len(hand))}): ", hand_text(hand, symbols, new))]
     pile = view.pile
     top = Text.assemble("top ", card_text(pile.top, symbols)) if pile.top is not None else Text("empty")
     size = f" ({_count(pile.size)})" if pile.size else ""
