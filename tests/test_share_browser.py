@@ -277,3 +277,22 @@ def test_x_does_nothing_on_a_page_without_an_analysis(browser, tmp_path):
     assert opened.text("#message") == "" and "x next" not in opened.text("#keys")
     assert not opened.page.is_visible("#decision") and opened.page.query_selector("#marks") is None
     opened.close()
+
+
+def test_the_move_list_lists_every_step_and_a_click_goes_there(browser, tmp_path):
+    events = random_game("fechado", 2, 0)
+    out, steps = write(tmp_path, events, "--as", "1", "--at", "30")
+    opened = Opened(browser, out)
+    items = opened.page.locator("#move-list li")
+    assert items.count() == len(steps)
+    assert opened.text("#move-list li.current") == steps[30]["event"]
+    items.nth(45).locator("button").click()
+    check_shown(opened, steps[45])
+    assert opened.text("#move-list li.current") == steps[45]["event"]
+    opened.close()
+    # a spoiler-free page lists the steps up to the one on screen, nothing ahead
+    free, _ = write(tmp_path, events, "--spoiler-free", name="free")
+    opened = Opened(browser, free, hash_="#seq=20")
+    visible = opened.page.eval_on_selector_all("#move-list li", "els => els.filter(e => !e.hidden).length")
+    assert visible == 21
+    opened.close()

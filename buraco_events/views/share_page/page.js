@@ -452,7 +452,7 @@
     slider.value = String(seq);
     var who = data.seat === null || data.seat === undefined
       ? "referee (all cards)" : seatName(v, data.seat);
-    var hand = v.hand >= 0 ? "hand " + v.hand + (spoilerFree ? "" : " of " + handStarts.length)
+    var hand = v.hand >= 0 ? "hand " + (v.hand + 1) + (spoilerFree ? "" : " of " + handStarts.length)
       : "no hand dealt";
     document.getElementById("where").textContent = visible(hand + " · view: " + who);
     document.getElementById("prev").disabled = seq === 0;
@@ -463,7 +463,41 @@
     drawBranch(v);
     drawRulings(v);
     drawDecision(v);
+    drawMoves();
     document.body.dataset.seq = String(seq);
+  }
+
+  // The move list: one line per step (its seq and the event's words), a click goes to it. On a
+  // spoiler-free page only the steps up to the one on screen are listed.
+  var moveItems = [];
+  function buildMoves() {
+    var list = document.getElementById("move-list");
+    steps.forEach(function (v, i) {
+      var item = el("li");
+      var button = el("button", "", v.event);  // the words begin with the seq
+      button.type = "button";
+      button.addEventListener("click", function () { go(i); });
+      item.appendChild(button);
+      list.appendChild(item);
+      moveItems.push(item);
+    });
+  }
+  var shownMove = -1;
+  function drawMoves() {
+    moveItems.forEach(function (item, i) {
+      item.hidden = spoilerFree && i > seq;
+      item.classList.toggle("current", i === seq);
+    });
+    if (shownMove !== seq && moveItems[seq]) {
+      var list = document.getElementById("move-list");
+      var item = moveItems[seq];
+      // the current line kept in the list's view (the list is its items' offset parent), the
+      // page itself not scrolled
+      if (item.offsetTop < list.scrollTop || item.offsetTop + item.offsetHeight > list.scrollTop + list.clientHeight) {
+        list.scrollTop = item.offsetTop - list.clientHeight / 2;
+      }
+      shownMove = seq;
+    }
   }
 
   function go(target, message) {
@@ -521,6 +555,7 @@
       slider.hidden = false;
       slider.addEventListener("input", function () { go(parseInt(slider.value, 10)); });
     }
+    buildMoves();
     document.getElementById("prev").addEventListener("click", function () { go(seq - 1); });
     document.getElementById("next").addEventListener("click", function () { go(seq + 1); });
     document.getElementById("prev-hand").addEventListener("click", function () { handJump(-1); });
