@@ -36,8 +36,8 @@ import msgspec
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.widgets import Footer, Input, Static
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, Input, OptionList, Static
 
 from buraco_events.model.events import branch_of, branch_words
 from buraco_events.views.projections import Timeline, branch_object
@@ -57,6 +57,8 @@ class ReplayApp(App[None]):
     #goto { display: none; }
     #goto.open { display: block; }
     #table { padding: 0 1; }
+    #moves { width: 50; display: none; }
+    #moves.open { display: block; }
     """
     BINDINGS = [
         Binding("n,right", "step(1)", "next"),
@@ -68,6 +70,7 @@ class ReplayApp(App[None]):
         Binding("m", "toggle_history", "melds"),
         Binding("x", "next_mark", "next mistake"),
         Binding("g", "open_goto", "go to"),
+        Binding("l", "toggle_moves", "moves"),
         Binding("b", "branch", "branch here"),
         Binding("home", "jump(0)", "first", show=False),
         Binding("end", "jump_end", "last", show=False),
@@ -109,8 +112,11 @@ class ReplayApp(App[None]):
         """Lay out the status line, the goto prompt, the table and the key footer."""
         yield Static(id="status")
         yield Input(placeholder="seq (57) or hand (h2), enter to go, escape to close", id="goto")
-        with VerticalScroll():
-            yield Static(id="table")
+        with Horizontal():
+            with VerticalScroll():
+                yield Static(id="table")
+            # every event in words; a click (or enter) goes there
+            yield OptionList(*(visible(self.timeline.describe(s)) for s in range(self.timeline.last + 1)), id="moves")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -140,6 +146,9 @@ class ReplayApp(App[None]):
             branch=branch_object(tl.final.game_id, tl.branched, self.seq), rulings=self.rulings,
             final=self.seq == tl.last, decision=self.decision_here, symbols=self.symbols,
         ))
+        moves = self.query_one("#moves", OptionList)
+        if moves.has_class("open") and moves.highlighted != self.seq:
+            moves.highlighted = self.seq  # the event on screen, kept in the list's view
 
     @property
     def decision_here(self) -> dict[str, Any] | None:
@@ -174,6 +183,20 @@ class ReplayApp(App[None]):
         self.seq = max(0, min(seq, self.timeline.last))
         self.message = message
         self.show()
+
+    def action_toggle_moves(self) -> None:
+        """Show or hide the move list (focused while shown, so arrows and enter choose in it)."""
+        moves = self.query_one("#moves", OptionList)
+        moves.toggle_class("open")
+        if moves.has_class("open"):
+            moves.highlighted = self.seq
+            moves.focus()
+        else:
+            self.set_focus(None)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Go to the event chosen in the move list."""
+        self.go(event.option_index)
 
     def action_step(self, delta: int) -> None:
         """Step forward or back by events."""
@@ -245,7 +268,9 @@ class ReplayApp(App[None]):
             self.go(self.seq, f"not a seq or hand: {visible(text)!r}")
         elif text.startswith("h"):
             try:
-                self.go(self.timeline.hand_start(int(target)))
+                if int(target) < 1:
+                    raise IndexError("hands are counted from 1")
+                self.go(self.timeline.hand_start(int(target) - 1))  # as people count hands
             except IndexError as exc:
                 self.go(self.seq, str(exc))
         else:

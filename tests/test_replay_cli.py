@@ -231,7 +231,7 @@ def test_the_viewer_steps_jumps_and_switches_view(game):
             assert viewer.seq == starts[1]
             await pilot.press("left_square_bracket")
             assert viewer.seq == starts[0]
-            await pilot.press("g", "h", "1", "enter")
+            await pilot.press("g", "h", "2", "enter")  # the second hand, as people count them
             assert viewer.seq == starts[1]
             await pilot.press("v")
             assert viewer.seat == 0 and "view seat 0" in viewer.status_text
@@ -342,3 +342,26 @@ def test_the_viewer_opens_at_the_first_deal_as_a_share_page_does(log_path, game,
     assert runner.invoke(app, ["replay", str(log_path)]).exit_code == 0
     assert runner.invoke(app, ["replay", str(log_path), "--at", "7"]).exit_code == 0
     assert opened == [first, 7]
+
+
+def test_the_viewer_has_a_move_list_that_goes_where_chosen(game):
+    tl = Timeline(game)
+
+    async def drive() -> None:
+        viewer = ReplayApp(tl, seq=5)
+        async with viewer.run_test(size=(120, 40)) as pilot:
+            from textual.widgets import OptionList
+
+            moves = viewer.query_one("#moves", OptionList)
+            assert not moves.display and moves.option_count == tl.last + 1
+            await pilot.press("l")
+            assert moves.display and moves.highlighted == 5
+            assert str(moves.get_option_at_index(9).prompt) == tl.describe(9)
+            await pilot.press("down", "down", "enter")
+            assert viewer.seq == 7
+            await pilot.press("n")
+            assert viewer.seq == 8 and moves.highlighted == 8
+            await pilot.press("l")
+            assert not moves.display
+
+    asyncio.run(drive())
