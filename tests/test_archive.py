@@ -737,3 +737,19 @@ def test_archive_error_shows_quoted_input_escaped() -> None:
     err = ArchiveError("a.bra", "Unexpected keyword argument 'sch\nma_version'", member=1, name="x")
     assert "\n" not in str(err)
     assert "sch\\x0ama_version" in str(err)
+
+
+def test_a_frame_asking_for_a_huge_window_is_damage_not_a_lack_of_memory(tmp_path) -> None:
+    """A byte inserted in the frame header can claim a window past the format's bound: libzstd
+    refuses it before allocating, and the archive is reported damaged (found by the fuzz test)."""
+    import zstandard
+
+    from buraco_events.log.archive_read import WINDOW_LOG, _Frame
+
+    params = zstandard.ZstdCompressionParameters(window_log=WINDOW_LOG + 4)
+    stream = zstandard.ZstdCompressor(compression_params=params).compressobj()  # no content size
+    big = stream.compress(b"x" * 100) + stream.flush()
+    path = tmp_path / "f.zst"
+    path.write_bytes(big)
+    with open(path, "rb") as f, pytest.raises(zstandard.ZstdError, match="damaged"):
+        _Frame(f).read(10)

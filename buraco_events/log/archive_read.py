@@ -115,8 +115,14 @@ class _Frame:
             try:
                 self._out, self._at = self._z.decompress(chunk), 0
             except zstandard.ZstdError as exc:
-                if "memory" in str(exc):  # libzstd's allocation failed: no damage to report
-                    raise MemoryError(str(exc)) from None
+                words = str(exc)
+                if "too much memory" in words:
+                    # a frame header asking for a window past the bound this format writes:
+                    # damage (or a hostile file), refused before anything is allocated
+                    raise zstandard.ZstdError(f"the compressed stream asks for a window over "
+                                              f"{(1 << WINDOW_LOG) >> 20} MiB (damaged)") from None
+                if "memory" in words:  # libzstd's allocation failed: no damage to report
+                    raise MemoryError(words) from None
                 raise
             if self._z.eof:
                 self._trailing = bool(self._z.unused_data or self._f.read(1))
