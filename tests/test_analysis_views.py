@@ -64,6 +64,7 @@ def one_line_error(result, code: int, *words: str) -> str:
 # -- replay: static and --json ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_static_replay_shows_the_mark_at_the_decisions_seq(a_json, analysis):
     marked = next(d for d in analysis.decisions if d.mark)
     result = replay(LOG, "--as", 0, "--analysis", a_json, "--at", marked.seq, "--static")
@@ -345,6 +346,7 @@ def test_the_analysis_is_only_in_its_seats_page(tmp_path, a_json):
     assert not (tmp_path / "p.html").exists()
 
 
+@pytest.mark.slow
 def test_a_seat_page_with_its_analysis_holds_nothing_hidden_from_the_seat(tmp_path):
     """Deal anew cards seat 0 never sees; its analysis (made again on that log, as the seat could
     know it) and its page with the analysis do not change, but for the head."""
@@ -370,6 +372,7 @@ def test_a_seat_page_with_its_analysis_holds_nothing_hidden_from_the_seat(tmp_pa
     assert all(same_but_head(pages[0], other) for other in pages[1:])
 
 
+@pytest.mark.slow
 def test_text_from_the_analysis_is_escaped_in_the_page(tmp_path):
     from buraco_events.views.share import page_data
 

@@ -728,6 +728,7 @@ def exported(indexed: Path, tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("relation", [*TABLES, *VIEWS])
 def test_every_table_and_view_reads_the_same_over_parquet(indexed: Path, exported: Path, relation: str):
     # the same name, columns and rows (in a fixed order) over the DuckDB file and the Parquet folder
@@ -903,6 +904,7 @@ EVERY_STATEMENT = [
 ]
 
 
+@pytest.mark.slow
 def test_every_statement_type_but_select_is_refused_in_one_line(db_copy: Path, tmp_path: Path,
                                                                 monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -931,6 +933,7 @@ def test_a_query_may_begin_with_a_comment(indexed: Path):
     one_line_error(cli("sql", "--db", "-- x\ny.duckdb", "SELECT 1"), 2, "no database")
 
 
+@pytest.mark.slow
 def test_csv_on_a_terminal_shows_control_characters_and_into_a_pipe_stays_exact(
         indexed: Path, tmp_path: Path):
     import pty
@@ -968,6 +971,7 @@ def test_csv_on_a_terminal_shows_control_characters_and_into_a_pipe_stays_exact(
             assert "\\u001b[2J\\u0007a\\rb\\u202ec" in text if fmt == "--json" else "\\x1b[2J" in text
 
 
+@pytest.mark.slow
 def test_a_parquet_folder_may_have_any_name(indexed: Path, tmp_path: Path):
     # glob characters in the folder's name, `=` in a folder above it (hive partitioning would
     # take `variant=zzz` for the variant), and a decoy folder its name would match as a glob
@@ -985,6 +989,7 @@ def test_a_parquet_folder_may_have_any_name(indexed: Path, tmp_path: Path):
     assert cli("stats", "--parquet", str(weird), "--json").stdout == over_db.stdout
 
 
+@pytest.mark.slow
 def test_an_index_killed_while_creating_a_database_leaves_none(logs: Path, tmp_path: Path):
     import signal
     import time
@@ -1065,6 +1070,7 @@ def test_a_result_too_big_for_the_memory_limit_stops_while_fetched():
             run_query(con, many, until=0.0)
 
 
+@pytest.mark.slow
 def test_the_stats_chart_draws_no_box_twice_and_compares_the_players(tmp_path: Path):
     """One-hand games: a game's totals are its hand's, so the chart leaves the game's box out;
     games of several hands keep both. The standings panel is drawn over every variant."""

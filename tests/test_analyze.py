@@ -36,6 +36,7 @@ def _redealt(point: Point, seed: int) -> Point:
     return Point(point.seq, dealt_table(point.state, point.info, random.Random(seed)), point.info, point.chosen)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "seat"), [("stbl-2p-s0-00000.jsonl", 0), ("stbl-4p-s0-00000.jsonl", 3),
                                             ("burraco-2p-s0-00000.jsonl", 1), ("aberto-4p-s0-00000.jsonl", 2)])
 def test_a_decision_is_judged_the_same_whatever_the_cards_the_seat_never_saw(name: str, seat: int) -> None:
@@ -48,6 +49,7 @@ def test_a_decision_is_judged_the_same_whatever_the_cards_the_seat_never_saw(nam
         assert evaluate(other, 2, "x") == evaluate(point, 2, "x")
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_analysis_for_any_workers() -> None:
     events = _events(LOG)
     one = analyze(events, 0, samples=2, seed="s", workers=1)
@@ -63,6 +65,7 @@ def test_marks_and_accuracy_follow_their_documented_formulas() -> None:
     assert accuracy_of(46) == 75.0  # the median seat of the measured spread (docs/analysis.md)
 
 
+@pytest.mark.slow
 def test_analyze_command_json_and_text(tmp_path: Path) -> None:
     result = runner.invoke(app, ["analyze", str(LOG), "--as", "0", "--samples", "2", "--workers", "1", "--json"])
     assert result.exit_code == 0, result.output

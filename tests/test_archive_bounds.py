@@ -305,6 +305,7 @@ _PEAK = ("import atexit, sys\n"
          "main()\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["audit", "index"])
 def test_a_command_out_of_memory_ends_in_one_line(tmp_path: Path, command: str) -> None:
     """`audit` and `index` of an archive of big logs, under an address-space limit a little over

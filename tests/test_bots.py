@@ -52,6 +52,7 @@ def _seat_bots(pair: Sequence[str], players: int) -> list[Bot]:
 # -- whole games -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 4])
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_games_replay_legal_and_conserve_cards(variant: str, players: int) -> None:
@@ -155,6 +156,7 @@ def test_endless_hand_stops_with_clear_error(monkeypatch: pytest.MonkeyPatch) ->
         play_game("stbl", 2, 9, _seat_bots(("greedy",), 2), "g9", target=0)
 
 
+@pytest.mark.slow
 def test_greedy_beats_random() -> None:
     """Over 200 single hands on every preset (both seatings) greedy wins well over 70%."""
     wins = games = 0

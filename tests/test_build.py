@@ -167,7 +167,7 @@ def test_setup_falls_back_to_pure_without_mypyc(
         "(import of mypyc.build halted; None in sys.modules)\n")
 
 
-def _failing_mypycify(paths: list[str], group_name: str | None = None) -> list[object]:
+def _failing_mypycify(paths: list[str], group_name: str | None = None, multi_file: bool = False) -> list[object]:
     raise SystemExit("buraco_events/model/rules.py:47: error: a type error")  # as mypyc exits on errors
 
 
@@ -251,3 +251,56 @@ def test_the_compiled_library_exports_its_init_functions_only() -> None:
     assert hasattr(library, "PyInit__core__mypyc")
     assert not hasattr(library, "CPyDef_engine___apply")
     assert not hasattr(library, "CPyDef_melds___classify")
+
+
+def test_setup_compiles_on_every_core_unless_told_how_many(monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = _setup_module()
+    assert setup.build_jobs({"BURACO_BUILD_JOBS": "3"}) == 3
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert setup.build_jobs({}) == 2
+    assert setup.build_jobs({"BURACO_BUILD_JOBS": "0"}) == 2  # not a count of compilers: the cores
+    assert setup.build_jobs({"BURACO_BUILD_JOBS": "many"}) == 2
+
+
+def test_setup_compiles_a_librarys_sources_at_once_largest_first_objects_in_order(tmp_path: Path) -> None:
+    # the multi-file library's C files are compiled two at a time here; the objects come back in
+    # the sources' order (the linker's), whatever order the compilers finish in
+    import threading
+    import time
+
+    setup = _setup_module()
+    sizes = {"a.c": 10, "b.c": 300, "c.c": 20, "d.c": 200}
+    for name, size in sizes.items():
+        (tmp_path / name).write_text("x" * size)
+    started: list[str] = []
+    running = [0, 0]  # now, most at once
+    lock = threading.Lock()
+
+    def compile_one(sources: list[str], output_dir: str | None = None, **kwargs: object) -> list[str]:
+        assert len(sources) == 1 and output_dir == "out" and kwargs == {"debug": 0}
+        with lock:
+            started.append(Path(sources[0]).name)
+            running[0] += 1
+            running[1] = max(running)
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return [sources[0].replace(".c", ".o")]
+
+    sources = [str(tmp_path / name) for name in sizes]
+    objects = setup.parallel_compile(compile_one, 2)(sources, "out", debug=0)
+    assert objects == [s.replace(".c", ".o") for s in sources]
+    assert running[1] == 2
+    assert started[:2] == ["b.c", "d.c"]  # the largest first
+    # one job, or one source: distutils' own compile, unchanged
+    calls: list[list[str]] = []
+    serial = setup.parallel_compile(lambda s, *a, **k: calls.append(s) or ["x.o"], 1)
+    assert serial(sources, "out") == ["x.o"] and calls == [sources]
+
+
+def test_setup_puts_the_groups_header_folder_on_the_include_path() -> None:
+    # mypyc's multi-file modules include `__native__core.h`, which lies beside the group's C file
+    ext = SimpleNamespace(sources=["build/buraco_events/__native__core.c", "build/__native_a.c", "build/b.c"],
+                          include_dirs=["build"])
+    _setup_module().add_source_folders(ext)
+    assert ext.include_dirs == ["build", "build/buraco_events"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_melds import candidate_melds as reference_candidate_melds
@@ -40,6 +41,7 @@ def test_int_generator_equals_the_reference_on_random_hands(hand: Counter[str], 
     assert candidate_melds(hand, rules) == reference_candidate_melds(hand, rules)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(suited_hands(), st.sampled_from(RULES))
 def test_int_generator_equals_the_reference_on_crowded_suits(hand: Counter[str], rules: object) -> None:

@@ -116,6 +116,7 @@ def assert_grown_as_classify(state: GameState, ev: LaidOff) -> None:
         assert found == shape == check(state, ev)
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(st.integers(min_value=0, max_value=400), st.randoms(use_true_random=False))
 def test_returning_checks_give_the_error_check_raises(i: int, rng: random.Random) -> None:

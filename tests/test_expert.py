@@ -80,6 +80,7 @@ def test_a_bad_expert_budget_is_refused_in_one_line(name: str, words: str) -> No
     assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_a_hand_with_an_expert_is_legal_and_plays_the_same_from_the_same_seed(tmp_path: Path) -> None:
     args = ["simulate", "--games", "1", "--players", "4", "--target", "0", "--seed", "3", "--workers", "1",
             "--bots", "expert:samples=1,greedy,greedy,greedy"]

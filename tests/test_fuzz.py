@@ -65,6 +65,7 @@ def _read_everywhere(path: Path) -> dict[tuple[str, ...], int]:
     return codes
 
 
+@pytest.mark.slow
 @settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=300) | st.lists(
     st.sampled_from([b"\n", b"[", b"{", b"}", b'"type":', b'"seq":0', b'"game_started"', b"\x00",
@@ -103,6 +104,7 @@ def _mutate(data: bytes, how: str, where: float, size: int, junk: bytes) -> byte
     where=st.floats(0, 1, exclude_max=True), size=st.integers(1, 400),
     junk=st.binary(min_size=1, max_size=40),
 )
+@pytest.mark.slow
 def test_any_damage_to_a_real_log_gets_a_documented_answer(
     tmp_path_factory, sample: Path, how: str, where: float, size: int, junk: bytes
 ) -> None:
@@ -174,6 +176,7 @@ def _audit_answers(args: list[str]) -> int:
     where=st.floats(0, 1, exclude_max=True), size=st.integers(1, 400),
     junk=st.binary(min_size=1, max_size=40), as_json=st.booleans(),
 )
+@pytest.mark.slow
 def test_any_damage_to_a_branch_or_its_parent_gets_a_documented_answer(
     tmp_path_factory, branched: tuple[Path, Path], which: str, how: str, where: float, size: int,
     junk: bytes, as_json: bool,
@@ -195,6 +198,7 @@ def test_any_damage_to_a_branch_or_its_parent_gets_a_documented_answer(
         assert (code == 0) is data.startswith(prefix)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=300) | st.lists(
     st.sampled_from([b"\n", b"{", b"}", b'"type":"ruling",', b'"seq":0,', b'"seq":1,', b'"kind":"warning",',
@@ -213,6 +217,7 @@ def test_any_bytes_as_a_rulings_log_get_a_documented_answer(
     where=st.floats(0, 1, exclude_max=True), size=st.integers(1, 400),
     junk=st.binary(min_size=1, max_size=40),
 )
+@pytest.mark.slow
 def test_any_damage_to_a_rulings_log_gets_a_documented_answer(
     tmp_path_factory, ruled: tuple[Path, bytes], how: str, where: float, size: int, junk: bytes
 ) -> None:
@@ -257,6 +262,7 @@ _ANY_VALUE = (st.none() | st.booleans() | st.integers(-3, 2**70) | st.text(max_s
     drop=st.sets(st.sampled_from(["parent", "fork_seq", "deck", "seed", "by", "reason", "prev"])),
     rechain=st.booleans(),
 )
+@pytest.mark.slow
 def test_any_branched_line_gets_a_documented_answer(
     tmp_path_factory, branched: tuple[Path, Path], fields: dict, drop: set[str], rechain: bool
 ) -> None:

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import duckdb
+import pytest
 from typer.main import get_command
 from typer.testing import CliRunner
 
@@ -28,6 +29,7 @@ def command_paths(command=None, prefix: tuple[str, ...] = ()) -> list[tuple[str,
     return paths
 
 
+@pytest.mark.slow
 def test_every_help_shows_plain_flags_and_values():
     paths = command_paths()
     assert ("sql",) in paths and ("archive", "pack") in paths and len(paths) > 15
@@ -46,6 +48,7 @@ def test_every_help_shows_plain_flags_and_values():
     assert re.search(r"paths\.\.\.\s+PATH\s+log files", audit)
 
 
+@pytest.mark.slow
 def test_every_usage_line_names_its_arguments_in_capitals():
     for path in command_paths():
         usage = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"}).stdout
@@ -67,6 +70,7 @@ def usage_of(*path: str) -> str:
     return next(x.strip() for x in text.splitlines() if "Usage:" in x)
 
 
+@pytest.mark.slow
 def test_root_help_groups_the_commands_by_what_people_do_with_examples():
     from cli.main import EXAMPLES, ROOT_EXAMPLES
 
@@ -89,6 +93,7 @@ def test_root_help_groups_the_commands_by_what_people_do_with_examples():
         assert f"{panel.lower()}: {example}" in flat
 
 
+@pytest.mark.slow
 def test_every_example_parses_as_its_command():
     import shlex
 

@@ -100,6 +100,7 @@ def _raw(db: Path) -> dict[str, list]:
 # -- branches ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_branch_is_one_row_of_branches_and_in_no_game_table(made, tmp_path):
     db = tmp_path / "d.duckdb"
     report = index([made["folder"]], db)
@@ -129,6 +130,7 @@ def test_a_branch_is_one_row_of_branches_and_in_no_game_table(made, tmp_path):
     assert [r["games"] for r in _rows(db, "SELECT games FROM win_rates")] == [1]
 
 
+@pytest.mark.slow
 def test_a_branch_again_is_skipped_and_two_branches_of_a_game_are_both_kept(made, tmp_path):
     db = tmp_path / "d.duckdb"
     index([made["branch"]], db)  # the branch first, alone: still not a game
@@ -353,6 +355,7 @@ def test_index_says_branches_apart_and_sql_reads_the_new_tables(made, ruled, tmp
     assert "branches" in done.output and "rulings" in done.output
 
 
+@pytest.mark.slow
 def test_export_keeps_branches_and_rulings_and_reads_them_back(made, ruled, tmp_path):
     folder = tmp_path / "both"
     shutil.copytree(ruled, folder)
@@ -436,6 +439,7 @@ def _rows_tuples(db: Path, sql: str) -> list[tuple]:
         return con.execute(sql).fetchall()
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(plan=st.lists(st.one_of(
     st.tuples(st.just("void"), st.integers(0, 1)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from buraco_events.analytics.database import connect
@@ -22,6 +23,7 @@ def _rows(db: Path) -> dict[str, list[tuple]]:
         return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in TABLES}
 
 
+@pytest.mark.slow
 def test_two_daily_index_runs_equal_one_run_over_both_days(tmp_path: Path):
     day1, day2 = tmp_path / "d1", tmp_path / "d2"
     simulate(day1, 4, "stbl", 2, 31, ["greedy", "random"], target=0)

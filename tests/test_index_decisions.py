@@ -18,6 +18,8 @@ from buraco_events.analytics import decisions
 from buraco_events.log.sources import read_log
 from cli.main import app
 
+#: every test here stands on analyses of whole games (seconds each): run with `-m slow`
+pytestmark = pytest.mark.slow
 runner = CliRunner()
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 #: (log, seat) analysed; two seats of one game and a seat of another, two of them one player

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import duckdb
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -95,6 +96,7 @@ def test_the_stored_verdict_is_the_audits(edits: list[str], cut_at: int) -> None
     assert games[0]["audit_problems"] == kinds
 
 
+@pytest.mark.slow
 def test_strict_rejects_what_fails_and_the_views_can_leave_it_out(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()

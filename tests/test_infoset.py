@@ -53,6 +53,7 @@ def _points(events, every: int = 7):
             yield state.copy(), copy, i
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), variant=st.sampled_from(["stbl", "burraco", "aberto", "fechado"]),
        players=st.sampled_from([2, 4]))

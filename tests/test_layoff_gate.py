@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_melds import classify as reference_classify
@@ -93,6 +94,7 @@ def test_every_card_that_joins_alone_is_in_the_gate() -> None:
     assert melds > 2000
 
 
+@pytest.mark.slow
 def test_a_hand_that_misses_the_gate_has_no_layoff() -> None:
     rng = random.Random(20250102)
     missed = found = 0
@@ -123,6 +125,7 @@ def meld_and_hand(draw: st.DrawFn) -> tuple[tuple[str, ...], tuple[str, ...], Ru
     return shape.cards, tuple(sorted(held)), rules
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(meld_and_hand())
 def test_the_gate_on_hypothesis_melds_and_hands(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:

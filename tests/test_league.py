@@ -17,6 +17,7 @@ runner = CliRunner()
 BOTS = ["random", "greedy", "buraco_events:RandomBot"]
 
 
+@pytest.mark.slow
 def test_a_league_rates_every_pair_on_the_same_deals(tmp_path: Path) -> None:
     result = league(tmp_path, BOTS, 3, seed=4, workers=1)
     assert [(p.a, p.b) for p in result.pairs] == [("random", "greedy"), ("random", "buraco_events:RandomBot"),

@@ -129,6 +129,7 @@ def due_decisions(state: GameState, player: int) -> tuple[bool, bool]:
     return _top_still_playable(trial, player, top), any_play(trial, top_plays_only=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=0, max_value=2**32 - 1))
 def test_lookahead_equals_general_path(seed: int) -> None:
@@ -269,6 +270,7 @@ def test_pending_top_plays_are_the_general_ones_in_order() -> None:
     assert seen[(True, True)] > 50 and seen[(True, False)] > 100
 
 
+@pytest.mark.slow
 def test_pending_top_plays_in_self_play() -> None:
     # at every closed-pile top waiting in seeded greedy games: the same plays in the same order
     from buraco_events.core.bots import GreedyBot

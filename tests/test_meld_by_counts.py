@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,7 @@ def crowded_cards(draw: st.DrawFn) -> list[str]:
     return cards + draw(st.lists(st.sampled_from(cards), max_size=2)) if cards else cards
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(crowded_cards(), st.sampled_from(RULES))
 def test_tally_ok_is_classify_on_any_cards(cards: list[str], rules: Rules) -> None:
@@ -84,6 +86,7 @@ def expected_wild(cards: list[str], rules: Rules) -> int:
     return -2 if shape is None else -1 if shape.wild is None else SUIT_RANK[shape.wild]
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(crowded_cards(), st.sampled_from(RULES))
 def test_wild_code_is_the_wild_of_classify_on_any_cards(cards: list[str], rules: Rules) -> None:

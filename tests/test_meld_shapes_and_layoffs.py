@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_melds import classify as reference_classify
@@ -106,6 +107,7 @@ def test_grown_in_any_order_is_the_engine_classify(
         assert entry.grown(tuple(cards)) == classify(meld + tuple(cards), rules)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(meld_and_hand())
 def test_meld_fits_shape_and_relevant_cards_are_as_before(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:

@@ -81,6 +81,7 @@ def test_the_offered_draw_passes_check(decision_states: list[GameState]) -> None
                 check(state, ev)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_legal_discards_on_any_hand(decision_states: list[GameState], data: st.DataObject) -> None:

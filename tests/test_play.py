@@ -275,6 +275,7 @@ def test_end_of_input_quits_and_resume_finishes_the_same_game(piloted, tmp_path)
     assert audit.report.ok, audit.report.problems  # the resumed game revealed the committed salt
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_finishes_the_same_game(piloted, tmp_path):
     pilot, log = piloted["pilot"], tmp_path / "killed.jsonl"
     # kill at a prompt well into the hand, whose line is a legal move

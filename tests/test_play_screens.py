@@ -284,6 +284,7 @@ async def _until(pilot, ok, seconds: float = 30.0) -> None:
     raise AssertionError("the app never got there")
 
 
+@pytest.mark.slow
 def test_the_app_shows_the_end_at_80x24_and_waits_for_a_key(dotted, tmp_path):
     from textual.widgets import Input, RichLog
 
@@ -330,6 +331,7 @@ def test_the_app_shows_the_end_at_80x24_and_waits_for_a_key(dotted, tmp_path):
     assert len("d draw · p pile · m 3H 4H 5H · a 0 6H · x KD · . bot's move · ? help") <= width
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_the_app_stops_for_resume_and_the_table_is_back_after_it(tmp_path):
     from cli.play_app import PlayApp, PlayScreen
 
@@ -422,6 +424,7 @@ class Terminal:
 pty_only = pytest.mark.skipif(sys.platform == "win32", reason="a pseudo-terminal")
 
 
+@pytest.mark.slow
 @pty_only
 def test_ctrl_c_in_the_real_app_exits_130_with_the_resume_line(tmp_path):
     log = tmp_path / "t.jsonl"
@@ -440,6 +443,7 @@ def test_ctrl_c_in_the_real_app_exits_130_with_the_resume_line(tmp_path):
     assert audit.report.ok
 
 
+@pytest.mark.slow
 @pty_only
 def test_the_real_app_waits_for_a_key_at_the_end_then_prints_the_result(dotted, tmp_path):
     log = tmp_path / "e.jsonl"

@@ -64,6 +64,7 @@ def table_rows(db: Path) -> dict[str, list[tuple]]:
         return {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in TABLES}
 
 
+@pytest.mark.slow
 def test_index_gives_the_same_database_and_report_with_1_or_2_workers(inputs, tmp_path: Path):
     runs = {}
     for n in (1, 2):
@@ -83,6 +84,7 @@ def test_index_gives_the_same_database_and_report_with_1_or_2_workers(inputs, tm
     assert len(rows["events"]) > 1000
 
 
+@pytest.mark.slow
 def test_audit_gives_the_same_report_with_1_or_2_workers(inputs):
     for form in ((), ("--json",)):
         runs = [cli("audit", *map(str, inputs), *form, "--workers", str(n)) for n in (1, 2)]

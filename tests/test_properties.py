@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from helpers import random_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -120,6 +121,7 @@ def walk(events: list[Event], seed: int) -> GameState:
     return state
 
 
+@pytest.mark.slow
 @FAST
 @given(variant=VARIANTS, n_players=PLAYERS, seed=SEEDS)
 def test_single_hand_games(variant: str, n_players: int, seed: int) -> None:

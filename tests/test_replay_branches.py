@@ -79,6 +79,7 @@ def ok(*args: object) -> str:
 # -- the branch on every screen ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_screen_of_a_short_branch_names_it(folder, game):
     log = folder / "late.jsonl"
     tl = Timeline(load(log).events)

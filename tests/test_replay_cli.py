@@ -213,6 +213,7 @@ def test_a_log_whose_first_event_is_illegal_exits_1(tmp_path):
 # -- the interactive viewer, driven headlessly --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_viewer_steps_jumps_and_switches_view(game):
     tl = Timeline(game)
     starts = [ev.seq for ev in game if isinstance(ev, HandStarted)]

@@ -81,6 +81,7 @@ def several() -> list:
 # -- the data is `replay --json` ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seat", [None, 1])
 def test_every_step_is_replay_json_byte_for_byte(tmp_path, four, seat):
     log = write_sealed(tmp_path / "g.jsonl", four)
@@ -97,6 +98,7 @@ def test_every_step_is_replay_json_byte_for_byte(tmp_path, four, seat):
         assert msgspec.json.encode(steps[seq]).decode() + "\n" == replay_line(log, seq, seat), seq
 
 
+@pytest.mark.slow
 def test_a_game_of_several_hands_and_an_archive_member(tmp_path, several):
     write_sealed(tmp_path / "logs" / "long.jsonl", several)
     pack([tmp_path / "logs"], tmp_path / "games.bza")
@@ -160,6 +162,7 @@ def test_opening_defaults_to_the_first_deal(tmp_path, four):
     assert page_data(page_of(log, tmp_path / "b.html", "--at", 77))["at"] == 77
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.glob("*-4p-*.jsonl")))
 def test_a_4_player_hand_page_is_under_300_kb(tmp_path, name):
     # with the seat's analysis too (the options it keeps do not depend on the samples: 2 will do)
@@ -249,6 +252,7 @@ def referee_steps(events: list) -> list[dict]:
     return timeline_steps(Timeline(events), None, sealed=True, error=None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cut", ["whole game", "mid-hand"])
 def test_a_seat_page_never_holds_a_card_hidden_from_the_seat(tmp_path, cut):
     """Like the projections' no-leak test, on the whole file: deal anew cards the seat never

@@ -46,6 +46,7 @@ def test_rejects_over_an_export_is_an_empty_table_of_its_columns(exported: Path)
     assert list(PARQUET_TABLES)[-1] == "rejects" and REJECTS.names() == tuple(REJECTS_SCHEMA.names)
 
 
+@pytest.mark.slow
 def test_rejects_written_beside_the_tables_are_read(exported: Path, tmp_path: Path):
     folder = tmp_path / "out"
     shutil.copytree(exported, folder)

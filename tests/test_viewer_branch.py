@@ -46,6 +46,7 @@ async def _type(pilot, text: str) -> None:
     await pilot.press("enter")
 
 
+@pytest.mark.slow
 def test_b_plays_a_branch_in_the_viewer_and_writes_it_beside_the_log(parent):
     tl = _timeline(parent)
     at = next(e.seq for e in tl.events if isinstance(e, Drew) and e.player == 1 and e.seq > 30) - 1
@@ -97,6 +98,7 @@ def test_b_plays_a_branch_in_the_viewer_and_writes_it_beside_the_log(parent):
     assert isinstance(drew, Drew) and drew.player == 1  # the typed draw, by the human's seat
 
 
+@pytest.mark.slow
 def test_a_branch_log_is_named_on_every_screen_of_the_viewer(parent, tmp_path):
     from buraco_events.play.branch import make_branch
 

@@ -306,6 +306,7 @@ def test_rule_errors_are_one_line(parent: Path, tmp_path: Path, args: list[str],
     assert not rulings_path(log).exists()
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(data=st.binary(max_size=400))
 def test_any_bytes_as_a_log_or_a_rulings_log_get_one_line(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
