@@ -2,9 +2,12 @@
 
 A shell module; pyspark is optional (`pip install 'buraco-events[spark]'`, and Java 17) and only
 imported when a job runs. Executors read whole files (Spark's `binaryFile` source: a log, or a
-`.bza` archive expanded on the executor), check and replay each log with `ingest.check_chunk`
-(the same check as `buraco index`: no second implementation of rows or rules) and hand back
-Arrow batches (`mapInArrow`). The job writes the tables of `buraco export` (zstd Parquet,
+`.bza` archive expanded on the executor), check and replay the logs with `ingest.check_chunk`
+(the same check as `buraco index`: no second implementation of rows or rules), many logs at a
+time, and hand back Arrow batches (`mapInArrow`) of one wide schema: each log's own row and the
+rows of every table, so that Python runs once per log and Spark alone decides duplicates (on the
+logs' rows) and writes each table (from the rows cached once). The job writes the tables of
+`buraco export` (zstd Parquet,
 `DIR/<table>/variant=<v>/`, the same columns and types, read back by `queries.connect_parquet`)
 and `DIR/rejects` (path, seq, kind, message): every log that fails, one row each.
 
@@ -412,7 +415,10 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
             if table not in ROW_TABLES:  # no rows: written as Spark writes an empty table
                 rows = spark.createDataFrame([], schema)
             else:
-                rows = checked.where(F.col("part") == table)
+                # a task (and a file per variant) per executor core, not per input partition:
+                # each of those is a few dozen files, and their tasks' fixed costs were most of
+                # a write
+                rows = checked.where(F.col("part") == table).coalesce(parts)
                 if n_dropped:
                     rows = rows.join(dropped, order, "left_anti")
                 rows = rows.select(*(F.col(wide_name(table, f.name)).alias(f.name)
