@@ -263,6 +263,9 @@ class Checked:
     counts: dict[str, int]
     audit_problems: tuple[str, ...] = ()  # the kinds of the audit's problems (`verdicts.KINDS`)
     branch: bool = False  # a branch: its one row is in `branches`, none in the game tables
+    #: whether a rulings log was beside the game log when it was checked (looked for by the
+    #: worker that checked it, not by the one process that writes the database)
+    has_rulings: bool = False
 
     @property
     def failing(self) -> list[str]:
@@ -277,6 +280,25 @@ class CheckedChunk:
 
     outcomes: list[Checked | Rejected]
     tables: dict[str, pa.Table]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # from a worker to the writer: each table as one Arrow IPC stream, which the writer
+        # reads back in one call (zero-copy), where pickling a table rebuilt every column and
+        # buffer one Python object at a time, in the one process that writes
+        return _unpack_chunk, (self.outcomes, {t: _ipc(rows) for t, rows in self.tables.items()})
+
+
+def _ipc(table: pa.Table) -> bytes:
+    """Return a table as one Arrow IPC stream."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return cast(bytes, sink.getvalue().to_pybytes())
+
+
+def _unpack_chunk(outcomes: list[Checked | Rejected], streams: dict[str, bytes]) -> CheckedChunk:
+    return CheckedChunk(outcomes, {t: pa.ipc.open_stream(data).read_all()
+                                   for t, data in streams.items()})
 
 
 def _replay_log(source: str, lines: RawLines, into: Columns) -> Checked | Rejected:
@@ -307,7 +329,16 @@ def _replay_log(source: str, lines: RawLines, into: Columns) -> Checked | Reject
     counts = {t: after[t] - before[t] for t in TABLES}
     games = into.data["games" if fork is None else "branches"]
     return Checked(source, games["game_id"][-1], head, len(events), counts,
-                   tuple(games["audit_problems"][-1]), branch=fork is not None)
+                   tuple(games["audit_problems"][-1]), branch=fork is not None,
+                   has_rulings=fork is None and _has_rulings(source))
+
+
+def _has_rulings(source: str) -> bool:
+    """Return whether a game log's rulings log (`rulings.rulings_path`) is a file beside it."""
+    try:
+        return rulings_path(source).is_file()
+    except (OSError, ValueError):  # a name the file system cannot hold
+        return False
 
 
 def _branch_row(events: list[Event], fork: Branched, source: str, head: str, sealed: bool,
@@ -579,11 +610,7 @@ class _Indexer:
         are cleared when it was read from this very log (another copy of it elsewhere, without
         its rulings log, leaves them), and judged (none) when they never were."""
         game_id = log.game_id
-        try:
-            has_rulings = rulings_path(log.source).is_file()
-        except (OSError, ValueError):  # a name the file system cannot hold
-            has_rulings = False
-        if not has_rulings:
+        if not log.has_rulings:
             if stored and (game_id in self.unjudged
                            or (game_id in self.ruled and self.stored[game_id][1] == log.source)):
                 self.pending[game_id] = (log.source, None)
@@ -714,6 +741,12 @@ def _after(report: RulingsReport | None) -> tuple[list[int] | None, int | None, 
     return totals, report.after.winner, report.applied
 
 
+#: events rows a batch holds before it is inserted (`index`): one insert per table a batch, each
+#: of about a third of 2,000 games' rows (an insert's fixed cost spread over many rows, and the
+#: last batch, inserted after the workers are done, small beside the run)
+BATCH_EVENTS = 125_000
+
+
 #: connect settings of the index's connection: DuckDB inserts and checkpoints on one thread (its
 #: threads there cost about a fifth more CPU for the same work, and the workers, when there are
 #: some, use the other cores); the commit checkpoints at once (a threshold of 0 bytes) rather than
@@ -731,7 +764,7 @@ def index(
     db: str | os.PathLike[str] = DEFAULT_DB,
     replace: bool = False,
     on_game: Callable[[str, int], None] | None = None,
-    batch_events: int = 250_000,
+    batch_events: int = BATCH_EVENTS,
     workers: int = 1,
     chunk_logs: int = CHUNK_LOGS,
     strict: bool = False,
@@ -763,9 +796,11 @@ def index(
     try:
         con.begin()
         ensure_schema(con)
-        # with workers, small batches: this process inserts while the workers replay the next
-        # chunks, rather than all at the end (the rows and their order are the same)
-        run = _Indexer(con, replace, batch_events if workers <= 1 else batch_events // 8, strict)
+        # one batch size whatever `workers` is: the batches end after the same chunks, so the
+        # rows are stored in the same order (a game's rulings, stored after its batch, move its
+        # games row); with workers, this process inserts a batch while the workers replay the
+        # next chunks, and the few inserts each cost DuckDB's fixed setup once
+        run = _Indexer(con, replace, batch_events, strict)
         for done in ordered_map(_check_work, _work(paths, chunk_logs), workers, weight=_held,
                                 budget=CHUNK_BYTES, name=_first_name):
             if isinstance(done, Rejected):  # a path, not a log: no game to count

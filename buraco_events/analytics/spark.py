@@ -2,9 +2,12 @@
 
 A shell module; pyspark is optional (`pip install 'buraco-events[spark]'`, and Java 17) and only
 imported when a job runs. Executors read whole files (Spark's `binaryFile` source: a log, or a
-`.bza` archive expanded on the executor), check and replay each log with `ingest.check_chunk`
-(the same check as `buraco index`: no second implementation of rows or rules) and hand back
-Arrow batches (`mapInArrow`). The job writes the tables of `buraco export` (zstd Parquet,
+`.bza` archive expanded on the executor), check and replay the logs with `ingest.check_chunk`
+(the same check as `buraco index`: no second implementation of rows or rules), many logs at a
+time, and hand back Arrow batches (`mapInArrow`) of one wide schema: each log's own row and the
+rows of every table, so that Python runs once per log and Spark alone decides duplicates (on the
+logs' rows) and writes each table (from the rows cached once). The job writes the tables of
+`buraco export` (zstd Parquet,
 `DIR/<table>/variant=<v>/`, the same columns and types, read back by `queries.connect_parquet`)
 and `DIR/rejects` (path, seq, kind, message): every log that fails, one row each.
 
@@ -47,9 +50,10 @@ from buraco_events.audit.rulings import is_rulings_log
 from buraco_events.log.archive_format import MAGIC, ArchiveError
 from buraco_events.log.archive_read import iter_archive
 from buraco_events.log.lines import RULINGS_SUFFIX, RawLines
+from buraco_events.log.sources import CHUNK_BYTES
 
 from .database import ARROW_TYPES, SCHEMAS, one_line
-from .ingest import Checked, CheckedChunk, Conflict, Rejected, check_chunk
+from .ingest import Checked, Conflict, Rejected, check_chunk
 from .queries import REJECTS
 from .schema import TABLES
 
@@ -63,18 +67,40 @@ _RULED = ("ruled_totals", "ruled_winner", "rulings")
 #: the rejects table: one row per log (or input file) not indexed
 REJECTS_SCHEMA = pa.schema([(name, ARROW_TYPES[word]) for name, word in REJECTS.columns])
 
-#: what an executor hands back per log: where it comes from (to order duplicates), its game and
-#: head, what duplicates are decided on (`key`: the game id, or a branch's head), its rejection
-#: (kind set; `rulings` for a rulings log, read by no one here) or its rows, each table's as one
-#: Arrow IPC stream
+#: the tables the executors fill (`rulings` and `decisions` are not read here: written empty)
+ROW_TABLES = tuple(t for t in TABLES if t not in ("rulings", "decisions"))
+#: the `part` of a log's own row (its outcome); every other row's `part` names its table
+_LOG = "log"
+#: the columns every table's rows share with the others in `_CHECKED`
+_SHARED = ("game_id", "variant")
+
+
+def wide_name(table: str, column: str) -> str:
+    """Return the `_CHECKED` column that holds a table's column (`game_id`, `variant` shared)."""
+    return column if column in _SHARED else f"{table}__{column}"
+
+
+#: what an executor hands back, in one schema: per log one row of `part` `log` (where it comes
+#: from, to order duplicates; its game and head; what duplicates are decided on, `key`: the game
+#: id, or a branch's head; its rejection, kind set, `rulings` for a rulings log, read by no one
+#: here; its rows per table, `n_<table>`), and the rows of its tables, each of `part` its table,
+#: where it comes from (input, file, member: the log's) and its game's variant beside its own
+#: columns (`wide_name`); a column that is not a row's is null. One pass of Python per log:
+#: Spark itself decides the duplicates and writes the tables from these rows.
 _CHECKED = pa.schema([
+    ("part", pa.string()),
     ("input", pa.int32()), ("file", pa.string()), ("member", pa.int32()),
     ("source", pa.string()), ("game_id", pa.string()), ("head", pa.string()),
     ("branch", pa.bool_()), ("key", pa.string()),
     ("seq", pa.int32()), ("kind", pa.string()), ("message", pa.string()),
-    *((f"n_{t}", pa.int64()) for t in TABLES),
-    *((t, pa.binary()) for t in TABLES),
+    *((f"n_{t}", pa.int64()) for t in ROW_TABLES),
+    ("variant", pa.string()),
+    *((wide_name(t, f.name), f.type) for t in ROW_TABLES for f in SCHEMAS[t]
+      if f.name not in _SHARED),
 ])
+#: logs checked at once on an executor (`ingest.check_chunk`): its Arrow conversions' fixed costs
+#: spread over many logs, its memory bounded as `index` bounds a chunk (`CHUNK_BYTES`)
+SPARK_CHUNK_LOGS = 64
 
 
 class SparkUnavailable(Exception):
@@ -122,91 +148,124 @@ def file_logs(source: str, data: bytes) -> tuple[list[tuple[str, RawLines]], Rej
     return logs, None
 
 
-def _ipc(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
+#: a log's place in the inputs: (input, file, member), the order duplicates are decided in
+Place = tuple[int, str, int]
 
 
-def check_file(order: int, source: str, data: bytes) -> pa.RecordBatch:
-    """Check every log of one file (`ingest.check_chunk`) into one `_CHECKED` row per log."""
-    rows: dict[str, list[Any]] = {f.name: [] for f in _CHECKED}
-    if is_rulings_log(source) and not data.startswith(MAGIC):  # read beside its game, not here
-        for name, value in (("input", order), ("file", source), ("member", 0), ("source", source),
-                            ("kind", _RULINGS), *((f"n_{t}", 0) for t in TABLES)):
+def _wide(part: str, n: int, columns: dict[str, pa.Array]) -> pa.RecordBatch:
+    """Return `n` rows of `_CHECKED` of one part: the columns given, the others null."""
+    arrays = [columns.get(f.name) for f in _CHECKED]
+    arrays[0] = pa.array([part] * n, pa.string())
+    return pa.RecordBatch.from_arrays(
+        [a if a is not None else pa.nulls(n, f.type) for a, f in zip(arrays, _CHECKED, strict=True)],
+        schema=_CHECKED)
+
+
+def _log_rows(places: list[Place], outcomes: list[Checked | Rejected]) -> pa.RecordBatch:
+    """Return the `log` rows of a chunk's logs: each one's place, outcome and rows per table."""
+    rows: dict[str, list[Any]] = {name: [] for name in (
+        "input", "file", "member", "source", "game_id", "head", "branch", "key", "seq", "kind",
+        "message", *(f"n_{t}" for t in ROW_TABLES))}
+    for (order, file, member), outcome in zip(places, outcomes, strict=True):
+        for name, value in (("input", order), ("file", file), ("member", member),
+                            ("source", outcome.source)):
             rows[name].append(value)
-        for name in rows:
-            if not rows[name]:
-                rows[name].append(None)
-        return pa.RecordBatch.from_pydict(rows, schema=_CHECKED)
-    logs, damaged = file_logs(source, data)
-    chunk = check_chunk(logs)
-    offsets = dict.fromkeys(TABLES, 0)
-    outcomes: list[Checked | Rejected] = [*chunk.outcomes, *([damaged] if damaged else [])]
-    for member, outcome in enumerate(outcomes):
-        rows["input"].append(order)
-        rows["file"].append(source)
-        rows["member"].append(member)
-        rows["source"].append(outcome.source)
         if isinstance(outcome, Rejected):
-            for name, value in (("game_id", None), ("head", None), ("branch", None),
-                                ("key", None), ("seq", outcome.seq), ("kind", outcome.kind),
-                                ("message", outcome.reason)):
-                rows[name].append(value)
-            for t in TABLES:
-                rows[f"n_{t}"].append(0)
-                rows[t].append(None)
-            continue
-        key = outcome.head if outcome.branch else outcome.game_id
-        for name, value in (("game_id", outcome.game_id), ("head", outcome.head),
-                            ("branch", outcome.branch), ("key", key), ("seq", None),
-                            ("kind", None), ("message", None)):
+            values: tuple[Any, ...] = (None, None, None, None, outcome.seq, outcome.kind,
+                                       outcome.reason)
+            counts = dict.fromkeys(ROW_TABLES, 0)
+        else:
+            key = outcome.head if outcome.branch else outcome.game_id
+            values = (outcome.game_id, outcome.head, outcome.branch, key, None, None, None)
+            counts = outcome.counts
+        for name, value in zip(("game_id", "head", "branch", "key", "seq", "kind", "message"),
+                               values, strict=True):
             rows[name].append(value)
-        for t in TABLES:
-            n = outcome.counts[t]
-            rows[f"n_{t}"].append(n)
-            rows[t].append(_ipc(_with_variant(t, chunk, offsets[t], n, outcome)))
-            offsets[t] += n
-    return pa.RecordBatch.from_pydict(rows, schema=_CHECKED)
+        for t in ROW_TABLES:
+            rows[f"n_{t}"].append(counts[t])
+    columns = {name: pa.array(values, _CHECKED.field(name).type) for name, values in rows.items()}
+    return _wide(_LOG, len(places), columns)
 
 
-def _with_variant(table: str, chunk: CheckedChunk, offset: int, n: int, log: Checked) -> pa.Table:
-    """Return a log's rows of a table, with the game's variant (the partition) as the last column."""
-    rows = chunk.tables[table].slice(offset, n)
-    if table in ("games", "branches"):  # their own variant column
-        return rows
-    if n == 0:  # e.g. a branch's: no games row to take the variant from
-        return rows.append_column("variant", pa.array([], pa.string()))
-    games = chunk.tables["games"]
-    variant = next(v for g, v in zip(games["game_id"].to_pylist(), games["variant"].to_pylist(),
-                                     strict=True) if g == log.game_id)
-    return rows.append_column("variant", pa.array([variant] * n, pa.string()))
+def _table_rows(table: str, places: list[Place], variants: list[str | None],
+                outcomes: list[Checked | Rejected], rows: pa.Table) -> pa.RecordBatch | None:
+    """Return a chunk's rows of one table as `_CHECKED` rows: each with its log's place and
+    its game's variant (a table's rows follow its logs' order: `ingest.check_chunk`)."""
+    if not rows.num_rows:
+        return None
+    owner: list[int] = []  # the log (its index in the chunk) of each row
+    for i, outcome in enumerate(outcomes):
+        if isinstance(outcome, Checked):
+            owner += [i] * outcome.counts[table]
+    which = pa.array(owner, pa.int32())
+    (whole,) = rows.combine_chunks().to_batches()  # not empty: one batch
+    columns = {wide_name(table, name): column for name, column in
+               zip(whole.schema.names, whole.columns, strict=True)}
+    columns["input"] = pa.array([p[0] for p in places], pa.int32()).take(which)
+    columns["file"] = pa.array([p[1] for p in places], pa.string()).take(which)
+    columns["member"] = pa.array([p[2] for p in places], pa.int32()).take(which)
+    if "variant" not in columns:
+        columns["variant"] = pa.array(variants, pa.string()).take(which)
+    return _wide(table, rows.num_rows, columns)
+
+
+def check_logs(logs: list[tuple[Place, str, RawLines]]) -> Iterator[pa.RecordBatch]:
+    """Check a chunk of logs (`ingest.check_chunk`, the check of `buraco index`) into
+    `_CHECKED` batches: the logs' own rows, then each table's rows."""
+    chunk = check_chunk([(source, lines) for _, source, lines in logs])
+    places = [place for place, _, _ in logs]
+    outcomes = chunk.outcomes
+    # each game's variant, from its games row (a branch's rows are its `branches` row alone)
+    games = iter(chunk.tables["games"].column("variant").to_pylist())
+    variants = [next(games) if isinstance(o, Checked) and not o.branch else None
+                for o in outcomes]
+    yield _log_rows(places, outcomes)
+    for table in ROW_TABLES:
+        batch = _table_rows(table, places, variants, outcomes, chunk.tables[table])
+        if batch is not None:
+            yield batch
+
+
+def check_files(files: Iterator[tuple[int, str, bytes]]) -> Iterator[pa.RecordBatch]:
+    """Check every log of the files (input, source, bytes) into `_CHECKED` batches, the logs
+    checked `SPARK_CHUNK_LOGS` at a time; a rulings log and a damaged archive are a `log` row of
+    their own."""
+    logs: list[tuple[Place, str, RawLines]] = []
+    held = 0
+    for order, source, data in files:
+        if is_rulings_log(source) and not data.startswith(MAGIC):  # read beside its game, not here
+            yield _wide(_LOG, 1, {
+                "input": pa.array([order], pa.int32()), "file": pa.array([source], pa.string()),
+                "member": pa.array([0], pa.int32()), "source": pa.array([source], pa.string()),
+                "kind": pa.array([_RULINGS], pa.string()),
+                **{f"n_{t}": pa.array([0], pa.int64()) for t in ROW_TABLES}})
+            continue
+        found, damaged = file_logs(source, data)
+        for member, (name, lines) in enumerate(found):
+            logs.append(((order, source, member), name, lines))
+            held += len(data) if member == 0 else 0
+            if len(logs) >= SPARK_CHUNK_LOGS or held >= CHUNK_BYTES:
+                yield from check_logs(logs)
+                logs, held = [], 0
+        if damaged is not None:
+            place = (order, source, len(found))
+            yield _log_rows([place], [damaged])
+    if logs:
+        yield from check_logs(logs)
 
 
 def check_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """Check the files of Arrow batches (input, source, content): the executors' `mapInArrow`."""
     for batch in batches:
-        for order, source, content in zip(batch.column("input").to_pylist(),
-                                          batch.column("source").to_pylist(),
-                                          batch.column("content").to_pylist(), strict=True):
-            yield check_file(order, source, content)
+        yield from check_files(zip(batch.column("input").to_pylist(),
+                                   batch.column("source").to_pylist(),
+                                   batch.column("content").to_pylist(), strict=True))
 
 
 def table_schema(table: str) -> pa.Schema:
     """Return a table's Arrow schema as written to Parquet: its columns, then variant."""
     schema = SCHEMAS[table]
     return schema if "variant" in schema.names else schema.append(pa.field("variant", pa.string()))
-
-
-def rows_of(table: str) -> Any:
-    """Return the executors' function that turns IPC streams of a table back into Arrow batches."""
-    def decode(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            for data in batch.column(table).to_pylist():
-                if data:
-                    yield from pa.ipc.open_stream(data).read_all().to_batches()
-    return decode
 
 
 # -- on the driver --------------------------------------------------------------------------------
@@ -298,52 +357,75 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
             stored = _stored(spark, out)
         target = f"{target}/{STAGING}{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
     files = _files(spark, inputs)
-    keep = None
+    ranked = None
     checked = files.mapInArrow(check_batches, from_arrow_schema(_CHECKED)).persist(
         StorageLevel.MEMORY_AND_DISK)
     committed = False
     try:
-        # duplicates are decided on the logs' names and heads alone (a small shuffle), then
-        # the rows of the logs kept are picked once and kept for the five writes; the games and
-        # branches already stored (`append`) come first, as input -1
+        # duplicates are decided on the logs' own rows alone (names, heads: a small shuffle);
+        # the games and branches already stored (`append`) come first, as input -1
         order = ["input", "file", "member"]
+        counted = [f"n_{t}" for t in ROW_TABLES]
         first = Window.partitionBy("branch", "key").orderBy(*order)
-        offered = (checked.where(F.col("kind").isNull())
-                   .select(*order, "source", "game_id", "head", "branch", "key"))
+        logs = checked.where(F.col("part") == _LOG)
+        offered = (logs.where(F.col("kind").isNull())
+                   .select(*order, "source", "game_id", "head", "branch", "key", *counted))
         if stored is not None:
-            offered = stored.unionByName(offered)
-        ranked = (offered
+            offered = stored.select(*order, "source", "game_id", "head", "branch", "key",
+                                    *(F.lit(0).cast("long").alias(n) for n in counted)
+                                    ).unionByName(offered)
+        # one row a log: a few partitions (the window keeps them: no shuffle of its own), not
+        # the hundreds of `spark.sql.shuffle.partitions`, each a task of its own
+        parts = max(1, spark.sparkContext.defaultParallelism)
+        ranked = (offered.repartition(parts, "branch", "key")
                   .withColumn("rank", F.row_number().over(first))
                   .withColumn("first_head", F.first("head").over(first))
                   .withColumn("first_source", F.first("source").over(first))
-                  .where(F.col("input") >= 0))
-        keep = checked.join(ranked.where(F.col("rank") == 1).select(*order), order,
-                            "left_semi").persist(StorageLevel.MEMORY_AND_DISK)
+                  .where(F.col("input") >= 0)).persist(StorageLevel.MEMORY_AND_DISK)
+        # the rejects in the logs' order, sorted here (they are few; Spark's sort is a job more)
         conflicts = [
             (r["source"], None, "conflict", str(Conflict(
                 r["game_id"], r["source"], r["first_head"], r["head"], r["first_source"]
             ))[len(r["source"]) + 2:])
-            for r in ranked.where(F.col("head") != F.col("first_head"))
-            .orderBy("input", "file", "member").collect()
+            for r in sorted(ranked.where(F.col("head") != F.col("first_head")).collect(),
+                            key=_place)
         ]
         rejected = [
             (r["source"], r["seq"], r["kind"], r["message"])
-            for r in checked.where(F.col("kind").isNotNull() & (F.col("kind") != _RULINGS))
-            .orderBy("input", "file", "member").collect()
+            for r in sorted(logs.where(F.col("kind").isNotNull() & (F.col("kind") != _RULINGS))
+                            .collect(), key=_place)
         ]
         # the game logs whose rulings log is among the inputs: their ruled_* are not judged here
         unjudged = [r["source"][:-len(RULINGS_SUFFIX)] + ".jsonl" for r in
-                    checked.where(F.col("kind") == _RULINGS).select("source").collect()]
+                    logs.where(F.col("kind") == _RULINGS).select("source").collect()]
+        sums = ranked.where(F.col("rank") == 1).agg(
+            *(F.sum(f"n_{t}").alias(t) for t in ROW_TABLES)).collect()[0]
+        # the rows of the logs not kept (the same game again, a conflict) are left out by their
+        # place; usually there are none, and then no join at all
+        dropped = ranked.where(F.col("rank") > 1).select(*order)
+        n_dropped = dropped.count()
+        if n_dropped and n_dropped <= _BROADCAST_MAX:
+            dropped = F.broadcast(dropped)
         if replace and fs.exists(out_path):
             fs.delete(out_path, True)
         counts: dict[str, int] = {}
-        sums = keep.agg(*(F.sum(f"n_{t}").alias(t) for t in TABLES)).collect()[0]
         for table in TABLES:
-            counts[table] = int(sums[table] or 0)
-            rows = keep.select(table).mapInArrow(rows_of(table), from_arrow_schema(table_schema(table)))
+            counts[table] = int(sums[table] or 0) if table in ROW_TABLES else 0
+            schema = from_arrow_schema(table_schema(table))
+            if table not in ROW_TABLES:  # no rows: written as Spark writes an empty table
+                rows = spark.createDataFrame([], schema)
+            else:
+                # a task (and a file per variant) per executor core, not per input partition:
+                # each of those is a few dozen files, and their tasks' fixed costs were most of
+                # a write
+                rows = checked.where(F.col("part") == table).coalesce(parts)
+                if n_dropped:
+                    rows = rows.join(dropped, order, "left_anti")
+                rows = rows.select(*(F.col(wide_name(table, f.name)).alias(f.name)
+                                     for f in schema.fields))
             if table == "games" and unjudged:
                 for column in _RULED:
-                    kind = from_arrow_schema(pa.schema([SCHEMAS["games"].field(column)]))[0].dataType
+                    kind = schema[column].dataType
                     rows = rows.withColumn(column, F.when(F.col("source").isin(unjudged), F.lit(None)
                                                           .cast(kind)).otherwise(F.col(column)))
             (rows
@@ -357,11 +439,21 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
         committed = True
     finally:
         checked.unpersist()
-        if keep is not None:
-            keep.unpersist()
+        if ranked is not None:
+            ranked.unpersist()
         if append and not committed:
             _discard(spark, target, out, existed)
     return SparkReport(counts, rejects)
+
+
+def _place(row: Any) -> Place:
+    """Return a log's place in the inputs, from a row of its (`_CHECKED`'s input, file, member)."""
+    return row["input"], row["file"], row["member"]
+
+
+#: the most logs left out (duplicates, conflicts) sent to every executor whole for the join
+#: that leaves their rows out; more are joined by a shuffle
+_BROADCAST_MAX = 200_000
 
 
 # -- daily loads: written aside, then committed ---------------------------------------------------
