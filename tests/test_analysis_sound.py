@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import Table
 
 from buraco_events.analysis.evaluate import (
@@ -93,6 +94,7 @@ def _feeding_table() -> Table:
     return t
 
 
+@pytest.mark.slow
 def test_a_discard_that_opens_the_pile_to_two_canastas_is_the_worst() -> None:
     """Feeding (RULES 2, closed pile): 8D on top lets seat 1 take the pile (8D lays off onto 3D-7D)
     and lay off 8D 9D and 9C 10C, two clean canastas (+400); with KH on top the pile stays shut.

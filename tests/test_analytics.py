@@ -311,6 +311,7 @@ def test_sql_json_and_csv(indexed: Path):
     assert all(r["game_id"] in table for r in rows)
 
 
+@pytest.mark.slow
 def test_stats_json_plot_and_variant(indexed: Path, tmp_path: Path):
     png = tmp_path / "s.png"
     result = cli("stats", "--db", str(indexed), "--json", "--plot", str(png))
@@ -854,6 +855,7 @@ def one_line_error(result, code: int, why: str) -> None:
     assert "Traceback" not in result.stderr and not isinstance(result.exception, Exception)
 
 
+@pytest.mark.slow
 def test_sql_stops_a_query_past_its_timeout(indexed: Path, exported: Path):
     cross = "SELECT count(*) FROM range(1000000) a, range(1000000) b"  # minutes of work
     for where in (["--db", str(indexed)], ["--parquet", str(exported)]):

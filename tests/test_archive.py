@@ -622,6 +622,7 @@ mutation = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(mutation, min_size=1, max_size=3))

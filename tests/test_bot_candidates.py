@@ -131,6 +131,7 @@ def play_states() -> list[GameState]:
 _DECK = make_deck(4)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_candidates_equal_the_engines_on_any_hand(play_states: list[GameState], data: st.DataObject) -> None:

@@ -35,6 +35,7 @@ def suited_hands(draw: st.DrawFn) -> Counter[str]:
     return Counter(pool[i] for i in picks)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(hands(), st.sampled_from(RULES))
 def test_int_generator_equals_the_reference_on_random_hands(hand: Counter[str], rules: object) -> None:

@@ -43,6 +43,7 @@ def _tables(db: Path) -> dict[str, list[tuple]]:
         return {t: con.execute(f"SELECT * FROM {t}").fetchall() for t in TABLES}
 
 
+@pytest.mark.slow
 def test_any_workers_store_the_same_rows_in_the_same_order(logs: Path, tmp_path: Path):
     one = index([logs], tmp_path / "one.duckdb", workers=1)
     assert (one.added, one.skipped, one.ruled, one.rejected, one.conflicts) == (11, 1, 1, [], [])

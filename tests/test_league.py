@@ -47,6 +47,7 @@ def test_a_league_refuses_bad_bots_before_playing(tmp_path: Path, bots: list[str
     assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_league_command_json_text_and_plot(tmp_path: Path) -> None:
     args = ["league", "--bots", "greedy,random", "--deals", "2", "--out", str(tmp_path / "l"), "--workers", "1"]
     result = runner.invoke(app, [*args, "--json"])

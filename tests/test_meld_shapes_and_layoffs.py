@@ -58,6 +58,7 @@ def meld_and_hand(draw: st.DrawFn) -> tuple[tuple[str, ...], tuple[str, ...], Ru
     return shape.cards, held, rules
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(suited_cards(0, 15), st.sampled_from(RULES))
 def test_classify_equals_the_reference(cards: list[str], rules: Rules) -> None:
@@ -70,6 +71,7 @@ def test_classify_equals_the_reference_on_any_cards(cards: list[str], rules: Rul
     assert classify(cards, rules) == reference_classify(cards, rules)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(meld_and_hand())
 def test_shape_layoffs_equal_the_reference(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
@@ -79,6 +81,7 @@ def test_shape_layoffs_equal_the_reference(case: tuple[tuple[str, ...], tuple[st
     assert shape_layoffs(held, meld, shape, rules) == reference_shape_layoffs(held, meld, shape, rules)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(meld_and_hand())
 def test_grown_is_the_classify_of_the_meld_and_the_cards(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
@@ -91,6 +94,7 @@ def test_grown_is_the_classify_of_the_meld_and_the_cards(case: tuple[tuple[str, 
             assert entry.grown(cards) == reference_classify((*meld, *cards), rules)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(meld_and_hand(), st.randoms(use_true_random=False))
 def test_grown_in_any_order_is_the_engine_classify(

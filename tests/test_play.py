@@ -562,6 +562,7 @@ def test_bad_name_and_pace_fail_on_one_line(tmp_path):
 # -- the full-screen app (textual), driven headlessly ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_play_app_plays_typed_moves_into_the_log_and_stops_for_resume(tmp_path: Path):
     import asyncio
 

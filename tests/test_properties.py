@@ -134,6 +134,7 @@ def test_single_hand_games(variant: str, n_players: int, seed: int) -> None:
     assert all_cards(end).total() == PRESETS[variant].deck_size
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=VARIANTS, n_players=PLAYERS, seed=SEEDS)
 def test_whole_matches(variant: str, n_players: int, seed: int) -> None:

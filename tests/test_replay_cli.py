@@ -345,6 +345,7 @@ def test_the_viewer_opens_at_the_first_deal_as_a_share_page_does(log_path, game,
     assert opened == [first, 7]
 
 
+@pytest.mark.slow
 def test_the_viewer_has_a_move_list_that_goes_where_chosen(game):
     tl = Timeline(game)
 
