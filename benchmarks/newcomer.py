@@ -56,22 +56,23 @@ def _fresh(where: Path, name: str) -> tuple[Path, dict[str, str]]:
     return clone, env
 
 
+#: each Quickstart command as its two halves, (figure, shell command), with the name of its sum
+COMMANDS = [
+    ("install+demo", [("install (compiled)", "pip install ."), ("demo", "buraco demo")]),
+    ("install+tests", [("install -e .[test]", "pip install -e '.[test]'"), ("tests", "python -m pytest")]),
+]
+
+
 def run_once(log: Path) -> dict[str, float]:
     """Time both Quickstart commands once, each in a clone of its own; return the figures."""
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="newcomer-") as tmp:
-        clone, env = _fresh(Path(tmp), "demo")
-        print("newcomer: pip install . ...", file=sys.stderr)
-        figures["install (compiled)"] = _timed("pip install .", clone, env, log)
-        print("newcomer: buraco demo ...", file=sys.stderr)
-        figures["demo"] = _timed("buraco demo", clone, env, log)
-        figures["install+demo"] = figures["install (compiled)"] + figures["demo"]
-        clone, env = _fresh(Path(tmp), "tests")
-        print("newcomer: pip install -e '.[test]' ...", file=sys.stderr)
-        figures["install -e .[test]"] = _timed("pip install -e '.[test]'", clone, env, log)
-        print("newcomer: python -m pytest ...", file=sys.stderr)
-        figures["tests"] = _timed("python -m pytest", clone, env, log)
-        figures["install+tests"] = figures["install -e .[test]"] + figures["tests"]
+        for total, halves in COMMANDS:
+            clone, env = _fresh(Path(tmp), total.replace("+", "-"))
+            for figure, command in halves:
+                print(f"newcomer: {command} ...", file=sys.stderr)
+                figures[figure] = _timed(command, clone, env, log)
+            figures[total] = sum(figures[figure] for figure, _ in halves)
     return figures
 
 
