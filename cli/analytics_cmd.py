@@ -312,7 +312,10 @@ def stats(
 ) -> None:
     """Print canasta, penalty, closing and win rates, hand lengths and score quantiles."""
     if plot is not None:
-        formats = plots.plot_formats()
+        try:
+            formats = plots.plot_formats()
+        except plots.ChartsUnavailable as exc:
+            fail(f"--plot: {exc}")
         if plot.suffix.lower().lstrip(".") not in formats:
             fail(f"{plot}: a chart is written as one of "
                  f"{', '.join('.' + f for f in formats)}; got {plot.suffix or 'no extension'}")

@@ -54,10 +54,14 @@ def league_cmd(
     if out_dir.exists() and not out_dir.is_dir():
         fail(f"--out: {out_dir} is not a folder")
     if plot is not None:
-        from buraco_events.analytics.plots import plot_formats
+        from buraco_events.analytics.plots import ChartsUnavailable, plot_formats
 
-        if plot.suffix.lstrip(".").lower() not in plot_formats():
-            fail(f"--plot: {plot.name}: the file's extension names no chart format ({', '.join(plot_formats())})")
+        try:
+            formats = plot_formats()
+        except ChartsUnavailable as exc:
+            fail(f"--plot: {exc}")
+        if plot.suffix.lstrip(".").lower() not in formats:
+            fail(f"--plot: {plot.name}: the file's extension names no chart format ({', '.join(formats)})")
     import_bots_from_cwd(names)
     progress = Progress(TextColumn("league"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=err(), transient=True, disable=not sys.stderr.isatty())

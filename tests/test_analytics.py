@@ -622,6 +622,23 @@ def test_stats_plot_names_the_chart_formats(indexed: Path, tmp_path: Path):
         assert result.stdout == "" and not (tmp_path / name).exists()
 
 
+def hide_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make matplotlib unimportable, as on an install without the `plot` extra."""
+    for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def test_stats_plot_without_matplotlib_names_the_extra_and_prints_nothing(
+        indexed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    hide_matplotlib(monkeypatch)
+    chart = tmp_path / "s.png"
+    result = cli("stats", "--db", str(indexed), "--plot", str(chart))
+    assert result.exit_code == 2 and result.stdout == "" and not chart.exists()
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--plot" in lines[0] and "buraco-events[plot]" in lines[0]
+    assert cli("stats", "--db", str(indexed)).exit_code == 0  # the figures need no matplotlib
+
+
 def test_index_shows_a_rejected_log_name_literally(tmp_path: Path):
     log = tmp_path / "a\x1b[2J[bold]b.jsonl"
     log.write_bytes(b'{"seq":0}\n')

@@ -4,6 +4,7 @@ them; deterministic for a seed whatever the workers; every log written and audit
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,17 @@ def test_a_league_refuses_bad_bots_before_playing(tmp_path: Path, bots: list[str
     assert not any(tmp_path.iterdir())
     result = runner.invoke(app, ["league", "--bots", ",".join(bots), "--deals", "1", "--out", str(tmp_path / "l")])
     assert result.exit_code == 2 and words in result.output and "Traceback" not in result.output
+
+
+def test_a_league_asked_for_a_chart_without_matplotlib_names_the_extra_before_playing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, name, None)  # an install without the `plot` extra
+    out = tmp_path / "l"
+    result = runner.invoke(app, ["league", "--bots", "greedy,random", "--deals", "1", "--out", str(out),
+                                 "--plot", str(tmp_path / "league.png")])
+    assert result.exit_code == 2 and "buraco-events[plot]" in result.output and "Traceback" not in result.output
+    assert not out.exists() and not (tmp_path / "league.png").exists()
 
 
 @pytest.mark.slow

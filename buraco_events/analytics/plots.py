@@ -1,7 +1,8 @@
 """Plots: the `stats` results drawn as a chart file (canasta rates, score distributions).
 
-Its own module because it changes with the chart, not with the queries behind it; matplotlib is
-imported only when a chart is drawn.
+Its own module because it changes with the chart, not with the queries behind it. matplotlib is
+the `plot` extra (`pip install 'buraco-events[plot]'`), imported only when a chart is drawn: the
+rest of the package never needs it, and a fresh install is quicker without it.
 """
 
 from __future__ import annotations
@@ -21,9 +22,24 @@ def chart_label(text: str) -> str:
     return visible(text).replace("$", r"\$")
 
 
+#: what a user runs to draw charts
+PLOT_EXTRA = "pip install 'buraco-events[plot]'"
+
+
+class ChartsUnavailable(RuntimeError):
+    """matplotlib, which draws the charts, is not installed."""
+
+
 def plot_formats() -> list[str]:
-    """Return the file extensions a chart can be written as (png, svg, pdf, ...), sorted."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    """Return the file extensions a chart can be written as (png, svg, pdf, ...), sorted.
+
+    Raises `ChartsUnavailable` (saying what to install) where matplotlib is not installed, so that
+    a command asked for a chart says so before it does any work.
+    """
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError as exc:
+        raise ChartsUnavailable(f"charts need matplotlib, which is not installed: {PLOT_EXTRA}") from exc
 
     return sorted(FigureCanvasAgg.get_supported_filetypes())
 
