@@ -34,7 +34,8 @@ _VALUE_NAMES = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "Path": "PATH
 
 def _value_name(param: TyperOption | TyperArgument) -> str:
     """Return the plain name of what a parameter takes: PATH, not `<path>` or `<list[Path]>`."""
-    annotation = param.type_descriptor.annotation
+    descriptor = getattr(param, "type_descriptor", None)  # typer 0.29 on; 0.28 asks no display type
+    annotation = getattr(descriptor, "annotation", None)
     args = getattr(annotation, "__args__", None)
     if args and len(args) == 1:  # list[Path]: what one item is
         annotation = args[0]
