@@ -164,6 +164,7 @@ def test_keeping_the_cards_instead_of_closing_is_marked() -> None:
 # -- (d) the card that completes our own canasta ---------------------------------------------------
 
 
+@pytest.mark.slow
 def test_discarding_the_card_that_completes_our_canasta_is_marked() -> None:
     """Canasta (RULES 3.5), stbl (closed pile: a discarded card is not seen again): hearts 3H-8H
     lie on the table and seat 0 draws 9H. Laid off, it makes a clean canasta (+200) and the run 5C 6C

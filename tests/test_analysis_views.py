@@ -83,6 +83,7 @@ def test_static_replay_shows_the_mark_at_the_decisions_seq(a_json, analysis):
     assert plain.stdout.splitlines() == [line for line in lines if not line.startswith("analysis:")]
 
 
+@pytest.mark.slow
 def test_static_replay_words_for_a_choice_that_stands_and_an_unmarked_loss(a_json, analysis):
     stands = next(d for d in analysis.decisions if d.loss == 0)
     out = replay(LOG, "--as", "greedy-0", "--analysis", a_json, "--at", stands.seq, "--static").stdout
@@ -94,6 +95,7 @@ def test_static_replay_words_for_a_choice_that_stands_and_an_unmarked_loss(a_jso
         assert f"better: {unmarked.best}" in out
 
 
+@pytest.mark.slow
 def test_replay_json_carries_the_decision_of_its_seq(a_json, analysis):
     by_seq = {d.seq: d for d in analysis.decisions}
     marked = next(d for d in analysis.decisions if d.mark)
@@ -123,6 +125,7 @@ def edited(tmp_path: Path, analysis: Analysis, change) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_analysis_needs_as(a_json):
     one_line_error(replay(LOG, "--analysis", a_json, "--static"), 2, "--analysis", "--as SEAT")
     one_line_error(runner.invoke(app, ["share", str(LOG), "-o", str(a_json.with_suffix(".html")),
@@ -130,6 +133,7 @@ def test_analysis_needs_as(a_json):
     assert not a_json.with_suffix(".html").exists()
 
 
+@pytest.mark.slow
 def test_an_analysis_of_another_seat_or_game_is_refused(a_json, tmp_path, analysis):
     line = one_line_error(replay(LOG, "--as", 2, "--analysis", a_json, "--static"), 1)
     assert line == f"error: {a_json}: seat: the analysis is of seat 0, not seat 2"
@@ -139,6 +143,7 @@ def test_an_analysis_of_another_seat_or_game_is_refused(a_json, tmp_path, analys
     one_line_error(replay(LOG, "--as", 0, "--analysis", renamed, "--static"), 1, "player:", "'someone'")
 
 
+@pytest.mark.slow
 def test_decisions_the_seat_did_not_make_are_refused(tmp_path, analysis):
     tl = Timeline(_events(LOG))
     last = analysis.decisions[-1].seq
@@ -151,6 +156,7 @@ def test_decisions_the_seat_did_not_make_are_refused(tmp_path, analysis):
     one_line_error(replay(LOG, "--as", 0, "--analysis", path, "--static"), 1, "decisions[1].chosen:", "not 'draw'")
 
 
+@pytest.mark.slow
 def test_an_analysis_naming_a_card_the_seat_did_not_hold_is_refused(tmp_path, analysis):
     """Privacy: the analysis is shown as the seat's; a file naming another hand's card is not."""
     first = analysis.decisions[0]
@@ -165,6 +171,7 @@ def test_an_analysis_naming_a_card_the_seat_did_not_hold_is_refused(tmp_path, an
                    "decisions[0].options[0].action:", "'shout' is not an action")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("change", "field", "why"), [
     (lambda d: d.update(seat="0"), "seat:", "expected `int`, got `str`"),
     (lambda d: d["decisions"][2].update(loss="lots"), "decisions[2].loss:", "expected `float`, got `str`"),
@@ -196,12 +203,14 @@ def test_a_huge_missing_or_non_json_file_gets_one_line_and_exit_2(tmp_path):
         one_line_error(replay(LOG, "--as", 0, "--analysis", bad, "--static"), 2, f"{bad}: ")
 
 
+@pytest.mark.slow
 def test_text_from_the_file_is_shown_escaped_in_errors(tmp_path, analysis):
     path = edited(tmp_path, analysis, lambda d: d.update(game_id="g\x1b[31m\u202e"))
     line = one_line_error(replay(LOG, "--as", 0, "--analysis", path, "--static"), 1, "game_id:")
     assert "\x1b" not in line and "\u202e" not in line and "\\x1b[31m\\u202e" in line
 
 
+@pytest.mark.slow
 def test_read_analysis_round_trips_the_analyze_json(a_json, analysis):
     assert read_analysis(a_json) == analysis
     assert re.fullmatch(r"\{.*\}", a_json.read_text())
@@ -216,6 +225,7 @@ def offered(viewer) -> set[str]:
             if b.binding.action == "next_mark" and b.binding.show and viewer.check_action("next_mark", ())}
 
 
+@pytest.mark.slow
 def test_viewer_shows_the_line_and_x_jumps_to_the_next_marked_decision(analysis):
     from textual.widgets import Static
 
@@ -265,6 +275,7 @@ def test_viewer_without_an_analysis_offers_no_x():
     asyncio.run(drive())
 
 
+@pytest.mark.slow
 def test_viewer_with_no_marked_decision_says_so(analysis):
     from cli.replay_app import ReplayApp
 
@@ -295,6 +306,7 @@ def page_of(log: Path, out: Path, *args: object) -> str:
     return out.read_text("utf-8")
 
 
+@pytest.mark.slow
 def test_share_steps_are_replay_json_with_the_analysis(tmp_path, a_json, analysis):
     from buraco_events.views.share import decode_steps, page_data
 
@@ -318,6 +330,7 @@ def test_share_steps_are_replay_json_with_the_analysis(tmp_path, a_json, analysi
     assert "id=marks" not in plain and "analysis of" not in plain
 
 
+@pytest.mark.slow
 def test_the_seq_bar_marks_each_marked_decision(tmp_path, a_json, analysis):
     page = page_of(LOG, tmp_path / "p.html", "--as", 0, "--analysis", a_json)
     last = len(_events(LOG)) - 1
@@ -339,6 +352,7 @@ def test_the_seq_bar_marks_each_marked_decision(tmp_path, a_json, analysis):
     assert row.count("class='mark ") == len(marked) and "left:" not in row
 
 
+@pytest.mark.slow
 def test_the_analysis_is_only_in_its_seats_page(tmp_path, a_json):
     for args in (("--as", 1), ("--as", "greedy-2")):
         one_line_error(share(LOG, tmp_path / "p.html", *args, "--analysis", a_json), 1,

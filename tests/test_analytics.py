@@ -98,6 +98,7 @@ def engine_facts(path: Path) -> dict:
             "totals": totals}
 
 
+@pytest.mark.slow
 def test_database_matches_the_engine_replay(logs: Path, indexed: Path):
     con = duckdb.connect(str(indexed), read_only=True)
     files = sorted(logs.glob("*.jsonl"))
@@ -170,6 +171,7 @@ def test_a_changed_log_is_a_conflict_until_replace(logs: Path, db_copy: Path, tm
                            [events[0].game_id]).fetchone() == (1, str(grown))
 
 
+@pytest.mark.slow
 def test_an_illegal_log_is_rejected_and_the_rest_indexed(tmp_path: Path):
     events = random_game("stbl", 2, 7)
     bad_at = next(i for i, ev in enumerate(events) if isinstance(ev, Discarded))
@@ -206,6 +208,7 @@ def table_rows(db: Path) -> dict[str, list[tuple]]:
                 for t in TABLES}
 
 
+@pytest.mark.slow
 def test_a_chunk_stores_exactly_the_rows_of_its_admitted_logs(logs: Path, tmp_path: Path):
     # one chunk holding, in turn, logs already stored (skipped), new logs, a rejected log and a
     # changed log of a stored game (a conflict, or with `replace` its new rows): the rows of the
@@ -399,6 +402,7 @@ def test_spark_reads_the_parquet_export(indexed: Path, tmp_path: Path, monkeypat
         spark.stop()
 
 
+@pytest.mark.slow
 def test_stats_prints_the_player_standings(indexed: Path):
     with duckdb.connect(str(indexed), read_only=True) as con:
         standings = con.execute("SELECT player, games, wins FROM player_standings").fetchall()
@@ -457,6 +461,7 @@ def refused(db: Path, query: str, why: str) -> None:
     assert len(lines) == 1 and why in lines[0], result.stderr
 
 
+@pytest.mark.slow
 def test_sql_cannot_attach_another_database_read_write(db_copy: Path, tmp_path: Path,
                                                         monkeypatch):
     # the attack: a scratch database attached, the indexed one attached READ_WRITE and
@@ -506,6 +511,7 @@ def test_sql_writes_no_file(db_copy: Path, tmp_path: Path, monkeypatch):
     assert not (tmp_path / "dump").exists() and not beside_db.exists()
 
 
+@pytest.mark.slow
 def test_sql_installs_and_loads_no_extension_and_reaches_no_network(indexed: Path):
     refused(indexed, "INSTALL httpfs", "got LOAD (INSTALL ...)")
     refused(indexed, "LOAD httpfs", "got LOAD")
@@ -515,6 +521,7 @@ def test_sql_installs_and_loads_no_extension_and_reaches_no_network(indexed: Pat
     refused(indexed, "SELECT * FROM 's3://bucket/x.parquet'", "Permission Error")
 
 
+@pytest.mark.slow
 def test_sql_cannot_change_the_settings_that_lock_it(indexed: Path, tmp_path: Path):
     for query in ("SET lock_configuration = false", "RESET lock_configuration",
                   "SET enable_external_access = true", "PRAGMA enable_external_access",
@@ -594,6 +601,7 @@ def test_sql_shows_markup_and_control_characters_literally(indexed: Path):
     assert csv_out == "a,[red]c,e\n[/],[bold]b[/bold],\x1b[2Jd\u202e\n"
 
 
+@pytest.mark.slow
 def test_stats_shows_a_hostile_variant_and_players_literally(tmp_path: Path):
     from buraco_events.model.rules import find_rules
 
@@ -937,6 +945,7 @@ def test_every_statement_type_but_select_is_refused_in_one_line(db_copy: Path, t
     assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.duckdb"]  # no file written
 
 
+@pytest.mark.slow
 def test_a_query_may_begin_with_a_comment(indexed: Path):
     db = str(indexed)
     for args in (["sql", "-- note\nSELECT 1 AS x", "--db", db, "--csv"],

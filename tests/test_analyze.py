@@ -88,6 +88,7 @@ def test_analyze_command_refuses_bad_options_in_one_line(args: list[str], code: 
     assert result.exit_code == code and words in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_analyze_command_reads_no_garbage(tmp_path: Path) -> None:
     junk = tmp_path / "junk.jsonl"
     junk.write_bytes(b"\x89PNG not a log\n")

@@ -93,6 +93,7 @@ def test_pack_refuses_more_logs_than_the_limit(tmp_path: Path) -> None:
     assert info.value.exit_code == 1 and not (tmp_path / "a.bza").exists()
 
 
+@pytest.mark.slow
 def test_a_flood_of_logs_is_listed_streaming(tmp_path: Path) -> None:
     # issue 36: 1,000,000 tiny logs kept `archive list` busy past 240 s (a table built whole)
     path = empty_logs(tmp_path / "flood.bza", 30_000)

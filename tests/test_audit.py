@@ -255,6 +255,7 @@ def invoke(*args: str):
     return result
 
 
+@pytest.mark.slow
 def test_exit_codes(tmp_path: Path) -> None:
     assert invoke(str(DISPUTES / "clean.jsonl")).exit_code == 0
     assert invoke(str(DISPUTES / "unsealed.jsonl")).exit_code == 0
@@ -416,6 +417,7 @@ def test_passing_logs_in_a_folder_get_one_line_each(tmp_path: Path) -> None:
 SAMPLE_LOGS = sorted((Path(__file__).resolve().parent.parent / "data" / "samples").glob("*.jsonl"))
 
 
+@pytest.mark.slow
 @settings(max_examples=120)
 @given(
     log=st.sampled_from(SAMPLE_LOGS), where=st.floats(0, 1, exclude_max=True),

@@ -112,6 +112,7 @@ def test_audit_reports_are_unchanged() -> None:
     _check("audit", _audit_digests())
 
 
+@pytest.mark.slow
 def test_simulated_logs_are_unchanged(simulated: Path) -> None:
     _check("simulate", _simulate_digests(simulated))
 

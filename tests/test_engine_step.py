@@ -60,6 +60,7 @@ def test_play_two_steps_and_bare_apply_fold_to_equal_states(i: int) -> None:
     assert fold_play(events) == fold_two(events) == fold_bare(events)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(st.integers(min_value=0, max_value=400), st.randoms(use_true_random=False))
 def test_play_refuses_what_check_refuses_with_the_same_error(i: int, rng: random.Random) -> None:

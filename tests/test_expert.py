@@ -35,6 +35,7 @@ def _events(path: Path) -> list:
     return [event for _, _, event in read_log(path)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "seat"), [("stbl-2p-s0-00000.jsonl", 1), ("burraco-4p-s0-00000.jsonl", 2)])
 def test_the_expert_chooses_the_same_whatever_the_cards_its_seat_never_saw(name: str, seat: int) -> None:
     """Fair: at its decisions, a table whose hidden cards are dealt otherwise gets the same choice."""

@@ -371,6 +371,7 @@ def test_export_keeps_branches_and_rulings_and_reads_them_back(made, ruled, tmp_
         assert json.loads(over_parquet.stdout) == json.loads(over_db.stdout) != []
 
 
+@pytest.mark.slow
 def test_a_database_indexed_before_rulings_judges_its_games_when_they_come_again(ruled, tmp_path):
     db = tmp_path / "old.duckdb"
     index([ruled], db)

@@ -387,6 +387,7 @@ def _by_kind(rng: random.Random, cards: list) -> None:
             del left[card]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bias", [_naive_swap, _by_kind])
 def test_the_uniformity_test_catches_a_biased_shuffle(bias, monkeypatch: pytest.MonkeyPatch) -> None:
     """The test above can fail: the sampler given a biased shuffle fails it, far below 0.1%."""

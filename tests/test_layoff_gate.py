@@ -78,6 +78,7 @@ def check(meld: tuple[str, ...], held: tuple[str, ...], rules: Rules) -> bool:
     return missed
 
 
+@pytest.mark.slow
 def test_every_card_that_joins_alone_is_in_the_gate() -> None:
     rng = random.Random(20250101)
     melds = 0

@@ -628,6 +628,7 @@ def test_nothing_may_follow_game_ended(tmp_path: Path) -> None:
         check_log(path)
 
 
+@pytest.mark.slow
 def test_log_commands_on_input_that_is_not_a_log_or_breaks_exit_2_or_1(tmp_path: Path) -> None:
     empty = write_lines(tmp_path / "empty.jsonl", [])
     hello = write_lines(tmp_path / "hello.jsonl", [b'{"hello":"world"}'])

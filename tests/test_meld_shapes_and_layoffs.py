@@ -128,6 +128,7 @@ def test_meld_fits_shape_and_relevant_cards_are_as_before(case: tuple[tuple[str,
         assert _run_relevant(suit, meld) is _run_relevant(suit, tuple(reversed(meld)))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(meld_and_hand())
 def test_shape_layoffs_equal_the_reference_asked_again(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
@@ -139,6 +140,7 @@ def test_shape_layoffs_equal_the_reference_asked_again(case: tuple[tuple[str, ..
         assert shape_layoffs(hand, meld, shape, rules) == reference_shape_layoffs(hand, meld, shape, rules)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(meld_and_hand())
 def test_may_lay_off_keeps_every_card_of_a_lay_off(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
@@ -157,6 +159,7 @@ def test_may_lay_off_leaves_out_other_suits_and_the_ranks_held() -> None:
     assert not may_lay_off(run.cards, "8S", STBL) and not may_lay_off(run.cards, "6H", STBL)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(meld_and_hand())
 def test_fits_alone_is_every_card_that_classifies(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:

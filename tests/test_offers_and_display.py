@@ -103,6 +103,7 @@ def test_display_hand_in_real_hands(decision_states: list[GameState]) -> None:
             assert _display_hand(hand) == tuple(sorted_cards(Counter(hand).elements()))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.sampled_from(_DECK), st.integers(min_value=-1, max_value=7), max_size=20))
 def test_display_hand_with_any_counts(hand: dict[str, int]) -> None:

@@ -473,6 +473,7 @@ def test_every_deal_is_committed_before_play_and_audit_proves_it(match):
     assert any("does not match its commitment" in p.message for p in audit.report.problems)
 
 
+@pytest.mark.slow
 def test_the_match_resumes_in_its_second_hand_and_ends_the_same(match, tmp_path):
     pilot, log = match["pilot"], tmp_path / "m.jsonl"
     events = [decode_event(line) for line in match["path"].read_bytes().splitlines()]

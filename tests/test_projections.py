@@ -103,6 +103,7 @@ def shuffle_hidden(state: GameState, seat: int, rng: random.Random) -> GameState
     return out
 
 
+@pytest.mark.slow
 def test_a_view_never_leaks(games):
     rng = random.Random(7)
     checked = changed = 0
@@ -373,6 +374,7 @@ def _check_forged(events: list, k: int, seed: int) -> tuple[int, int]:
     return errors, hidden
 
 
+@pytest.mark.slow
 def test_an_error_shown_to_a_seat_names_no_card_it_cannot_see():
     errors = hidden = 0
     for key in GAMES:

@@ -108,6 +108,7 @@ def test_every_screen_of_a_short_branch_names_it(folder, game):
     assert f"seq {fork.fork_seq + 1}: branch of g-multi at seq {fork.fork_seq}: from here on a hypothesis" in told
 
 
+@pytest.mark.slow
 def test_the_game_itself_is_never_called_a_branch(folder, game):
     for seq in (0, 5, len(game) - 1):
         assert json.loads(ok("replay", folder / "g.jsonl", "--json", "--at", seq))["branch"] is None

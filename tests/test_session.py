@@ -37,6 +37,7 @@ def setups(draw: st.DrawFn) -> tuple[Setup, int]:
     return Setup(human, tuple(bots), seed, commit=draw(st.booleans())), players
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(setups())
 def test_the_setup_note_reads_back_as_the_setup_it_records(drawn: tuple[Setup, int]) -> None:

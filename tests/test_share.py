@@ -290,6 +290,7 @@ def outside_data(page: str) -> str:
     return re.sub(r'<script type="application/json".*?</script>', "", page, flags=re.DOTALL)
 
 
+@pytest.mark.slow
 def test_spoiler_free_keeps_the_result_out(tmp_path, several):
     log = write_sealed(tmp_path / "g.jsonl", several)
     end = Timeline(several).final
