@@ -415,21 +415,23 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
             for r in sorted(ranked.where(F.col("head") != F.col("first_head")).collect(),
                             key=_place)
         ]
-        rejected = [
-            (r["source"], r["seq"], r["kind"], r["message"])
-            for r in sorted(logs.where(F.col("kind").isNotNull() & (F.col("kind") != _RULINGS))
-                            .collect(), key=_place)
-        ]
+        # the rejects and the rulings logs in one job (a few rows), apart on the driver
+        marked = sorted(logs.where(F.col("kind").isNotNull())
+                        .select(*order, "source", "seq", "kind", "message").collect(), key=_place)
+        rejected = [(r["source"], r["seq"], r["kind"], r["message"])
+                    for r in marked if r["kind"] != _RULINGS]
         # the game logs whose rulings log is among the inputs: their ruled_* are not judged here
-        unjudged = [r["source"][:-len(RULINGS_SUFFIX)] + ".jsonl" for r in
-                    logs.where(F.col("kind") == _RULINGS).select("source").collect()]
-        sums = ranked.where(F.col("rank") == 1).agg(
-            *(F.sum(f"n_{t}").alias(t) for t in ROW_TABLES)).collect()[0]
+        unjudged = [r["source"][:-len(RULINGS_SUFFIX)] + ".jsonl" for r in marked
+                    if r["kind"] == _RULINGS]
+        # the rows each table gets (the logs kept) and the logs not kept, in one job
+        sums = ranked.agg(
+            *(F.sum(F.when(F.col("rank") == 1, F.col(f"n_{t}"))).alias(t) for t in ROW_TABLES),
+            F.count(F.when(F.col("rank") > 1, True)).alias("dropped")).collect()[0]
         # the rows of the logs not kept (the same game again, a conflict) are left out by their
         # place; usually there are none, and then no join at all
         dropped = ranked.where(F.col("rank") > 1).select(
             *(F.col(name).alias(f"{_PLACED}{name}") for name in order))
-        n_dropped = dropped.count()
+        n_dropped = int(sums["dropped"])
         if n_dropped and n_dropped <= _BROADCAST_MAX:
             dropped = F.broadcast(dropped)
         if replace and fs.exists(out_path):
