@@ -1,7 +1,7 @@
 """Scale-out figures: index on 1 and 2 workers, audit likewise, spark-index per executor core.
 
 Run `python benchmarks/bench_scale.py [--quick] [--runs N] [--out FILE]` for a table (and the
-rows as JSON in FILE: `benchmarks/results/scale.json` holds a run); `measure(quick)` returns
+rows as JSON, a run added to FILE's: `benchmarks/results/scale.json` holds the runs quoted); `measure(quick)` returns
 the rows. Games come from `sim.simulate` with the greedy bot (quick: 120 stbl games of 4 players;
 full: 2,000). Workers run in processes of their own, so the CPU time of one process says nothing
 about them: these figures are wall time, on a machine whose 2 cores may be shared (a floor).
@@ -230,7 +230,7 @@ def measure(quick: bool, runs: int = 1) -> list[Row]:
 
 
 def main() -> None:
-    """Print the figures as a table (and with `--out FILE`, write them as JSON there)."""
+    """Print the figures as a table (and with `--out FILE`, add them to its runs as JSON)."""
     from report import print_table
 
     quick = "--quick" in sys.argv
@@ -241,8 +241,11 @@ def main() -> None:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
                                 capture_output=True, text=True).stdout.strip()
         doc = {"commit": commit, "cores": os.cpu_count(), "python": platform.python_version(),
-               "build": build(), "mode": "quick" if quick else "full", "rows": rows}
-        Path(sys.argv[sys.argv.index("--out") + 1]).write_text(json.dumps(doc, indent=1) + "\n")
+               "build": build(), "mode": "quick" if quick else "full",
+               "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None, "rows": rows}
+        out = Path(sys.argv[sys.argv.index("--out") + 1])
+        runs = json.loads(out.read_text())["runs"] if out.exists() else []  # a run more
+        out.write_text(json.dumps({"runs": [*runs, doc]}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
