@@ -4,12 +4,13 @@ A shell module; pyspark is optional (`pip install 'buraco-events[spark]'`, and J
 imported when a job runs. Executors read whole files (Spark's `binaryFile` source: a log, or a
 `.bza` archive expanded on the executor), check and replay the logs with `ingest.check_chunk`
 (the same check as `buraco index`: no second implementation of rows or rules), many logs at a
-time, and hand back Arrow batches (`mapInArrow`) of one wide schema: each log's own row and the
-rows of every table, so that Python runs once per log and Spark alone decides duplicates (on the
-logs' rows) and writes each table (from the rows cached once). The job writes the tables of
-`buraco export` (zstd Parquet,
-`DIR/<table>/variant=<v>/`, the same columns and types, read back by `queries.connect_parquet`)
-and `DIR/rejects` (path, seq, kind, message): every log that fails, one row each.
+time, and hand back Arrow batches (`mapInArrow`) of one narrow schema: each log's own row, and
+per chunk of logs one row a table holding the chunk's rows of it as an Arrow IPC stream. Python
+runs its check once per log; Spark alone decides duplicates (on the logs' rows) and writes each
+table from the streams cached once, unpacked by that table's write alone. The job writes the
+tables of `buraco export` (zstd Parquet, `DIR/<table>/variant=<v>/`, the same columns and types,
+read back by `queries.connect_parquet`) and `DIR/rejects` (path, seq, kind, message): every log
+that fails, one row each.
 
 Duplicate game ids are decided as `buraco index` decides them in one run: the logs are ordered by
 input (in the order given), then path, then position in an archive; the first log of a game is
@@ -34,6 +35,7 @@ run leaves that game as written.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import tempfile
@@ -71,36 +73,51 @@ REJECTS_SCHEMA = pa.schema([(name, ARROW_TYPES[word]) for name, word in REJECTS.
 ROW_TABLES = tuple(t for t in TABLES if t not in ("rulings", "decisions"))
 #: the `part` of a log's own row (its outcome); every other row's `part` names its table
 _LOG = "log"
-#: the columns every table's rows share with the others in `_CHECKED`
-_SHARED = ("game_id", "variant")
+#: where a row comes from: its log's place in the inputs (input, file, member); each table's
+#: rows carry it, so that the rows of a log not kept are left out by it
+_PLACE = (("input", pa.int32()), ("file", pa.string()), ("member", pa.int32()))
+#: the prefix of the place's columns beside a table's own (`branches` has a `file` of its own)
+_PLACED = "placed_"
 
 
-def wide_name(table: str, column: str) -> str:
-    """Return the `_CHECKED` column that holds a table's column (`game_id`, `variant` shared)."""
-    return column if column in _SHARED else f"{table}__{column}"
+def table_schema(table: str) -> pa.Schema:
+    """Return a table's Arrow schema as written to Parquet: its columns, then variant."""
+    schema = SCHEMAS[table]
+    return schema if "variant" in schema.names else schema.append(pa.field("variant", pa.string()))
 
 
-#: what an executor hands back, in one schema: per log one row of `part` `log` (where it comes
-#: from, to order duplicates; its game and head; what duplicates are decided on, `key`: the game
-#: id, or a branch's head; its rejection, kind set, `rulings` for a rulings log, read by no one
-#: here; its rows per table, `n_<table>`), and the rows of its tables, each of `part` its table,
-#: where it comes from (input, file, member: the log's) and its game's variant beside its own
-#: columns (`wide_name`); a column that is not a row's is null. One pass of Python per log:
-#: Spark itself decides the duplicates and writes the tables from these rows.
+def placed_schema(table: str) -> pa.Schema:
+    """Return a table's rows as an executor hands them back: its columns as written (then
+    variant), then its log's place."""
+    schema = table_schema(table)
+    for name, kind in _PLACE:
+        schema = schema.append(pa.field(f"{_PLACED}{name}", kind))
+    return schema
+
+
+#: what an executor hands back, in one narrow schema: per log one row of `part` `log` (where it
+#: comes from, to order duplicates; its game and head; what duplicates are decided on, `key`:
+#: the game id, or a branch's head; its rejection, kind set, `rulings` for a rulings log, read by
+#: no one here; its rows per table, `n_<table>`), and per chunk of logs and table one row of
+#: `part` the table, whose `rows` hold the chunk's rows of the table (`placed_schema`) as one
+#: Arrow IPC stream. Python checks each log once; Spark moves and caches a few values a chunk
+#: rather than every row beside every other table's columns, decides the duplicates on the logs'
+#: rows, and each table's write unpacks that table's streams alone (`unpack_rows`).
 _CHECKED = pa.schema([
-    ("part", pa.string()),
-    ("input", pa.int32()), ("file", pa.string()), ("member", pa.int32()),
+    ("part", pa.string()), *_PLACE,
     ("source", pa.string()), ("game_id", pa.string()), ("head", pa.string()),
     ("branch", pa.bool_()), ("key", pa.string()),
     ("seq", pa.int32()), ("kind", pa.string()), ("message", pa.string()),
     *((f"n_{t}", pa.int64()) for t in ROW_TABLES),
-    ("variant", pa.string()),
-    *((wide_name(t, f.name), f.type) for t in ROW_TABLES for f in SCHEMAS[t]
-      if f.name not in _SHARED),
+    ("rows", pa.binary()),
 ])
 #: logs checked at once on an executor (`ingest.check_chunk`): its Arrow conversions' fixed costs
 #: spread over many logs, its memory bounded as `index` bounds a chunk (`CHUNK_BYTES`)
 SPARK_CHUNK_LOGS = 64
+#: the check's tasks per executor core: enough to even out tasks of unequal work
+TASKS_PER_CORE = 4
+#: the Parquet codec of every table written
+PARQUET_COMPRESSION = "zstd"
 
 
 class SparkUnavailable(Exception):
@@ -152,7 +169,7 @@ def file_logs(source: str, data: bytes) -> tuple[list[tuple[str, RawLines]], Rej
 Place = tuple[int, str, int]
 
 
-def _wide(part: str, n: int, columns: dict[str, pa.Array]) -> pa.RecordBatch:
+def _checked_rows(part: str, n: int, columns: dict[str, pa.Array]) -> pa.RecordBatch:
     """Return `n` rows of `_CHECKED` of one part: the columns given, the others null."""
     arrays = [columns.get(f.name) for f in _CHECKED]
     arrays[0] = pa.array([part] * n, pa.string())
@@ -184,13 +201,14 @@ def _log_rows(places: list[Place], outcomes: list[Checked | Rejected]) -> pa.Rec
         for t in ROW_TABLES:
             rows[f"n_{t}"].append(counts[t])
     columns = {name: pa.array(values, _CHECKED.field(name).type) for name, values in rows.items()}
-    return _wide(_LOG, len(places), columns)
+    return _checked_rows(_LOG, len(places), columns)
 
 
 def _table_rows(table: str, places: list[Place], variants: list[str | None],
                 outcomes: list[Checked | Rejected], rows: pa.Table) -> pa.RecordBatch | None:
-    """Return a chunk's rows of one table as `_CHECKED` rows: each with its log's place and
-    its game's variant (a table's rows follow its logs' order: `ingest.check_chunk`)."""
+    """Return a chunk's rows of one table as one `_CHECKED` row of `part` the table: its
+    `rows` an Arrow IPC stream of `placed_schema`, each row with its log's place and its game's
+    variant (a table's rows follow its logs' order: `ingest.check_chunk`)."""
     if not rows.num_rows:
         return None
     owner: list[int] = []  # the log (its index in the chunk) of each row
@@ -198,15 +216,25 @@ def _table_rows(table: str, places: list[Place], variants: list[str | None],
         if isinstance(outcome, Checked):
             owner += [i] * outcome.counts[table]
     which = pa.array(owner, pa.int32())
-    (whole,) = rows.combine_chunks().to_batches()  # not empty: one batch
-    columns = {wide_name(table, name): column for name, column in
-               zip(whole.schema.names, whole.columns, strict=True)}
-    columns["input"] = pa.array([p[0] for p in places], pa.int32()).take(which)
-    columns["file"] = pa.array([p[1] for p in places], pa.string()).take(which)
-    columns["member"] = pa.array([p[2] for p in places], pa.int32()).take(which)
+    columns = dict(zip(rows.column_names, rows.columns, strict=True))
+    for n, (name, kind) in enumerate(_PLACE):
+        columns[f"{_PLACED}{name}"] = pa.array([p[n] for p in places], kind).take(which)
     if "variant" not in columns:
         columns["variant"] = pa.array(variants, pa.string()).take(which)
-    return _wide(table, rows.num_rows, columns)
+    schema = placed_schema(table)
+    placed = pa.Table.from_arrays([columns[name] for name in schema.names], schema=schema)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, schema) as stream:
+        stream.write_table(placed)
+    return _checked_rows(table, 1, {"rows": pa.array([sink.getvalue().to_pybytes()], pa.binary())})
+
+
+def unpack_rows(table: str, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Yield the rows of one table (`placed_schema`) from `_CHECKED` batches of its `rows`: a
+    table's write, its `mapInArrow` (the streams are read, not checked again)."""
+    for batch in batches:
+        for blob in batch.column("rows"):
+            yield from pa.ipc.open_stream(blob.as_buffer())
 
 
 def check_logs(logs: list[tuple[Place, str, RawLines]]) -> Iterator[pa.RecordBatch]:
@@ -234,7 +262,7 @@ def check_files(files: Iterator[tuple[int, str, bytes]]) -> Iterator[pa.RecordBa
     held = 0
     for order, source, data in files:
         if is_rulings_log(source) and not data.startswith(MAGIC):  # read beside its game, not here
-            yield _wide(_LOG, 1, {
+            yield _checked_rows(_LOG, 1, {
                 "input": pa.array([order], pa.int32()), "file": pa.array([source], pa.string()),
                 "member": pa.array([0], pa.int32()), "source": pa.array([source], pa.string()),
                 "kind": pa.array([_RULINGS], pa.string()),
@@ -260,12 +288,6 @@ def check_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]
         yield from check_files(zip(batch.column("input").to_pylist(),
                                    batch.column("source").to_pylist(),
                                    batch.column("content").to_pylist(), strict=True))
-
-
-def table_schema(table: str) -> pa.Schema:
-    """Return a table's Arrow schema as written to Parquet: its columns, then variant."""
-    schema = SCHEMAS[table]
-    return schema if "variant" in schema.names else schema.append(pa.field("variant", pa.string()))
 
 
 # -- on the driver --------------------------------------------------------------------------------
@@ -356,7 +378,11 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
             recover(spark, out)
             stored = _stored(spark, out)
         target = f"{target}/{STAGING}{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-    files = _files(spark, inputs)
+    # a few tasks per executor core (not one per ~32 files, Spark's split of small files): a
+    # task's fixed costs (its Python worker's start of work, its batches' round trips) and
+    # every later job's scan of the cached rows are per task
+    parts = max(1, spark.sparkContext.defaultParallelism)
+    files = _files(spark, inputs).coalesce(parts * TASKS_PER_CORE)
     ranked = None
     checked = files.mapInArrow(check_batches, from_arrow_schema(_CHECKED)).persist(
         StorageLevel.MEMORY_AND_DISK)
@@ -376,7 +402,6 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
                                     ).unionByName(offered)
         # one row a log: a few partitions (the window keeps them: no shuffle of its own), not
         # the hundreds of `spark.sql.shuffle.partitions`, each a task of its own
-        parts = max(1, spark.sparkContext.defaultParallelism)
         ranked = (offered.repartition(parts, "branch", "key")
                   .withColumn("rank", F.row_number().over(first))
                   .withColumn("first_head", F.first("head").over(first))
@@ -390,20 +415,23 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
             for r in sorted(ranked.where(F.col("head") != F.col("first_head")).collect(),
                             key=_place)
         ]
-        rejected = [
-            (r["source"], r["seq"], r["kind"], r["message"])
-            for r in sorted(logs.where(F.col("kind").isNotNull() & (F.col("kind") != _RULINGS))
-                            .collect(), key=_place)
-        ]
+        # the rejects and the rulings logs in one job (a few rows), apart on the driver
+        marked = sorted(logs.where(F.col("kind").isNotNull())
+                        .select(*order, "source", "seq", "kind", "message").collect(), key=_place)
+        rejected = [(r["source"], r["seq"], r["kind"], r["message"])
+                    for r in marked if r["kind"] != _RULINGS]
         # the game logs whose rulings log is among the inputs: their ruled_* are not judged here
-        unjudged = [r["source"][:-len(RULINGS_SUFFIX)] + ".jsonl" for r in
-                    logs.where(F.col("kind") == _RULINGS).select("source").collect()]
-        sums = ranked.where(F.col("rank") == 1).agg(
-            *(F.sum(f"n_{t}").alias(t) for t in ROW_TABLES)).collect()[0]
+        unjudged = [r["source"][:-len(RULINGS_SUFFIX)] + ".jsonl" for r in marked
+                    if r["kind"] == _RULINGS]
+        # the rows each table gets (the logs kept) and the logs not kept, in one job
+        sums = ranked.agg(
+            *(F.sum(F.when(F.col("rank") == 1, F.col(f"n_{t}"))).alias(t) for t in ROW_TABLES),
+            F.count(F.when(F.col("rank") > 1, True)).alias("dropped")).collect()[0]
         # the rows of the logs not kept (the same game again, a conflict) are left out by their
         # place; usually there are none, and then no join at all
-        dropped = ranked.where(F.col("rank") > 1).select(*order)
-        n_dropped = dropped.count()
+        dropped = ranked.where(F.col("rank") > 1).select(
+            *(F.col(name).alias(f"{_PLACED}{name}") for name in order))
+        n_dropped = int(sums["dropped"])
         if n_dropped and n_dropped <= _BROADCAST_MAX:
             dropped = F.broadcast(dropped)
         if replace and fs.exists(out_path):
@@ -418,22 +446,24 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
                 # a task (and a file per variant) per executor core, not per input partition:
                 # each of those is a few dozen files, and their tasks' fixed costs were most of
                 # a write
-                rows = checked.where(F.col("part") == table).coalesce(parts)
+                placed = placed_schema(table)
+                rows = (checked.where(F.col("part") == table).select("rows").coalesce(parts)
+                        .mapInArrow(functools.partial(unpack_rows, table),
+                                    from_arrow_schema(placed)))
                 if n_dropped:
-                    rows = rows.join(dropped, order, "left_anti")
-                rows = rows.select(*(F.col(wide_name(table, f.name)).alias(f.name)
-                                     for f in schema.fields))
+                    rows = rows.join(dropped, [f"{_PLACED}{name}" for name in order], "left_anti")
+                rows = rows.select(*schema.names)
             if table == "games" and unjudged:
                 for column in _RULED:
                     kind = schema[column].dataType
                     rows = rows.withColumn(column, F.when(F.col("source").isin(unjudged), F.lit(None)
                                                           .cast(kind)).otherwise(F.col(column)))
             (rows
-             .write.mode("error").partitionBy("variant").option("compression", "zstd")
+             .write.mode("error").partitionBy("variant").option("compression", PARQUET_COMPRESSION)
              .parquet(f"{target}/{table}"))
         rejects = rejected + conflicts
         (spark.createDataFrame(rejects, from_arrow_schema(REJECTS_SCHEMA)).coalesce(1)
-         .write.mode("error").option("compression", "zstd").parquet(f"{target}/rejects"))
+         .write.mode("error").option("compression", PARQUET_COMPRESSION).parquet(f"{target}/rejects"))
         if append:
             commit(spark, target, out)
         committed = True
