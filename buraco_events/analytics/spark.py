@@ -42,6 +42,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -437,6 +438,7 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
         if replace and fs.exists(out_path):
             fs.delete(out_path, True)
         counts: dict[str, int] = {}
+        writes: list[Any] = []  # each table's write, run together below
         for table in TABLES:
             counts[table] = int(sums[table] or 0) if table in ROW_TABLES else 0
             schema = from_arrow_schema(table_schema(table))
@@ -458,12 +460,19 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
                     kind = schema[column].dataType
                     rows = rows.withColumn(column, F.when(F.col("source").isin(unjudged), F.lit(None)
                                                           .cast(kind)).otherwise(F.col(column)))
-            (rows
-             .write.mode("error").partitionBy("variant").option("compression", PARQUET_COMPRESSION)
-             .parquet(f"{target}/{table}"))
+            writes.append(functools.partial(
+                rows.write.mode("error").partitionBy("variant")
+                .option("compression", PARQUET_COMPRESSION).parquet, f"{target}/{table}"))
         rejects = rejected + conflicts
-        (spark.createDataFrame(rejects, from_arrow_schema(REJECTS_SCHEMA)).coalesce(1)
-         .write.mode("error").option("compression", PARQUET_COMPRESSION).parquet(f"{target}/rejects"))
+        writes.append(functools.partial(
+            spark.createDataFrame(rejects, from_arrow_schema(REJECTS_SCHEMA)).coalesce(1)
+            .write.mode("error").option("compression", PARQUET_COMPRESSION).parquet,
+            f"{target}/rejects"))
+        # the writes are jobs of their own, each a task per executor core: run together, the
+        # small tables' tasks and every job's scheduling fill the cores the largest leaves idle
+        with ThreadPoolExecutor(len(writes)) as pool:
+            for write in [pool.submit(w) for w in writes]:
+                write.result()
         if append:
             commit(spark, target, out)
         committed = True
