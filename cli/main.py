@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import typer
@@ -34,13 +35,29 @@ _VALUE_NAMES = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "Path": "PATH
 
 def _value_name(param: TyperOption | TyperArgument) -> str:
     """Return the plain name of what a parameter takes: PATH, not `<path>` or `<list[Path]>`."""
-    descriptor = getattr(param, "type_descriptor", None)  # typer 0.29 on; 0.28 asks no display type
-    annotation = getattr(descriptor, "annotation", None)
+    descriptor = getattr(param, "type_descriptor", None)  # typer 0.29 on
+    if descriptor is None:  # typer 0.28: its click's name of the type (str, int, path)
+        return _VALUE_NAMES.get(param.type.name, param.type.name.upper())
+    annotation = descriptor.annotation
     args = getattr(annotation, "__args__", None)
     if args and len(args) == 1:  # list[Path]: what one item is
         annotation = args[0]
     name = getattr(annotation, "__name__", str(annotation))
     return _VALUE_NAMES.get(name, name.upper())
+
+
+def _plain_type(kind: Any) -> Any:
+    """Return a copy of a click type that names itself plainly (TEXT, PATH) where typer 0.28
+    would tag an argument `<str>`; the type checks and converts values as before."""
+    name = kind.name.upper()
+
+    class Plain(type(kind)):  # type: ignore[misc]
+        def get_metavar(self, *args: Any, **kwargs: Any) -> str:
+            return name
+
+    plain = copy.copy(kind)
+    plain.__class__ = Plain
+    return plain
 
 
 class _PlainOption(TyperOption):
@@ -52,6 +69,11 @@ class _PlainOption(TyperOption):
             return None
         return self.metavar or _value_name(self)
 
+    def make_metavar(self, ctx: Any, *args: Any, **kwargs: Any) -> str:
+        """typer 0.28: the value's name in help and errors, the metavar or PATH, TEXT... (a
+        flag's BOOLEAN, which typer leaves out of help)."""
+        return self.metavar or _value_name(self)
+
 
 class _PlainArgument(TyperArgument):
     """An argument whose help reads `paths... PATH` and whose usage line reads `LOG`, `[LOG]`
@@ -60,6 +82,12 @@ class _PlainArgument(TyperArgument):
     def display_type_rich(self, ctx: object) -> str | None:
         """Return the value's name in help: PATH, TEXT..."""
         return _value_name(self)
+
+    def make_metavar(self, ctx: Any, *, usage: bool = False) -> str:
+        """typer 0.28: the usage line shows `_usage_display_name`, the help the argument's name."""
+        if usage:
+            return self._usage_display_name()
+        return self.name or ""
 
     def _usage_display_name(self) -> str:
         """Return the argument as the usage line shows it: its name in capitals, in brackets
@@ -73,14 +101,18 @@ class _PlainArgument(TyperArgument):
 def _plain_help(command: Any) -> None:
     """Give every parameter of a command and its subcommands (their --help included) plain help.
 
-    typer 0.29 tags every parameter with its Python type (`--json <bool>`, `paths <list[Path]>`)
-    and offers no setting against it nor a way to choose its parameter classes: the parameters
-    typer built become the subclasses above, which differ only in that display.
+    typer tags every parameter with its type (`--json <bool>`, `paths <list[Path]>`; 0.28 asks
+    `make_metavar` and the click type, 0.29 `display_type_rich`) and offers no setting against it
+    nor a way to choose its parameter classes: the parameters typer built become the subclasses
+    above, which differ only in that display (an argument's type, on 0.28, a copy that names
+    itself plainly).
     """
     plain: dict[type, type] = {TyperOption: _PlainOption, TyperArgument: _PlainArgument}
     help_option = command.get_help_option(typer.Context(command))
     for param in [*command.params, *([help_option] if help_option is not None else [])]:
         param.__class__ = plain.get(type(param), type(param))
+        if isinstance(param, TyperArgument) and not hasattr(param, "type_descriptor"):
+            param.type = _plain_type(param.type)  # typer 0.28 asks the type for the help's column
     for sub in getattr(command, "commands", {}).values():
         _plain_help(sub)
 
