@@ -239,3 +239,24 @@ def test_append_and_replace_together_are_refused(tmp_path: Path):
                  "--replace")
     assert result.exit_code == 2 and "give one" in result.stderr
     assert not (tmp_path / "o").exists()
+
+
+
+@pytest.mark.spark
+def test_spark_index_gives_the_callers_session_its_arrow_settings_back(spark_env, tmp_path: Path):
+    """The check's Arrow batches are held to `SPARK_CHUNK_LOGS` files and `CHUNK_BYTES` while a
+    job runs (a task reads many files); the session is the caller's and gets its own back."""
+    from buraco_events.analytics import spark as spark_mod
+
+    records = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    size = "spark.sql.execution.arrow.maxBytesPerBatch"
+    assert spark_mod._BATCH_LIMITS == {records: spark_mod.SPARK_CHUNK_LOGS, size: spark_mod.CHUNK_BYTES}
+    logs = tmp_path / "logs"
+    simulate(logs, 3, "stbl", 2, 9, ["greedy", "random"], target=0)
+    session = spark_mod.session("local[1]")
+    session.conf.set(records, "5000")
+    session.conf.unset(size)
+    default_size = session.conf.get(size)
+    report = spark_mod.spark_index([str(logs)], str(tmp_path / "pq"), spark=session)
+    assert report.counts["games"] == 3
+    assert {name: session.conf.get(name) for name in (records, size)} == {records: "5000", size: default_size}

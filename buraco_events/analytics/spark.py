@@ -117,6 +117,11 @@ _CHECKED = pa.schema([
 SPARK_CHUNK_LOGS = 64
 #: the check's tasks per executor core: enough to even out tasks of unequal work
 TASKS_PER_CORE = 4
+#: the Arrow batches a task's Python worker gets at once, at most: the check's tasks each read
+#: many files (`TASKS_PER_CORE`), and Spark's defaults (10,000 rows, no byte limit) would hand
+#: over thousands of files' bytes in one batch; a file larger than the limit is a batch alone
+_BATCH_LIMITS = {"spark.sql.execution.arrow.maxRecordsPerBatch": SPARK_CHUNK_LOGS,
+                 "spark.sql.execution.arrow.maxBytesPerBatch": CHUNK_BYTES}
 #: the Parquet codec of every table written
 PARQUET_COMPRESSION = "zstd"
 
@@ -385,6 +390,9 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
     parts = max(1, spark.sparkContext.defaultParallelism)
     files = _files(spark, inputs).coalesce(parts * TASKS_PER_CORE)
     ranked = None
+    previous = {name: spark.conf.get(name, None) for name in _BATCH_LIMITS}
+    for name, limit in _BATCH_LIMITS.items():
+        spark.conf.set(name, str(limit))
     checked = files.mapInArrow(check_batches, from_arrow_schema(_CHECKED)).persist(
         StorageLevel.MEMORY_AND_DISK)
     committed = False
@@ -477,6 +485,11 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
             commit(spark, target, out)
         committed = True
     finally:
+        for name, value in previous.items():  # the session is the caller's: its settings back
+            if value is None:
+                spark.conf.unset(name)
+            else:
+                spark.conf.set(name, value)
         checked.unpersist()
         if ranked is not None:
             ranked.unpersist()
