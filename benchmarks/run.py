@@ -91,7 +91,7 @@ def _compile_in_place(folder: Path) -> str | None:
     said = [line for line in done.stderr.splitlines() if line.startswith("buraco-events: ")]
     if done.returncode != 0:
         return f"setup.py failed ({done.stderr.strip().splitlines()[-1:]})"
-    if not list((folder / "buraco_events").glob("engine.*.so")):
+    if not list((folder / "buraco_events").rglob("engine.*.so")):  # core/engine, compiled
         return said[-1].removeprefix("buraco-events: ") if said else "setup.py built no extension"
     print(f"compiled build: mypyc and the C compiler took {time.perf_counter() - start:.0f} s "
           "(wall)", file=sys.stderr)
