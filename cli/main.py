@@ -46,10 +46,11 @@ def _value_name(param: TyperOption | TyperArgument) -> str:
     return _VALUE_NAMES.get(name, name.upper())
 
 
-def _plain_type(kind: Any) -> Any:
-    """Return a copy of a click type that names itself plainly (TEXT, PATH) where typer 0.28
-    would tag an argument `<str>`; the type checks and converts values as before."""
-    name = kind.name.upper()
+def _plain_type(param: TyperArgument) -> Any:
+    """Return a copy of an argument's click type that names itself as `_value_name` does (TEXT,
+    PATH) where typer 0.28 would tag it `<str>`; the type checks and converts values as before."""
+    kind = param.type
+    name = _value_name(param)
 
     class Plain(type(kind)):  # type: ignore[misc]
         def get_metavar(self, *args: Any, **kwargs: Any) -> str:
@@ -112,7 +113,7 @@ def _plain_help(command: Any) -> None:
     for param in [*command.params, *([help_option] if help_option is not None else [])]:
         param.__class__ = plain.get(type(param), type(param))
         if isinstance(param, TyperArgument) and not hasattr(param, "type_descriptor"):
-            param.type = _plain_type(param.type)  # typer 0.28 asks the type for the help's column
+            param.type = _plain_type(param)  # typer 0.28 asks the type for the help's column
     for sub in getattr(command, "commands", {}).values():
         _plain_help(sub)
 
