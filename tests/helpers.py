@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -248,3 +249,9 @@ def write_match(path: Path, target: int = 1500, game_id: str = "g-multi") -> Gam
     events, state = run_game("stbl", 2, 3, table_bots(["greedy", "random"]), game_id, target=target, commit=True)
     write_log(path, events)
     return state
+
+
+def hide_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make matplotlib unimportable, as on an install without the `plot` extra."""
+    for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.backends.backend_agg"):
+        monkeypatch.setitem(sys.modules, name, None)

@@ -17,7 +17,7 @@ import duckdb
 import msgspec
 import pyarrow.dataset as ds
 import pytest
-from helpers import random_game
+from helpers import hide_matplotlib, random_game
 from typer.testing import CliRunner
 
 from buraco_events import build
@@ -628,12 +628,6 @@ def test_stats_plot_names_the_chart_formats(indexed: Path, tmp_path: Path):
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and ".png" in lines[0] and ".svg" in lines[0] and name in lines[0]
         assert result.stdout == "" and not (tmp_path / name).exists()
-
-
-def hide_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make matplotlib unimportable, as on an install without the `plot` extra."""
-    for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.backends.backend_agg"):
-        monkeypatch.setitem(sys.modules, name, None)
 
 
 def test_stats_plot_without_matplotlib_names_the_extra_and_prints_nothing(

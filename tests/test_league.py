@@ -4,10 +4,10 @@ them; deterministic for a seed whatever the workers; every log written and audit
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import hide_matplotlib
 from typer.testing import CliRunner
 
 from buraco_events.audit.report import audit_path
@@ -50,8 +50,7 @@ def test_a_league_refuses_bad_bots_before_playing(tmp_path: Path, bots: list[str
 
 def test_a_league_asked_for_a_chart_without_matplotlib_names_the_extra_before_playing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.backends.backend_agg"):
-        monkeypatch.setitem(sys.modules, name, None)  # an install without the `plot` extra
+    hide_matplotlib(monkeypatch)
     out = tmp_path / "l"
     result = runner.invoke(app, ["league", "--bots", "greedy,random", "--deals", "1", "--out", str(out),
                                  "--plot", str(tmp_path / "league.png")])
