@@ -165,6 +165,7 @@ def index(
         events += n
         progress.update(task, advance=1, events=events)
 
+    ingest.skip_pandas_probe()  # this process never hands pyarrow a pandas object
     with _database_errors(), progress:
         report = ingest.index(paths, db, replace=replace, on_game=on_game,
                                  workers=workers or default_workers(), strict=strict,

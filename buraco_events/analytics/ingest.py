@@ -29,7 +29,10 @@ matched against the games as stored by then: an analysis is a reject like a log,
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.abc
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -370,9 +373,42 @@ def _arrow_table(columns: Columns, table: str) -> pa.Table:
 
 #: the Arrow type of the native events rows' `cards` column
 _LIST = ARROW_TYPES["text[]"]
-#: the strings behind the native events rows' codes (`rows.EventBuffers`)
-_TAG_NAMES = pa.array(EVENT_TAG_NAMES, pa.string())
-_CARD_NAMES = pa.array(CARD_NAMES, pa.string())
+
+
+def skip_pandas_probe() -> None:
+    """Spare this process pyarrow's import of pandas, where pandas is installed (about 0.16 s of
+    each `buraco index`; the spark extra brings pandas, the base install does not).
+
+    The first time pyarrow converts Python values it imports pandas, only to ask whether they
+    are pandas objects; the index hands it lists, never pandas objects. With pandas unimportable
+    during that first conversion, pyarrow takes it as absent for that question from then on in
+    this process; anything that asks pyarrow for a pandas object still gets pandas imported.
+    For a process of its own (the command), not for a library's caller.
+    """
+    if "pandas" in sys.modules:  # imported already: nothing to spare
+        return
+    sys.meta_path.insert(0, _NoPandas)
+    try:
+        pa.array([0], pa.int8())
+    finally:
+        sys.meta_path.remove(_NoPandas)
+
+
+class _NoPandas(importlib.abc.MetaPathFinder):
+    """An import finder that finds pandas unimportable (`skip_pandas_probe`)."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"{name} is not imported here", name=name)
+
+
+@functools.cache
+def _names() -> tuple[pa.Array, pa.Array]:
+    """Return the strings behind the native events rows' codes (`rows.EventBuffers`): the event
+    types' and the cards'. Built on first use, not at import: pyarrow's first conversion of
+    Python values may import pandas (`skip_pandas_probe`)."""
+    return pa.array(EVENT_TAG_NAMES, pa.string()), pa.array(CARD_NAMES, pa.string())
 
 
 _NO_BYTES = pa.py_buffer(b"")
@@ -401,22 +437,23 @@ def _native_events(buf: EventBuffers) -> pa.Table:
     def codes(data: Any, rows: int, ok: pa.Buffer | None = None) -> pa.Array:
         return pa.Array.from_buffers(pa.uint8(), rows, [ok, _buffer(data)])
 
+    tag_names, card_names = _names()
     player_ok = _validity(buf.player_ok, n)
     cards_ok = _validity(buf.cards_ok, n)
     card_codes = codes(buf.card_codes, len(buf.card_codes))
     cards = pa.Array.from_buffers(_LIST, n, [cards_ok, _buffer(buf.cards_end)],
-                                  children=[_CARD_NAMES.take(card_codes)])
+                                  children=[card_names.take(card_codes)])
     game = pa.Array.from_buffers(pa.int32(), n, [None, _buffer(buf.game)])
     return pa.Table.from_arrays([
         pa.array(buf.game_ids, pa.string()).take(game),
         ints("seq", buf.seq),
         ints("hand", buf.hand, _validity(buf.hand_ok, n)),
         ints("turn", buf.turn, _validity(buf.turn_ok, n)),
-        _TAG_NAMES.take(codes(buf.type, n)),
+        tag_names.take(codes(buf.type, n)),
         ints("player", buf.player, player_ok),
         ints("team", buf.team, player_ok),
         cards,
-        _CARD_NAMES.take(codes(buf.card, n, _validity(buf.card_ok, n))),
+        card_names.take(codes(buf.card, n, _validity(buf.card_ok, n))),
         ints("meld", buf.meld, _validity(buf.meld_ok, n)),
         ints("dead", buf.dead, _validity(buf.dead_ok, n)),
         pc.list_value_length(cards).cast(schema.field("n_cards").type),  # fits: see `add`
