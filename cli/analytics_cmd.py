@@ -30,8 +30,8 @@ from .common import err, fail, out, shown
 DbOption = Annotated[Path, typer.Option("--db", help="the DuckDB database file")]
 WorkersOption = Annotated[int | None, typer.Option(
     "--workers", min=1, metavar="N",
-    help="processes that check and replay logs (default: the machine's cores); the output is "
-    "the same whatever N")]
+    help="processes that check and replay logs, this one among them (default: the machine's "
+    "cores); the output is the same whatever N")]
 PassedOnlyOption = Annotated[bool, typer.Option(
     "--passed-only",
     help="the views count only the games that pass the audit (games.audit_ok)")]

@@ -90,8 +90,8 @@ def audit(
     force: Annotated[bool, typer.Option("--force", help="let --html replace an existing file")] = False,
     workers: Annotated[int | None, typer.Option(
         "--workers", min=1, metavar="N",
-        help="processes that audit logs (default: the machine's cores); the report is the same "
-        "whatever N")] = None,
+        help="processes that audit logs, this one among them (default: the machine's cores); the "
+        "report is the same whatever N")] = None,
     parent: Annotated[Path | None, typer.Option(
         "--parent", metavar="PARENT",
         help="prove each log against this parent log (a file or ARCHIVE.bza/NAME): a branch's "

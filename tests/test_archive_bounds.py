@@ -360,3 +360,23 @@ def test_paused_blocks_collect_once_they_have_handled_enough_input() -> None:
         pass
     assert ref() is None and pool._Unscanned.held == 0
     assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_heavy_chunks_are_held_one_at_a_time_here_when_this_process_shares_the_work() -> None:
+    # `share` (index): this process computes chunks too, one at a time, none read ahead of it
+    alive: set[int] = set()
+
+    def source():
+        for n in range(12):
+            chunk = Chunk([n])
+            alive.add(n)
+            weakref.finalize(chunk, alive.discard, n)
+            yield chunk
+            del chunk
+
+    got, held = [], []
+    for result in ordered_map(_heavy, source(), 2, weight=lambda c: 100, budget=10, share=True):
+        got.append(result)
+        held.append(len(alive))
+    assert got == list(range(12))
+    assert max(held) <= 1, held

@@ -8,11 +8,15 @@ archive.
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from buraco_events.analytics.ingest import CHUNK_LOGS
@@ -165,3 +169,44 @@ def test_collector_paused_leaves_survivors_unscanned_until_the_limit() -> None:
     assert pool._Unscanned.count == 0
     assert gc.isenabled() and gc.get_freeze_count() == 0
     assert len(alive) + len(more) + len(kept) == 21_010
+
+
+def _pid_after(chunk: list[int]) -> tuple[int, int]:
+    time.sleep(0.005)  # long enough that the worker is still busy when its fill is reached
+    return sum(chunk), os.getpid()
+
+
+def test_share_makes_this_process_one_of_the_workers():
+    # `share`: 2 workers are this process and one more, never three processes on two cores
+    got = list(ordered_map(_pid_after, chunked(range(60), 2), 2, share=True))
+    assert [total for total, _ in got] == [sum(c) for c in chunked(range(60), 2)]
+    pids = {pid for _, pid in got}
+    assert len(pids) == 2 and os.getpid() in pids, pids
+    # without it, 2 workers are two processes, this one never computing
+    got = list(ordered_map(_pid_after, chunked(range(60), 2), 2))
+    assert os.getpid() not in {pid for _, pid in got}
+
+
+def _fails_at_7(chunk: list[int]) -> int:
+    if 7 in chunk:
+        raise ValueError("seven")
+    time.sleep(0.002)
+    return sum(chunk)
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_share_raises_in_its_turn_whoever_computed_the_chunk(workers: int):
+    got: list[int] = []
+    with pytest.raises(ValueError, match="seven"):
+        for total in ordered_map(_fails_at_7, chunked(range(40), 2), workers, share=True):
+            got.append(total)
+    assert got == [1, 5, 9]  # every chunk before the failing one, in order
+
+
+@settings(max_examples=25, deadline=None)
+@given(values=st.lists(st.integers(-1000, 1000), max_size=60), size=st.integers(1, 7),
+       workers=st.integers(1, 4), share=st.booleans())
+def test_ordered_map_gives_what_map_gives_for_any_workers(values: list[int], size: int,
+                                                         workers: int, share: bool):
+    chunks = list(chunked(values, size))
+    assert list(ordered_map(sum, chunks, workers, share=share)) == list(map(sum, chunks))

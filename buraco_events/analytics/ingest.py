@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.abc
+import itertools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -40,7 +41,6 @@ from typing import Any, Literal, cast
 
 import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from buraco_events import build
 from buraco_events.audit.rulings import RulingError, RulingsReport, rulings_path, rulings_report
@@ -51,7 +51,7 @@ from buraco_events.log.lines import LogError, RawLines
 from buraco_events.log.reader import EventReader
 from buraco_events.log.sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
 from buraco_events.model.events import Branched, Event, branch_of
-from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map
+from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map, popped
 from buraco_events.views.text import visible
 
 from .database import (
@@ -422,7 +422,7 @@ def _buffer(values: Any) -> pa.Buffer:
 def _validity(ok: Any, n: int) -> pa.Buffer:
     """Return Arrow's validity bitmap of a vector of 1 (a value) and 0 (null)."""
     flags = pa.Array.from_buffers(pa.uint8(), n, [None, _buffer(ok)])
-    return pc.cast(flags, pa.bool_()).buffers()[1]
+    return flags.cast(pa.bool_()).buffers()[1]
 
 
 def _native_events(buf: EventBuffers) -> pa.Table:
@@ -456,7 +456,7 @@ def _native_events(buf: EventBuffers) -> pa.Table:
         card_names.take(codes(buf.card, n, _validity(buf.card_ok, n))),
         ints("meld", buf.meld, _validity(buf.meld_ok, n)),
         ints("dead", buf.dead, _validity(buf.dead_ok, n)),
-        pc.list_value_length(cards).cast(schema.field("n_cards").type),  # fits: see `add`
+        cards.value_lengths().cast(schema.field("n_cards").type),  # fits: see `add`
         pa.array(buf.at, pa.string()),
         pa.array(buf.note, pa.string()),
     ], schema=schema)
@@ -786,9 +786,14 @@ BATCH_EVENTS = 125_000
 
 #: connect settings of the index's connection: DuckDB inserts and checkpoints on one thread (its
 #: threads there cost about a fifth more CPU for the same work, and the workers, when there are
-#: some, use the other cores); the commit checkpoints at once (a threshold of 0 bytes) rather than
-#: write the run's rows to the write-ahead log that closing then checkpoints anyway
-_INDEX_CONFIG: dict[str, Any] = {"threads": 1, "checkpoint_threshold": "0b"}
+#: some, use the other cores); each full row group of a table (122,880 rows) is written to the
+#: file as soon as it is inserted (DuckDB's optimistic write, which by default waits for five):
+#: with workers, while they check the next logs, so the commit, which this process alone runs
+#: after them, has only the last rows to write (and the run holds less in memory); the commit
+#: checkpoints at once (a threshold of 0 bytes) rather than write the run's rows to the
+#: write-ahead log that closing then checkpoints anyway
+_INDEX_CONFIG: dict[str, Any] = {"threads": 1, "write_buffer_row_group_count": 1,
+                                 "checkpoint_threshold": "0b"}
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -830,16 +835,20 @@ def index(
     clear_stale(creating_path(path), path)
     con = connect(target, config=_INDEX_CONFIG)
     committed = False
+    # with workers, the first chunks are given out before the schema is made, so that the
+    # workers check logs while this process prepares the database
+    results = ordered_map(_check_work, _work(paths, chunk_logs), workers, weight=_held,
+                          budget=CHUNK_BYTES, name=_first_name, share=True)
     try:
         con.begin()
+        ahead = list(itertools.islice(results, 1))  # the first result: the pool is started
         ensure_schema(con)
         # one batch size whatever `workers` is: the batches end after the same chunks, so the
         # rows are stored in the same order (a game's rulings, stored after its batch, move its
         # games row); with workers, this process inserts a batch while the workers replay the
         # next chunks, and the few inserts each cost DuckDB's fixed setup once
         run = _Indexer(con, replace, batch_events, strict)
-        for done in ordered_map(_check_work, _work(paths, chunk_logs), workers, weight=_held,
-                                budget=CHUNK_BYTES, name=_first_name):
+        for done in popped(ahead, results):
             if isinstance(done, Rejected):  # a path, not a log: no game to count
                 run.report.rejected.append(done)
             else:
@@ -864,6 +873,7 @@ def index(
         _rollback(con)
         raise
     finally:
+        results.close()  # the workers stop (at once when the run failed)
         con.close()
         if creating and not committed:
             discard(target)

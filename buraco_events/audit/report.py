@@ -835,7 +835,7 @@ def audit_path(path: Path, expect_head: str | None = None, partial: bool = False
 
     Raises `AuditInputError` when the path is missing, unreadable or holds no log. A file that is
     not a log at all is still yielded, its `Audit.not_a_log` set (the caller says so, exit 2).
-    `workers` processes audit the logs in chunks; the audits come in the logs' order whatever
+    `workers` processes (this one among them) audit the logs in chunks; the audits come in the logs' order whatever
     their number, and a damaged archive raises after the audits of the logs before the damage.
     With `parent` (`read_parent_log`), every log is also proved against it (`audit_lines`).
     """
@@ -846,7 +846,7 @@ def audit_path(path: Path, expect_head: str | None = None, partial: bool = False
     chunks = chunked(iter_logs(path), CHUNK_LOGS, held_bytes, CHUNK_BYTES)
     try:
         for audits in ordered_map(audit, chunks, workers, weight=chunk_bytes, budget=CHUNK_BYTES,
-                                  name=first_name):
+                                  name=first_name, share=True):
             found = True
             yield from audits
     except WorkerError as exc:  # names the chunk's first log

@@ -280,8 +280,14 @@ def ordered_map(
     weight: Callable[[T], int] | None = None,
     budget: int = 0,
     name: Callable[[T], str] | None = None,
+    share: bool = False,
 ) -> Iterator[R]:
     """Yield `fn(chunk)` for each chunk, in order, computed by up to `workers` processes.
+
+    With `share`, this process is one of the `workers`: `workers - 1` are started, and this one
+    computes a chunk whenever every worker has its fill, rather than wait for them (the cores
+    are not shared among more processes than `workers`, and the chunks it computes are never
+    sent through a pipe). A chunk it computes may raise here, in its turn, as any other.
 
     With one worker, or when there is a single chunk, everything runs in this process (no pool
     start-up for a small input). An exception raised by `chunks` itself (an unreadable input)
@@ -314,10 +320,11 @@ def ordered_map(
         raise
     head = [first, second]
     del first, second  # held only until given out: a worker forked now must not keep them
-    yield from _pooled(fn, _popped(head, it), workers, weight, budget, name)
+    yield from _pooled(fn, popped(head, it), workers - 1 if share else workers, weight, budget,
+                       name, share)
 
 
-def _popped(head: list[T], it: Iterator[T]) -> Iterator[T]:
+def popped(head: list[T], it: Iterator[T]) -> Iterator[T]:
     """Yield the items of `head` (holding each no longer than that), then those of `it`."""
     while head:
         yield head.pop(0)
@@ -326,7 +333,7 @@ def _popped(head: list[T], it: Iterator[T]) -> Iterator[T]:
 
 def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
             weight: Callable[[T], int] | None, budget: int,
-            name: Callable[[T], str] | None) -> Iterator[R]:
+            name: Callable[[T], str] | None, share: bool = False) -> Iterator[R]:
     ctx = _context()
     pool: list[_Worker] = []
     selector: selectors.BaseSelector | None = None
@@ -358,7 +365,7 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
                 yield result
             # hand out chunks while a worker can take one, and the results not yet given back
             # (a slow worker's, which the others' wait for) stay within the same bound
-            while not exhausted and given - due < workers * AHEAD:
+            while not exhausted and given - due < (workers + share) * AHEAD:
                 if held is None:
                     try:
                         chunk = next(it)
@@ -392,7 +399,9 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
                 elif not w.out and fd in writing:
                     selector.unregister(fd)
                     writing.discard(fd)
-            for key, _ in selector.select():
+            # with `share`, a chunk no worker can take now is computed here, once what the
+            # workers sent meanwhile is read (without waiting) and none of them can take it
+            for key, _ in selector.select(0 if share and held is not None else None):
                 w = key.data
                 if key.fd in writing:
                     w.write()
@@ -408,6 +417,17 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
                                                     chunk_name)
                 if key.fd == w.process.sentinel:
                     raise w.failure()
+            if share and held is not None and not any(
+                    not w.given or (len(w.given) < AHEAD and w.weight + held[1] <= budget)
+                    for w in pool):
+                chunk = held[0]
+                held = None
+                try:
+                    done[given] = fn(chunk)
+                except Exception as exc:  # raised when its result is due, as a worker's
+                    failed[given] = exc
+                del chunk
+                given += 1
         if source_error is not None:
             raise source_error
         ok = True
