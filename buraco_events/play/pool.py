@@ -25,7 +25,7 @@ import selectors
 import signal
 import struct
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
@@ -281,7 +281,7 @@ def ordered_map(
     budget: int = 0,
     name: Callable[[T], str] | None = None,
     share: bool = False,
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """Yield `fn(chunk)` for each chunk, in order, computed by up to `workers` processes.
 
     With `share`, this process is one of the `workers`: `workers - 1` are started, and this one
