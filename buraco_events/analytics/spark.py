@@ -122,8 +122,11 @@ TASKS_PER_CORE = 4
 #: over thousands of files' bytes in one batch; a file larger than the limit is a batch alone
 _BATCH_LIMITS = {"spark.sql.execution.arrow.maxRecordsPerBatch": SPARK_CHUNK_LOGS,
                  "spark.sql.execution.arrow.maxBytesPerBatch": CHUNK_BYTES}
-#: the Parquet codec of every table written
+#: the Parquet codec of every table written, and its options: zstd at level 1 (Parquet's default
+#: is 3), whose files are about 4% larger and whose writes leave the executors' cores about a
+#: sixth more of the time for the check (`benchmarks/bench_scale.py`)
 PARQUET_COMPRESSION = "zstd"
+_PARQUET_OPTIONS = {"compression": PARQUET_COMPRESSION, "parquet.compression.codec.zstd.level": "1"}
 
 
 class SparkUnavailable(Exception):
@@ -470,11 +473,11 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
                                                           .cast(kind)).otherwise(F.col(column)))
             writes.append(functools.partial(
                 rows.write.mode("error").partitionBy("variant")
-                .option("compression", PARQUET_COMPRESSION).parquet, f"{target}/{table}"))
+                .options(**_PARQUET_OPTIONS).parquet, f"{target}/{table}"))
         rejects = rejected + conflicts
         writes.append(functools.partial(
             spark.createDataFrame(rejects, from_arrow_schema(REJECTS_SCHEMA)).coalesce(1)
-            .write.mode("error").option("compression", PARQUET_COMPRESSION).parquet,
+            .write.mode("error").options(**_PARQUET_OPTIONS).parquet,
             f"{target}/rejects"))
         # the writes are jobs of their own, each a task per executor core: run together, the
         # small tables' tasks and every job's scheduling fill the cores the largest leaves idle
