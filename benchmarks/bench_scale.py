@@ -8,16 +8,20 @@ about them: these figures are wall time, on a machine whose 2 cores may be share
 
 - `buraco index --workers 2` against `--workers 1`, the whole command: a new `python -m cli.main
   index` process each time (interpreter start, imports, the run, the commit), into a new
-  database, with its modules' bytecode written beforehand as an install has it; goal 1.6x. Beside it, the same two as `ingest.index` calls alone (a fresh process,
-  imports done before the clock starts).
+  database, with its modules' bytecode written beforehand as an install has it; goal 1.6x.
+  Beside it, the same two as `ingest.index` calls alone (a fresh process, imports done before
+  the clock starts), and (full mode) the whole command again on 10,000 games (the 2,000 and
+  8,000 more), where the command's fixed costs weigh a fifth as much.
 - `spark-index` (full mode only: a Spark session alone takes seconds) in local mode on 2 cores
   (`local[2]`), timed after its session started: its events/s per executor core (the rate over
   2) beside `index --workers 1`'s events/s (one core) on the same logs. Its first job in the
   session and a second one (the JVM warm) are both given, as plain rates (all the logs' events
   over the job's wall time).
 - The goal figure (>= 0.5) is the marginal rate, "after start-up" in the goal's words: the same
-  job on N logs (half the games) and on 2N in one warm session, events/s per executor core =
-  the events the second half adds over the wall time it adds, over the cores. It leaves out what
+  job on N logs (half the games) and on 2N in one warm session (three jobs on all the logs
+  first), events/s per executor core = the events the second half adds over the wall time it
+  adds (the median of `SPARK_PAIRS` pairs of jobs, each pair run one after the other), over the
+  cores. It leaves out what
   a job costs whatever its size (scheduling a dozen small jobs, listing files, starting the
   writes), which a day's million games spread to nothing, and keeps every cost that grows with
   the logs (the Python check, Arrow transfer, the cache, the duplicates' ranking, the writes).
@@ -51,6 +55,8 @@ Row = dict[str, Any]
 GOAL_TWO_WORKERS = 1.6  # wall, whole command, 2 workers over 1 on 2 cores
 GOAL_SPARK_PER_CORE = 0.5  # spark-index events/s per executor core over index --workers 1, marginal
 GAMES_A_DAY = 1_000_000
+#: the games of the second, bigger whole-command figure (full mode)
+MORE_GAMES = 10_000
 HOUR = 3_600.0
 
 
@@ -94,15 +100,16 @@ def write_bytecode(logs: str, db: str) -> None:
     os.remove(db)
 
 
-def wall_command(logs: str, db: str, workers: int) -> float:
-    """Wall seconds of the whole `buraco index LOGS --db DB --workers N` command, a new process
-    of this build (run from the folder that holds its `buraco_events` and `cli`), its modules'
-    bytecode written beforehand (`write_bytecode`)."""
+def wall_command(logs: str | list[str], db: str, workers: int) -> float:
+    """Wall seconds of the whole `buraco index LOGS... --db DB --workers N` command, a new
+    process of this build (run from the folder that holds its `buraco_events` and `cli`), its
+    modules' bytecode written beforehand (`write_bytecode`)."""
     if os.path.exists(db):
         os.remove(db)
     root, env = command_env()
+    inputs = [logs] if isinstance(logs, str) else logs
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "cli.main", "index", logs, "--db", db,
+    done = subprocess.run([sys.executable, "-m", "cli.main", "index", *inputs, "--db", db,
                            "--workers", str(workers)], cwd=root, env=env, capture_output=True)
     wall = time.perf_counter() - start
     assert done.returncode == 0, done.stderr[-2000:]
@@ -125,6 +132,8 @@ def wall_audit(logs: str, workers: int) -> tuple[float, int]:
 
 #: executor cores of the local Spark session
 SPARK_CORES = 2
+#: pairs of spark-index jobs (half the logs, then all) behind the marginal rate
+SPARK_PAIRS = 4
 
 
 def wall_spark(runs: list[str], out: str) -> tuple[float, list[float], list[int]]:
@@ -210,6 +219,22 @@ def measure(quick: bool, runs: int = 1) -> list[Row]:
             rows.append(row(f"index speed-up, 2 workers, whole command, median of {runs} pairs "
                             f"({', '.join(f'{r:.2f}' for r in ratios)})", statistics.median(ratios),
                             "ratio", "goal", GOAL_TWO_WORKERS))
+        if not quick:
+            # a bigger load, the whole command again: its fixed costs (start-up, imports, the
+            # schema, the commit) weigh less beside the run
+            more = Path(tmp) / "more"
+            simulate(more, MORE_GAMES - games, "stbl", 4, 8, ["greedy"], workers=2)
+            inputs = [str(logs), str(more)]
+            pairs = [(wall_command(inputs, db, 1), wall_command(inputs, db, 2))
+                     for _ in range(runs)]
+            ratios = [c1 / c2 for c1, c2 in pairs]
+            c1, c2 = min(pairs, key=lambda p: abs(p[0] / p[1] - statistics.median(ratios)))
+            rows.append(row(f"buraco index --workers 2, whole command, {MORE_GAMES:,} games (s)",
+                            c2, "s (wall)", "--workers 1", c1))
+            rows.append(row(f"index speed-up, 2 workers, whole command, {MORE_GAMES:,} games, "
+                            f"median of {runs} ({', '.join(f'{r:.2f}' for r in ratios)})",
+                            statistics.median(ratios), "ratio", "goal", GOAL_TWO_WORKERS))
+            shutil.rmtree(more)
         a1, audited = fresh(wall_audit, str(logs), 1)
         a2, _ = fresh(wall_audit, str(logs), 2)
         rows.append(row("audit, 2 workers", audited / a2, rate, "1 worker", audited / a1))
@@ -232,11 +257,12 @@ def measure(quick: bool, runs: int = 1) -> list[Row]:
                         _cores(per_game, index_marginal), "cores for a day in an hour",
                         "plain rate", _cores(per_game, index_rate)))
         if not quick and _has_spark():
-            # first job, second job, then halves and wholes again: the marginal rate from the
-            # best of each after the first job (the JVM warm)
-            order = [logs, logs, half, logs, half]
+            # the first job, a second, a third (the JVM warming up over them), then pairs of a
+            # half and the whole, one after the other: the marginal rate from the median of the
+            # pairs' differences, each pair's two jobs measured minutes apart at most
+            order = [logs, logs, logs, *[x for _ in range(SPARK_PAIRS) for x in (half, logs)]]
             start, jobs, written = fresh(wall_spark, [str(x) for x in order], str(Path(tmp) / "pq"))
-            assert written[0] == events and written[2] == index_small[1], (written, events)
+            assert written[0] == events and written[3] == index_small[1], (written, events)
             for n, which in ((0, "first job"), (1, "again, same session")):
                 per_core = events / jobs[n] / SPARK_CORES
                 rows.append(row(f"spark-index per executor core, local[{SPARK_CORES}] ({which},"
@@ -245,13 +271,13 @@ def measure(quick: bool, runs: int = 1) -> list[Row]:
                 rows.append(row(f"{GAMES_A_DAY:,} games a day, spark-index ({which}, plain)",
                                 _cores(per_game, per_core), "cores for a day in an hour",
                                 "index", _cores(per_game, index_rate)))
-            small = min((jobs[n], written[n]) for n in (2, 4))
-            big = min((jobs[n], written[n]) for n in (1, 3))
-            spark_marginal = marginal(small, big) / SPARK_CORES
+            pairs = [(jobs[n], jobs[n + 1]) for n in range(3, len(order), 2)]
+            added = statistics.median(big - small for small, big in pairs)
+            spark_marginal = (events - index_small[1]) / added / SPARK_CORES
             rows.append(row(f"spark-index per executor core, local[{SPARK_CORES}], marginal "
-                            f"({small[1]:,} events to {big[1]:,}, warm session; goal ratio >= "
-                            f"{GOAL_SPARK_PER_CORE})", spark_marginal, rate,
-                            "index --workers 1, marginal", index_marginal))
+                            f"({index_small[1]:,} events to {events:,}, warm session, median of "
+                            f"{SPARK_PAIRS} pairs; goal ratio >= {GOAL_SPARK_PER_CORE})",
+                            spark_marginal, rate, "index --workers 1, marginal", index_marginal))
             rows.append(row(f"{GAMES_A_DAY:,} games a day, spark-index (marginal)",
                             _cores(per_game, spark_marginal), "cores for a day in an hour",
                             "index, marginal", _cores(per_game, index_marginal)))
