@@ -285,9 +285,10 @@ def ordered_map(
     """Yield `fn(chunk)` for each chunk, in order, computed by up to `workers` processes.
 
     With `share`, this process is one of the `workers`: `workers - 1` are started, and this one
-    computes a chunk whenever every worker has its fill, rather than wait for them (the cores
-    are not shared among more processes than `workers`, and the chunks it computes are never
-    sent through a pipe). A chunk it computes may raise here, in its turn, as any other.
+    computes the first chunk (its result, the first due, needs no worker's start nor pipe), then
+    a chunk whenever every worker has its fill, rather than wait for them (the cores are not
+    shared among more processes than `workers`, and the chunks it computes are never sent
+    through a pipe). A chunk it computes may raise here, in its turn, as any other.
 
     With one worker, or when there is a single chunk, everything runs in this process (no pool
     start-up for a small input). An exception raised by `chunks` itself (an unreadable input)
@@ -353,6 +354,10 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
         failed: dict[int, BaseException] = {}
         given = due = 0
         held: tuple[T, int] | None = None  # the chunk read ahead, with its weight
+        # with `share`, the first chunk is this process's: its result, the first due, is ready
+        # without a worker's start and pipe, while the workers start on the next ones
+        own: list[T] = [next(it)] if share else []
+        given = len(own)
         source_error: Exception | None = None
         exhausted = False
         while True:
@@ -389,6 +394,12 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
                 held = None
                 given += 1
                 taker.write()
+            if own:  # after the workers have theirs
+                try:
+                    done[0] = fn(own.pop())
+                except Exception as exc:  # raised when its result is due, as a worker's
+                    failed[0] = exc
+                continue
             if due == given and held is None and exhausted:
                 break
             for w in pool:
