@@ -220,8 +220,10 @@ def _heavy(chunk: Chunk) -> int:
     return sum(chunk)
 
 
-def test_heavy_chunks_are_held_one_at_a_time_here() -> None:
-    # issue 36: the parent held 4 chunks of 16 logs (and their pickles) for 2 workers: 4.5 GB
+@pytest.mark.parametrize("share", [False, True])
+def test_heavy_chunks_are_held_one_at_a_time_here(share: bool) -> None:
+    # issue 36: the parent held 4 chunks of 16 logs (and their pickles) for 2 workers: 4.5 GB;
+    # with `share` (index, audit) this process computes chunks too, one at a time
     alive: set[int] = set()
 
     def source():
@@ -233,7 +235,7 @@ def test_heavy_chunks_are_held_one_at_a_time_here() -> None:
             del chunk
 
     got, held = [], []
-    for result in ordered_map(_heavy, source(), 2, weight=lambda c: 100, budget=10):
+    for result in ordered_map(_heavy, source(), 2, weight=lambda c: 100, budget=10, share=share):
         got.append(result)
         held.append(len(alive))
     assert got == list(range(12))
@@ -361,22 +363,3 @@ def test_paused_blocks_collect_once_they_have_handled_enough_input() -> None:
     assert ref() is None and pool._Unscanned.held == 0
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
-
-def test_heavy_chunks_are_held_one_at_a_time_here_when_this_process_shares_the_work() -> None:
-    # `share` (index): this process computes chunks too, one at a time, none read ahead of it
-    alive: set[int] = set()
-
-    def source():
-        for n in range(12):
-            chunk = Chunk([n])
-            alive.add(n)
-            weakref.finalize(chunk, alive.discard, n)
-            yield chunk
-            del chunk
-
-    got, held = [], []
-    for result in ordered_map(_heavy, source(), 2, weight=lambda c: 100, budget=10, share=True):
-        got.append(result)
-        held.append(len(alive))
-    assert got == list(range(12))
-    assert max(held) <= 1, held
