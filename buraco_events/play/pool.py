@@ -352,12 +352,11 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
         writing: set[int] = set()  # the workers' pipes with chunks waiting to be written
         done: dict[int, R] = {}
         failed: dict[int, BaseException] = {}
-        given = due = 0
         held: tuple[T, int] | None = None  # the chunk read ahead, with its weight
         # with `share`, the first chunk is this process's: its result, the first due, is ready
         # without a worker's start and pipe, while the workers start on the next ones
         own: list[T] = [next(it)] if share else []
-        given = len(own)
+        given, due = len(own), 0
         source_error: Exception | None = None
         exhausted = False
         while True:
@@ -383,9 +382,7 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
                     held = chunk, weight(chunk) if weight else 0
                     del chunk
                 chunk, w8 = held
-                idle = [w for w in pool if not w.given]
-                taker = idle[0] if idle else next(
-                    (w for w in pool if len(w.given) < AHEAD and w.weight + w8 <= budget), None)
+                taker = _taker(pool, w8, budget)
                 if taker is None:
                     break
                 data = pickle.dumps(chunk, pickle.HIGHEST_PROTOCOL)
@@ -428,9 +425,7 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
                                                     chunk_name)
                 if key.fd == w.process.sentinel:
                     raise w.failure()
-            if share and held is not None and not any(
-                    not w.given or (len(w.given) < AHEAD and w.weight + held[1] <= budget)
-                    for w in pool):
+            if share and held is not None and _taker(pool, held[1], budget) is None:
                 chunk = held[0]
                 held = None
                 try:
@@ -447,6 +442,14 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
             selector.close()
         for w in pool:
             w.stop(5 if ok else 0)
+
+
+def _taker(pool: list[_Worker], weight: int, budget: int) -> _Worker | None:
+    """Return the worker to give a chunk of `weight` now: an idle one, else one holding fewer
+    than `AHEAD` whose chunks and this one weigh at most `budget`; None when none can take it."""
+    idle = [w for w in pool if not w.given]
+    return idle[0] if idle else next(
+        (w for w in pool if len(w.given) < AHEAD and w.weight + weight <= budget), None)
 
 
 def chunked(items: Iterable[T], size: int, weight: Callable[[T], int] | None = None,
