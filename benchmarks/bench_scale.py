@@ -168,6 +168,14 @@ def marginal(small: tuple[float, int], big: tuple[float, int]) -> float:
     return (big[1] - small[1]) / (big[0] - small[0])
 
 
+def _median_ratio(what: str, pairs: list[tuple[float, float]]) -> Row:
+    """Return the row of the median speed-up of (1 worker, 2 workers) wall pairs, each pair's
+    ratio named: a shared machine's wall times swing, the pairs' median is the figure."""
+    ratios = [c1 / c2 for c1, c2 in pairs]
+    return row(f"{what}, median of {len(pairs)} pairs ({', '.join(f'{r:.2f}' for r in ratios)})",
+               statistics.median(ratios), "ratio", "goal", GOAL_TWO_WORKERS)
+
+
 def _has_spark() -> bool:
     try:
         import pyspark  # noqa: F401
@@ -214,11 +222,8 @@ def measure(quick: bool, runs: int = 1) -> list[Row]:
                             "1 worker", events / t1))
             rows.append(row(f"index speed-up, 2 workers, the run alone{tag}", t1 / t2, "ratio",
                             "goal", GOAL_TWO_WORKERS))
-        if runs > 1:  # a shared machine's wall times swing: the pairs' median ratio is the figure
-            ratios = [c1 / c2 for c1, c2 in commands]
-            rows.append(row(f"index speed-up, 2 workers, whole command, median of {runs} pairs "
-                            f"({', '.join(f'{r:.2f}' for r in ratios)})", statistics.median(ratios),
-                            "ratio", "goal", GOAL_TWO_WORKERS))
+        if runs > 1:
+            rows.append(_median_ratio("index speed-up, 2 workers, whole command", commands))
         if not quick:
             # a bigger load, the whole command again: its fixed costs (start-up, imports, the
             # schema, the commit) weigh less beside the run
@@ -227,13 +232,12 @@ def measure(quick: bool, runs: int = 1) -> list[Row]:
             inputs = [str(logs), str(more)]
             pairs = [(wall_command(inputs, db, 1), wall_command(inputs, db, 2))
                      for _ in range(runs)]
-            ratios = [c1 / c2 for c1, c2 in pairs]
-            c1, c2 = min(pairs, key=lambda p: abs(p[0] / p[1] - statistics.median(ratios)))
+            median = _median_ratio(f"index speed-up, 2 workers, whole command, {MORE_GAMES:,} "
+                                   "games", pairs)
+            c1, c2 = min(pairs, key=lambda p: abs(p[0] / p[1] - median["value"]))
             rows.append(row(f"buraco index --workers 2, whole command, {MORE_GAMES:,} games (s)",
                             c2, "s (wall)", "--workers 1", c1))
-            rows.append(row(f"index speed-up, 2 workers, whole command, {MORE_GAMES:,} games, "
-                            f"median of {runs} ({', '.join(f'{r:.2f}' for r in ratios)})",
-                            statistics.median(ratios), "ratio", "goal", GOAL_TWO_WORKERS))
+            rows.append(median)
             shutil.rmtree(more)
         a1, audited = fresh(wall_audit, str(logs), 1)
         a2, _ = fresh(wall_audit, str(logs), 2)
@@ -259,7 +263,7 @@ def measure(quick: bool, runs: int = 1) -> list[Row]:
         if not quick and _has_spark():
             # the first job, a second, a third (the JVM warming up over them), then pairs of a
             # half and the whole, one after the other: the marginal rate from the median of the
-            # pairs' differences, each pair's two jobs measured minutes apart at most
+            # pairs' differences, each pair's two jobs seconds apart
             order = [logs, logs, logs, *[x for _ in range(SPARK_PAIRS) for x in (half, logs)]]
             start, jobs, written = fresh(wall_spark, [str(x) for x in order], str(Path(tmp) / "pq"))
             assert written[0] == events and written[3] == index_small[1], (written, events)

@@ -17,7 +17,7 @@ SAMPLES = sorted((Path(__file__).resolve().parent.parent / "data" / "samples").g
 
 def _unpacked(batches: list[pa.RecordBatch], table: str) -> pa.Table:
     mine = [b for b in batches if b.column("part")[0].as_py() == table]
-    return pa.Table.from_batches(list(spark.unpack_rows(table, iter(mine))),
+    return pa.Table.from_batches(list(spark.unpack_rows(iter(mine))),
                                  schema=spark.placed_schema(table))
 
 

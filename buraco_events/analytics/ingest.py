@@ -288,11 +288,11 @@ class CheckedChunk:
         # from a worker to the writer: each table as one Arrow IPC stream, which the writer
         # reads back in one call (zero-copy), where pickling a table rebuilt every column and
         # buffer one Python object at a time, in the one process that writes
-        return _unpack_chunk, (self.outcomes, {t: _ipc(rows) for t, rows in self.tables.items()})
+        return _unpack_chunk, (self.outcomes, {t: ipc_stream(rows) for t, rows in self.tables.items()})
 
 
-def _ipc(table: pa.Table) -> bytes:
-    """Return a table as one Arrow IPC stream."""
+def ipc_stream(table: pa.Table) -> bytes:
+    """Return a table as one Arrow IPC stream (its schema, then its batches)."""
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)

@@ -56,7 +56,7 @@ from buraco_events.log.lines import RULINGS_SUFFIX, RawLines
 from buraco_events.log.sources import CHUNK_BYTES
 
 from .database import ARROW_TYPES, SCHEMAS, one_line
-from .ingest import Checked, Conflict, Rejected, check_chunk
+from .ingest import Checked, Conflict, Rejected, check_chunk, ipc_stream
 from .queries import REJECTS
 from .schema import TABLES
 
@@ -232,15 +232,12 @@ def _table_rows(table: str, places: list[Place], variants: list[str | None],
         columns["variant"] = pa.array(variants, pa.string()).take(which)
     schema = placed_schema(table)
     placed = pa.Table.from_arrays([columns[name] for name in schema.names], schema=schema)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, schema) as stream:
-        stream.write_table(placed)
-    return _checked_rows(table, 1, {"rows": pa.array([sink.getvalue().to_pybytes()], pa.binary())})
+    return _checked_rows(table, 1, {"rows": pa.array([ipc_stream(placed)], pa.binary())})
 
 
-def unpack_rows(table: str, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Yield the rows of one table (`placed_schema`) from `_CHECKED` batches of its `rows`: a
-    table's write, its `mapInArrow` (the streams are read, not checked again)."""
+def unpack_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Yield the rows of one table (`placed_schema`) from `_CHECKED` batches of its `rows` alone:
+    a table's write, its `mapInArrow` (the streams are read, not checked again)."""
     for batch in batches:
         for blob in batch.column("rows"):
             yield from pa.ipc.open_stream(blob.as_buffer())
@@ -461,8 +458,7 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
                 # a write
                 placed = placed_schema(table)
                 rows = (checked.where(F.col("part") == table).select("rows").coalesce(parts)
-                        .mapInArrow(functools.partial(unpack_rows, table),
-                                    from_arrow_schema(placed)))
+                        .mapInArrow(unpack_rows, from_arrow_schema(placed)))
                 if n_dropped:
                     rows = rows.join(dropped, [f"{_PLACED}{name}" for name in order], "left_anti")
                 rows = rows.select(*schema.names)

@@ -835,8 +835,9 @@ def audit_path(path: Path, expect_head: str | None = None, partial: bool = False
 
     Raises `AuditInputError` when the path is missing, unreadable or holds no log. A file that is
     not a log at all is still yielded, its `Audit.not_a_log` set (the caller says so, exit 2).
-    `workers` processes (this one among them) audit the logs in chunks; the audits come in the logs' order whatever
-    their number, and a damaged archive raises after the audits of the logs before the damage.
+    `workers` processes (this one among them) audit the logs in chunks; the audits come in the
+    logs' order whatever their number, and a damaged archive raises after the audits of the logs
+    before the damage.
     With `parent` (`read_parent_log`), every log is also proved against it (`audit_lines`).
     """
     if not path.exists():

@@ -357,6 +357,15 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
         # without a worker's start and pipe, while the workers start on the next ones
         own: list[T] = [next(it)] if share else []
         given, due = len(own), 0
+
+        def here(index: int, chunk: T) -> None:
+            """Compute a chunk in this process; what it raises is raised when its result is
+            due, as a worker's."""
+            try:
+                done[index] = fn(chunk)
+            except Exception as exc:
+                failed[index] = exc
+
         source_error: Exception | None = None
         exhausted = False
         while True:
@@ -392,10 +401,7 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
                 given += 1
                 taker.write()
             if own:  # after the workers have theirs
-                try:
-                    done[0] = fn(own.pop())
-                except Exception as exc:  # raised when its result is due, as a worker's
-                    failed[0] = exc
+                here(0, own.pop())
                 continue
             if due == given and held is None and exhausted:
                 break
@@ -428,10 +434,7 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], workers: int,
             if share and held is not None and _taker(pool, held[1], budget) is None:
                 chunk = held[0]
                 held = None
-                try:
-                    done[given] = fn(chunk)
-                except Exception as exc:  # raised when its result is due, as a worker's
-                    failed[given] = exc
+                here(given, chunk)
                 del chunk
                 given += 1
         if source_error is not None:
