@@ -48,12 +48,12 @@ def _simulate(folder: Path, quick: bool) -> int:
 
 def cpu_index(logs: str, db: str) -> tuple[float, int, int]:
     """In a fresh process: CPU seconds of `buraco index` of the logs into a new database."""
-    from buraco_events.analytics import ingest
+    from buraco_events.analytics import arrowrows, ingest
     from buraco_events.analytics.rows import Columns
 
     # untimed: pyarrow imports pandas (about 0.5 s of CPU) the first time it builds an array;
     # the suite never times imports (see `fresh`), and the replay baseline pays none
-    ingest.arrow_tables(Columns())
+    arrowrows.arrow_tables(Columns())
     reports = []
     cpu = cpu_of(lambda: reports.append(ingest.index([logs], db)))
     report = reports[0]
@@ -95,10 +95,10 @@ def _checked_chunks(logs: str) -> Iterator[Any]:
 def cpu_check(logs: str) -> tuple[float, int]:
     """In a fresh process: CPU seconds of the index's checking alone: every chunk of logs
     decoded, chain-checked, replayed and turned into Arrow rows as `index` does (no database)."""
-    from buraco_events.analytics import ingest
+    from buraco_events.analytics import arrowrows, ingest
     from buraco_events.analytics.rows import Columns
 
-    ingest.arrow_tables(Columns())  # untimed: pyarrow's imports (see `cpu_index`)
+    arrowrows.arrow_tables(Columns())  # untimed: pyarrow's imports (see `cpu_index`)
     checked = [0]
 
     def check() -> None:

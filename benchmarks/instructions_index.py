@@ -36,11 +36,11 @@ STEPS = ("replay", "reader", "index-native", "index-lists")
 def _step(mode: str, logs: str) -> None:
     """Run one step over `logs` (the child's side)."""
     if mode.startswith("index"):
-        from buraco_events.analytics import ingest
+        from buraco_events.analytics import arrowrows, ingest
         from buraco_events.analytics.rows import Columns
 
         ingest._NATIVE_ROWS = mode == "index-native"
-        ingest.arrow_tables(Columns())  # pyarrow's first conversion imports pandas: setup
+        arrowrows.arrow_tables(Columns())  # pyarrow's first conversion imports pandas: setup
         with tempfile.TemporaryDirectory() as folder:
             ingest.index([logs], Path(folder) / "index.duckdb")
         return

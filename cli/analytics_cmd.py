@@ -18,7 +18,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 from typer.core import TyperCommand, TyperOption
 
-from buraco_events.analytics import ingest, plots, queries
+from buraco_events.analytics import arrowrows, ingest, plots, queries
 from buraco_events.analytics.database import DEFAULT_DB, AnalyticsError, DatabaseUnavailable
 from buraco_events.analytics.queries import Result
 from buraco_events.analytics.sqlviews import relations
@@ -165,7 +165,7 @@ def index(
         events += n
         progress.update(task, advance=1, events=events)
 
-    ingest.skip_pandas_probe()  # this process never hands pyarrow a pandas object
+    arrowrows.skip_pandas_probe()  # this process never hands pyarrow a pandas object
     with _database_errors(), progress:
         report = ingest.index(paths, db, replace=replace, on_game=on_game,
                                  workers=workers or default_workers(), strict=strict,

@@ -13,7 +13,7 @@ import reference_rows
 from helpers import random_game
 
 from buraco_events import build
-from buraco_events.analytics import database, ingest, rows, schema
+from buraco_events.analytics import arrowrows, database, ingest, rows, schema
 from buraco_events.log.lines import LogError
 from buraco_events.log.sources import read_log
 from buraco_events.model.events import (
@@ -93,7 +93,7 @@ def _native(events: list[Event], turn: int = 3, hand: int = 0) -> dict[str, list
     for ev in events:
         assert buf.add(ev, turn, hand)
     buf.end_game("g")
-    return ingest._native_events(buf).to_pydict()
+    return arrowrows.native_events(buf).to_pydict()
 
 
 def test_native_rows_are_the_lists_rows() -> None:
@@ -164,7 +164,7 @@ def test_native_rows_refuse_what_their_columns_cannot_hold() -> None:
     buf = rows.EventBuffers()
     assert buf.add(SAMPLES[4], 1, 0)
     buf.end_game("g")
-    before = ingest._native_events(buf).to_pydict()
+    before = arrowrows.native_events(buf).to_pydict()
     refused = [
         (Melded(seq=4, player=1, meld=32768, cards=("3S", "4S", "5S")), 1, 0),
         (Drew(seq=2, player=1, card="4C"), 32768, 0),
@@ -176,7 +176,7 @@ def test_native_rows_refuse_what_their_columns_cannot_hold() -> None:
     for ev, turn, hand in refused:
         assert not buf.add(ev, turn, hand), ev
     assert len(buf) == 1 and len(buf.card_codes) == 3
-    assert ingest._native_events(buf).to_pydict() == before
+    assert arrowrows.native_events(buf).to_pydict() == before
     # the widest values that fit are held
     assert buf.add(Melded(seq=2**31 - 1, player=127, meld=-32768, cards=("3S",)), 32767, 32767)
 
@@ -190,7 +190,7 @@ def test_native_rows_cut_drops_a_game() -> None:
         buf.add(ev, 0, 0)
     buf.cut(2)  # the second game did not finish
     buf.end_game("h")
-    assert ingest._native_events(buf).to_pydict() == _native(SAMPLES[:2], 0, 0)
+    assert arrowrows.native_events(buf).to_pydict() == _native(SAMPLES[:2], 0, 0)
 
 
 def test_generic_reader_fields() -> None:

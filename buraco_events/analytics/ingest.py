@@ -29,11 +29,8 @@ matched against the games as stored by then: an analysis is a reject like a log,
 from __future__ import annotations
 
 import contextlib
-import functools
-import importlib.abc
 import itertools
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,8 +51,8 @@ from buraco_events.model.events import Branched, Event, branch_of
 from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map, popped
 from buraco_events.views.text import visible
 
+from .arrowrows import MISFIT_ERRORS, arrow_table, arrow_tables, ipc_stream
 from .database import (
-    ARROW_TYPES,
     DEFAULT_DB,
     SCHEMAS,
     AnalyticsError,
@@ -69,7 +66,7 @@ from .database import (
     publish,
 )
 from .decisions import AnalysesReport, AnalysisStore
-from .rows import CARD_NAMES, EVENT_TAG_NAMES, Columns, EventBuffers, game_rows
+from .rows import Columns, game_rows
 from .schema import TABLES, TYPES, int_range, is_list_type
 
 
@@ -288,15 +285,8 @@ class CheckedChunk:
         # from a worker to the writer: each table as one Arrow IPC stream, which the writer
         # reads back in one call (zero-copy), where pickling a table rebuilt every column and
         # buffer one Python object at a time, in the one process that writes
-        return _unpack_chunk, (self.outcomes, {t: ipc_stream(rows) for t, rows in self.tables.items()})
-
-
-def ipc_stream(table: pa.Table) -> bytes:
-    """Return a table as one Arrow IPC stream (its schema, then its batches)."""
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return cast(bytes, sink.getvalue().to_pybytes())
+        return _unpack_chunk, (self.outcomes, {t: ipc_stream(rows)
+                                               for t, rows in self.tables.items()})
 
 
 def _unpack_chunk(outcomes: list[Checked | Rejected], streams: dict[str, bytes]) -> CheckedChunk:
@@ -359,123 +349,6 @@ def _branch_row(events: list[Event], fork: Branched, source: str, head: str, sea
     )
 
 
-#: what converting a value that does not fit its column's type raises
-_MISFIT_ERRORS = (pa.ArrowException, OverflowError, UnicodeError)
-
-
-def _arrow_table(columns: Columns, table: str) -> pa.Table:
-    """Return one table's rows as Arrow (`SCHEMAS`); raises one of `_MISFIT_ERRORS` where a
-    value does not fit its column's type."""
-    if table == "events" and columns.native is not None:
-        return _native_events(columns.native)
-    return pa.Table.from_pydict(columns.data[table], schema=SCHEMAS[table])
-
-
-#: the Arrow type of the native events rows' `cards` column
-_LIST = ARROW_TYPES["text[]"]
-
-
-def skip_pandas_probe() -> None:
-    """Spare this process pyarrow's import of pandas, where pandas is installed (about 0.16 s of
-    each `buraco index`; the spark extra brings pandas, the base install does not).
-
-    The first time pyarrow converts Python values it imports pandas, only to ask whether they
-    are pandas objects; the index hands it lists, never pandas objects. With pandas unimportable
-    during that first conversion, pyarrow takes it as absent for that question from then on in
-    this process; anything that asks pyarrow for a pandas object still gets pandas imported.
-    For a process of its own (the command), not for a library's caller.
-    """
-    if "pandas" in sys.modules:  # imported already: nothing to spare
-        return
-    sys.meta_path.insert(0, _NoPandas)
-    try:
-        pa.array([0], pa.int8())
-    finally:
-        sys.meta_path.remove(_NoPandas)
-
-
-class _NoPandas(importlib.abc.MetaPathFinder):
-    """An import finder that finds pandas unimportable (`skip_pandas_probe`)."""
-
-    @staticmethod
-    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
-        if name == "pandas" or name.startswith("pandas."):
-            raise ModuleNotFoundError(f"{name} is not imported here", name=name)
-
-
-@functools.cache
-def _names() -> tuple[pa.Array, pa.Array]:
-    """Return the strings behind the native events rows' codes (`rows.EventBuffers`): the event
-    types' and the cards'. Built on first use, not at import: pyarrow's first conversion of
-    Python values may import pandas (`skip_pandas_probe`)."""
-    return pa.array(EVENT_TAG_NAMES, pa.string()), pa.array(CARD_NAMES, pa.string())
-
-
-_NO_BYTES = pa.py_buffer(b"")
-
-
-def _buffer(values: Any) -> pa.Buffer:
-    """Return a vector's memory as an Arrow buffer (an empty vector has no pointer to give)."""
-    return pa.py_buffer(values) if len(values) else _NO_BYTES
-
-
-def _validity(ok: Any, n: int) -> pa.Buffer:
-    """Return Arrow's validity bitmap of a vector of 1 (a value) and 0 (null)."""
-    flags = pa.Array.from_buffers(pa.uint8(), n, [None, _buffer(ok)])
-    return flags.cast(pa.bool_()).buffers()[1]
-
-
-def _native_events(buf: EventBuffers) -> pa.Table:
-    """Return the events rows held natively as their Arrow table: each column a view of its
-    vector (validity bitmaps and the string columns, taken from their codes, built by Arrow)."""
-    n = len(buf)
-    schema = SCHEMAS["events"]
-
-    def ints(name: str, data: Any, ok: pa.Buffer | None = None) -> pa.Array:
-        return pa.Array.from_buffers(schema.field(name).type, n, [ok, _buffer(data)])
-
-    def codes(data: Any, rows: int, ok: pa.Buffer | None = None) -> pa.Array:
-        return pa.Array.from_buffers(pa.uint8(), rows, [ok, _buffer(data)])
-
-    tag_names, card_names = _names()
-    player_ok = _validity(buf.player_ok, n)
-    cards_ok = _validity(buf.cards_ok, n)
-    card_codes = codes(buf.card_codes, len(buf.card_codes))
-    cards = pa.Array.from_buffers(_LIST, n, [cards_ok, _buffer(buf.cards_end)],
-                                  children=[card_names.take(card_codes)])
-    game = pa.Array.from_buffers(pa.int32(), n, [None, _buffer(buf.game)])
-    return pa.Table.from_arrays([
-        pa.array(buf.game_ids, pa.string()).take(game),
-        ints("seq", buf.seq),
-        ints("hand", buf.hand, _validity(buf.hand_ok, n)),
-        ints("turn", buf.turn, _validity(buf.turn_ok, n)),
-        tag_names.take(codes(buf.type, n)),
-        ints("player", buf.player, player_ok),
-        ints("team", buf.team, player_ok),
-        cards,
-        card_names.take(codes(buf.card, n, _validity(buf.card_ok, n))),
-        ints("meld", buf.meld, _validity(buf.meld_ok, n)),
-        ints("dead", buf.dead, _validity(buf.dead_ok, n)),
-        cards.value_lengths().cast(schema.field("n_cards").type),  # fits: see `add`
-        pa.array(buf.at, pa.string()),
-        pa.array(buf.note, pa.string()),
-    ], schema=schema)
-
-
-def arrow_tables(columns: Columns) -> dict[str, pa.Table]:
-    """Return the rows as one Arrow table per table (`SCHEMAS`)."""
-    tables = {}
-    for table in TABLES:
-        try:
-            tables[table] = _arrow_table(columns, table)
-        except _MISFIT_ERRORS as exc:
-            # `_misfit` lets no such value through; were one to pass, one line, no traceback
-            raise AnalyticsError(
-                f"{table}: a value does not fit: {one_line(exc)} (nothing was indexed)"
-            ) from None
-    return tables
-
-
 def _without_misfits(outcomes: list[Checked | Rejected], batch: Columns
                      ) -> tuple[list[Checked | Rejected], Columns]:
     """Return the outcomes with each log whose rows do not fit (`_misfit`) rejected, and the
@@ -516,8 +389,8 @@ def check_chunk(logs: Sequence[tuple[str, RawLines]]) -> CheckedChunk:
     batch = Columns(native=_NATIVE_ROWS)
     outcomes = [_replay_log(source, lines, batch) for source, lines in logs]
     try:
-        tables = {table: _arrow_table(batch, table) for table in TABLES}
-    except _MISFIT_ERRORS:
+        tables = {table: arrow_table(batch, table) for table in TABLES}
+    except MISFIT_ERRORS:
         batch.to_lists()
         outcomes, batch = _without_misfits(outcomes, batch)
         tables = arrow_tables(batch)
@@ -734,7 +607,7 @@ class _Indexer:
             rows = pa.Table.from_pylist([] if ruled is None else _rulings_rows(game_id, ruled),
                                         schema=SCHEMAS["rulings"])
             totals, winner, applying = _after(ruled)
-        except _MISFIT_ERRORS as exc:
+        except MISFIT_ERRORS as exc:
             self.report.rejected.append(Rejected(
                 str(rulings_path(source)), f"a value does not fit: {one_line(exc)} (the game's "
                 "totals after rulings are left NULL)", "range"))

@@ -293,7 +293,7 @@ _INT16_HIGH: Final = (1 << 15) - 1
 _INT8_LOW: Final = -(1 << 7)
 _INT8_HIGH: Final = (1 << 7) - 1
 #: the type of each events column `EventBuffers` holds as machine ints (its vector's), which
-#: `_native_events` in `ingest` reads as the column's declared type: the two must be one
+#: `arrowrows.native_events` reads as the column's declared type: the two must be one
 _NATIVE_TYPES: Final[dict[str, str]] = {
     "seq": "int32", "hand": "int16", "turn": "int16", "player": "int8", "team": "int8",
     "meld": "int16", "dead": "int8", "n_cards": "int16",
