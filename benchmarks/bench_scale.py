@@ -265,7 +265,8 @@ def measure(quick: bool, runs: int = 1) -> list[Row]:
             # half and the whole, one after the other: the marginal rate from the median of the
             # pairs' differences, each pair's two jobs seconds apart
             order = [logs, logs, logs, *[x for _ in range(SPARK_PAIRS) for x in (half, logs)]]
-            start, jobs, written = fresh(wall_spark, [str(x) for x in order], str(Path(tmp) / "pq"))
+            start, jobs, written = fresh(wall_spark, [str(x) for x in order],
+                                        str(Path(tmp) / "pq"))
             assert written[0] == events and written[3] == index_small[1], (written, events)
             for n, which in ((0, "first job"), (1, "again, same session")):
                 per_core = events / jobs[n] / SPARK_CORES

@@ -13,7 +13,7 @@ import reference_rows
 from helpers import random_game
 
 from buraco_events import build
-from buraco_events.analytics import arrowrows, database, ingest, rows, schema
+from buraco_events.analytics import arrowrows, database, rows, schema
 from buraco_events.log.lines import LogError
 from buraco_events.log.sources import read_log
 from buraco_events.model.events import (
@@ -147,7 +147,7 @@ def test_one_declaration() -> None:
         assert rows.COLUMNS[table] == declared.names() == tuple(database.SCHEMAS[table].names)
         for name, word in declared.columns:
             assert database.SCHEMAS[table].field(name).type == database.ARROW_TYPES[word]
-        ints = {name: (lo, hi) for name, _, lo, hi in ingest._INT_COLUMNS[table]}
+        ints = {name: (lo, hi) for name, _, lo, hi in arrowrows._INT_COLUMNS[table]}
         assert ints == {name: schema.int_range(word) for name, word in declared.columns
                         if schema.int_range(word) is not None}
     assert schema.int_range("int16") == (-32768, 32767) and schema.int_range("int32[]") == (

@@ -1,8 +1,10 @@
 """The index's rows as Arrow: each table's rows (`rows.Columns`) converted to its Arrow table
-(`SCHEMAS`), the events rows held natively taken as they are, and a table as one IPC stream.
+(`SCHEMAS`), the events rows held natively taken as they are, a table as one IPC stream, and
+which value of a log's rows does not fit its column's type (`first_misfit`).
 
-Its own module because it changes with pyarrow and with how rows are held, not with how logs are
-checked or the database written (`ingest`); `spark` sends its chunks' rows the same way.
+Its own module because it changes with pyarrow, the column types and how rows are held, not with
+how logs are checked or the database written (`ingest`); `spark` sends its chunks' rows the same
+way.
 """
 
 from __future__ import annotations
@@ -14,9 +16,115 @@ from typing import Any, cast
 
 import pyarrow as pa
 
+from buraco_events.views.text import visible
+
 from .database import ARROW_TYPES, SCHEMAS, AnalyticsError, one_line
 from .rows import CARD_NAMES, EVENT_TAG_NAMES, Columns, EventBuffers
-from .schema import TABLES
+from .schema import TABLES, TYPES, int_range, is_list_type
+
+#: columns of the games table filled from the game_started line (seq 0)
+_STARTED_COLUMNS = frozenset({"game_id", "variant", "players", "n_players", "target"})
+
+
+def _number(value: int) -> str:
+    # a huge int has no short decimal form (and str() refuses past 4300 digits)
+    return str(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit number"
+
+
+def _int_columns(table: str) -> list[tuple[str, bool, int, int]]:
+    """Return (name, is_list, low, high) for each integer (or list of integers) column: the
+    range of its declared type (`schema.int_range`). A log may hold any int (a `target` of
+    2**31, rules with huge bonuses) and the engine keeps counting past any width."""
+    out = []
+    for name, word in TABLES[table].columns:
+        bounds = int_range(word)
+        if bounds is not None:
+            out.append((name, is_list_type(word), *bounds))
+    return out
+
+
+#: the integer columns of each table, events first (its rows name their seq)
+_INT_COLUMNS: dict[str, list[tuple[str, bool, int, int]]] = {
+    t: _int_columns(t) for t in ("events", *(t for t in TABLES if t != "events"))
+}
+
+
+def first_misfit(rows: Columns) -> tuple[int | None, str] | None:
+    """Return (seq, why) one game's rows cannot be stored (a value out of its column's type), or
+    None; seq is that of the event behind the value, when one is.
+
+    Checked per log before any of its rows reach a batch, so that one such log is rejected and
+    the others are indexed. Integers are checked against their column's range; the games row's
+    text (a file name may not be UTF-8) is checked for UTF-8. Text from events needs no check:
+    the decoder refuses invalid UTF-8 and lone surrogates.
+    """
+    events = rows.data["events"]
+    for table, columns in _INT_COLUMNS.items():
+        cols = rows.data[table]
+        for name, is_list, lo, hi in columns:
+            bad = _first_out_of_range(cols[name], is_list, lo, hi)
+            if bad is not None:
+                row, value = bad
+                seq = _seq_of(table, name, cols, row, events)
+                where = f"seq {seq}: " if seq is not None else ""
+                ddl = TYPES[TABLES[table].type_of(name)]
+                return seq, (f"{where}{table}.{name}: {_number(value)} is out of range for {ddl} "
+                             f"({lo} to {hi})")
+    for table in ("games", "branches"):  # their text names the file (may not be UTF-8)
+        cols = rows.data[table]
+        for name, word in TABLES[table].columns:
+            if word in ("text", "text[]"):
+                text = _first_not_utf8(cols[name])
+                if text is not None:
+                    seq = 0 if table == "games" and name in _STARTED_COLUMNS else None
+                    where = "seq 0: " if seq is not None else ""
+                    return seq, f"{where}{table}.{name}: {visible(text)!r} is not valid UTF-8 text"
+    return None
+
+
+def _first_out_of_range(values: list[Any], is_list: bool, lo: int, hi: int
+                        ) -> tuple[int, int] | None:
+    """Return (row, value) of the first int (or list element) outside lo..hi, else None."""
+    if is_list:
+        ints = [x for v in values if v is not None for x in v if x is not None]
+    else:
+        ints = [v for v in values if v is not None]
+    if not ints or (lo <= min(ints) and max(ints) <= hi):
+        return None  # the common case, without a row loop
+    for row, v in enumerate(values):
+        for x in (v or ()) if is_list else (v,):
+            if x is not None and not lo <= x <= hi:
+                return row, x
+    return None
+
+
+def _first_not_utf8(values: list[Any]) -> str | None:
+    for v in values:
+        for text in v if isinstance(v, list) else (v,):
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:  # a lone surrogate, e.g. from os.fsdecode
+                    return text
+    return None
+
+
+def _seq_of(table: str, column: str, cols: dict[str, list[Any]], row: int,
+            events: dict[str, list[Any]]) -> int | None:
+    """Return the seq of the event behind a table row, where one event stands behind it."""
+    if table == "events":
+        return int(events["seq"][row])
+    if table == "games":
+        return 0 if column in _STARTED_COLUMNS else None
+    if "hand" not in cols:  # a branch's row: its whole log stands behind it
+        return None
+    # hands, melds and team_hands rows are written at their hand's hand_ended
+    hand = cols["hand"][row]
+    for seq, kind, h in zip(events["seq"], events["type"], events["hand"], strict=True):
+        if kind == "hand_ended" and h == hand:
+            return int(seq)
+    return None
+
 
 #: what converting a value that does not fit its column's type raises
 MISFIT_ERRORS = (pa.ArrowException, OverflowError, UnicodeError)
@@ -128,7 +236,7 @@ def arrow_tables(columns: Columns) -> dict[str, pa.Table]:
         try:
             tables[table] = arrow_table(columns, table)
         except MISFIT_ERRORS as exc:
-            # `ingest` checks each log's values first (`_misfit`); were one to pass, one line
+            # `ingest` checks the values first (`first_misfit`); should one pass: one line
             raise AnalyticsError(
                 f"{table}: a value does not fit: {one_line(exc)} (nothing was indexed)"
             ) from None

@@ -49,9 +49,8 @@ from buraco_events.log.reader import EventReader
 from buraco_events.log.sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
 from buraco_events.model.events import Branched, Event, branch_of
 from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map, popped
-from buraco_events.views.text import visible
 
-from .arrowrows import MISFIT_ERRORS, arrow_table, arrow_tables, ipc_stream
+from .arrowrows import MISFIT_ERRORS, arrow_table, arrow_tables, first_misfit, ipc_stream
 from .database import (
     DEFAULT_DB,
     SCHEMAS,
@@ -67,7 +66,7 @@ from .database import (
 )
 from .decisions import AnalysesReport, AnalysisStore
 from .rows import Columns, game_rows
-from .schema import TABLES, TYPES, int_range, is_list_type
+from .schema import TABLES, int_range
 
 
 class InputUnreadable(DatabaseUnavailable):
@@ -140,110 +139,6 @@ def _decode_log(lines: RawLines) -> tuple[list[Event], ChainStatus]:
     reader = EventReader(lines)
     events: list[Event] = [event for _, _, event in reader]
     return events, reader.status()
-
-
-#: columns of the games table filled from the game_started line (seq 0)
-_STARTED_COLUMNS = frozenset({"game_id", "variant", "players", "n_players", "target"})
-
-
-def _number(value: int) -> str:
-    # a huge int has no short decimal form (and str() refuses past 4300 digits)
-    return str(value) if value.bit_length() <= 64 else f"a {value.bit_length()}-bit number"
-
-
-def _int_columns(table: str) -> list[tuple[str, bool, int, int]]:
-    """Return (name, is_list, low, high) for each integer (or list of integers) column: the
-    range of its declared type (`schema.int_range`). A log may hold any int (a `target` of
-    2**31, rules with huge bonuses) and the engine keeps counting past any width."""
-    out = []
-    for name, word in TABLES[table].columns:
-        bounds = int_range(word)
-        if bounds is not None:
-            out.append((name, is_list_type(word), *bounds))
-    return out
-
-
-#: the integer columns of each table, events first (its rows name their seq)
-_INT_COLUMNS: dict[str, list[tuple[str, bool, int, int]]] = {
-    t: _int_columns(t) for t in ("events", *(t for t in TABLES if t != "events"))
-}
-
-
-def _misfit(rows: Columns) -> tuple[int | None, str] | None:
-    """Return (seq, why) one game's rows cannot be stored (a value out of its column's type), or
-    None; seq is that of the event behind the value, when one is.
-
-    Checked per log before any of its rows reach a batch, so that one such log is rejected and
-    the others are indexed. Integers are checked against their column's range; the games row's
-    text (a file name may not be UTF-8) is checked for UTF-8. Text from events needs no check:
-    the decoder refuses invalid UTF-8 and lone surrogates.
-    """
-    events = rows.data["events"]
-    for table, columns in _INT_COLUMNS.items():
-        cols = rows.data[table]
-        for name, is_list, lo, hi in columns:
-            bad = _first_out_of_range(cols[name], is_list, lo, hi)
-            if bad is not None:
-                row, value = bad
-                seq = _seq_of(table, name, cols, row, events)
-                where = f"seq {seq}: " if seq is not None else ""
-                ddl = TYPES[TABLES[table].type_of(name)]
-                return seq, (f"{where}{table}.{name}: {_number(value)} is out of range for {ddl} "
-                             f"({lo} to {hi})")
-    for table in ("games", "branches"):  # their text names the file (may not be UTF-8)
-        cols = rows.data[table]
-        for name, word in TABLES[table].columns:
-            if word in ("text", "text[]"):
-                text = _first_not_utf8(cols[name])
-                if text is not None:
-                    seq = 0 if table == "games" and name in _STARTED_COLUMNS else None
-                    where = "seq 0: " if seq is not None else ""
-                    return seq, f"{where}{table}.{name}: {visible(text)!r} is not valid UTF-8 text"
-    return None
-
-
-def _first_out_of_range(values: list[Any], is_list: bool, lo: int, hi: int
-                        ) -> tuple[int, int] | None:
-    """Return (row, value) of the first int (or list element) outside lo..hi, else None."""
-    if is_list:
-        ints = [x for v in values if v is not None for x in v if x is not None]
-    else:
-        ints = [v for v in values if v is not None]
-    if not ints or (lo <= min(ints) and max(ints) <= hi):
-        return None  # the common case, without a row loop
-    for row, v in enumerate(values):
-        for x in (v or ()) if is_list else (v,):
-            if x is not None and not lo <= x <= hi:
-                return row, x
-    return None
-
-
-def _first_not_utf8(values: list[Any]) -> str | None:
-    for v in values:
-        for text in v if isinstance(v, list) else (v,):
-            if isinstance(text, str):
-                try:
-                    text.encode("utf-8")
-                except UnicodeEncodeError:  # a lone surrogate, e.g. from os.fsdecode
-                    return text
-    return None
-
-
-def _seq_of(table: str, column: str, cols: dict[str, list[Any]], row: int,
-            events: dict[str, list[Any]]) -> int | None:
-    """Return the seq of the event behind a table row, where one event stands behind it."""
-    if table == "events":
-        return int(events["seq"][row])
-    if table == "games":
-        return 0 if column in _STARTED_COLUMNS else None
-    if "hand" not in cols:  # a branch's row: its whole log stands behind it
-        return None
-    # hands, melds and team_hands rows are written at their hand's hand_ended
-    hand = cols["hand"][row]
-    for seq, kind, h in zip(events["seq"], events["type"], events["hand"], strict=True):
-        if kind == "hand_ended" and h == hand:
-            return int(seq)
-    return None
 
 
 def _reason(exc: BaseException, source: str) -> str:
@@ -351,7 +246,7 @@ def _branch_row(events: list[Event], fork: Branched, source: str, head: str, sea
 
 def _without_misfits(outcomes: list[Checked | Rejected], batch: Columns
                      ) -> tuple[list[Checked | Rejected], Columns]:
-    """Return the outcomes with each log whose rows do not fit (`_misfit`) rejected, and the
+    """Return the outcomes with each log whose rows do not fit (`first_misfit`) rejected, and the
     rows of the others."""
     kept = Columns()
     out: list[Checked | Rejected] = []
@@ -361,7 +256,7 @@ def _without_misfits(outcomes: list[Checked | Rejected], batch: Columns
             rows = batch.rows(offsets, outcome.counts)
             for table in TABLES:
                 offsets[table] += outcome.counts[table]
-            misfit = _misfit(rows)
+            misfit = first_misfit(rows)
             if misfit is not None:
                 outcome = Rejected(outcome.source, misfit[1], "range", misfit[0])
             else:
@@ -383,8 +278,8 @@ def check_chunk(logs: Sequence[tuple[str, RawLines]]) -> CheckedChunk:
     take it, and a log's outcome and rows are the same alone or in any chunk.
 
     The values are checked by the conversion to Arrow, the whole chunk at once; only when one
-    does not fit is each log's rows checked alone (`_misfit`), so that the logs that do not fit
-    are rejected (with the seq and column `_misfit` names) and the others kept.
+    does not fit is each log's rows checked alone (`first_misfit`), so that the logs that do not
+    fit are rejected (with the seq and column `first_misfit` names) and the others kept.
     """
     batch = Columns(native=_NATIVE_ROWS)
     outcomes = [_replay_log(source, lines, batch) for source, lines in logs]

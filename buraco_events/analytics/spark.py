@@ -126,7 +126,8 @@ _BATCH_LIMITS = {"spark.sql.execution.arrow.maxRecordsPerBatch": SPARK_CHUNK_LOG
 #: is 3), whose files are about 4% larger and whose writes leave the executors' cores about a
 #: sixth more of the time for the check (`benchmarks/bench_scale.py`)
 PARQUET_COMPRESSION = "zstd"
-_PARQUET_OPTIONS = {"compression": PARQUET_COMPRESSION, "parquet.compression.codec.zstd.level": "1"}
+_PARQUET_OPTIONS = {"compression": PARQUET_COMPRESSION,
+                    "parquet.compression.codec.zstd.level": "1"}
 
 
 class SparkUnavailable(Exception):
