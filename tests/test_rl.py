@@ -343,3 +343,30 @@ def test_a_match_past_the_hand_bound_truncates_every_agent(monkeypatch: pytest.M
     e.reset(seed=2)
     _play_random(e, 2)
     assert not e.table.over and e.table.state.hand_no == 0 and not e.agents
+
+
+@pytest.mark.parametrize("bad", [0.9, 0.0, "0", "abc", [0], None, True, float("nan"), float("inf"), 1 + 0j])
+def test_only_integer_ids_are_actions_and_the_bad_value_is_named(bad: object) -> None:
+    e = raw_env("stbl", 2)
+    e.reset(seed=1)
+    before = len(e.events)
+    with pytest.raises(TypeError, match=re.escape(repr(bad))):
+        e.step(bad)  # type: ignore[arg-type]
+    assert len(e.events) == before
+    with pytest.raises(TypeError, match=re.escape(repr(np.float32(0.5)))):
+        e.step(np.float32(0.5))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="array"):
+        e.step(np.array([0]))  # type: ignore[arg-type]
+    assert len(e.events) == before
+
+
+def test_python_and_numpy_integer_ids_play_the_same_action() -> None:
+    for kind in (int, np.int64, np.int32, np.uint16):
+        e = raw_env("stbl", 2)
+        e.reset(seed=1)
+        legal = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0])
+        e.step(kind(legal))
+        ref = raw_env("stbl", 2)
+        ref.reset(seed=1)
+        ref.step(legal)
+        assert e.events == ref.events and len(e.events) > 0

@@ -47,6 +47,16 @@ REWARDS: Final = ("hand", "match")
 RENDER_MODES: Final = ("ansi",)
 
 
+def _action_id(action: object) -> int:
+    """Return `action` as an action id: a Python or NumPy integer, taken as it is. Anything else
+    (a float, a string, a list, a bool, None) raises `TypeError` naming the value: an id is
+    never rounded or parsed, so no other value plays an action by chance."""
+    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
+        raise TypeError(f"action {action!r} ({type(action).__name__}) is not an action id: an id is "
+                        f"an integer (Python int or NumPy integer) in 0..{N_ACTIONS - 1}")
+    return int(action)
+
+
 class BuracoEnv(AECEnv):
     """Buraco for 2 or 4 agents (see the module docstring)."""
 
@@ -133,7 +143,7 @@ class BuracoEnv(AECEnv):
             return
         table = self.table
         assert table is not None
-        chosen = self._legal.get(int(action)) if action is not None else None
+        chosen = self._legal.get(_action_id(action))
         if chosen is None:
             raise ValueError(f"action {action} is not legal for {agent} now (see the action_mask)")
         self._cumulative_rewards[agent] = 0.0
