@@ -104,7 +104,7 @@ def replay(
             err().print(f"note: {visible(str(log))} is unsealed (no prev chain): replayed and"
                         " checked, not sealed", markup=False)
     if report is not None and report.problem:  # shown up to where it stops, then exit 1
-        print_error(f"{report.problem} (the rulings before it are shown)")
+        print_error(f"{report.problem} (the rulings read before it are shown, each saying whether it counts)")
     if error:
         fail(error, PROBLEMS)
     if report is not None and report.problem:

@@ -114,7 +114,7 @@ def share(
     if report is not None:
         out().print(f"rulings: {shown(report.path)}: {len(report.rulings)}, {report.applied} apply"
                     " (shown at their hands; not verified by the page)", soft_wrap=True)
-        if report.problem:  # the page shows the rulings before it and says where the log stops
-            fail(f"{report.problem} (the page shows the rulings before it)", 1)
+        if report.problem:  # the page shows the rulings read before it and says where the log stops
+            fail(f"{report.problem} (the page shows the rulings read before it, each saying whether it counts)", 1)
     if not loaded.sealed:
         err().print(f"note: {shown(log)} is unsealed (no prev chain): the head covers only its last line")

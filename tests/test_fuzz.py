@@ -231,7 +231,8 @@ def _rulings_answer(tmp_path_factory: pytest.TempPathFactory, game: Path, data: 
     path = rulings_path(log)
     path.write_bytes(data)
     start = time.monotonic()
-    rulings, problem = read_rulings(path)  # never raises for a file that reads
+    read = read_rulings(path)  # never raises for a file that reads
+    rulings, problem = read.rulings, read.problem
     assert problem is None or "\n" not in problem
     try:
         report = rulings_report(log)

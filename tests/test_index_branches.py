@@ -323,10 +323,11 @@ def test_a_damaged_rulings_log_is_reported_and_the_game_kept(made, tmp_path):
     report = index([folder], db)
     assert report.added == 1
     (rejected,) = report.rejected
-    assert rejected.source == str(path) and "the rulings before it are stored" in rejected.reason
-    assert [r["kind"] for r in _rows(db, "SELECT kind FROM rulings")] == ["warning"]
+    assert rejected.source == str(path) and "no ruling from line 1 on counts" in rejected.reason
+    # the edited line is stored as read, and does not count: nothing after it proves it
+    assert _rows(db, "SELECT kind, applies FROM rulings") == [{"kind": "warning", "applies": False}]
     (g,) = _rows(db, "SELECT totals, ruled_totals, rulings FROM games")
-    assert g["ruled_totals"] == g["totals"] and g["rulings"] == 1  # the warning applies
+    assert g["ruled_totals"] == g["totals"] and g["rulings"] == 0
 
 
 # -- the command line ----------------------------------------------------------------------------

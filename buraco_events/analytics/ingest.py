@@ -436,7 +436,7 @@ class _Indexer:
         if report.problem is not None:
             self.report.rejected.append(Rejected(
                 report.path, f"{_reason(ValueError(report.problem), report.path)} (the rulings "
-                "before it are stored)", "format"))
+                "read before it are stored, each saying whether it counts)", "format"))
         self.pending[game_id] = (log.source, report)
 
     def admit(self, log: Checked) -> bool:

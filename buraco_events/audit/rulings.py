@@ -33,7 +33,15 @@ from buraco_events.core.cards import team_of
 from buraco_events.core.engine import play
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.state import GameState
-from buraco_events.log.lines import RULINGS_SUFFIX, LogError, RawLines, os_reason, raw_lines
+from buraco_events.log.lines import (
+    MAX_LINE,
+    RULINGS_SUFFIX,
+    LogError,
+    RawLines,
+    TornTailError,
+    os_reason,
+    raw_lines,
+)
 from buraco_events.log.reader import EventReader
 from buraco_events.log.writer import open_log
 from buraco_events.model.events import (
@@ -88,6 +96,7 @@ class LogFacts:
     fork: Branched | None = None  # the last `branched` line, if this log is a branch
     fork_hand: int = 0  # the first hand the branch plays after its fork
     stopped: str | None = None  # why reading stopped before the end, if it did
+    illegal: bool = False  # it stopped at a line that reads but is not legal (else: does not read)
     #: the first line whose `prev` is not the SHA-256 of the line before it (None: the chain holds,
     #: or the log is unsealed and has no chain): a ruling binds the lines up to its `game_seq`
     #: through the chain, so an edit anywhere before it unbinds it
@@ -119,8 +128,11 @@ def log_facts(lines: Iterable[bytes], name: str = "<log>") -> LogFacts:
             if isinstance(event, Branched):
                 facts.fork = event
                 facts.fork_hand = state.hand_no if state.phase not in ("deal", "start") else state.hand_no + 1
-    except (LogError, IllegalMove) as exc:
+    except LogError as exc:
         facts.stopped = str(exc)
+    except IllegalMove as exc:
+        facts.stopped = f"{name}: line {reader.chain.events}: {exc}"  # the line just read
+        facts.illegal = True
     facts.game_id = state.game_id
     facts.hands = [[s.total for s in result] for result in state.hand_results]
     facts.target = state.rules.target if state.n_players else 0
@@ -140,11 +152,15 @@ _link_decoder = msgspec.json.Decoder(_Link)
 
 
 def _first_unlinked(lines: Sequence[bytes], hashes: Sequence[str]) -> int | None:
-    """Return the first line (by position) that does not link to the line before it, or None."""
+    """Return the first line (by position) that does not link to the line before it, or None.
+    A line too long to be an event, or whose `prev` cannot be read (whatever the bytes: broken
+    JSON, bad UTF-8, a nesting too deep), links to nothing."""
     for i, line in enumerate(lines):
+        if len(line) > MAX_LINE:
+            return i
         try:
             prev = _link_decoder.decode(line).prev
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except Exception:  # a log is untrusted input: any failure to read prev is a break
             return i
         if i == 0:
             if prev is None:
@@ -201,7 +217,8 @@ class RulingsReport(msgspec.Struct, frozen=True):
 
     `recount` is the standings the events give; `after` the standings after the rulings that
     apply (equal to `recount` when none does). `problem` says why the rulings log stopped being
-    read, if it did (the rulings before it are judged).
+    read, if it did: the rulings read before it are judged, and only those the file proves as
+    written can apply (`RulingsRead`).
     """
 
     path: str
@@ -216,9 +233,9 @@ class RulingsReport(msgspec.Struct, frozen=True):
         return sum(r.applies for r in self.rulings)
 
 
-def _why_not(ruling: Ruling, game: LogFacts, earlier: Mapping[int, Ruling],
-             branches: Mapping[str, LogFacts]) -> str | None:
-    """Return why a ruling does not apply to `game` (before withdrawals), or None when it does."""
+def _unbound(ruling: Ruling, game: LogFacts) -> str | None:
+    """Return why a ruling does not bind `game` as it is (its game, its line `game_seq` by
+    `game_head`, the chain up to that line), or None when it does."""
     if ruling.game_id != game.game_id:
         return f"it names game {ruling.game_id!r}, not this log's game {game.game_id!r}"
     if ruling.game_seq >= len(game.hashes):
@@ -229,6 +246,13 @@ def _why_not(ruling: Ruling, game: LogFacts, earlier: Mapping[int, Ruling],
     if game.broken is not None and game.broken <= ruling.game_seq:
         return (f"the game log changed: its line {game.broken} no longer links to the line before it, "
                 f"so the lines up to {ruling.game_seq} the ruling binds are not as they were")
+    return None
+
+
+def _why_not(ruling: Ruling, game: LogFacts, earlier: Mapping[int, Ruling],
+             branches: Mapping[str, LogFacts]) -> str | None:
+    """Return why a ruling that binds `game` does not apply to it (before withdrawals), or None
+    when it does."""
     kind = ruling.kind
     if kind in _HAND_KINDS:
         if ruling.hand is None:
@@ -274,13 +298,29 @@ def prefix_problem(branch: LogFacts, parent: LogFacts) -> str | None:
 
 def judge(rulings: Sequence[Ruling], game: LogFacts,
           branches: Mapping[str, LogFacts] | None = None, path: str = "",
-          problem: str | None = None) -> RulingsReport:
-    """Judge `rulings` against `game` and return the report: each ruling and the standings."""
+          problem: str | None = None, counted: int | None = None,
+          why_uncounted: str | None = None) -> RulingsReport:
+    """Judge `rulings` against `game` and return the report: each ruling and the standings.
+
+    Only the first `counted` rulings (all by default) can apply: the rest are not proved as
+    written (`RulingsRead`), for `why_uncounted`. A ruling that does not bind the game log as it
+    is ends the rulings that count there: neither it nor any after it applies, since every later
+    ruling was made on the game log it binds (`new_ruling` adds none while one does not bind)."""
     branches = branches or {}
     earlier: dict[int, Ruling] = {}
     why: dict[int, str | None] = {}
-    for ruling in rulings:
-        why[ruling.seq] = _why_not(ruling, game, earlier, branches)
+    unbound: Ruling | None = None  # the first ruling that does not bind the game log
+    for i, ruling in enumerate(rulings):
+        if counted is not None and i >= counted:
+            why[ruling.seq] = f"it does not count: {why_uncounted or 'the rulings log does not prove it'}"
+        elif (binding := _unbound(ruling, game)) is not None:
+            why[ruling.seq] = binding
+            unbound = unbound or ruling
+        elif unbound is not None:
+            why[ruling.seq] = (f"it does not count: ruling {unbound.seq} before it does not bind the game log "
+                               "as it is, and no ruling from there on counts")
+        else:
+            why[ruling.seq] = _why_not(ruling, game, earlier, branches)
         earlier[ruling.seq] = ruling
     for ruling in rulings:  # a withdrawal that applies cancels its ruling
         if ruling.kind == "withdrawn" and why[ruling.seq] is None and ruling.ruling_seq is not None:
@@ -318,28 +358,62 @@ def judge(rulings: Sequence[Ruling], game: LogFacts,
 # -- reading and writing rulings logs --------------------------------------------------------------
 
 
-def read_rulings(path: str | Path) -> tuple[list[Ruling], str | None]:
-    """Return the rulings of a rulings log as far as it reads, and why it stopped (None: read
-    whole). A missing file holds no rulings. Raises `RulingError` (2) for a file that cannot be
-    read at all."""
+@dataclass
+class RulingsRead:
+    """A rulings log as read: its rulings as far as it reads, why it stopped (None: read whole)
+    and how many of them, from the first, count (`counted`).
+
+    A ruling counts only while the file proves it is as it was written: the chain proves a line
+    by the next line's `prev`, so a line the reading stops at (changed, out of place, unreadable)
+    leaves the line before it unproved, and neither counts. The last whole line stands, as in
+    any log (a torn line after it is a write cut short). An unsealed rulings log proves no line:
+    none of its rulings count.
+    """
+
+    rulings: list[Ruling]
+    problem: str | None = None
+    counted: int = 0
+    why_uncounted: str | None = None  # why the rulings from `counted` on do not count
+
+
+def read_rulings(path: str | Path) -> RulingsRead:
+    """Return the rulings of a rulings log (`RulingsRead`). A missing file holds no rulings.
+    Raises `RulingError` (2) for a file that cannot be read at all."""
     p = Path(path)
     try:
         raw = raw_lines(p)
         lines = list(raw)
     except FileNotFoundError:
-        return [], None
+        return RulingsRead([])
     except OSError as exc:
         raise RulingError(f"{p}: cannot read: {os_reason(exc)}", 2) from None
     rulings: list[Ruling] = []
     try:
         for lineno, _, event in EventReader(RawLines(raw.name, lines, raw.tail)):
             if not isinstance(event, Ruling):
-                return rulings, (f"{raw.name}: line {lineno}: seq {event.seq}: field type: "
-                                 f"{event_type(event)} in a rulings log (only ruling events)")
+                return _stopped(rulings, lineno, f"{raw.name}: line {lineno}: seq {event.seq}: field type: "
+                                f"{event_type(event)} in a rulings log (only ruling events)")
             rulings.append(event)
+    except TornTailError as exc:  # the whole lines before it stand
+        return RulingsRead(rulings, str(exc), len(rulings))
     except LogError as exc:
-        return rulings, str(exc)
-    return rulings, None
+        return _stopped(rulings, exc.lineno or len(rulings) + 1, str(exc))
+    if rulings and rulings[0].prev is None:
+        return RulingsRead(rulings, f"{raw.name}: line 1 (seq 0): field prev: missing: the rulings log is "
+                           "not sealed, so no line of it is proved as written and no ruling in it counts",
+                           0, "the rulings log is not sealed (no prev): nothing proves this line as written")
+    return RulingsRead(rulings, None, len(rulings))
+
+
+def _stopped(rulings: list[Ruling], lineno: int, problem: str) -> RulingsRead:
+    """Return the rulings read before the line the reading stopped at (`lineno`, from 1): the
+    line before it is unproved and does not count, nor any after it."""
+    counted = max(min(len(rulings), lineno - 2), 0)
+    if counted == len(rulings):
+        return RulingsRead(rulings, problem, counted)
+    words = (f"the rulings log stops at its line {lineno}, so nothing proves its line {counted + 1} "
+             "as written (it may have been changed, or a line after it removed)")
+    return RulingsRead(rulings, f"{problem}; no ruling from line {counted + 1} on counts", counted, words)
 
 
 def branches_beside(log: str | Path, heads: Iterable[str]) -> dict[str, LogFacts]:
@@ -373,11 +447,12 @@ def rulings_report(log: str | Path, game: LogFacts | None = None,
     path = Path(rulings_file) if rulings_file is not None else rulings_path(log)
     if not path.exists():
         return None
-    rulings, problem = read_rulings(path)
+    read = read_rulings(path)
     if game is None:
         game = read_facts(log)
-    heads = [r.branch_head for r in rulings if r.kind == "replay_from" and r.branch_head]
-    return judge(rulings, game, branches_beside(log, heads), str(path), problem)
+    heads = [r.branch_head for r in read.rulings[:read.counted] if r.kind == "replay_from" and r.branch_head]
+    return judge(read.rulings, game, branches_beside(log, heads), str(path), read.problem,
+                 read.counted, read.why_uncounted)
 
 
 @dataclass
@@ -407,9 +482,10 @@ def new_ruling(log: str | Path, request: RulingRequest, rulings_file: str | Path
                           "changed, so a ruling cannot bind it")
     if game.stopped is not None:
         raise RulingError(f"{log}: the game log does not read to its end, so a ruling cannot bind it: {game.stopped}")
-    rulings, problem = read_rulings(path)
-    if problem is not None:
-        raise RulingError(f"{path}: {problem}")
+    read = read_rulings(path)
+    rulings = read.rulings
+    if read.problem is not None:
+        raise RulingError(f"{read.problem}: nothing is added until the rulings log is mended")
     for r in rulings:
         if r.game_id == game.game_id and (r.game_seq >= len(game.hashes) or game.hashes[r.game_seq] != r.game_head):
             raise RulingError(f"{path}: ruling {r.seq} binds the game log's line {r.game_seq} as it was, and that "
@@ -473,7 +549,8 @@ def append_ruling(path: Path, ruling: Ruling) -> bytes:
 
 
 __all__ = [
-    "RULINGS_SUFFIX", "LogFacts", "RulingError", "RulingRequest", "RulingView", "RulingsReport", "Standings",
+    "RULINGS_SUFFIX", "LogFacts", "RulingError", "RulingRequest", "RulingView", "RulingsRead", "RulingsReport",
+    "Standings",
     "append_ruling", "branches_beside", "is_rulings_log", "judge", "log_facts",
     "new_ruling", "prefix_problem", "read_facts", "read_rulings", "rulings_path", "rulings_report",
 ]
