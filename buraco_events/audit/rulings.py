@@ -97,6 +97,7 @@ class LogFacts:
     fork_hand: int = 0  # the first hand the branch plays after its fork
     stopped: str | None = None  # why reading stopped before the end, if it did
     illegal: bool = False  # it stopped at a line that reads but is not legal (else: does not read)
+    stop_line: int | None = None  # the line (from 1) reading stopped at, if it did
     #: the first line whose `prev` is not the SHA-256 of the line before it (None: the chain holds,
     #: or the log is unsealed and has no chain): a ruling binds the lines up to its `game_seq`
     #: through the chain, so an edit anywhere before it unbinds it
@@ -130,8 +131,11 @@ def log_facts(lines: Iterable[bytes], name: str = "<log>") -> LogFacts:
                 facts.fork_hand = state.hand_no if state.phase not in ("deal", "start") else state.hand_no + 1
     except LogError as exc:
         facts.stopped = str(exc)
+        facts.stop_line = exc.lineno
     except IllegalMove as exc:
-        facts.stopped = f"{name}: line {reader.chain.events}: {exc}"  # the line just read
+        facts.stop_line = reader.chain.events  # the line just read
+        what = "its branched line does not hold: " if isinstance(event, Branched) else ""
+        facts.stopped = f"{name}: line {facts.stop_line}: {what}{exc}"
         facts.illegal = True
     facts.game_id = state.game_id
     facts.hands = [[s.total for s in result] for result in state.hand_results]
@@ -169,6 +173,22 @@ def _first_unlinked(lines: Sequence[bytes], hashes: Sequence[str]) -> int | None
         if prev != hashes[i - 1]:
             return i
     return None
+
+
+def facts_problem(facts: LogFacts, name: str = "") -> str | None:
+    """Return the first thing that keeps a log from reading as sealed to its end, in one line:
+    where its replay stopped or its chain breaks, whichever comes first (None: neither)."""
+    if facts.stopped is not None and (facts.broken is None or (facts.stop_line or 0) <= facts.broken + 1):
+        return facts.stopped
+    return broken_words(facts, name)
+
+
+def broken_words(facts: LogFacts, name: str = "") -> str | None:
+    """Return where a log's chain breaks, in one line (None: it holds, or the log is unsealed)."""
+    if facts.broken is None:
+        return None
+    return (f"{name or 'the log'}: line {facts.broken + 1}: it does not link to the line before it (its "
+            "prev is not that line's SHA-256, or it does not read): the log is not as it was sealed")
 
 
 def read_facts(path: str | Path) -> LogFacts:
@@ -283,6 +303,8 @@ def prefix_problem(branch: LogFacts, parent: LogFacts) -> str | None:
     """Return why `branch` is not a branch of `parent` (its fork, its game, its prefix byte for
     byte), or None when it is."""
     fork = branch.fork
+    if fork is None and branch.stopped is not None:  # a branched line the engine refuses, or worse
+        return f"it does not read as a branch: {branch.stopped}"
     if fork is None:
         return "it is not a branch: it has no branched line"
     if branch.game_id != parent.game_id:
@@ -417,7 +439,10 @@ def _stopped(rulings: list[Ruling], lineno: int, problem: str) -> RulingsRead:
 
 
 def branches_beside(log: str | Path, heads: Iterable[str]) -> dict[str, LogFacts]:
-    """Return the facts of the branch logs beside `log` (same folder) whose heads are `heads`."""
+    """Return the facts of the branch logs beside `log` (same folder) whose heads are `heads`.
+
+    Each candidate is read as every log is (`raw_lines`: lines bounded in length, a torn last
+    line apart); only one whose last whole line hashes to a wanted head is kept and replayed."""
     wanted = {h for h in heads if h}
     found: dict[str, LogFacts] = {}
     if not wanted:
@@ -426,15 +451,16 @@ def branches_beside(log: str | Path, heads: Iterable[str]) -> dict[str, LogFacts
     for candidate in sorted(folder.glob("*.jsonl")):
         if is_rulings_log(candidate) or candidate.resolve() == Path(log).resolve():
             continue
+        raw = raw_lines(candidate)
         try:
-            data = candidate.read_bytes()
+            last = None
+            for line in raw:
+                last = line
+            if last is None or raw.torn or line_hash(last) not in wanted:
+                continue
+            facts = log_facts(list(raw), str(candidate))
         except OSError:
             continue
-        lines = data.split(b"\n")
-        last = lines[-2] if len(lines) > 1 and lines[-1] == b"" else None
-        if last is None or line_hash(last) not in wanted:
-            continue
-        facts = log_facts(lines[:-1], str(candidate))
         if facts.head in wanted:
             found[facts.head] = facts
     return found
@@ -477,11 +503,9 @@ def new_ruling(log: str | Path, request: RulingRequest, rulings_file: str | Path
     added until the referee has looked)."""
     path = Path(rulings_file) if rulings_file is not None else rulings_path(log)
     game = read_facts(log)
-    if game.broken is not None:
-        raise RulingError(f"{log}: line {game.broken} does not link to the line before it: the game log was "
-                          "changed, so a ruling cannot bind it")
-    if game.stopped is not None:
-        raise RulingError(f"{log}: the game log does not read to its end, so a ruling cannot bind it: {game.stopped}")
+    unsound = facts_problem(game, str(log))
+    if unsound is not None:
+        raise RulingError(f"{unsound}: the game log does not read as sealed to its end, so a ruling cannot bind it")
     read = read_rulings(path)
     rulings = read.rulings
     if read.problem is not None:
@@ -512,11 +536,12 @@ def new_ruling(log: str | Path, request: RulingRequest, rulings_file: str | Path
         if request.branch is None:
             raise RulingError("--branch: replay_from names the branch log the game continues as", 2)
         branch = read_facts(request.branch)
+        if branch.stopped is not None or branch.broken is not None:
+            raise RulingError(f"--branch: {request.branch}: the branch does not read to its end: "
+                              f"{facts_problem(branch, str(request.branch))}")
         proof = prefix_problem(branch, game)
         if proof is not None:
             raise RulingError(f"--branch: {request.branch}: {proof}")
-        if branch.stopped is not None:
-            raise RulingError(f"--branch: {request.branch}: the branch does not read to its end: {branch.stopped}")
         branch_head = branch.head
         hand = branch.fork_hand if hand is None else hand
     elif request.branch is not None:
@@ -551,6 +576,6 @@ def append_ruling(path: Path, ruling: Ruling) -> bytes:
 __all__ = [
     "RULINGS_SUFFIX", "LogFacts", "RulingError", "RulingRequest", "RulingView", "RulingsRead", "RulingsReport",
     "Standings",
-    "append_ruling", "branches_beside", "is_rulings_log", "judge", "log_facts",
+    "append_ruling", "branches_beside", "broken_words", "facts_problem", "is_rulings_log", "judge", "log_facts",
     "new_ruling", "prefix_problem", "read_facts", "read_rulings", "rulings_path", "rulings_report",
 ]

@@ -14,7 +14,13 @@ from collections.abc import Sequence
 
 import msgspec
 
-from buraco_events.audit.rulings import LogFacts, log_facts, prefix_problem
+from buraco_events.audit.rulings import (
+    LogFacts,
+    broken_words,
+    facts_problem,
+    log_facts,
+    prefix_problem,
+)
 from buraco_events.log.lines import LogError, decode_line
 from buraco_events.model.events import Branched, encode_event, event_type
 
@@ -76,9 +82,9 @@ def _side(path: str, facts: LogFacts) -> Side:
                 facts.winner if facts.complete else None)
 
 
-def _move(line: bytes, lineno: int) -> bytes:
+def _move(line: bytes, lineno: int, name: str) -> bytes:
     """Return an event's line without the fields that only place it (seq, prev, at)."""
-    event = decode_line(line, lineno)
+    event = decode_line(line, lineno, name)
     return encode_event(msgspec.structs.replace(event, seq=0, prev=None, at=None))
 
 
@@ -95,6 +101,13 @@ def compare_logs(parent_lines: Sequence[bytes], branch_lines: Sequence[bytes],
         raise CompareError(f"{parent_name}: not a log: {parent.stopped}")
     if not branch.lines:
         raise CompareError(f"{branch_name}: not a log: {branch.stopped}")
+    # both logs as sealed, the branch also legal to its end (the parent may hold an illegal
+    # event, which is why it was branched: its replay stops there, and `Side.stopped` says so)
+    unread = parent.stopped if parent.stopped is not None and not parent.illegal else None
+    for name, problem in ((parent_name, unread or broken_words(parent, parent_name)),
+                          (branch_name, facts_problem(branch, branch_name))):
+        if problem is not None:
+            raise CompareError(f"{problem} (so {name} is not compared; buraco audit says more)")
     problem = prefix_problem(branch, parent)
     if problem is not None:
         raise CompareError(f"{branch_name} is not a branch of {parent_name}: {problem}")
@@ -107,8 +120,11 @@ def compare_logs(parent_lines: Sequence[bytes], branch_lines: Sequence[bytes],
     differing = 0
     compared = len(ours) <= MAX_COMPARED and len(theirs) <= MAX_COMPARED
     if compared:
-        a = [_move(line, start + i + 1) for i, line in enumerate(ours)]
-        b = [_move(line, start + i + 2) for i, line in enumerate(theirs)]
+        try:
+            a = [_move(line, start + i + 1, parent_name) for i, line in enumerate(ours)]
+            b = [_move(line, start + i + 2, branch_name) for i, line in enumerate(theirs)]
+        except LogError as exc:  # past where an unsealed parent's replay stopped
+            raise CompareError(f"{exc} (so it is not compared; buraco audit says more)") from None
         matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
         for op, i1, i2, j1, j2 in matcher.get_opcodes():
             if op == "equal":
