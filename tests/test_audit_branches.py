@@ -386,3 +386,28 @@ def test_the_parent_may_be_a_log_in_an_archive(tmp_path: Path) -> None:
     assert result.exit_code == 0 and f"lines up to the fork are {archive}/game.jsonl's" in result.stdout
     result = runner.invoke(app, ["audit", str(branch), "--parent", f"{archive}/other.jsonl"])
     assert result.exit_code == 2 and "no log 'other.jsonl' in the archive" in result.stderr
+
+
+def test_a_branch_is_never_proved_against_itself_or_a_sibling_of_its_fork(tmp_path: Path) -> None:
+    """`--parent` must be the log the branch forks from: the branch itself (or a copy of it) and
+    another branch of the same fork hold a branched line at that fork, and prove nothing; a
+    branch of a branch, forked later, is proved against its parent branch as against a game."""
+    sample = SAMPLES[0]
+    branch = _branch(tmp_path, sample, 30)
+    sibling = tmp_path / "sibling.jsonl"
+    make_branch(sample, 30, sibling, by="bia", reason="another what-if", seed="8", bots=["random"], until="game")
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(branch.read_bytes())
+    for parent in (branch, copy, sibling):
+        result = _audit(branch, parent)
+        report = result.report
+        assert not report.ok and report.first is not None and report.first.kind == "branch"
+        assert report.first.seq == 31 and "has a branched line at this fork too" in report.first.message
+        cli = runner.invoke(app, ["audit", str(branch), "--parent", str(parent)])
+        assert cli.exit_code == 1 and cli.stdout.startswith("FAIL ") and "PASS" not in cli.stdout
+    assert _audit(branch, sample).report.ok
+    deeper = tmp_path / "deeper.jsonl"
+    make_branch(branch, 60, deeper, by="ana", reason="and then", seed="9", bots=["random"], until="game")
+    assert _audit(deeper, branch).report.ok
+    report = _audit(deeper, deeper).report
+    assert not report.ok and report.first is not None and "at this fork too" in report.first.message

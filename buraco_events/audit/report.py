@@ -27,7 +27,8 @@ What is checked, line by line (docs/log-format.md is the contract, docs/rules.md
 - branch: a log holding a `branched` line is audited as any log (the engine checks the line where
   it stands) and its report names the fork (`branch`). Given its parent log (`ParentLog`), the
   lines before its last `branched` line are compared with the parent's byte for byte, and its
-  `branched.parent` with the parent's game; a log without a `branched` line must be the parent
+  `branched.parent` with the parent's game; a parent with a `branched` line at the same fork (the
+  branch itself, or a sibling) proves nothing; a log without a `branched` line must be the parent
   or its first lines. Each failure is a problem of kind `branch` at the first line that differs.
 
 Seqs in problems: a line's own `seq` when it decodes, else the seq the line should have had.
@@ -44,6 +45,7 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from functools import partial as partial_fn
 from pathlib import Path
@@ -226,9 +228,8 @@ class AuditInputError(ValueError):
 def headline(report: AuditReport) -> str | None:
     """Return the verdict's headline in words (`verdicts.headline` of the report's `first`)."""
     first = report.first
-    if first is None:
-        return None
-    return verdict_headline(first.kind, first.seq, first.message, report.changed, report.sealed)
+    return None if first is None else verdict_headline(first.kind, first.seq, first.message, report.changed,
+                                                       report.sealed)
 
 
 # -- pure checks ------------------------------------------------------------------------------
@@ -239,8 +240,6 @@ def split_lines(data: bytes, name: str = "<log>") -> RawLines:
     lines = data.split(b"\n")
     tail = lines.pop()  # b"" when the data ends with a newline
     return RawLines(name, lines, tail)
-
-
 
 
 def team_line(score: TeamScore) -> SheetLine:
@@ -267,11 +266,7 @@ def _excerpt(line: bytes, at: int) -> str:
 
 
 def _diff_words(claimed: Iterable[int], recount: Iterable[int]) -> str:
-    parts = [
-        f"team {t} {c - r:+d}"
-        for t, (c, r) in enumerate(zip(claimed, recount, strict=False)) if c != r
-    ]
-    return ", ".join(parts)
+    return ", ".join(f"team {t} {c - r:+d}" for t, (c, r) in enumerate(zip(claimed, recount, strict=False)) if c != r)
 
 
 class _Problems:
@@ -565,8 +560,7 @@ class _Auditor:
         complete = self.complete and torn is None
         if not self.n_lines:
             self.add(0, "format", "empty log: no events")
-            self.not_a_log = f"{self.path}: empty file: not a log (a log holds at least its" \
-                             " game_started line)"
+            self.not_a_log = f"{self.path}: empty file: not a log (a log holds at least its game_started line)"
         elif torn is not None:
             self.add(last, "format", f"line {torn.lineno}: {torn.message}")
         counted = self.regular
@@ -649,8 +643,13 @@ class _Auditor:
             if fork.parent != parent.game_id:
                 self.add(fork.seq, "branch", f"branched names game {fork.parent!r} as its parent, but"
                          f" the parent log {parent.name} is game {parent.game_id!r}")
-            if differs is None or differs >= place:
-                return None
+            if differs is None or differs >= place:  # the parent's own line at the fork: not a branched one
+                forked = False
+                with suppress(Exception):  # a log is untrusted input: a line that does not decode (or none) is no fork
+                    forked = isinstance(decode_canonical(parent.lines[place]), Branched)
+                return self.add(fork.seq, "branch", f"the parent log {parent.name} has a branched line at"
+                                f" this fork too (seq {fork.seq}): it is this branch or another branch of the"
+                                " same fork, not the log it forks from") if forked else None
             if differs > parent_end:
                 why = (f"the parent has no line {differs} (it ends at seq {parent_end}), and"
                        f" the branched line (seq {fork.seq}) says lines 0..{place - 1} are the parent's")
