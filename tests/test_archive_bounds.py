@@ -83,6 +83,21 @@ def test_an_archive_of_more_logs_than_the_limit_is_refused(tmp_path: Path, count
     assert bad.exit_code == 2 and "--max-members: 'some' is not a count" in bad.stderr
 
 
+def test_an_archive_over_the_limit_without_a_count_is_refused_before_any_log(tmp_path: Path) -> None:
+    """A header without the count (an archive packed before it was written): the logs are
+    counted before the first is restored, so audit, list and unpack judge, list or write none."""
+    path = empty_logs(tmp_path / "many.bza", 400, count=False)
+    with pytest.raises(ArchiveError, match="more than 50 logs") as info:
+        next(iter_archive(path, Limits(members=50)))
+    assert info.value.member == 51
+    for args in (["audit", str(path)], ["audit", str(path), "--json"], ["archive", "list", str(path)]):
+        result = runner.invoke(app, args, env={"BURACO_MAX_MEMBERS": "50"})
+        assert result.exit_code == 2 and result.stdout == "", (args, result.stdout[:300])
+        assert "more than 50 logs, the limit per archive" in result.stderr
+        no_traceback(result)
+    assert len(list(iter_archive(path, Limits(members=400)))) == 400
+
+
 def test_pack_refuses_more_logs_than_the_limit(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()

@@ -245,6 +245,10 @@ def iter_stored(
         if total is not None and total > limits.members:
             raise ArchiveError(path, too_many(f"its header counts {total:,} logs,",
                                                limits.members))
+        if total is None and restore and _count_logs(path, stored_max, limits.members) > limits.members:
+            # a header without the count (packed before it was written): the logs are counted
+            # first, so no log is restored, listed or audited from an archive over the limit
+            raise ArchiveError(path, too_many("it holds", limits.members), member=limits.members + 1)
         member, lines_seen, spent = 1, 0, 0
         while True:
             name: str | None = None
@@ -295,6 +299,22 @@ def iter_stored(
             yield name, lines, tail
             member += 1
             lines_seen += len(lines)
+
+
+def _count_logs(path: StrPath, stored_max: int, most: int) -> int:
+    """Return how many logs an archive holds, counting no further than `most` + 1, by the kind of
+    each blob alone (nothing restored). Where the stream cannot be followed, the count stops
+    there: the reading pass reports that damage where it is."""
+    n = 0
+    with open(path, "rb") as f:
+        frame = _open_frame(f, path)
+        try:
+            _read_header(frame)
+            while n <= most and _int.decode(_next_blob(frame, stored_max)[0]) == LOG:
+                n += 1
+        except (Damage, *_BAD_DATA):
+            pass
+    return n
 
 
 #: what a line held in memory costs beyond its bytes: a bytes object's header and a list slot
