@@ -13,6 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -193,3 +194,38 @@ def test_any_changed_byte_is_named_as_an_edit_and_excuses_what_follows(data: st.
     for p in rep.problems:
         if p.kind in ("illegal", "score") and p.seq >= rep.changed:
             assert "edit" in p.message, p
+
+
+#: a forged claim: points added to team 0 alone, team 1 alone, or both
+FORGERIES = {"team 0": (100, 0), "team 1": (0, 100), "both": (100, -40)}
+
+
+def _forged(claim: list[int], teams: tuple[int, int]) -> list[int]:
+    return [claim[0] + teams[0], claim[1] + teams[1]]
+
+
+def _words(teams: tuple[int, int]) -> str:
+    return ", ".join(f"team {t} {d:+d}" for t, d in enumerate(teams) if d)
+
+
+@pytest.mark.parametrize("who", sorted(FORGERIES))
+def test_a_forged_hand_claim_of_either_team_is_a_score_problem(who: str) -> None:
+    """Sealed anew, so only the recount shows it, whichever team's score was forged."""
+    teams = FORGERIES[who]
+    seq = _seq_of(CLEAN, "hand_ended")
+    claim = json.loads(CLEAN[seq])["scores"]
+    rep = audit_lines(_reseal(_edit(CLEAN, seq, "scores", _forged(claim, teams))), "x").report
+    assert not rep.ok and rep.first is not None and rep.first.kind == "score" and rep.first.seq == seq
+    assert rep.first.message.endswith(f"({_words(teams)})"), rep.first.message
+    assert rep.hands[0].claimed == _forged(claim, teams) and rep.hands[0].scores == claim
+
+
+@pytest.mark.parametrize("who", sorted(FORGERIES))
+def test_forged_game_totals_of_either_team_are_a_score_problem(who: str) -> None:
+    teams = FORGERIES[who]
+    seq = len(CLEAN) - 1
+    totals = json.loads(CLEAN[seq])["totals"]
+    rep = audit_lines(_reseal(_edit(CLEAN, seq, "totals", _forged(totals, teams))), "x").report
+    problems = [p for p in rep.problems if p.kind == "score"]
+    assert not rep.ok and [p.seq for p in problems] == [seq]
+    assert problems[0].message.startswith("game totals: claimed") and f"({_words(teams)})" in problems[0].message

@@ -96,6 +96,19 @@ def test_the_stored_verdict_is_the_audits(edits: list[str], cut_at: int) -> None
     assert games[0]["audit_problems"] == kinds
 
 
+@pytest.mark.parametrize("field", ["scores", "totals"])
+@pytest.mark.parametrize("teams", [(5, 0), (0, 5), (5, -5)], ids=["team 0", "team 1", "both"])
+def test_a_forged_claim_of_either_team_is_stored_as_failing(field: str, teams: tuple[int, int]) -> None:
+    """A hand's scores or the game's totals forged for team 0 alone, team 1 alone or both, sealed
+    anew: the stored verdict fails on the score, whatever team the forgery favours."""
+    objs = [json.loads(line) for line in CLEAN]
+    at = _seqs(CLEAN, "hand_ended")[0] if field == "scores" else len(objs) - 1
+    objs[at][field] = [objs[at][field][0] + teams[0], objs[at][field][1] + teams[1]]
+    chunk = check_chunk([("x.jsonl", RawLines("x.jsonl", _reseal(objs)))])
+    (game,) = chunk.tables["games"].to_pylist()
+    assert game["audit_ok"] is False and game["audit_problems"] == ["score"]
+
+
 @pytest.mark.slow
 def test_strict_rejects_what_fails_and_the_views_can_leave_it_out(tmp_path: Path) -> None:
     logs = tmp_path / "logs"

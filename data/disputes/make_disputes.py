@@ -244,6 +244,26 @@ def build(out_dir: Path) -> dict[str, Expected]:
     files["unfinished.jsonl"] = lines_of(match)[:h1]
     verdict("unfinished.jsonl", [("unfinished", h1 - 1)])
 
+    # shifted_scores: the same match again; the server wrote the first hand 60 points too low for
+    # team 1 alone and moved 30 points of the last hand from team 1 to team 0, and carried both
+    # lies into the final totals (and the winner, if they change it); re-sealed. With wrong_score
+    # (team 0 alone), the disputes hold a forged claim of either team and of both
+    match, _ = play_disputed("fechado", 2, 1)
+    ends = [i for i, e in enumerate(match) if isinstance(e, HandEnded)]
+    end = seq_of(match, "game_ended")
+    ge = match[end]
+    assert len(ends) >= 2 and isinstance(ge, GameEnded)
+    for i, (d0, d1) in ((ends[0], (0, -60)), (ends[-1], (30, -30))):
+        he = match[i]
+        assert isinstance(he, HandEnded)
+        match[i] = msgspec.structs.replace(he, scores=(he.scores[0] + d0, he.scores[1] + d1))
+    totals = (ge.totals[0] + 30, ge.totals[1] - 90)
+    winner = match_result(totals, after_deal.rules.target, team_of(after_deal.first_of_game), len(ends))
+    match[end] = msgspec.structs.replace(ge, totals=totals, winner=winner)
+    files["shifted_scores.jsonl"] = lines_of(match)
+    verdict("shifted_scores.jsonl", [("score", ends[0]), ("score", ends[-1]), ("score", end)]
+            + ([("score", end)] if winner != ge.winner else []))
+
     # illegal_close: the server let a player go out by melding the last cards without a clean
     # canasta; its own scores follow (closing bonus included); re-sealed
     events, forged = first_seed(lambda s: play_disputed("stbl", 2, 100 + s, close_without_clean))
