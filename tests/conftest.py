@@ -55,6 +55,20 @@ def random_game(variant: str = "stbl", n_players: int = 2, seed: int = 0, target
     return events
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--update-golden`: the one way to rewrite the golden files (digests, recounts, screens)
+    from today's outputs; review the diff before committing it. No environment variable does
+    it, so a variable left in a shell never turns a golden test into a comparison with itself."""
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite the golden files from today's outputs (review the diff)")
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    """Return whether this run rewrites the golden files (`--update-golden`)."""
+    return bool(request.config.getoption("--update-golden"))
+
+
 @pytest.fixture
 def game_factory():
     """Return `random_game`, for tests that need whole legal games."""

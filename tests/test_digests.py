@@ -1,7 +1,7 @@
 """Golden digests of today's outputs: what behaviour-preserving work (refactors, speed) must keep.
 
-Frozen in `tests/golden/digests.json` (regenerate with UPDATE_GOLDEN=1 only after a deliberate
-change of behaviour, and say why in the commit):
+Frozen in `tests/golden/digests.json` (regenerate with `pytest tests/test_digests.py -m ''
+--update-golden` only after a deliberate change of behaviour, and say why in the commit):
 - `audit`: the audit report (JSON, as `buraco audit --json` prints it) of every sample, legacy
   sample and disputed log;
 - `simulate`: the bytes of every log `simulate` writes for fixed seeds, on every preset with 2 and
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import sys
 from pathlib import Path
 
 import duckdb
@@ -97,37 +97,54 @@ def _index_digests(folder: Path, db: Path,
     return out
 
 
-def _check(section: str, got: dict[str, str]) -> None:
+def _check(section: str, got: dict[str, str], update: bool = False) -> None:
+    """Compare a section's digests with the golden ones (`update`: write them first)."""
     golden = json.loads(GOLDEN.read_text()) if GOLDEN.exists() else {}
-    if os.environ.get("UPDATE_GOLDEN"):
+    if update:
         golden[section] = got
         GOLDEN.write_text(json.dumps(golden, indent=1, sort_keys=True) + "\n")
-    assert section in golden, f"no golden digests for {section}; run with UPDATE_GOLDEN=1"
+    assert section in golden, f"no golden digests for {section}; run pytest with --update-golden"
     want = golden[section]
     changed = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
     assert not changed, f"{section}: outputs differ from the golden digests: {changed[:10]}"
 
 
-def test_audit_reports_are_unchanged() -> None:
-    _check("audit", _audit_digests())
+def test_audit_reports_are_unchanged(update_golden: bool) -> None:
+    _check("audit", _audit_digests(), update_golden)
 
 
 @pytest.mark.slow
-def test_simulated_logs_are_unchanged(simulated: Path) -> None:
-    _check("simulate", _simulate_digests(simulated))
+def test_simulated_logs_are_unchanged(simulated: Path, update_golden: bool) -> None:
+    _check("simulate", _simulate_digests(simulated), update_golden)
 
 
 @pytest.mark.parametrize("native", [False, True], ids=["lists", "native"])
 def test_index_tables_are_unchanged(simulated: Path, tmp_path: Path, native: bool,
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
+                                    monkeypatch: pytest.MonkeyPatch, update_golden: bool) -> None:
     # both ways of building the events rows (`ingest._NATIVE_ROWS`), whichever the build
     monkeypatch.setattr(ingest, "_NATIVE_ROWS", native)
-    _check("index", _index_digests(simulated, tmp_path / "d.duckdb"))
+    _check("index", _index_digests(simulated, tmp_path / "d.duckdb"), update_golden)
 
 
 def test_index_columns_from_before_rulings_keep_their_values(simulated: Path, tmp_path: Path) -> None:
-    # frozen once, never by UPDATE_GOLDEN: the `index` digests as they were before the branches
+    # frozen once, never by --update-golden: the `index` digests as they were before the branches
     # and rulings tables and the games.ruled_* columns existed
     golden = json.loads(GOLDEN.read_text())["index_before_rulings"]
     got = _index_digests(simulated, tmp_path / "d.duckdb", COLUMNS_BEFORE_RULINGS)
     assert got == golden
+
+
+def test_an_update_variable_left_in_the_shell_updates_nothing(monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path: Path) -> None:
+    """Only `--update-golden` rewrites a golden file: with UPDATE_GOLDEN (or any variable) set, a
+    changed output still fails and the golden file is left as it was."""
+    golden = tmp_path / "digests.json"
+    golden.write_text(json.dumps({"audit": {"a.jsonl": "0" * 64}}))
+    before = golden.read_bytes()
+    monkeypatch.setattr(sys.modules[__name__], "GOLDEN", golden)
+    monkeypatch.setenv("UPDATE_GOLDEN", "1")
+    with pytest.raises(AssertionError, match="outputs differ from the golden digests"):
+        _check("audit", {"a.jsonl": "1" * 64})
+    assert golden.read_bytes() == before
+    _check("audit", {"a.jsonl": "1" * 64}, update=True)  # the explicit way
+    assert json.loads(golden.read_text())["audit"] == {"a.jsonl": "1" * 64}

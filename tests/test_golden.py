@@ -3,7 +3,8 @@
 The samples were played by the engine, so each `hand_ended` claim in them is the engine's own
 score at the time. A change to legality or scoring shows up twice: the audit finds claims that
 no longer match the recount, and the per-hand recount differs from its golden file
-(regenerate it with UPDATE_GOLDEN=1 after a deliberate rules change, and review the diff).
+(regenerate it with `pytest tests/test_golden.py --update-golden` after a deliberate rules change,
+and review the diff).
 
 Two sets: `data/samples` (played by today's engine, golden `samples.json`) and
 `tests/golden/legacy` (the samples of the first release, whose `rules` objects predate the five
@@ -14,7 +15,6 @@ old logs keep their meaning).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -73,8 +73,8 @@ def _check_against_golden(path: Path, golden_path: Path, update: bool) -> None:
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
-def test_sample_audits_clean_and_matches_its_golden_recount(path: Path) -> None:
-    _check_against_golden(path, GOLDEN, bool(os.environ.get("UPDATE_GOLDEN")))
+def test_sample_audits_clean_and_matches_its_golden_recount(path: Path, update_golden: bool) -> None:
+    _check_against_golden(path, GOLDEN, update_golden)
 
 
 def test_legacy_logs_lack_the_new_parameters() -> None:

@@ -1,11 +1,10 @@
 """Render: golden text of fixed seeded games, colours by suit, hidden cards never printed.
 
-Regenerate the goldens with `UPDATE_GOLDEN=1 pytest tests/test_render.py` and review the diff.
+Regenerate the goldens with `pytest tests/test_render.py --update-golden` and review the diff.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -71,12 +70,12 @@ CASES = _cases()
 
 
 @pytest.mark.parametrize("name, text", CASES, ids=[c[0] for c in CASES])
-def test_golden_render(name, text):
+def test_golden_render(name, text, update_golden):
     path = GOLDEN / f"{name}.txt"
-    if os.environ.get("UPDATE_GOLDEN"):
+    if update_golden:
         GOLDEN.mkdir(exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"missing golden {path}; run with UPDATE_GOLDEN=1"
+    assert path.exists(), f"missing golden {path}; run pytest with --update-golden"
     assert text == path.read_text(encoding="utf-8")
 
 
