@@ -238,7 +238,13 @@ def test_open_pile_of_two_may_return() -> None:
     t.do("drew")
     t.do("discarded", card="QD")
     t.do("took_pile")
+    assert t.state.pile == [] and t.hand(0)["KC"] == 1 and t.hand(0)["QD"] == 1
+    assert t.state.single_taken is None  # two cards taken: no card is barred from going back
     t.do("discarded", card="QD")
+    # the returned card is the pile again, alone, on top; the hand keeps the other card taken
+    assert t.state.pile == ["QD"]
+    assert t.hand(0)["QD"] == 0 and t.hand(0)["KC"] == 1
+    assert (t.state.to_play, t.state.phase) == (1, "draw")
 
 
 # -- deads (RULES 4) -----------------------------------------------------------------------------

@@ -235,14 +235,24 @@ def assert_same_rows(events: list[Event]) -> None:
     assert _rows_or_error(rows.game_rows, events) == _rows_or_error(reference_rows.game_rows, events)
 
 
+#: the disputes whose stored file is damaged (the chain breaks): read up to the damage, where the
+#: reader stops; every other log reads whole
+DAMAGED = {"changed_card.jsonl": 80, "dropped_line.jsonl": 120}
+
+
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_rows_equal_the_reference_on_every_sample_log(path: Path) -> None:
     events = []
+    damaged = path.parent.name == "disputes" and path.name in DAMAGED
     try:
         for _, _, ev in read_log(path):
             events.append(ev)
     except LogError:
-        pass  # a damaged dispute: the events before the damage
+        if not damaged:
+            raise
+    else:
+        assert not damaged, f"{path.name} is damaged: its reading must stop at the damage"
+    assert len(events) == (DAMAGED[path.name] if damaged else len(path.read_bytes().splitlines()))
     assert_same_rows(events)
 
 
