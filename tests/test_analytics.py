@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from statistics import mean, median
 
 import duckdb
 import msgspec
@@ -26,13 +27,25 @@ from buraco_events.analytics.ingest import Rejected, check_chunk, index
 from buraco_events.analytics.rows import Columns
 from buraco_events.analytics.schema import TABLES
 from buraco_events.analytics.sqlviews import VIEWS
+from buraco_events.audit.report import audit_path
 from buraco_events.core.cards import ALL_CARDS
 from buraco_events.core.engine import play
 from buraco_events.core.state import GameState
 from buraco_events.log.archive import pack
 from buraco_events.log.sources import iter_logs, read_log
 from buraco_events.log.writer import write_log
-from buraco_events.model.events import Discarded, HandEnded, Note, seal_lines
+from buraco_events.model.events import (
+    Discarded,
+    Drew,
+    GameEnded,
+    GameStarted,
+    HandEnded,
+    HandStarted,
+    Note,
+    TookDead,
+    TookPile,
+    seal_lines,
+)
 from buraco_events.play.branch import make_branch
 from buraco_events.views.projections import meld_kind
 from cli.main import app
@@ -1114,3 +1127,92 @@ def test_the_stats_chart_draws_no_box_twice_and_compares_the_players(tmp_path: P
     png = tmp_path / "s.png"
     assert cli("stats", "--db", str(db), "--plot", str(png)).exit_code == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _quantile(values: list[float], q: float) -> float:
+    """Return the q-quantile of `values` by linear interpolation between the closest ranks."""
+    xs = sorted(values)
+    pos = q * (len(xs) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def _plain_stats(folder: Path) -> dict[str, list[dict]]:
+    """`penalty_rates`, `hand_lengths` and `score_quantiles` computed in plain Python from the
+    logs themselves: the events walked hand by hand (turns, events, who took which dead and how,
+    whether its taker played again) and the audit's score sheets for the penalties."""
+    team_hands: dict[str, list[dict]] = {}
+    lengths: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    game_totals: dict[str, list[int]] = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        events = [ev for _, _, ev in read_log(path)]
+        (audit,) = audit_path(path)
+        start = events[0]
+        assert isinstance(start, GameStarted) and audit.report.ok
+        variant = start.variant
+        hand = n_events = turns = 0
+        took: list[bool] = []
+        direct: list[bool] = []
+        unused: list[int | None] = []
+        for i, ev in enumerate(events):
+            if isinstance(ev, HandStarted):
+                n_events, turns, took, direct, unused = 0, 0, [False, False], [False, False], [None, None]
+            n_events += 1
+            if isinstance(ev, Drew | TookPile):
+                turns += 1
+                if unused[ev.player % 2] == ev.player:
+                    unused[ev.player % 2] = None  # the taker played again
+            elif isinstance(ev, TookDead):
+                team = ev.player % 2
+                took[team] = True
+                direct[team] = not isinstance(events[i - 1], Discarded)
+                unused[team] = None if direct[team] else ev.player
+            elif isinstance(ev, HandEnded):
+                lengths.setdefault((variant, ev.reason), []).append((turns, n_events))
+                for team, sheet in enumerate(audit.report.hands[hand].detail):
+                    team_hands.setdefault(variant, []).append({
+                        "no_dead": not took[team], "unused": unused[team] is not None,
+                        "direct": took[team] and direct[team], "dead_penalty": sheet.dead_penalty,
+                        "hand_penalty": sheet.hand_penalty, "total": sheet.total})
+                hand += 1
+            elif isinstance(ev, GameEnded):
+                game_totals.setdefault(variant, []).extend(ev.totals)
+    penalty = [{
+        "variant": v, "team_hands": len(ts),
+        "no_dead_rate": mean(t["no_dead"] for t in ts), "dead_unused_rate": mean(t["unused"] for t in ts),
+        "dead_direct_rate": mean(t["direct"] for t in ts),
+        "avg_dead_penalty": mean(t["dead_penalty"] for t in ts),
+        "avg_hand_penalty": mean(t["hand_penalty"] for t in ts),
+    } for v, ts in sorted(team_hands.items())]
+    hand_lengths = [{
+        "variant": v, "reason": r, "hands": len(xs),
+        "avg_turns": mean(t for t, _ in xs), "median_turns": median(t for t, _ in xs),
+        "max_turns": max(t for t, _ in xs), "avg_events": mean(e for _, e in xs),
+        "median_events": median(e for _, e in xs), "max_events": max(e for _, e in xs),
+    } for (v, r), xs in sorted(lengths.items())]
+    quantiles = []
+    for v in sorted(team_hands):
+        for measure, values in (("game_total", game_totals.get(v, [])),
+                                ("team_hand_total", [t["total"] for t in team_hands[v]])):
+            if values:
+                quantiles.append({
+                    "variant": v, "measure": measure, "n": len(values), "min": min(values),
+                    **{f"p{round(q * 100)}": _quantile(values, q) for q in (0.1, 0.25, 0.5, 0.75, 0.9)},
+                    "max": max(values), "avg": mean(values)})
+    return {"penalty_rates": penalty, "hand_lengths": hand_lengths, "score_quantiles": quantiles}
+
+
+def test_three_stats_equal_a_plain_recount_of_the_logs(logs: Path, indexed: Path) -> None:
+    """`penalty_rates`, `hand_lengths` and `score_quantiles` as `stats --json` gives them equal
+    the same numbers computed another way: plain Python over the logs, row by row."""
+    result = cli("stats", "--db", str(indexed), "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    want = _plain_stats(logs)
+    for view in ("penalty_rates", "hand_lengths", "score_quantiles"):
+        got = doc[view]
+        assert len(got) == len(want[view]) > 0, view
+        for row, expected in zip(got, want[view], strict=True):
+            assert set(row) == set(expected), (view, set(row) ^ set(expected))
+            assert row == {k: pytest.approx(v) if isinstance(v, float) else v for k, v in expected.items()}, view
