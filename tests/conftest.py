@@ -55,6 +55,31 @@ def random_game(variant: str = "stbl", n_players: int = 2, seed: int = 0, target
     return events
 
 
+#: the environment variable naming the optional stages whose tests must run (comma-separated
+#: markers: browser, spark, rl), as `.ci/run` sets it for each of those stages
+REQUIRE = "BURACO_REQUIRE"
+
+
+def required_stages() -> set[str]:
+    """Return the markers whose tests may not skip in this run (`BURACO_REQUIRE`)."""
+    return {m.strip() for m in os.environ.get(REQUIRE, "").split(",") if m.strip()}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """Under `BURACO_REQUIRE`, a test of a required stage that skips (no chromium, no Java, no
+    extra installed) fails instead, saying why it would have skipped: a stage passes only by
+    running its tests."""
+    outcome = yield
+    report = outcome.get_result()
+    needed = required_stages() & {m.name for m in item.iter_markers()}
+    if report.skipped and needed and not hasattr(report, "wasxfail"):
+        why = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = (f"{REQUIRE}={os.environ[REQUIRE]}: this {'/'.join(sorted(needed))} test may not"
+                           f" skip, and it would have: {why}")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     """`--update-golden`: the one way to rewrite the golden files (digests, recounts, screens)
     from today's outputs; review the diff before committing it. No environment variable does

@@ -7,6 +7,7 @@ checks); `make_game`/`game_lines` build synthetic logs for the log, archive and 
 
 from __future__ import annotations
 
+import importlib
 import random
 import re
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import random_game
+from conftest import random_game, required_stages
 
 from buraco_events.core.bots import run_game, table_bots
 from buraco_events.core.cards import make_deck, parse_cards, sort_key
@@ -255,3 +256,12 @@ def hide_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make matplotlib unimportable, as on an install without the `plot` extra."""
     for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.backends.backend_agg"):
         monkeypatch.setitem(sys.modules, name, None)
+
+
+def import_or_skip(module: str, stage: str) -> Any:
+    """Return `module` imported, or skip the test module without it, as `pytest.importorskip`
+    does; but when `stage` (browser, spark, rl) is required (`BURACO_REQUIRE`, set by `.ci/run`),
+    a missing module is an error: that stage passes only by running its tests."""
+    if stage in required_stages():
+        return importlib.import_module(module)
+    return pytest.importorskip(module)

@@ -15,11 +15,12 @@ import warnings
 from pathlib import Path
 
 import pytest
+from helpers import import_or_skip
 
 pytestmark = pytest.mark.rl
 
-np = pytest.importorskip("numpy")
-pytest.importorskip("pettingzoo")
+np = import_or_skip("numpy", "rl")
+import_or_skip("pettingzoo", "rl")
 
 from test_projections import shuffle_hidden  # noqa: E402
 
