@@ -3,7 +3,9 @@
 read) or 2 (not a log), one line on stderr when it fails, never a traceback or another exception,
 in bounded time. The same holds for a branch (any damage to it, or to its parent, audited with
 `--parent`) and for a rulings log (any bytes or damage, read by `read_rulings`, judged by
-`rulings_report`, shown by `audit` beside its game)."""
+`rulings_report`, shown by `audit` beside its game). `compare`, `rule` and `branch` answer any
+damage to a game, a branch or its parent (JSON nested past any stack included) the same way, and
+an edited line of a sealed game log or rulings log never counts."""
 
 from __future__ import annotations
 
@@ -17,11 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from buraco_events.audit.report import audit_path
 from buraco_events.audit.rulings import (
     RulingError,
     RulingRequest,
     append_ruling,
+    judge,
     new_ruling,
+    read_facts,
     read_rulings,
     rulings_path,
     rulings_report,
@@ -286,3 +291,170 @@ def test_any_branched_line_gets_a_documented_answer(
         code = _audit_answers([str(forged), "--parent", str(parent), *extra])
         if not rechain and forged.read_bytes() != branch.read_bytes():
             assert code == 1  # the chain breaks after the changed line
+
+
+# -- compare, rule and branch on damaged input ------------------------------------------------------
+
+HOWS = st.sampled_from(["flip", "cut", "double", "insert", "truncate", "move"])
+
+
+def _one_line_answer(args: list[str]) -> tuple[int, str]:
+    """Run any command; check it answers as documented (exit 0, or 1 or 2 with one line on
+    stderr, never a traceback, in bounded time); return its exit code and stdout."""
+    start = time.monotonic()
+    result = runner.invoke(app, args)
+    assert time.monotonic() - start < BOUND, args
+    assert result.exception is None or isinstance(result.exception, SystemExit), (args, repr(result.exception))
+    assert "Traceback" not in result.output, args
+    assert result.exit_code in (0, 1, 2), (args, result.exit_code)
+    if result.exit_code:
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), (args, result.stderr)
+    if "--json" in args and result.stdout:
+        json.loads(result.stdout)
+    return result.exit_code, result.stdout
+
+
+def _flipped_before_last_line(data: bytes, how: str, where: float) -> bool:
+    """Return whether a "flip" damage hit a byte before the last line's first byte (so a line
+    that a later line's prev links to changed: the chain shows it)."""
+    i = int(where * len(data))
+    return how == "flip" and i < data.rstrip(b"\n").rfind(b"\n")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(which=st.sampled_from(["branch", "parent"]), how=HOWS, where=st.floats(0, 1, exclude_max=True),
+       size=st.integers(1, 400), junk=st.binary(min_size=1, max_size=40), as_json=st.booleans())
+@pytest.mark.slow
+def test_compare_answers_any_damage_to_a_branch_or_its_parent_in_one_line(
+    tmp_path_factory, branched: tuple[Path, Path], which: str, how: str, where: float, size: int,
+    junk: bytes, as_json: bool,
+) -> None:
+    parent, branch = branched
+    source = branch if which == "branch" else parent
+    data = _mutate(source.read_bytes(), how, where, size, junk)
+    damaged = tmp_path_factory.mktemp("fuzz") / "damaged.jsonl"
+    damaged.write_bytes(data)
+    pair = [str(parent), str(damaged)] if which == "branch" else [str(damaged), str(branch)]
+    code, out = _one_line_answer(["compare", *pair, *(["--json"] if as_json else [])])
+    if _flipped_before_last_line(source.read_bytes(), how, where):
+        assert code == 1 and "plays exactly as the parent did" not in out  # the chain shows the edit
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(how=HOWS, where=st.floats(0, 1, exclude_max=True), size=st.integers(1, 400),
+       junk=st.binary(min_size=1, max_size=40), kind=st.sampled_from(["warning", "replay_from"]))
+@pytest.mark.slow
+def test_rule_answers_any_damage_to_a_game_or_a_branch_in_one_line(
+    tmp_path_factory, branched: tuple[Path, Path], how: str, where: float, size: int, junk: bytes,
+    kind: str,
+) -> None:
+    parent, branch = branched
+    folder = tmp_path_factory.mktemp("fuzz")
+    source = parent if kind == "warning" else branch
+    data = _mutate(source.read_bytes(), how, where, size, junk)
+    damaged = folder / "damaged.jsonl"
+    damaged.write_bytes(data)
+    game = damaged if kind == "warning" else folder / "game.jsonl"
+    if kind == "replay_from":
+        game.write_bytes(parent.read_bytes())
+    args = ["rule", str(game), "--kind", kind, "--by", "fuzz", "--reason", "x"]
+    code, _ = _one_line_answer(args + (["--branch", str(damaged)] if kind == "replay_from" else []))
+    if _flipped_before_last_line(source.read_bytes(), how, where):
+        assert code in (1, 2) and not rulings_path(game).exists()  # nothing binds a changed log
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(how=HOWS, where=st.floats(0, 1, exclude_max=True), size=st.integers(1, 400),
+       junk=st.binary(min_size=1, max_size=40), at=st.integers(0, 60))
+@pytest.mark.slow
+def test_branch_answers_any_damage_to_its_parent_in_one_line(
+    tmp_path_factory, how: str, where: float, size: int, junk: bytes, at: int,
+) -> None:
+    folder = tmp_path_factory.mktemp("fuzz")
+    data = _mutate(SAMPLES[0].read_bytes(), how, where, size, junk)
+    damaged = folder / "damaged.jsonl"
+    damaged.write_bytes(data)
+    out = folder / "b.jsonl"
+    code, _ = _one_line_answer(["branch", str(damaged), "--at", str(at), "-o", str(out), "--until", "moves"])
+    assert out.exists() is (code == 0)  # a refused branch leaves no file behind
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=200) | st.just(b'{"a":' * 2_000 + b"1" + b"}" * 2_000),
+       line=st.integers(0, 40))
+@pytest.mark.slow
+def test_compare_rule_and_branch_answer_any_line_in_one_line(
+    tmp_path_factory, branched: tuple[Path, Path], data: bytes, line: int,
+) -> None:
+    """Any bytes (JSON nested deeper than any decoder's stack among them) in place of a line of
+    the parent or the branch, after the fork or before it."""
+    parent, branch = branched
+    folder = tmp_path_factory.mktemp("fuzz")
+    for source, name in ((parent, "p.jsonl"), (branch, "b.jsonl")):
+        lines = source.read_bytes().split(b"\n")
+        place = 30 + line if name == "b.jsonl" else line
+        lines[place] = data.replace(b"\n", b" ")
+        (folder / name).write_bytes(b"\n".join(lines))
+    _one_line_answer(["compare", str(folder / "p.jsonl"), str(branch)])
+    _one_line_answer(["compare", str(parent), str(folder / "b.jsonl"), "--json"])
+    _one_line_answer(["rule", str(folder / "p.jsonl"), "--kind", "warning", "--by", "f", "--reason", "x"])
+    _one_line_answer(["rule", str(folder / "g.jsonl"), "--kind", "replay_from", "--branch", str(folder / "b.jsonl"),
+                      "--by", "f", "--reason", "x"])
+    _one_line_answer(["branch", str(folder / "p.jsonl"), "--at", "20", "-o", str(folder / "o.jsonl"),
+                      "--until", "moves"])
+
+
+# -- an edited line of a sealed log never counts ----------------------------------------------------
+
+
+def _edit_byte(line: bytes, at: float, byte: int) -> bytes:
+    """Return `line` with one byte replaced by another (never a newline), so it differs."""
+    i = int(at * len(line))
+    new = byte if byte != line[i] else (byte + 1) % 256
+    new = new if new != 10 else 11
+    return line[:i] + bytes([new]) + line[i + 1:]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(which=st.sampled_from(["game", "rulings"]), line=st.floats(0, 1, exclude_max=True),
+       at=st.floats(0, 1, exclude_max=True), byte=st.integers(0, 255))
+@pytest.mark.slow
+def test_an_edited_line_of_a_sealed_log_never_counts(
+    tmp_path_factory, ruled: tuple[Path, bytes], which: str, line: float, at: float, byte: int,
+) -> None:
+    """Any one byte changed in a line of a sealed game log or rulings log that a later line links
+    to: the game fails its audit and no ruling binds it any more; in a rulings log, neither the
+    edited ruling nor any after it applies, and the standings are those of the rulings before it."""
+    game, rulings = ruled
+    log = tmp_path_factory.mktemp("fuzz") / "game.jsonl"
+    log.write_bytes(game.read_bytes())
+    rpath = rulings_path(log)
+    rpath.write_bytes(rulings)
+    whole = rulings_report(log)
+    assert whole is not None and whole.problem is None
+    target = log if which == "game" else rpath
+    lines = target.read_bytes().split(b"\n")[:-1]
+    k = int(line * (len(lines) - 1))  # never the last line: the chain proves a line by the next
+    lines[k] = _edit_byte(lines[k], at, byte)
+    target.write_bytes(b"".join(x + b"\n" for x in lines))
+    if which == "game":
+        (result,) = audit_path(log)
+        assert not result.report.ok
+        try:
+            report = rulings_report(log)
+        except RulingError:  # the game log no longer reads as a log at all
+            return
+        assert report is not None and not any(r.applies for r in report.rulings)
+        assert report.after.totals == report.recount.totals
+        return
+    report = rulings_report(log)
+    read = read_rulings(rpath)
+    assert report is not None and report.problem is not None
+    # the reading stops at the edited line or the next one: the line before a line that does not
+    # read is not proved either, so at most the rulings before the edited one count
+    assert k - 1 <= read.counted <= k
+    assert not any(r.applies for r in report.rulings[read.counted:])
+    before = judge(read.rulings[:read.counted], read_facts(log))
+    assert report.after == before.after
+    assert [r.applies for r in report.rulings[:read.counted]] == [r.applies for r in before.rulings]
