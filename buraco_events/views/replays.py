@@ -29,7 +29,7 @@ from buraco_events.audit.rulings import (
     rulings_report,
 )
 from buraco_events.audit.verdicts import FAILING
-from buraco_events.log.lines import LogError, NotALogError
+from buraco_events.log.lines import LogError, NotALogError, raw_lines
 from buraco_events.log.reader import EventReader
 from buraco_events.log.sources import open_source
 from buraco_events.model.events import Event, line_hash
@@ -117,13 +117,15 @@ def load_rulings(log: Path, rulings_file: Path | None = None) -> RulingsReport |
 
 
 def rulings_head(report: RulingsReport) -> str | None:
-    """Return the head of a report's rulings log (the SHA-256 of its last line), None if empty."""
+    """Return the head of a report's rulings log (the SHA-256 of its last line), None if empty.
+    Read as every log is (`raw_lines`: bounded lines, streamed), the torn tail left out."""
+    last = None
     try:
-        lines = Path(report.path).read_bytes().split(b"\n")
+        for line in raw_lines(report.path):
+            last = line or last  # the lines ended by a newline, blank ones skipped
     except OSError:
         return None
-    whole = [line for line in lines[:-1] if line]  # the lines ended by a newline
-    return line_hash(whole[-1]) if whole else None
+    return line_hash(last) if last else None
 
 
 def rulings_object(report: RulingsReport | None, name_only: bool = False) -> dict[str, object] | None:
