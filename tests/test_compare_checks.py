@@ -134,3 +134,15 @@ def test_rule_reads_json_nested_past_any_stack_in_one_line(pair: tuple[Path, Pat
     error = _one_line(runner.invoke(app, ["rule", str(sound), "--kind", "replay_from", "--branch", str(bad),
                                           "--by", "r", "--reason", "x"]))
     assert f"line {AFTER + 1}" in error
+
+
+def test_a_disputed_parent_with_an_illegal_event_is_still_compared(tmp_path: Path) -> None:
+    """A parent sealed as played, whose illegal event comes after the fork, is why a what-if is
+    made: it reads whole, so compare sets the branch beside it (its recount stops at that event)."""
+    parent = Path(__file__).resolve().parent.parent / "data" / "disputes" / "illegal_close.jsonl"
+    branch = tmp_path / "b.jsonl"
+    make_branch(parent, 10, branch, by="t", reason="r", bots=["greedy"], until="hand")
+    result = runner.invoke(app, ["compare", str(parent), str(branch), "--json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["fork_seq"] == 10 and doc["differing_events"] > 0
