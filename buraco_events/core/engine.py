@@ -324,7 +324,7 @@ def pile_allows(state: GameState, ev: TookPile) -> bool:
     ctx = rules_context(state)
     if ctx.pile_open:
         if len(state.pile) == 1 and ctx.no_single_card_return:
-            trial = _trial_take(state, ev)
+            trial = trial_take(state, ev)
             return any_discard(trial) or any_play(trial)
         return True
     return _closed_take_usable(state, ev)
@@ -334,49 +334,36 @@ def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
     """Return whether some play holding the closed pile's top is legal right after the take.
 
     `any_play` over the state as taken decides it too; for a natural top the look-ahead builds
-    only the plays that hold it, and sets the state as taken only once there is one to check.
+    only the plays that hold it, and the trial is made only once there is one to check.
     """
     top = state.pile[-1]
     if not is_natural_top(top):
-        return _as_taken(state, ev, lambda: any_play(state))
+        return any_play(trial_take(state, ev))
     candidates = top_play_candidates(state, ev.player, top, 1)
     if not candidates:
         return False
-    return _as_taken(state, ev, lambda: any_passes(state, ev.player, candidates))
+    return any_passes(trial_take(state, ev), ev.player, candidates)
 
 
-def _as_taken(state: GameState, ev: TookPile, decide: Callable[[], bool]) -> bool:
-    """Return `decide()` asked of the state as a closed take leaves it, then left as it was.
+def trial_take(state: GameState, ev: TookPile) -> GameState:
+    """Return a trial of the take `ev`: a new state as the take leaves it for the check of the
+    next play, `state` itself never written (the one way a check tries a move).
 
-    Rather than a trial copy (a copy of every field), the few fields a closed take
-    changes that a play's check reads are set on the state itself and put back whatever happens,
-    so the state is the same afterwards. (The take also clears the taker's `unused_seat`, which
-    no check reads.)
-    """
-    pile = state.pile
-    saved = state.phase, state.pending_top, state.pending_rest, state.next_seq
-    state.phase, state.pile, state.pending_top = "play", [], pile[-1]
-    state.pending_rest, state.next_seq = pile[:-1], ev.seq + 1
-    try:
-        return decide()
-    finally:
-        state.phase, state.pending_top, state.pending_rest, state.next_seq = saved
-        state.pile = pile
-
-
-
-def _trial_take(state: GameState, ev: TookPile) -> GameState:
-    """Return the state after taking an open pile, for a look-ahead that only checks.
-
-    A cheaper `apply(state.copy(), ev)`: the take writes only `unused_seat` and the taker's hand
-    in place (it rebinds the other zones it changes), so the trial shares every other list. (A
-    closed pile's look-ahead sets the state as taken instead: `_as_taken`.)
+    The trial shares every list the take leaves alone and owns those it writes in place (the
+    taken seat's hand, `unused_seat`). An open pile is taken as `apply` takes it. A closed pile
+    is tried with its top waiting for the next play, whatever `pile_top_use` says: the take
+    needs a play holding the top at once (RULES 2).
     """
     trial = shallow_copy(state)
     trial.unused_seat = list(state.unused_seat)
     trial.hands = list(state.hands)
     trial.hands[ev.player] = state.hands[ev.player].copy()
-    return apply(trial, ev)
+    if rules_context(state).pile_open:
+        return apply(trial, ev)
+    pile = state.pile
+    trial.phase, trial.pile, trial.pending_top = "play", [], pile[-1]
+    trial.pending_rest, trial.next_seq = pile[:-1], ev.seq + 1
+    return trial
 
 
 def _apply_took_pile(state: GameState, ev: TookPile) -> None:
