@@ -3,13 +3,21 @@
 `check(state, event)` raises `IllegalMove` naming the seq, the player, the phase and the rule
 broken; `apply(state, event)` trusts its input and mutates the state in place; `play = check +
 apply`; `next_state` is the pure form that returns a new state. A rejected event leaves the state
-unchanged, because `check` never writes. This module dispatches every event and holds the checks
-and applies of the turn's events (draw, take, discard, dead, refill, ends); the others live
-beside it and it calls them directly: the phase gate and the error (`gate`), a meld's and a
-lay-off's check (`playcheck`), the discard rule (`discard`), the deal (`deal`: chance's event,
-built from the rng it is given; the engine draws no random numbers) and the score sheets
-(`sheets`). What a seat may do next is `moves`, which imports this module. Who plays and the
-players' `Action`s live in the driver, `table.py`.
+unchanged, because `check` never writes.
+
+The phase machine owns the flow: `FLOW` maps each (phase, event class) to the event's check, its
+apply and the resolver of the next phase (`after_discard`, `after_play`, `after_dead`,
+`after_hand_end` for the exits that branch), and `check`, `apply` and `play` all go through it
+(`_step`, whose fast path for the turn's common events a test holds equal to the table). Only the
+machine writes `GameState.phase`; an apply records what happened (a hand emptied, a turn ended)
+and the resolver reads it.
+
+This module holds the checks and applies of the turn's events (draw, take, discard, dead, refill,
+ends); the others live beside it: the phase gate and the error (`gate`), a meld's and a lay-off's
+check (`playcheck`), the discard rule (`discard`), the deal (`deal`: chance's event, built from
+the rng it is given; the engine draws no random numbers) and the score sheets (`sheets`). What a
+seat may do next is `moves`, which imports this module. Who plays and the players' `Action`s live
+in the driver, `table.py`.
 
 Phases: start -> deal -> (draw -> play -> [dead] -> ...)* -> hand_end -> deal ... -> game_end -> over.
 `dead` waits for the `took_dead` of a player whose hand just emptied (RULES 4).
@@ -18,7 +26,7 @@ Phases: start -> deal -> (draw -> play -> [dead] -> ...)* -> hand_end -> deal ..
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final, cast
+from typing import Any, Final, cast, get_args
 
 import msgspec
 
@@ -57,6 +65,7 @@ from .gate import (
     expect_phase,
     expect_turn,
     illegal_move,
+    phase_reason,
     rules_context,
 )
 from .lookahead import is_natural_top
@@ -74,13 +83,14 @@ from .sheets import hand_scores
 from .state import (
     PLAYING_PHASES,
     GameState,
+    Phase,
     add_cards,
     counted,
     elements,
     shallow_copy,
 )
 
-# -- the steps: check, apply and play --------------------------------------------------------------
+# -- the steps: check, apply and play, all through the phase machine -------------------------------
 
 
 def check(state: GameState, ev: Event) -> MeldShape | None:
@@ -92,30 +102,7 @@ def check(state: GameState, ev: Event) -> MeldShape | None:
     """
     if ev.seq != state.next_seq:
         raise illegal_move(state, ev, f"seq should be {state.next_seq}, got {ev.seq}")
-    # the common events by direct calls (compiled: no call through the function objects'
-    # Python entry points), the rest through the table
-    kind = type(ev)
-    if kind is _DISCARDED:
-        _check_discarded(state, cast(Discarded, ev))
-    elif kind is _DREW:
-        _check_drew(state, cast(Drew, ev))
-    elif kind is _LAIDOFF:
-        return check_laid_off(state, cast(LaidOff, ev))
-    elif kind is _MELDED:
-        return check_melded(state, cast(Melded, ev))
-    elif kind is _TOOKPILE:
-        _check_took_pile(state, cast(TookPile, ev))
-    else:
-        _check_other(state, ev)
-    return None
-
-
-def _check_other(state: GameState, ev: Event) -> None:
-    """Check an event of a class `check` and `play` do not dispatch directly (`_CHECKS`)."""
-    checker = _CHECKS.get(type(ev))
-    if checker is None:
-        raise illegal_move(state, ev, f"unknown event type {event_type(ev)!r}")
-    checker(state, ev)
+    return _step(state, ev, _CHECK, None)
 
 
 def apply(state: GameState, ev: Event, shape: MeldShape | None = None) -> GameState:
@@ -124,32 +111,11 @@ def apply(state: GameState, ev: Event, shape: MeldShape | None = None) -> GameSt
     `shape` is what `check` returned for a meld or a lay-off (the meld it makes); without it the
     cards are classified again.
     """
-    kind = type(ev)  # the common events by direct calls, as in `play`
-    if kind is _DISCARDED:
-        _apply_discarded(state, cast(Discarded, ev))
-    elif kind is _DREW:
-        _apply_drew(state, cast(Drew, ev))
-    elif kind is _LAIDOFF:
-        apply_laid_off(state, cast(LaidOff, ev), shape)
-    elif kind is _MELDED:
-        apply_melded(state, cast(Melded, ev), shape)
-    elif kind is _TOOKPILE:
-        _apply_took_pile(state, cast(TookPile, ev))
-    else:
-        _APPLY[kind](state, ev)
+    _step(state, ev, _APPLY, shape)
     state.next_seq = ev.seq + 1
     return state
 
 
-#: the common events' classes as compiled constants (a name imported from the uncompiled `events`
-#: is looked up in the module's dict at each use)
-_DISCARDED: Final = Discarded
-
-
-_DREW: Final = Drew
-_LAIDOFF: Final = LaidOff
-_MELDED: Final = Melded
-_TOOKPILE: Final = TookPile
 def play(state: GameState, ev: Event) -> GameState:
     """Check an event, then apply it in place; raises `IllegalMove` and leaves state unchanged.
 
@@ -160,27 +126,92 @@ def play(state: GameState, ev: Event) -> GameState:
     seq = ev.seq
     if seq != state.next_seq:
         raise illegal_move(state, ev, f"seq should be {state.next_seq}, got {seq}")
-    # the common events by direct calls (compiled: no call through the function objects'
-    # Python entry points), the rest through the tables
-    kind = type(ev)
-    if kind is _DISCARDED:
-        _check_discarded(state, cast(Discarded, ev))
-        _apply_discarded(state, cast(Discarded, ev))
-    elif kind is _DREW:
-        _check_drew(state, cast(Drew, ev))
-        _apply_drew(state, cast(Drew, ev))
-    elif kind is _LAIDOFF:
-        apply_laid_off(state, cast(LaidOff, ev), check_laid_off(state, cast(LaidOff, ev)))
-    elif kind is _MELDED:
-        apply_melded(state, cast(Melded, ev), check_melded(state, cast(Melded, ev)))
-    elif kind is _TOOKPILE:
-        _check_took_pile(state, cast(TookPile, ev))
-        _apply_took_pile(state, cast(TookPile, ev))
-    else:
-        _check_other(state, ev)
-        _APPLY[kind](state, ev)
+    _step(state, ev, _CHECK | _APPLY, None)
     state.next_seq = seq + 1
     return state
+
+
+#: what `_step` does: the row's check, its apply and next phase, or both
+_CHECK: Final = 1
+_APPLY: Final = 2
+#: the common events' classes as compiled constants (a name imported from the uncompiled `events`
+#: is looked up in the module's dict at each use)
+_DISCARDED: Final = Discarded
+_DREW: Final = Drew
+_LAIDOFF: Final = LaidOff
+_MELDED: Final = Melded
+_TOOKPILE: Final = TookPile
+
+
+def _step(state: GameState, ev: Event, todo: int, found: MeldShape | None) -> MeldShape | None:
+    """Run the row of `FLOW` for the state's phase and `ev`'s class: its check (`_CHECK`), then
+    its apply and the phase its resolver names (`_APPLY`); return what the check found.
+
+    The fast path: the five rows of the turn's common events (a draw, a take, a meld, a lay-off,
+    a discard: nearly every event of a log) are called here directly, so that the compiled build
+    calls them without going through function objects; `tests/test_flow.py` holds them equal to
+    their rows. Every other event goes through the table (`step_by_table`).
+    """
+    kind = type(ev)
+    phase = state.phase
+    if phase == "play":
+        if kind is _DISCARDED:
+            if todo & _CHECK:
+                _check_discarded(state, cast(Discarded, ev))
+            if todo & _APPLY:
+                _apply_discarded(state, cast(Discarded, ev))
+                state.phase = after_discard(state, ev)
+            return None
+        if kind is _LAIDOFF:
+            if todo & _CHECK:
+                found = check_laid_off(state, cast(LaidOff, ev))
+            if todo & _APPLY:
+                apply_laid_off(state, cast(LaidOff, ev), found)
+                state.phase = after_play(state, ev)
+            return found
+        if kind is _MELDED:
+            if todo & _CHECK:
+                found = check_melded(state, cast(Melded, ev))
+            if todo & _APPLY:
+                apply_melded(state, cast(Melded, ev), found)
+                state.phase = after_play(state, ev)
+            return found
+    elif phase == "draw":
+        if kind is _DREW:
+            if todo & _CHECK:
+                _check_drew(state, cast(Drew, ev))
+            if todo & _APPLY:
+                _apply_drew(state, cast(Drew, ev))
+                state.phase = _to_play(state, ev)
+            return None
+        if kind is _TOOKPILE:
+            if todo & _CHECK:
+                _check_took_pile(state, cast(TookPile, ev))
+            if todo & _APPLY:
+                _apply_took_pile(state, cast(TookPile, ev))
+                state.phase = _to_play(state, ev)
+            return None
+    return step_by_table(state, ev, todo, found)
+
+
+def step_by_table(state: GameState, ev: Event, todo: int = _CHECK | _APPLY,
+                  found: MeldShape | None = None) -> MeldShape | None:
+    """Run the row of `FLOW` for the state's phase and `ev`'s class as `_step` does, every row
+    through the table (the fast path aside); an event no row takes is refused in the phase's
+    words (`gate.phase_reason`)."""
+    row = FLOW.get((state.phase, type(ev)))
+    if row is None:
+        if type(ev) not in EVENT_CLASSES:
+            raise illegal_move(state, ev, f"unknown event type {event_type(ev)!r}")
+        raise illegal_move(state, ev, phase_reason(state, ev))
+    if todo & _CHECK or row.apply is None:
+        found = row.check(state, ev)
+    if row.apply is None:  # a refusal in the event's own words: its check raises
+        raise illegal_move(state, ev, phase_reason(state, ev))
+    if todo & _APPLY:
+        row.apply(state, ev, found)
+        state.phase = row.resolve(state, ev)
+    return found
 
 
 def next_state(state: GameState, ev: Event) -> GameState:
@@ -233,7 +264,6 @@ def _apply_game_started(state: GameState, ev: GameStarted) -> None:
     state.game_id = ev.game_id
     state.players = tuple(ev.players)
     state.totals = [0, 0]
-    state.phase = "deal"
 
 
 # -- drew ------------------------------------------------------------------------------------------
@@ -270,7 +300,6 @@ def _apply_drew(state: GameState, ev: Drew) -> None:
     card = ev.card
     hand[card] = hand.get(card, 0) + 1
     state.turn_progress = True  # RULES 5: a stock draw is progress
-    state.phase = "play"
     if len(stock) == 2 and rules_context(state).stock_two_left:
         state.last_turn = True  # RULES 5: this turn is the hand's last
 
@@ -381,7 +410,6 @@ def _apply_took_pile(state: GameState, ev: TookPile) -> None:
         add_cards(state.hands[ev.player], pile)
         if len(pile) == 1 and ctx.no_single_card_return:
             state.single_taken = pile[0]
-    state.phase = "play"
 
 
 # -- discarded -------------------------------------------------------------------------------------
@@ -397,20 +425,20 @@ def _check_discarded(state: GameState, ev: Discarded) -> None:
 
 
 def _end_turn(state: GameState) -> None:
+    """End the turn: the hand ends (`end_reason` set) or the next seat is to draw."""
     if state.last_turn:
-        state.end_reason, state.phase = "stock_exhausted", "hand_end"
+        state.end_reason = "stock_exhausted"
         return
     state.quiet_turns = 0 if state.turn_progress else state.quiet_turns + 1
     state.turn_progress = False
     n = len(state.players)
     rounds = rules_context(state).stalemate_rounds
     if rounds and state.quiet_turns >= rounds * n:
-        state.end_reason, state.phase = "stalemate", "hand_end"  # RULES 5: no progress
+        state.end_reason = "stalemate"  # RULES 5: no progress
         return
     state.to_play = (state.to_play + 1) % n
     state.turn += 1
     state.single_taken = None
-    state.phase = "draw"
 
 
 def _apply_discarded(state: GameState, ev: Discarded) -> None:
@@ -426,9 +454,9 @@ def _apply_discarded(state: GameState, ev: Discarded) -> None:
     if hand:
         _end_turn(state)
     elif state.can_take_dead(team_of(player)):
-        state.phase, state.dead_mode = "dead", "indirect"
+        state.dead_mode = "indirect"
     else:
-        state.closed_by, state.end_reason, state.phase = player, "closed", "hand_end"
+        state.closed_by, state.end_reason = player, "closed"
 
 
 # -- took_dead -------------------------------------------------------------------------------------
@@ -455,9 +483,7 @@ def _apply_took_dead(state: GameState, ev: TookDead) -> None:
     state.dead_taker[ev.dead] = ev.player
     state.team_dead[team] = ev.dead
     state.team_dead_direct[team] = state.dead_mode == "direct"
-    if state.dead_mode == "direct":
-        state.phase = "play"  # RULES 4: goes on playing the same turn
-    else:
+    if state.dead_mode != "direct":  # direct: goes on playing the same turn (RULES 4)
         state.unused_seat[team] = ev.player
         _end_turn(state)
     state.dead_mode = None
@@ -541,7 +567,6 @@ def _apply_hand_ended(state: GameState, ev: HandEnded) -> None:
         state.totals, state.rules.target, team_of(state.first_of_game), len(state.hand_results)
     )
     state.winner = winner
-    state.phase = "game_end" if winner is not None else "deal"
 
 
 def _check_game_ended(state: GameState, ev: GameEnded) -> None:
@@ -551,7 +576,7 @@ def _check_game_ended(state: GameState, ev: GameEnded) -> None:
 
 
 def _apply_game_ended(state: GameState, ev: GameEnded) -> None:
-    state.phase = "over"
+    pass
 
 
 def _check_note(state: GameState, ev: Note) -> None:
@@ -632,33 +657,125 @@ def _check_ruling(state: GameState, ev: Ruling) -> None:
     raise illegal_move(state, ev, "a ruling goes in the game's rulings log, never in the game log")
 
 
-# -- the other events' checks and applies, by class ------------------------------------------------
+# -- the phase machine: what comes next after each event ----------------------------------------
 
 
-#: the checker of each event class but the five common ones (`check` and `play` call those directly)
-_CHECKS: Final[dict[type, Callable[[GameState, Any], None]]] = {
-    GameStarted: _check_game_started,
-    HandStarted: check_hand_started,
-    TookDead: _check_took_dead,
-    StockRefilled: _check_stock_refilled,
-    HandEnded: _check_hand_ended,
-    GameEnded: _check_game_ended,
-    Note: _check_note,
-    Branched: _check_branched,
-    Ruling: _check_ruling,
-}
+def _to_deal(state: GameState, ev: Event) -> Phase:
+    return "deal"
 
 
-#: the applier of each event class but the five common ones (`apply` and `play` call those directly)
-_APPLY: Final[dict[type, Callable[[GameState, Any], None]]] = {
-    GameStarted: _apply_game_started,
-    HandStarted: apply_hand_started,
-    TookDead: _apply_took_dead,
-    StockRefilled: _apply_stock_refilled,
-    HandEnded: _apply_hand_ended,
-    GameEnded: _apply_game_ended,
-    Note: _apply_note,
-    Branched: _apply_branched,
-}
+def _to_draw(state: GameState, ev: Event) -> Phase:
+    return "draw"
 
 
+def _to_play(state: GameState, ev: Event) -> Phase:
+    return "play"
+
+
+def _to_over(state: GameState, ev: Event) -> Phase:
+    return "over"
+
+
+def _stay(state: GameState, ev: Event) -> Phase:
+    """The phase an event outside the turn leaves as it was (a note, a branch, a refill)."""
+    return state.phase
+
+
+def after_play(state: GameState, ev: Event) -> Phase:
+    """The phase after a meld or a lay-off: play on, or, the hand emptied, the team's dead
+    (direct, RULES 4) or the hand's end (closed, RULES 6)."""
+    if state.dead_mode is not None:
+        return "dead"
+    if state.end_reason is not None:
+        return "hand_end"
+    return "play"
+
+
+def after_discard(state: GameState, ev: Event) -> Phase:
+    """The phase after a discard: the next seat draws, or the hand ends (closed, stock exhausted,
+    stalemate: RULES 5 and 6), or, the hand emptied, the team's dead waits (indirect, RULES 4)."""
+    if state.dead_mode is not None:
+        return "dead"
+    if state.end_reason is not None:
+        return "hand_end"
+    return "draw"
+
+
+def after_dead(state: GameState, ev: Event) -> Phase:
+    """The phase after a dead is taken: a direct dead plays on in the same turn (RULES 4), an
+    indirect one ends the turn as a discard does."""
+    if state.team_dead_direct[team_of(cast(TookDead, ev).player)]:
+        return "play"
+    if state.end_reason is not None:
+        return "hand_end"
+    return "draw"
+
+
+def after_hand_end(state: GameState, ev: Event) -> Phase:
+    """The phase after a hand's scores: the next deal, or the game's end once a team won."""
+    return "game_end" if state.winner is not None else "deal"
+
+
+class Row:
+    """One row of the phase machine: the check of an event in a phase, its apply, and the
+    resolver of the phase that follows; a row without apply is a refusal in the event's own
+    words (its check always raises there)."""
+
+    __slots__ = ("check", "apply", "resolve")
+
+    def __init__(
+        self,
+        check: Callable[[GameState, Any], MeldShape | None],
+        apply: Callable[[GameState, Any, MeldShape | None], None] | None = None,
+        resolve: Callable[[GameState, Event], Phase] = _stay,
+    ) -> None:
+        self.check = check
+        self.apply = apply
+        self.resolve = resolve
+
+
+def _plain(apply: Callable[[GameState, Any], None]) -> Callable[[GameState, Any, MeldShape | None], None]:
+    """Return an event's apply taking the check's finding, which it does not need."""
+
+    def run(state: GameState, ev: Any, found: MeldShape | None) -> None:
+        apply(state, ev)
+
+    return run
+
+
+def _rows() -> dict[tuple[Phase, type], Row]:
+    """Return the phase machine (`FLOW`)."""
+    flow: dict[tuple[Phase, type], Row] = {
+        ("start", GameStarted): Row(_check_game_started, _plain(_apply_game_started), _to_deal),
+        ("deal", HandStarted): Row(check_hand_started, _plain(apply_hand_started), _to_draw),
+        ("draw", Drew): Row(_check_drew, _plain(_apply_drew), _to_play),
+        ("draw", TookPile): Row(_check_took_pile, _plain(_apply_took_pile), _to_play),
+        ("draw", StockRefilled): Row(_check_stock_refilled, _plain(_apply_stock_refilled), _stay),
+        # the stock exhausted, no dead left to refill it: the hand ends before anyone draws
+        ("draw", HandEnded): Row(_check_hand_ended, _plain(_apply_hand_ended), after_hand_end),
+        ("play", Melded): Row(check_melded, apply_melded, after_play),
+        ("play", LaidOff): Row(check_laid_off, apply_laid_off, after_play),
+        ("play", Discarded): Row(_check_discarded, _plain(_apply_discarded), after_discard),
+        # a stalemate claimed too early is refused in its own words
+        ("play", HandEnded): Row(_check_hand_ended),
+        ("dead", HandEnded): Row(_check_hand_ended),
+        ("dead", TookDead): Row(_check_took_dead, _plain(_apply_took_dead), after_dead),
+        ("hand_end", HandEnded): Row(_check_hand_ended, _plain(_apply_hand_ended), after_hand_end),
+        ("game_end", GameEnded): Row(_check_game_ended, _plain(_apply_game_ended), _to_over),
+    }
+    # outside the turn: a note and a branch in any phase, each refused in its own words where
+    # it may not come; a ruling never (it belongs to the rulings log)
+    for phase in get_args(Phase):
+        flow[(phase, Note)] = Row(_check_note) if phase == "start" else Row(_check_note, _plain(_apply_note))
+        flow[(phase, Branched)] = (
+            Row(_check_branched) if phase in ("start", "over") else Row(_check_branched, _plain(_apply_branched)))
+        flow[(phase, Ruling)] = Row(_check_ruling)
+    return flow
+
+
+#: the phase machine: for each phase and event class, the event's check, its apply and the
+#: resolver of the next phase (the only writer of `GameState.phase`); a pair not listed is
+#: refused in the phase's words
+FLOW: Final[dict[tuple[Phase, type], Row]] = _rows()
+#: every class of the log's events (any other class is an unknown event type)
+EVENT_CLASSES: Final = frozenset(cls for _, cls in FLOW)

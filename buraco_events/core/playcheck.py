@@ -301,9 +301,9 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
     if not hand:
         team = team_of(player)
         if state.can_take_dead(team):
-            state.phase, state.dead_mode = "dead", "direct"
+            state.dead_mode = "direct"  # the machine's next phase: the team's dead (RULES 4)
         else:
-            state.closed_by, state.end_reason, state.phase = player, "closed", "hand_end"
+            state.closed_by, state.end_reason = player, "closed"
 
 
 
