@@ -25,7 +25,7 @@ from buraco_events.core.cards import parse_cards
 from buraco_events.core.engine import check, play
 from buraco_events.core.gate import TRANSITIONS, IllegalMove
 from buraco_events.core.moves import legal_events
-from buraco_events.core.sheets import hand_scores
+from buraco_events.core.sheets import hand_scores, score_team
 from buraco_events.core.state import COPIED_LISTS, GameState, shallow_copy
 from buraco_events.model.events import (
     Discarded,
@@ -37,7 +37,6 @@ from buraco_events.model.events import (
     TookPile,
 )
 from buraco_events.model.rules import find_rules
-from buraco_events.model.scoring import score_team
 
 # -- turn order and phases (RULES 2) -------------------------------------------------------------
 

@@ -55,7 +55,6 @@ from buraco_events.model.rules import (
     check_players,
     find_rules,
 )
-from buraco_events.model.scoring import match_result
 
 from .cards import Card, team_of
 from .deal import apply_hand_started, check_hand_started
@@ -79,7 +78,7 @@ from .playcheck import (
     check_melded,
 )
 from .plays import top_play_candidates
-from .sheets import hand_scores
+from .sheets import hand_scores, match_result
 from .state import (
     PLAYING_PHASES,
     GameState,

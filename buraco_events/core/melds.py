@@ -11,16 +11,13 @@ are `hand_melds`'; the lay-offs onto a meld, `fits`'.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, get_args
 
 from buraco_events.model.rules import Rules
+from buraco_events.model.terms import CanastaKind, MeldType
 
 from .cards import RANK, SUIT, SUIT_POS_CARDS, SUIT_RANK, WILD_RANKS, Card, value_repr
 
-#: a meld's type: a run of one suit or a set of one rank (`kind` is kept for the canasta kind)
-MeldType = Literal["run", "set"]
-#: the canasta kinds of RULES 3.5, best first
-CanastaKind = Literal["ace_to_ace", "royal", "clean", "dirty"]
 CANASTA_KINDS: Final[tuple[CanastaKind, ...]] = get_args(CanastaKind)
 #: a meld of this many cards or more is a canasta (RULES 3.5)
 CANASTA_SIZE: Final = 7

@@ -11,24 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from buraco_events.model.events import EndReason
 from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import TeamScore
+from buraco_events.model.terms import DeadFate, DeadMode, Phase
 
 from .cards import Card, value_repr
 from .fits import MeldFits
 from .melds import CanastaKind, MeldRules, MeldShape, caches_for, canasta_kind, is_closing_canasta
 
-#: the state machine's phases (`gate.TRANSITIONS`); mypy checks every assignment and `==` against them
-Phase = Literal["start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over"]
 #: the phases of a hand in progress
 PLAYING_PHASES: Final[tuple[Phase, ...]] = ("draw", "play", "dead")
-#: what became of a dead that is gone: a player took it (RULES 4) or it refilled the stock (RULES 5)
-DeadFate = Literal["taken", "stock"]
-#: how a dead is being taken: right after a play emptied the hand, or after a discard (RULES 4)
-DeadMode = Literal["direct", "indirect"]
 #: the cards a seat holds: each card held and how many copies (never a count of 0); a plain dict,
 #: not a Counter, so that the compiled engine works on it with the dict's own C calls
 Hand = dict[Card, int]

@@ -30,7 +30,6 @@ from typing import Any, Final, Protocol
 import msgspec
 from mypy_extensions import mypyc_attr
 
-from buraco_events.log.commit import SaltSource, deal_commitment
 from buraco_events.model.events import (
     Discarded,
     Drew,
@@ -44,15 +43,16 @@ from buraco_events.model.events import (
 )
 from buraco_events.model.rules import Rules, canonical_variant, check_players, find_rules
 from buraco_events.model.views import View
-from buraco_events.views.seatview import player_view
 
 from .choices import Action, Choices, action_event, legal_actions
+from .commit import SaltSource, deal_commitment
 from .deal import deal
 from .engine import apply, check, must_refill
 from .gate import IllegalMove
 from .infoset import InfoSetError, Unseen, knowledge_of
 from .melds import MeldShape
 from .moves import end_of_game, end_of_hand, legal_draws
+from .seatview import player_view
 from .seeds import PositionSeeds, RngPolicy
 from .state import PLAYING_PHASES, GameState
 

@@ -31,6 +31,7 @@ from buraco_events.core.gate import IllegalMove
 from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.moves import candidate_plays
 from buraco_events.core.seeds import SharedStream
+from buraco_events.core.sheets import match_result
 from buraco_events.core.state import GameState
 from buraco_events.core.table import Table, table_event
 from buraco_events.log.commit import deal_commitment
@@ -49,7 +50,6 @@ from buraco_events.model.events import (
     seal_lines,
 )
 from buraco_events.model.rules import find_rules
-from buraco_events.model.scoring import match_result
 
 HERE = Path(__file__).resolve().parent
 PLAYERS = ("ana", "bruno", "carla", "davi")
