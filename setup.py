@@ -56,6 +56,8 @@ COMPILED = [
         "core/gate",
         "core/plays",
         "core/discard",
+        "core/deads",
+        "core/turn",
         "core/playcheck",
         "core/deal",
         "core/sheets",

@@ -100,7 +100,7 @@ def test_each_phase_takes_the_events_its_words_name() -> None:
 
 #: the functions that may write `GameState.phase` (a `self.phase` is another class's): the machine's steps, and the copies (a state's
 #: copies, and the trial of a take, a new state as the take leaves it)
-PHASE_WRITERS = {("engine.py", "_step"), ("engine.py", "step_by_table"), ("engine.py", "trial_take"),
+PHASE_WRITERS = {("engine.py", "_step"), ("engine.py", "step_by_table"), ("turn.py", "trial_take"),
                  ("state.py", "shallow_copy")}
 
 

@@ -25,14 +25,14 @@ from buraco_events.model.events import (
 )
 
 from .cards import Card, team_of, value_repr
+from .deads import legal_dead_takes, must_refill
 from .discard import MAY_GO, card_bar
-from .engine import must_refill
 from .gate import IllegalMove
 from .hand_melds import hand_melds
-from .moves import has_two_discards, legal_dead_takes, legal_discards, legal_draws
 from .playcheck import checked_play, meld_entry
 from .plays import CardPlay, raw_plays
 from .state import PLAYING_PHASES, GameState, sorted_held
+from .turn import has_two_discards, legal_discards, legal_draws
 
 #: the fields of an action, in constructor order
 _ACTION_FIELDS: Final = ("kind", "cards", "meld", "dead")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Final
 
 from .cards import Card, is_wild_card, team_of
+from .deads import can_take_dead
 from .state import GameState, Hand, Meld
 
 #: the answers of the rule (`discard_bar`): the card may go, or why not: a closed pile's top waits
@@ -54,7 +55,7 @@ def closing_bar(state: GameState, team: int, card: Card, meld: Callable[[], Meld
     needs a canasta (RULES 6) and, in some variants, a natural card. `meld` builds the meld a play
     leaves on the table (it counts for the canasta), only when the answer needs it.
     """
-    if state.can_take_dead(team):
+    if can_take_dead(state, team):
         return MAY_GO  # an indirect dead
     if not state.has_closing_canasta(team, None if meld is None else meld()):
         return NO_CANASTA

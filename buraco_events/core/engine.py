@@ -12,12 +12,14 @@ apply and the resolver of the next phase (`after_discard`, `after_play`, `after_
 machine writes `GameState.phase`; an apply records what happened (a hand emptied, a turn ended)
 and the resolver reads it.
 
-This module holds the checks and applies of the turn's events (draw, take, discard, dead, refill,
-ends); the others live beside it: the phase gate and the error (`gate`), a meld's and a lay-off's
-check (`playcheck`), the discard rule (`discard`), the deal (`deal`: chance's event, built from
-the rng it is given; the engine draws no random numbers) and the score sheets (`sheets`). What a
-seat may do next is `moves`, which imports this module. Who plays and the players' `Action`s live
-in the driver, `table.py`.
+The rules live by rule, each event's check and apply beside its legal moves: the turn (`turn`:
+draw, take the pile, discard, the turn's end), melds and lay-offs (`playcheck`, with `plays`,
+`lookahead`, `fits`, `hand_melds`, `melds`), the dead hands and the stock's refill (`deads`), the
+discard rule (`discard`), the deal (`deal`: chance's event, built from the rng it is given; the
+engine draws no random numbers), the score sheets and the hand's end (`sheets`); the phase gate
+and the error are `gate`'s. This module holds the machine, the fold, and the events around the
+turn (the game's start and end, a hand's end, notes, branches). What a seat may do next is
+`moves`; who plays and the players' `Action`s live in the driver, `table.py`.
 
 Phases: start -> deal -> (draw -> play -> [dead] -> ...)* -> hand_end -> deal ... -> game_end -> over.
 `dead` waits for the `took_dead` of a player whose hand just emptied (RULES 4).
@@ -57,36 +59,42 @@ from buraco_events.model.rules import (
 )
 
 from .cards import Card, team_of
+from .deads import (
+    apply_stock_refilled,
+    apply_took_dead,
+    check_stock_refilled,
+    check_took_dead,
+    stock_exhausted,
+)
 from .deal import apply_hand_started, check_hand_started
-from .discard import MAY_GO, any_discard, discard_bar, discard_refusal, holds_one
 from .gate import (
-    card_list,
     expect_phase,
-    expect_turn,
     illegal_move,
     phase_reason,
-    rules_context,
 )
-from .lookahead import is_natural_top
 from .melds import MeldShape
 from .playcheck import (
-    any_passes,
-    any_play,
     apply_laid_off,
     apply_melded,
     check_laid_off,
     check_melded,
 )
-from .plays import top_play_candidates
 from .sheets import hand_scores, match_result
 from .state import (
     PLAYING_PHASES,
     GameState,
     Phase,
-    add_cards,
     counted,
     elements,
-    shallow_copy,
+)
+from .turn import (
+    apply_discarded,
+    apply_drew,
+    apply_took_pile,
+    check_discarded,
+    check_drew,
+    check_took_pile,
+    end_turn,
 )
 
 # -- the steps: check, apply and play, all through the phase machine -------------------------------
@@ -156,9 +164,9 @@ def _step(state: GameState, ev: Event, todo: int, found: MeldShape | None) -> Me
     if phase == "play":
         if kind is _DISCARDED:
             if todo & _CHECK:
-                _check_discarded(state, cast(Discarded, ev))
+                check_discarded(state, cast(Discarded, ev))
             if todo & _APPLY:
-                _apply_discarded(state, cast(Discarded, ev))
+                apply_discarded(state, cast(Discarded, ev))
                 state.phase = after_discard(state, ev)
             return None
         if kind is _LAIDOFF:
@@ -178,16 +186,16 @@ def _step(state: GameState, ev: Event, todo: int, found: MeldShape | None) -> Me
     elif phase == "draw":
         if kind is _DREW:
             if todo & _CHECK:
-                _check_drew(state, cast(Drew, ev))
+                check_drew(state, cast(Drew, ev))
             if todo & _APPLY:
-                _apply_drew(state, cast(Drew, ev))
+                apply_drew(state, cast(Drew, ev))
                 state.phase = _to_play(state, ev)
             return None
         if kind is _TOOKPILE:
             if todo & _CHECK:
-                _check_took_pile(state, cast(TookPile, ev))
+                check_took_pile(state, cast(TookPile, ev))
             if todo & _APPLY:
-                _apply_took_pile(state, cast(TookPile, ev))
+                apply_took_pile(state, cast(TookPile, ev))
                 state.phase = _to_play(state, ev)
             return None
     return step_by_table(state, ev, todo, found)
@@ -235,7 +243,6 @@ def iter_states(events: Iterable[Event]) -> Iterator[tuple[Event, GameState]]:
         yield ev, state.copy()
 
 
-
 # -- game_started ----------------------------------------------------------------------------------
 
 
@@ -268,269 +275,16 @@ def _apply_game_started(state: GameState, ev: GameStarted) -> None:
 # -- drew ------------------------------------------------------------------------------------------
 
 
-def _check_drew(state: GameState, ev: Drew) -> None:
-    # the phase and refill tests are inlined: a drew is every fourth event of a log
-    if state.phase != "draw":
-        expect_phase(state, ev)
-    expect_turn(state, ev)
-    if state.refilling:
-        _check_not_refilling(state, ev)
-    stock = state.stock
-    if not stock:
-        raise illegal_move(state, ev, "the stock is empty")
-    if ev.card != stock[-1]:
-        raise illegal_move(state, ev, f"drew {ev.card} but the stock's top card is {stock[-1]}",
-                    "drew a card that is not the stock's top card")
-
-
-def _start_turn(state: GameState, player: int) -> None:
-    team = team_of(player)
-    if state.unused_seat[team] == player:
-        state.unused_seat[team] = None  # RULES 4: the taker started another turn
-
-
-def _apply_drew(state: GameState, ev: Drew) -> None:
-    player = ev.player
-    if state.unused_seat[team_of(player)] == player:
-        _start_turn(state, player)
-    stock = state.stock
-    stock.pop()
-    hand = state.hands[player]
-    card = ev.card
-    hand[card] = hand.get(card, 0) + 1
-    state.turn_progress = True  # RULES 5: a stock draw is progress
-    if len(stock) == 2 and rules_context(state).stock_two_left:
-        state.last_turn = True  # RULES 5: this turn is the hand's last
-
-
 # -- took_pile -------------------------------------------------------------------------------------
-
-
-def _check_took_pile(state: GameState, ev: TookPile) -> None:
-    check_take_form(state, ev)
-    if not pile_allows(state, ev):
-        if rules_context(state).pile_open:
-            raise illegal_move(state, ev, f"no single-card return: after taking {state.pile[0]} there would be no legal discard")
-        raise illegal_move(state, ev, f"closed pile: the top card {state.pile[-1]} cannot be melded at once")
-
-
-def check_take_form(state: GameState, ev: TookPile) -> None:
-    """Check a take's phase, turn and cards, and that the stock is not due to be refilled first."""
-    expect_phase(state, ev)
-    expect_turn(state, ev)
-    if _refill_due(state):
-        if not state.stock:
-            raise illegal_move(state, ev, "the stock is empty: it is refilled (or the hand ends) first")
-        _check_not_refilling(state, ev)
-    if not state.pile:
-        raise illegal_move(state, ev, "the discard pile is empty")
-    if tuple(ev.cards) != tuple(state.pile):
-        # a closed pile shows only its top: which cards differ is hidden
-        public = None if rules_context(state).pile_open else "took_pile cards differ from the pile"
-        raise illegal_move(state, ev, f"took_pile cards {card_list(ev.cards)} differ from the pile {card_list(state.pile)}",
-                    public)
-
-
-def _check_not_refilling(state: GameState, ev: Event) -> None:
-    if state.refilling:
-        raise illegal_move(state, ev, f"the stock is being refilled: dead {_lowest_dead(state)} joins it first (every untaken dead refills it)")
-
-
-def _refill_due(state: GameState) -> bool:
-    """Return whether the stock is to be refilled before anyone draws or takes (RULES 5): it is
-    empty, or a refill of every dead is under way, in a variant whose stock refills (`refilling`
-    is only ever set in one)."""
-    return (not state.stock or state.refilling) and rules_context(state).stock_refill
-
-
-def pile_allows(state: GameState, ev: TookPile) -> bool:
-    """Return whether the pile's own rule lets the take of a well-formed `ev` through (RULES 2).
-
-    An open pile of one card, with no single-card return, needs a legal discard or play after
-    the take; a closed pile needs a play holding its top right after it (`_closed_take_usable`).
-    """
-    ctx = rules_context(state)
-    if ctx.pile_open:
-        if len(state.pile) == 1 and ctx.no_single_card_return:
-            trial = trial_take(state, ev)
-            return any_discard(trial) or any_play(trial)
-        return True
-    return _closed_take_usable(state, ev)
-
-
-def _closed_take_usable(state: GameState, ev: TookPile) -> bool:
-    """Return whether some play holding the closed pile's top is legal right after the take.
-
-    `any_play` over the state as taken decides it too; for a natural top the look-ahead builds
-    only the plays that hold it, and the trial is made only once there is one to check.
-    """
-    top = state.pile[-1]
-    if not is_natural_top(top):
-        return any_play(trial_take(state, ev))
-    candidates = top_play_candidates(state, ev.player, top, 1)
-    if not candidates:
-        return False
-    return any_passes(trial_take(state, ev), ev.player, candidates)
-
-
-def trial_take(state: GameState, ev: TookPile) -> GameState:
-    """Return a trial of the take `ev`: a new state as the take leaves it for the check of the
-    next play, `state` itself never written (the one way a check tries a move).
-
-    The trial shares every list the take leaves alone and owns those it writes in place (the
-    taken seat's hand, `unused_seat`). An open pile is taken as `apply` takes it. A closed pile
-    is tried with its top waiting for the next play, whatever `pile_top_use` says: the take
-    needs a play holding the top at once (RULES 2).
-    """
-    trial = shallow_copy(state)
-    trial.unused_seat = list(state.unused_seat)
-    trial.hands = list(state.hands)
-    trial.hands[ev.player] = state.hands[ev.player].copy()
-    if rules_context(state).pile_open:
-        return apply(trial, ev)
-    pile = state.pile
-    trial.phase, trial.pile, trial.pending_top = "play", [], pile[-1]
-    trial.pending_rest, trial.next_seq = pile[:-1], ev.seq + 1
-    return trial
-
-
-def _apply_took_pile(state: GameState, ev: TookPile) -> None:
-    _start_turn(state, ev.player)
-    pile = state.pile
-    state.pile = []
-    ctx = rules_context(state)
-    if ctx.closed_next_play:
-        state.pending_top = pile[-1]
-        state.pending_rest = pile[:-1]
-    elif not ctx.pile_open:
-        add_cards(state.hands[ev.player], pile)  # RULES 2, turn_end: the whole pile joins the hand
-        state.top_due = pile[-1]
-    else:
-        add_cards(state.hands[ev.player], pile)
-        if len(pile) == 1 and ctx.no_single_card_return:
-            state.single_taken = pile[0]
 
 
 # -- discarded -------------------------------------------------------------------------------------
 
 
-def _check_discarded(state: GameState, ev: Discarded) -> None:
-    if state.phase != "play":
-        expect_phase(state, ev)
-    player = expect_turn(state, ev)
-    bar = discard_bar(state, player, ev.card, holds_one(state.hands[player]))
-    if bar != MAY_GO:
-        raise illegal_move(state, ev, discard_refusal(state, ev.card, bar))
-
-
-def _end_turn(state: GameState) -> None:
-    """End the turn: the hand ends (`end_reason` set) or the next seat is to draw."""
-    if state.last_turn:
-        state.end_reason = "stock_exhausted"
-        return
-    state.quiet_turns = 0 if state.turn_progress else state.quiet_turns + 1
-    state.turn_progress = False
-    n = len(state.players)
-    rounds = rules_context(state).stalemate_rounds
-    if rounds and state.quiet_turns >= rounds * n:
-        state.end_reason = "stalemate"  # RULES 5: no progress
-        return
-    state.to_play = (state.to_play + 1) % n
-    state.turn += 1
-    state.single_taken = None
-
-
-def _apply_discarded(state: GameState, ev: Discarded) -> None:
-    player = ev.player
-    hand = state.hands[player]
-    card = ev.card
-    n = hand[card] - 1
-    if n:
-        hand[card] = n
-    else:
-        del hand[card]
-    state.pile.append(card)
-    if hand:
-        _end_turn(state)
-    elif state.can_take_dead(team_of(player)):
-        state.dead_mode = "indirect"
-    else:
-        state.closed_by, state.end_reason = player, "closed"
-
-
 # -- took_dead -------------------------------------------------------------------------------------
 
 
-def _check_took_dead(state: GameState, ev: TookDead) -> None:
-    expect_phase(state, ev)
-    expect_turn(state, ev)
-    dead = state.deads[ev.dead]
-    if dead is None:
-        raise illegal_move(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
-    team = team_of(ev.player)
-    if state.rules.dead_owner == "team" and ev.dead != team:
-        raise illegal_move(state, ev, f"dead {ev.dead} belongs to team {ev.dead}")
-    if tuple(ev.cards) != tuple(dead):
-        raise illegal_move(state, ev, f"took_dead cards differ from dead {ev.dead} as dealt")
-
-
-def _apply_took_dead(state: GameState, ev: TookDead) -> None:
-    team = team_of(ev.player)
-    add_cards(state.hands[ev.player], ev.cards)
-    state.deads[ev.dead] = None
-    state.dead_fate[ev.dead] = "taken"
-    state.dead_taker[ev.dead] = ev.player
-    state.team_dead[team] = ev.dead
-    state.team_dead_direct[team] = state.dead_mode == "direct"
-    if state.dead_mode != "direct":  # direct: goes on playing the same turn (RULES 4)
-        state.unused_seat[team] = ev.player
-        _end_turn(state)
-    state.dead_mode = None
-
-
 # -- stock_refilled --------------------------------------------------------------------------------
-
-
-def _check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
-    expect_phase(state, ev)
-    if not rules_context(state).stock_refill:
-        raise illegal_move(state, ev, "this variant never refills the stock (stock_end two_left)")
-    if not _refill_due(state):
-        raise illegal_move(state, ev, f"the stock still holds {len(state.stock)} cards")
-    if state.deads[ev.dead] is None:
-        raise illegal_move(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
-    lowest = _lowest_dead(state)
-    if state.rules.refill == "all" and ev.dead != lowest:
-        # RULES 5, refill all: every untaken dead joins the stock, lowest first
-        raise illegal_move(state, ev, f"every untaken dead refills the stock, lowest first: dead {lowest} comes next")
-
-
-def _lowest_dead(state: GameState) -> int | None:
-    return next((i for i, d in enumerate(state.deads) if d is not None), None)
-
-
-def must_refill(state: GameState) -> bool:
-    """Return whether the table refills the stock before anyone draws (RULES 5).
-
-    Public for the table (`table.table_event`), which refills the stock before anyone draws; a
-    def rather than an alias, so that the compiled table calls it directly.
-    """
-    return state.phase == "draw" and _refill_due(state)
-
-
-def _stock_exhausted(state: GameState) -> bool:
-    """Return whether the hand ends for want of cards: a refill is due and no dead is left."""
-    return must_refill(state) and _lowest_dead(state) is None
-
-
-def _apply_stock_refilled(state: GameState, ev: StockRefilled) -> None:
-    dead = state.deads[ev.dead]
-    assert dead is not None
-    # the stock is listed top last: a later dead goes below what is there (RULES 5: lowest on top)
-    state.stock = list(reversed(dead)) + state.stock
-    state.deads[ev.dead] = None
-    state.dead_fate[ev.dead] = "stock"
-    state.refilling = state.rules.refill == "all" and _lowest_dead(state) is not None
 
 
 # -- hand_ended, game_ended and note ---------------------------------------------------------------
@@ -542,7 +296,7 @@ def _check_hand_ended(state: GameState, ev: HandEnded) -> None:
         if not n:
             raise illegal_move(state, ev, "this variant has no stalemate end (stalemate_rounds 0)")
         raise illegal_move(state, ev, f"stalemate needs {n} round{'s' if n != 1 else ''} without progress; only {state.quiet_turns // state.n_players} so far")
-    if not _stock_exhausted(state):
+    if not stock_exhausted(state):
         expect_phase(state, ev)
     if ev.hand != state.hand_no:
         raise illegal_move(state, ev, f"hand should be {state.hand_no}, got {ev.hand}")
@@ -733,6 +487,12 @@ class Row:
         self.resolve = resolve
 
 
+def _take_dead(state: GameState, ev: TookDead, found: MeldShape | None) -> None:
+    """Take the dead; an indirect one ends the turn, as the discard before it would have."""
+    if apply_took_dead(state, ev):
+        end_turn(state)
+
+
 def _plain(apply: Callable[[GameState, Any], None]) -> Callable[[GameState, Any, MeldShape | None], None]:
     """Return an event's apply taking the check's finding, which it does not need."""
 
@@ -747,18 +507,18 @@ def _rows() -> dict[tuple[Phase, type], Row]:
     flow: dict[tuple[Phase, type], Row] = {
         ("start", GameStarted): Row(_check_game_started, _plain(_apply_game_started), _to_deal),
         ("deal", HandStarted): Row(check_hand_started, _plain(apply_hand_started), _to_draw),
-        ("draw", Drew): Row(_check_drew, _plain(_apply_drew), _to_play),
-        ("draw", TookPile): Row(_check_took_pile, _plain(_apply_took_pile), _to_play),
-        ("draw", StockRefilled): Row(_check_stock_refilled, _plain(_apply_stock_refilled), _stay),
+        ("draw", Drew): Row(check_drew, _plain(apply_drew), _to_play),
+        ("draw", TookPile): Row(check_took_pile, _plain(apply_took_pile), _to_play),
+        ("draw", StockRefilled): Row(check_stock_refilled, _plain(apply_stock_refilled), _stay),
         # the stock exhausted, no dead left to refill it: the hand ends before anyone draws
         ("draw", HandEnded): Row(_check_hand_ended, _plain(_apply_hand_ended), after_hand_end),
         ("play", Melded): Row(check_melded, apply_melded, after_play),
         ("play", LaidOff): Row(check_laid_off, apply_laid_off, after_play),
-        ("play", Discarded): Row(_check_discarded, _plain(_apply_discarded), after_discard),
+        ("play", Discarded): Row(check_discarded, _plain(apply_discarded), after_discard),
         # a stalemate claimed too early is refused in its own words
         ("play", HandEnded): Row(_check_hand_ended),
         ("dead", HandEnded): Row(_check_hand_ended),
-        ("dead", TookDead): Row(_check_took_dead, _plain(_apply_took_dead), after_dead),
+        ("dead", TookDead): Row(check_took_dead, _take_dead, after_dead),
         ("hand_end", HandEnded): Row(_check_hand_ended, _plain(_apply_hand_ended), after_hand_end),
         ("game_end", GameEnded): Row(_check_game_ended, _plain(_apply_game_ended), _to_over),
     }

@@ -16,6 +16,7 @@ from buraco_events.model.events import Event, LaidOff, Melded
 from buraco_events.model.rules import Rules
 
 from .cards import Card, is_wild_card, team_of
+from .deads import can_take_dead, empty_hand
 from .discard import NO_CANASTA, WILD_LAST, canasta_need, closing_bar
 from .fits import MeldFits, meld_fits
 from .gate import (
@@ -84,7 +85,7 @@ def _after_play_error(
     if left == 0:
         if state.rules.dead_by_discard:
             return refusal_of(state, ev, "in this variant a hand may only empty by a discard")
-        if state.can_take_dead(team):
+        if can_take_dead(state, team):
             return None  # direct dead
         if state.rules.close_by_discard:
             return refusal_of(state, ev, "only a discard may close in this variant; this play would empty the hand")
@@ -299,11 +300,7 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
         else:
             del hand[c]
     if not hand:
-        team = team_of(player)
-        if state.can_take_dead(team):
-            state.dead_mode = "direct"  # the machine's next phase: the team's dead (RULES 4)
-        else:
-            state.closed_by, state.end_reason = player, "closed"
+        empty_hand(state, player, "direct")
 
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from buraco_events.model.events import GameEnded, HandEnded
 from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import TeamScore
 
@@ -146,3 +147,21 @@ def match_result(totals: Sequence[int], target: int, first_team: int, hands_play
     best = max(totals)
     leaders = [t for t, v in enumerate(totals) if v == best]
     return leaders[0] if len(leaders) == 1 else first_team
+
+
+# -- the events that end a hand and a game --------------------------------------------------------
+
+
+def end_of_hand(state: GameState, salt: str | None = None) -> HandEnded:
+    """Return the `hand_ended` event the engine would record now, with the recomputed scores."""
+    scores = tuple(s.total for s in hand_scores(state))
+    return HandEnded(
+        seq=state.next_seq, hand=state.hand_no, reason=state.end_reason or "stock_exhausted",
+        closed_by=state.closed_by, scores=scores, salt=salt,
+    )
+
+
+def end_of_game(state: GameState) -> GameEnded:
+    """Return the `game_ended` event for a finished match."""
+    assert state.winner is not None
+    return GameEnded(seq=state.next_seq, totals=tuple(state.totals), winner=state.winner)

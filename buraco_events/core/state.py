@@ -3,7 +3,7 @@ it (`Meld`), the hands as multisets of cards, and the rule fields read on every 
 
 The engine (`engine`) folds events into a `GameState` and holds every rule; this module holds
 the data only: its fields, its copies (`GameState.copy`, `shallow_copy`) and the questions every
-rule asks of it (a seat's hand size, whether a team may still take a dead or holds the canasta
+rule asks of it (a seat's hand size, whether a team holds the canasta
 closing needs).
 """
 
@@ -272,14 +272,6 @@ class GameState:
         for k in self.hands[seat].values():
             n += k
         return n
-
-    def can_take_dead(self, team: int) -> bool:
-        """Return whether the team may still take a dead (none taken yet, one left for it)."""
-        if self.team_dead[team] is not None:
-            return False
-        if self.rules.dead_owner == "team":
-            return self.deads[team] is not None  # RULES 4: team t may only take dead t
-        return any(d is not None for d in self.deads)
 
     def has_closing_canasta(self, team: int, extra: Meld | None = None) -> bool:
         """Return whether the team holds the canasta closing needs (RULES 6).
