@@ -55,7 +55,7 @@ COMPILED = [
         "core/state",
         "core/gate",
         "core/plays",
-        "core/discard",
+        "core/closing",
         "core/deads",
         "core/turn",
         "core/playcheck",

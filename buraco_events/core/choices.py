@@ -26,13 +26,12 @@ from buraco_events.model.events import (
 
 from .cards import Card, team_of, value_repr
 from .deads import legal_dead_takes, must_refill
-from .discard import MAY_GO, card_bar
 from .gate import IllegalMove
 from .hand_melds import hand_melds
 from .playcheck import checked_play, meld_entry
 from .plays import CardPlay, raw_plays
 from .state import PLAYING_PHASES, GameState, sorted_held
-from .turn import has_two_discards, legal_discards, legal_draws
+from .turn import MAY_GO, card_bar, has_two_discards, legal_discards, legal_draws
 
 #: the fields of an action, in constructor order
 _ACTION_FIELDS: Final = ("kind", "cards", "meld", "dead")
@@ -280,7 +279,7 @@ class Choices:
         `discards()` must check the cards one by one.
 
         Where `moves.has_two_discards` holds (two distinct cards or more may go) no card asked is
-        the last one held, so the discard rule (`discard.card_bar`) answers each card held
+        the last one held, so the discard rule (`turn.card_bar`) answers each card held
         without an event; `event_of` builds the chosen one's event.
         """
         if self._discard_actions is None:

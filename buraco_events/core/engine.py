@@ -13,9 +13,9 @@ machine writes `GameState.phase`; an apply records what happened (a hand emptied
 and the resolver reads it.
 
 The rules live by rule, each event's check and apply beside its legal moves: the turn (`turn`:
-draw, take the pile, discard, the turn's end), melds and lay-offs (`playcheck`, with `plays`,
-`lookahead`, `fits`, `hand_melds`, `melds`), the dead hands and the stock's refill (`deads`), the
-discard rule (`discard`), the deal (`deal`: chance's event, built from the rng it is given; the
+draw, take the pile, the discard rule, the turn's end), melds and lay-offs (`playcheck`, with `plays`,
+`lookahead`, `fits`, `hand_melds`, `melds`), the dead hands and the stock's refill (`deads`),
+closing (`closing`), the deal (`deal`: chance's event, built from the rng it is given; the
 engine draws no random numbers), the score sheets and the hand's end (`sheets`); the phase gate
 and the error are `gate`'s. This module holds the machine, the fold, and the events around the
 turn (the game's start and end, a hand's end, notes, branches). What a seat may do next is

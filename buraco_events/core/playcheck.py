@@ -16,8 +16,8 @@ from buraco_events.model.events import Event, LaidOff, Melded
 from buraco_events.model.rules import Rules
 
 from .cards import Card, is_wild_card, team_of
+from .closing import NO_CANASTA, WILD_LAST, canasta_need, closing_bar, has_closing_canasta
 from .deads import can_take_dead, empty_hand
-from .discard import NO_CANASTA, WILD_LAST, canasta_need, closing_bar
 from .fits import MeldFits, meld_fits
 from .gate import (
     Refusal,
@@ -89,7 +89,7 @@ def _after_play_error(
             return None  # direct dead
         if state.rules.close_by_discard:
             return refusal_of(state, ev, "only a discard may close in this variant; this play would empty the hand")
-        if not state.has_closing_canasta(team, meld()):
+        if not has_closing_canasta(state, team, meld()):
             return refusal_of(state, ev, "cannot close: the team has no " + canasta_need(state))
         return None
     # the kept cards matter only for a single card taken from an open pile, or one card left

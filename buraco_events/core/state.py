@@ -3,8 +3,7 @@ it (`Meld`), the hands as multisets of cards, and the rule fields read on every 
 
 The engine (`engine`) folds events into a `GameState` and holds every rule; this module holds
 the data only: its fields, its copies (`GameState.copy`, `shallow_copy`) and the questions every
-rule asks of it (a seat's hand size, whether a team holds the canasta
-closing needs).
+rule asks of it (a seat's hand size).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from buraco_events.model.terms import DeadFate, DeadMode, Phase
 
 from .cards import Card, value_repr
 from .fits import MeldFits
-from .melds import CanastaKind, MeldRules, MeldShape, caches_for, canasta_kind, is_closing_canasta
+from .melds import CanastaKind, MeldRules, MeldShape, caches_for, canasta_kind
 
 #: the phases of a hand in progress
 PLAYING_PHASES: Final[tuple[Phase, ...]] = ("draw", "play", "dead")
@@ -272,19 +271,6 @@ class GameState:
         for k in self.hands[seat].values():
             n += k
         return n
-
-    def has_closing_canasta(self, team: int, extra: Meld | None = None) -> bool:
-        """Return whether the team holds the canasta closing needs (RULES 6).
-
-        `extra` is a meld as a play would leave it (grown, or new): it counts in place of its old
-        self.
-        """
-        melds = self.melds if extra is None else [*(m for m in self.melds if m.id != extra.id), extra]
-        rules = self.rules
-        return any(
-            m.team == team and is_closing_canasta(len(m.shape.cards), m.shape.is_clean, rules)
-            for m in melds
-        )
 
 
 def shallow_copy(state: GameState) -> GameState:

@@ -6,32 +6,30 @@ and the legal draws and discards of the seat to move.
 (`check_take_form`), then the pile's own rule (`pile_allows`): an open pile of one card needs a
 legal discard or play after it (no single-card return), a closed pile a play holding its top at
 once (`closed_take_usable`, over the look-ahead's candidates). Both try the take on a copy
-(`trial_take`). Which card may be discarded is the discard rule (`discard`); a hand that empties
-takes its dead or closes (`deads.empty_hand`); the stock's refill is the deads' (`deads`).
+(`trial_take`). "May I discard this card?" too: `discard_bar` is the discard rule whole, as the
+check of a discard asks it; its parts are `turn_bar` (no card while a closed pile's top waits) and
+`card_bar` (of a card held: no single-card return, the last card only as `closing.closing_bar`
+allows), which the legal discards, the forced-move test and the take of an open pile of one card
+ask. A hand that empties takes its dead or closes (`deads.empty_hand`); the stock's refill is the
+deads' (`deads`).
 The phase machine (`engine.FLOW`) calls these and sets the next phase.
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from buraco_events.model.events import Discarded, Drew, Event, StockRefilled, TookPile
 
-from .cards import team_of
+from .cards import Card, team_of
+from .closing import NO_CANASTA, canasta_need, closing_bar
 from .deads import check_not_refilling, empty_hand, must_refill, refill_due
-from .discard import (
-    MAY_GO,
-    any_discard,
-    card_bar,
-    discard_bar,
-    discard_refusal,
-    holds_one,
-    turn_bar,
-)
 from .gate import IllegalMove, card_list, expect_phase, expect_turn, illegal_move, rules_context
 from .lookahead import is_natural_top
 from .playcheck import any_passes, any_play
 from .plays import top_play_candidates
 from .sheets import end_of_hand
-from .state import GameState, add_cards, shallow_copy
+from .state import GameState, Hand, add_cards, shallow_copy
 
 # -- drawing from the stock ------------------------------------------------------------------------
 
@@ -214,6 +212,97 @@ def end_turn(state: GameState) -> None:
     state.single_taken = None
 
 
+# -- the discard rule: which card may go now, and why not -----------------------------------------
+
+#: the answers of the rule (`discard_bar`): the card may go, or why not: a closed pile's top waits
+#: for the next play, or to be melded this turn; the card is not held; it is the single card just
+#: taken from an open pile; it is the last card and the team has no canasta to close with, or it
+#: is a wild and may not be the closing discard (`closing.NO_CANASTA`, `closing.WILD_LAST`). Ints, so that the moves ask the rule of every card
+#: without making the words (`discard_refusal` makes them for the check's error).
+MAY_GO: Final = 0
+TOP_PENDING: Final = 1
+TOP_DUE: Final = 2
+NOT_HELD: Final = 3
+SINGLE_TAKEN: Final = 4
+
+
+def holds_one(hand: Hand) -> bool:
+    """Return whether the hand holds exactly one card."""
+    if len(hand) != 1:
+        return False
+    for n in hand.values():
+        return n == 1
+    return False
+
+
+def discard_bar(state: GameState, player: int, card: Card, last: bool) -> int:
+    """Return whether `player`, the seat to play in the play phase, may discard `card` now
+    (`MAY_GO`) or why not. `last`: the card is the one card held (`holds_one`).
+
+    The rule in the order its parts are asked: no card while a closed pile's top waits
+    (`turn_bar`), none not held, then `card_bar` of the card held.
+    """
+    bar = turn_bar(state)
+    if bar != MAY_GO:
+        return bar
+    if card not in state.hands[player]:
+        return NOT_HELD
+    return card_bar(state, player, card, last)
+
+
+def turn_bar(state: GameState) -> int:
+    """Return `MAY_GO`, or why no card may be discarded now: a closed pile's top waits to go into
+    the next play (`TOP_PENDING`) or to be melded before the turn ends (`TOP_DUE`)."""
+    if state.pending_top is not None:
+        return TOP_PENDING
+    if state.top_due is not None:
+        return TOP_DUE
+    return MAY_GO
+
+
+def card_bar(state: GameState, player: int, card: Card, last: bool) -> int:
+    """Return whether `card`, held by `player`, may be discarded once `turn_bar` lets a discard
+    through (`MAY_GO`) or why not: the single card just taken from an open pile may not go back
+    (no single-card return); the last card goes only as `closing_bar` allows.
+
+    The moves ask it of the cards they take from the hand (held by construction), after one
+    `turn_bar` for them all.
+    """
+    if state.single_taken is not None and card == state.single_taken:
+        return SINGLE_TAKEN
+    if last:
+        return closing_bar(state, team_of(player), card, None)
+    return MAY_GO
+
+
+def discard_refusal(state: GameState, card: Card, bar: int) -> str:
+    """Return the words of `discard_bar`'s answer `bar` (not `MAY_GO`) for a discard of `card`."""
+    if bar == TOP_PENDING:
+        return f"closed pile: the top card {state.pending_top} must go into the first play after taking the pile"
+    if bar == TOP_DUE:
+        return f"the top card {state.top_due} taken from the pile must be melded before the turn ends"
+    if bar == NOT_HELD:
+        return f"{card} is not in the hand"
+    if bar == SINGLE_TAKEN:
+        return f"no single-card return: {card} was the one card taken from the pile"
+    if bar == NO_CANASTA:
+        return f"cannot close: the team has no {canasta_need(state)}"
+    return f"the closing discard may not be a wild ({card})"
+
+
+def any_discard(state: GameState) -> bool:
+    """Return whether the seat to play may discard some card now (in the play phase)."""
+    if state.phase != "play" or turn_bar(state) != MAY_GO:
+        return False
+    player = state.to_play
+    hand = state.hands[player]
+    last = holds_one(hand)
+    for card in hand:
+        if card_bar(state, player, card, last) == MAY_GO:
+            return True
+    return False
+
+
 # -- the legal draws and discards -----------------------------------------------------------------
 
 
@@ -250,7 +339,7 @@ def legal_draws(state: GameState) -> list[Event]:
 
 def legal_discards(state: GameState) -> list[Discarded]:
     """Return each distinct legal discard for the player to move (the discard rule:
-    `discard.turn_bar`, then `discard.card_bar` of every card held)."""
+    `turn_bar`, then `card_bar` of every card held)."""
     if state.phase != "play" or turn_bar(state) != MAY_GO:
         return []
     player, seq = state.to_play, state.next_seq

@@ -26,6 +26,7 @@ import msgspec
 
 from buraco_events.core.bots import GreedyBot
 from buraco_events.core.cards import ALL_CARDS, team_of
+from buraco_events.core.closing import has_closing_canasta
 from buraco_events.core.deads import can_take_dead
 from buraco_events.core.engine import apply, check
 from buraco_events.core.gate import IllegalMove
@@ -138,7 +139,7 @@ def close_without_clean(state: GameState) -> Event | None:
         return None
     seat = state.to_play
     team = team_of(seat)
-    if can_take_dead(state, team) or state.has_closing_canasta(team):
+    if can_take_dead(state, team) or has_closing_canasta(state, team):
         return None
     hand = state.hands[seat]
     for cards in candidate_melds(hand, state.rules):
