@@ -13,7 +13,7 @@ cards may join a run of a suit or a set of a rank (`RUN_CARDS`, `SET_CARDS`), th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, ClassVar, Final
 
 from buraco_events.model import cards as notation
 from buraco_events.model.cards import Card
@@ -100,9 +100,35 @@ def team_of(seat: int) -> int:
     return seat % 2
 
 
-def value_repr(name: str, names: tuple[str, ...], values: tuple[object, ...]) -> str:
-    """Return `name(field=value, ...)`: the repr of the immutable value classes (as a dataclass's)."""
-    return f"{name}({', '.join(f'{n}={v!r}' for n, v in zip(names, values, strict=True))})"
+class Value:
+    """The base of the immutable value classes (`melds.MeldShape`, `state.Meld`,
+    `choices.Action`): compared, hashed, shown and pickled by their fields' values, as a frozen
+    dataclass would be. A subclass gives `_values()`, its fields' values in constructor order, and
+    names them in `_FIELDS`. Plain classes rather than frozen dataclasses: compiled, a dataclass's
+    generated `__init__` would stay interpreted.
+    """
+
+    __slots__ = ()
+    #: the names of the fields `_values` gives, in constructor order
+    _FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        pairs = zip(self._FIELDS, self._values(), strict=True)
+        return f"{type(self).__name__}({', '.join(f'{n}={v!r}' for n, v in pairs)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), self._values())
 
 
 def is_joker(card: Card) -> bool:

@@ -11,7 +11,7 @@ from (`seeds`).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, ClassVar, Final, Literal
 
 from buraco_events.model.events import (
     Discarded,
@@ -24,7 +24,7 @@ from buraco_events.model.events import (
     event_type,
 )
 
-from .cards import Card, team_of, value_repr
+from .cards import Card, Value, team_of
 from .deads import legal_dead_takes, must_refill
 from .gate import IllegalMove
 from .hand_melds import hand_melds
@@ -35,9 +35,12 @@ from .turn import MAY_GO, card_bar, has_two_discards, legal_discards, legal_draw
 
 #: the fields of an action, in constructor order
 _ACTION_FIELDS: Final = ("kind", "cards", "meld", "dead")
+#: what an action does: draw from the stock, take the pile, meld, lay off onto a meld (`add`, as
+#: the public API names it; the log's event is `laid_off`), discard, take a dead
+ActionKind = Literal["draw", "pile", "meld", "add", "discard", "dead"]
 
 
-class Action:
+class Action(Value):
     """A player's choice, free of hidden information (a draw does not name the card).
 
     The one form of a move on its way to the log: a bot's answer, a typed command
@@ -49,9 +52,10 @@ class Action:
     """
 
     __slots__ = _ACTION_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _ACTION_FIELDS
 
     def __init__(
-        self, kind: str, cards: tuple[Card, ...] = (), meld: int | None = None, dead: int | None = None
+        self, kind: ActionKind, cards: tuple[Card, ...] = (), meld: int | None = None, dead: int | None = None
     ) -> None:
         self.kind: Final = kind
         self.cards: Final = cards
@@ -60,20 +64,6 @@ class Action:
 
     def _values(self) -> tuple[Any, ...]:
         return (self.kind, self.cards, self.meld, self.dead)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Action):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return value_repr("Action", _ACTION_FIELDS, self._values())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Action, self._values())
 
 
 _DRAW: Final = Action("draw")

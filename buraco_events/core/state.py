@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from buraco_events.model.events import EndReason
 from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import TeamScore
 from buraco_events.model.terms import DeadFate, DeadMode, Phase
 
-from .cards import Card, value_repr
+from .cards import Card, Value
 from .fits import MeldFits
 from .melds import CanastaKind, MeldRules, MeldShape, caches_for, canasta_kind
 
@@ -80,7 +80,7 @@ def add_cards(hand: Hand, cards: Iterable[Card]) -> None:
 _MELD_FIELDS: Final = ("id", "team", "shape", "laid_by", "laid_seq", "first_turn", "last_turn", "canasta_seq")
 
 
-class Meld:
+class Meld(Value):
     """A meld on the table: its team, canonical cards and the turns it was built in.
 
     Immutable (read-only attributes), compared and hashed by value, shared between copies of a
@@ -89,6 +89,7 @@ class Meld:
     """
 
     __slots__ = (*_MELD_FIELDS, "_fits", "_fits_rules")
+    _FIELDS: ClassVar[tuple[str, ...]] = _MELD_FIELDS
 
     def __init__(
         self,
@@ -131,20 +132,6 @@ class Meld:
         """Return the canasta kind this meld scores, or None (RULES 3.5)."""
         return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Meld):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return value_repr("Meld", _MELD_FIELDS, self._values())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Meld, self._values())
-
 
 class RulesContext:
     """A game's rules as the engine asks them on every turn: built once per rules object the
@@ -173,7 +160,6 @@ class RulesContext:
         # made again from the rules (compiled, a class without this pickles by calling
         # `__init__` with no arguments)
         return (RulesContext, (self.rules,))
-
 
 
 #: the rules of a state before `game_started` (a frozen Struct, shared) and their context: a new
