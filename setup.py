@@ -13,10 +13,12 @@ Everything declarative lives in pyproject.toml; this file only decides whether t
 Which modules compile: the pure code that defines no msgspec Struct (mypyc drops Struct options
 such as frozen and kw_only in compiled modules) and does no I/O (mypyc once evaluated the bounds
 of `view[os.write(fd, view):]` twice, writing log lines twice). That is every module of `core`
-(the rules as code: they call one another directly inside the one shared library) and three
-modules kept apart from their package's Structs and files so that they compile with the engine
-they call: `views/seatview` (`projections.player_view`), `audit/auditcore` (the audit's step for
-its regular lines) and `analytics/rows` (the index's rows from the replay). `model` and
+(the rules as code: they call one another directly inside the one shared library; the seat view
+`core/seatview` among them, which `projections.player_view` is) but `infoset` and `commit`, which
+run once per deal or per analysed decision through the standard library's samplers and hashes,
+and two modules kept apart from their package's Structs and files so that they compile with the
+engine they call: `audit/auditcore` (the audit's step for its regular lines) and `analytics/rows`
+(the index's rows from the replay). `model` and
 `views/projections` define Structs; `log`, `audit`, `analytics` and `play` do I/O or run
 processes; `analytics/schema`, the tables' declaration read at import, runs nothing per event:
 they all stay Python.
@@ -53,19 +55,21 @@ COMPILED = [
         "core/state",
         "core/gate",
         "core/plays",
-        "core/discard",
+        "core/closing",
+        "core/deads",
+        "core/turn",
         "core/playcheck",
         "core/deal",
         "core/sheets",
         "core/engine",
         "core/moves",
+        "core/seatview",
         "core/table",
         "core/choices",
         "core/seeds",
         "core/bots",
         "core/greedy",
         "audit/auditcore",
-        "views/seatview",
         "analytics/rows",
     )
 ]

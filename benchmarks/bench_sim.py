@@ -37,7 +37,7 @@ _HOT = (
     ("choices.Choices.single (forced?)", "choices.py", "single"),
     ("plays.iter_raw_plays (candidates)", "plays.py", "iter_raw_plays"),
     ("playcheck.checked_play", "playcheck.py", "checked_play"),
-    ("engine._check_took_pile", "engine.py", "_check_took_pile"),
+    ("turn.check_took_pile", "turn.py", "check_took_pile"),
     ("fits.shape_layoffs", "fits.py", "shape_layoffs"),
     ("hand_melds.candidate_melds", "hand_melds.py", "candidate_melds"),
     ("melds.classify", "melds.py", "classify"),

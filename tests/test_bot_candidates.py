@@ -15,13 +15,13 @@ from buraco_events.core.bots import GreedyBot, RandomBot
 from buraco_events.core.cards import make_deck, team_of
 from buraco_events.core.choices import Choices, _play_action
 from buraco_events.core.plays import raw_plays
+from buraco_events.core.seatview import _display_hand, _meld_views
 from buraco_events.core.seeds import SeedStreams, SharedStream
 from buraco_events.core.sheets import hand_scores, table_scores
 from buraco_events.core.state import PLAYING_PHASES, GameState
 from buraco_events.core.table import Table
 from buraco_events.model.rules import PRESETS
 from buraco_events.views.projections import DeadView, PendingView, PileView, View, player_view
-from buraco_events.views.seatview import _display_hand, _meld_views
 
 
 def _reference_view(state: GameState, seat: int | None = None, *, scores: bool = True) -> View:

@@ -8,10 +8,11 @@ import pytest
 
 from buraco_events.core.bots import GreedyBot, RandomBot
 from buraco_events.core.choices import Choices, action_of
-from buraco_events.core.engine import must_refill
-from buraco_events.core.moves import has_two_discards, legal_discards, legal_events
+from buraco_events.core.deads import must_refill
+from buraco_events.core.moves import legal_events
 from buraco_events.core.seeds import SharedStream
 from buraco_events.core.table import Table
+from buraco_events.core.turn import has_two_discards, legal_discards
 from buraco_events.model.rules import PRESETS
 from buraco_events.views.projections import player_view
 

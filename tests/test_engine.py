@@ -20,12 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
 
-from buraco_events.core import engine, gate
+from buraco_events.core import gate
 from buraco_events.core.cards import parse_cards
+from buraco_events.core.deads import can_take_dead, stock_exhausted
 from buraco_events.core.engine import check, play
 from buraco_events.core.gate import TRANSITIONS, IllegalMove
 from buraco_events.core.moves import legal_events
-from buraco_events.core.sheets import hand_scores
+from buraco_events.core.sheets import hand_scores, score_team
 from buraco_events.core.state import COPIED_LISTS, GameState, shallow_copy
 from buraco_events.model.events import (
     Discarded,
@@ -37,7 +38,6 @@ from buraco_events.model.events import (
     TookPile,
 )
 from buraco_events.model.rules import find_rules
-from buraco_events.model.scoring import score_team
 
 # -- turn order and phases (RULES 2) -------------------------------------------------------------
 
@@ -260,7 +260,7 @@ def test_direct_dead_then_close() -> None:
     t.reject("took_dead", "it is seat 0's turn, not seat 1's", player=1)
     t.do("took_dead", dead=0)
     assert (st.phase, st.to_play, st.turn, st.team_dead) == ("play", 0, 0, [0, None])
-    assert not st.can_take_dead(0) and st.can_take_dead(1)  # RULES 4: one dead per team
+    assert not can_take_dead(st, 0) and can_take_dead(st, 1)  # RULES 4: one dead per team
     t.do("laid_off", meld=0, cards="7S 8S 9S")
     t.do("laid_off", meld=1, cards="7H 8H 9H")
     t.do("laid_off", meld=2, cards="7D 8D 9D 10D")
@@ -405,7 +405,7 @@ def test_four_players_partner_takes_no_second_dead() -> None:
     t.do("melded", cards="3H 4H 5H 6H")
     t.do("melded", cards="3D 4D 5D 6D")
     t.do("took_dead", dead=1)
-    assert not t.state.can_take_dead(0) and t.state.can_take_dead(1)
+    assert not can_take_dead(t.state, 0) and can_take_dead(t.state, 1)
     assert [e.dead for e in legal_events(t.state) if isinstance(e, TookDead)] == []
 
 
@@ -438,7 +438,7 @@ def test_stock_refill_then_exhausted_and_tie_break(first: int) -> None:
     t.do("stock_refilled", dead=0)
     for _ in range(11):
         t.pass_turn()
-    assert st.phase == "draw" and st.stock == [] and not st.can_take_dead(0)
+    assert st.phase == "draw" and st.stock == [] and not can_take_dead(st, 0)
     (end,) = legal_events(st)
     assert isinstance(end, HandEnded) and (end.reason, end.closed_by) == ("stock_exhausted", None)
     # each team: hand 55, no dead -100, no closing bonus -> -155 each
@@ -592,7 +592,7 @@ def test_team_left_without_a_dead_may_close_without_one() -> None:
         t.pass_turn()
     assert st.stock == [] and st.to_play == 0
     t.do("stock_refilled", dead=1)
-    assert not st.can_take_dead(1)
+    assert not can_take_dead(st, 1)
     t.pass_turn()
     drew = t.do("drew")
     t.do("melded", cards="3S 4S 5S 6S 7S 8S 9S 10S JS QS KS")
@@ -687,7 +687,7 @@ def test_dead_owner_team_takes_only_its_own_dead() -> None:
     assert [e.dead for e in legal_events(st)] == [0]  # type: ignore[attr-defined]
     t.reject("took_dead", "dead 1 belongs to team 1", dead=1)
     t.do("took_dead", dead=0)
-    assert not st.can_take_dead(0) and st.can_take_dead(1)
+    assert not can_take_dead(st, 0) and can_take_dead(st, 1)
 
 
 def test_dead_owner_first_takes_either_dead() -> None:
@@ -732,7 +732,7 @@ def test_refill_all_puts_both_deads_into_the_stock_lowest_on_top() -> None:
     t.do("stock_refilled", dead=1)
     assert st.stock == [*reversed(dead1), *reversed(dead0)]  # top last: dead 0's first card on top
     assert st.dead_fate == ["stock", "stock"] and not st.refilling
-    assert not st.can_take_dead(0) and not st.can_take_dead(1)  # RULES 5: may close without one
+    assert not can_take_dead(st, 0) and not can_take_dead(st, 1)  # RULES 5: may close without one
     drew = t.do("drew")
     assert drew.card == dead0[0]  # type: ignore[attr-defined]
 
@@ -957,7 +957,7 @@ def test_the_transition_table_is_what_check_and_the_legal_events_follow(seed: in
     for ev in events:
         expected = TRANSITIONS[state.phase]
         # besides, a hand ends in a playing phase once the stock is exhausted (RULES 5)
-        ending = (HandEnded,) if engine._stock_exhausted(state) else ()
+        ending = (HandEnded,) if stock_exhausted(state) else ()
         assert all(type(e) in expected.events + ending for e in legal_events(state))
         if state.phase in ("deal", "hand_end", "game_end"):
             wrong = Discarded(seq=state.next_seq, player=state.to_play, card="3S")

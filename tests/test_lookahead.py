@@ -1,6 +1,6 @@
 """The closed pile's targeted look-ahead decides exactly as the general one (RULES 2).
 
-`engine._closed_take_usable` (a take of a closed pile) and `playcheck._top_still_playable` (a
+`turn.closed_take_usable` (a take of a closed pile) and `playcheck._top_still_playable` (a
 turn_end top still due) build only the plays that hold the top card (`buraco_events.core.lookahead`);
 the general path, `any_play` over a trial copy of the state, builds every candidate and stays the oracle.
 Random tables of every closed-pile preset with random rule overrides compare both; a few concrete
@@ -18,14 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from buraco_events.core.cards import RANK, make_deck, parse_cards
-from buraco_events.core.engine import _closed_take_usable, _start_turn, check
+from buraco_events.core.engine import check
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.lookahead import is_natural_top, top_candidates
 from buraco_events.core.melds import classify
-from buraco_events.core.moves import legal_draws
 from buraco_events.core.playcheck import _top_still_playable, any_play
 from buraco_events.core.state import GameState, Meld, shallow_copy
+from buraco_events.core.turn import closed_take_usable, legal_draws, start_turn
 from buraco_events.model.events import TookPile
 from buraco_events.model.rules import PRESETS, Rules
 
@@ -104,7 +104,7 @@ def _closed_trial(state: GameState, ev: TookPile) -> GameState:
     """
     trial = shallow_copy(state)
     trial.unused_seat = list(state.unused_seat)
-    _start_turn(trial, ev.player)
+    start_turn(trial, ev.player)
     trial.pile, trial.pending_top, trial.pending_rest = [], state.pile[-1], state.pile[:-1]
     trial.phase = "play"
     trial.next_seq = ev.seq + 1
@@ -114,7 +114,7 @@ def _closed_trial(state: GameState, ev: TookPile) -> GameState:
 def take_decisions(state: GameState, player: int) -> tuple[bool, bool]:
     """Return (look-ahead, general path) on whether the closed pile may be taken."""
     ev = TookPile(seq=state.next_seq, player=player, cards=tuple(state.pile))
-    return _closed_take_usable(state, ev), any_play(_closed_trial(state, ev))
+    return closed_take_usable(state, ev), any_play(_closed_trial(state, ev))
 
 
 def due_decisions(state: GameState, player: int) -> tuple[bool, bool]:
@@ -144,12 +144,12 @@ def test_lookahead_equals_general_path(seed: int) -> None:
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=0, max_value=2**32 - 1))
 def test_take_check_leaves_the_state_as_it_was(seed: int) -> None:
-    # `_closed_take_usable` checks the candidates on the state itself, set as the take leaves it,
-    # and puts the fields back: "check never writes" must still hold, pile list included
+    # `closed_take_usable` checks the candidates on a trial of the take (`turn.trial_take`):
+    # "check never writes" holds, pile list included
     state, player = random_table(random.Random(seed))
     before, pile = state.copy(), state.pile
     ev = TookPile(seq=state.next_seq, player=player, cards=tuple(state.pile))
-    _closed_take_usable(state, ev)
+    closed_take_usable(state, ev)
     assert state == before
     assert state.pile is pile
 

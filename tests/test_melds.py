@@ -22,8 +22,8 @@ from buraco_events.core.melds import (
     is_closing_canasta,
     is_meld,
 )
+from buraco_events.core.sheets import cards_value
 from buraco_events.model.rules import find_rules
-from buraco_events.model.scoring import cards_value
 
 STBL = find_rules("stbl")  # ace_to_ace, no sets, wild high
 PL = find_rules("stbl-pl")  # wild_goes_low, royal_in_one_turn

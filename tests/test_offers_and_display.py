@@ -17,13 +17,13 @@ from buraco_events.core.cards import make_deck, sorted_cards
 from buraco_events.core.choices import legal_choices
 from buraco_events.core.engine import check
 from buraco_events.core.gate import IllegalMove
-from buraco_events.core.moves import legal_discards, legal_draws
+from buraco_events.core.seatview import _display_hand
 from buraco_events.core.seeds import SharedStream
 from buraco_events.core.state import GameState
 from buraco_events.core.table import _CHECKED_WHEN_OFFERED, Table, _checked_when_offered
+from buraco_events.core.turn import legal_discards, legal_draws
 from buraco_events.model.events import Discarded, Drew
 from buraco_events.model.rules import PRESETS
-from buraco_events.views.seatview import _display_hand
 
 
 def _oracle_discards(state: GameState) -> list[Discarded]:

@@ -412,7 +412,7 @@ def test_the_referee_reads_the_hidden_card_a_seat_does_not():
 @given(st.lists(st.sampled_from(ALL_CARDS), max_size=24), st.lists(st.sampled_from(ALL_CARDS), max_size=6))
 def test_display_hand_is_the_cards_held_in_display_order(held: list[str], gone: list[str]) -> None:
     # a hand the engine played from keeps zero (or fewer) counts: they show no card
-    from buraco_events.views.seatview import _display_hand
+    from buraco_events.core.seatview import _display_hand
 
     hand = Counter(held)
     hand.subtract(gone)

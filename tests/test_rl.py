@@ -28,6 +28,7 @@ from buraco_events.audit.report import audit_path  # noqa: E402
 from buraco_events.core.bots import RandomBot, bot_by_name, run_game  # noqa: E402
 from buraco_events.core.choices import Action  # noqa: E402
 from buraco_events.core.melds import classify  # noqa: E402
+from buraco_events.core.seatview import player_view  # noqa: E402
 from buraco_events.core.state import Meld  # noqa: E402
 from buraco_events.model.events import HandEnded, HandStarted  # noqa: E402
 from buraco_events.model.rules import PRESETS, Rules  # noqa: E402
@@ -36,7 +37,6 @@ from buraco_events.rl import actions as A  # noqa: E402
 from buraco_events.rl import env, raw_env  # noqa: E402
 from buraco_events.rl.aec import BuracoEnv  # noqa: E402
 from buraco_events.rl.observe import LAYOUT, SIZE, observe  # noqa: E402
-from buraco_events.views.seatview import player_view  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import Table, direct_dead_table, sheet
 
-from buraco_events.core.sheets import hand_scores
+from buraco_events.core.sheets import hand_scores, match_result, score_team
 from buraco_events.model.rules import PRESETS, find_rules
-from buraco_events.model.scoring import match_result, score_team
 
 # seat 1 keeps KC KC QC QC JC JC 10C 10C (80) 9C (10) 2C (two_value) and a JK (joker_value), or an
 # 8C (10) in aberto, which has no jokers; it takes no dead (-100).

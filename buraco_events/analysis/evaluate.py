@@ -36,12 +36,12 @@ from buraco_events.core.choices import Action, Choices
 from buraco_events.core.engine import play
 from buraco_events.core.greedy import GreedyBot, SharedContext
 from buraco_events.core.infoset import InfoSet, Knowledge, dealt_table, info_set
+from buraco_events.core.seatview import player_view
 from buraco_events.core.seeds import SharedStream
 from buraco_events.core.state import PLAYING_PHASES, GameState
 from buraco_events.core.table import Table
 from buraco_events.model.events import Event, HandEnded
 from buraco_events.play.pool import ordered_map
-from buraco_events.views.seatview import player_view
 
 #: the alternatives evaluated per decision at the most
 MAX_ALTERNATIVES = 8

@@ -33,7 +33,7 @@ from buraco_events.model.events import (
     TookPile,
 )
 from buraco_events.model.rules import UnknownVariant, canonical_variant
-from buraco_events.views.projections import meld_kind
+from buraco_events.model.views import meld_kind
 
 from .schema import TABLES, int_range
 

@@ -32,6 +32,7 @@ import msgspec
 from buraco_events.core.cards import team_of
 from buraco_events.core.engine import play
 from buraco_events.core.gate import IllegalMove
+from buraco_events.core.sheets import match_result
 from buraco_events.core.state import GameState
 from buraco_events.log.lines import (
     MAX_LINE,
@@ -50,7 +51,6 @@ from buraco_events.model.events import (
     event_type,
     line_hash,
 )
-from buraco_events.model.scoring import match_result
 from buraco_events.views.text import hand_words
 
 #: the kinds that name a hand

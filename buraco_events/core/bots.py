@@ -18,12 +18,12 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
-from buraco_events.log.commit import seeded_salts
 from buraco_events.model.events import Event
 from buraco_events.model.rules import Rules, check_players
 from buraco_events.model.views import View
 
 from .choices import Action, Choices
+from .commit import seeded_salts
 from .greedy import GreedyBot, SharedContext
 from .seeds import SeedStreams
 from .state import GameState
@@ -74,9 +74,11 @@ _PLAY_KINDS: Final = frozenset(("meld", "add", "dead"))
 
 
 _BOTS: Final[dict[str, type[RandomBot] | type[GreedyBot]]] = {"random": RandomBot, "greedy": GreedyBot}
-#: the expert bot decides by the analysis's evaluation (`analysis.expert`), which builds on this
-#: package: it is imported when asked for, by name
+#: the expert bot decides by the analysis's evaluation (`analysis.expert`), a service built on the
+#: rules: the rules import nothing above them, so it is found as a user's bot is, by its module's
+#: name, when asked for
 EXPERT: Final = "expert"
+_EXPERT_MODULE: Final = "buraco_events.analysis.expert"
 BOT_NAMES: Final[tuple[str, ...]] = (*_BOTS, EXPERT)
 
 
@@ -97,9 +99,8 @@ def bot_by_name(name: str) -> Bot:
     """
     spec = bot_spec(name)
     if spec.partition(":")[0].strip().lower() == EXPERT:
-        from buraco_events.analysis.expert import expert_from_spec
-
-        return expert_from_spec(spec)
+        expert: Bot = importlib.import_module(_EXPERT_MODULE).expert_from_spec(spec)
+        return expert
     if ":" in spec:
         return _user_bot(spec)
     cls = _BOTS.get(spec)

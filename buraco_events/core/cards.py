@@ -1,7 +1,8 @@
-"""Cards: the notation of the log format, values, the deck of a variant, and the card geometry.
+"""Cards as the rules see them: values, the deck of a variant, and the card geometry.
 
-A card is its canonical string (`10H`, `AS`, `2C`, `JK`). The two copies of a card are the same
-string, so every zone is a multiset. Ranks are numbered A=1, 2..10, J=11, Q=12, K=13; inside a
+A card is its canonical string (`10H`, `AS`, `2C`, `JK`; the notation and its parse are
+`model.cards`, re-exported here). The two copies of a card are the same string, so every zone is
+a multiset. Ranks are numbered A=1, 2..10, J=11, Q=12, K=13; inside a
 run the ace stands at position 1 (low) or 14 (high).
 
 The geometry every meld module reads is here, once: a card's int codes and back, its rank and
@@ -12,24 +13,23 @@ cards may join a run of a suit or a set of a rank (`RUN_CARDS`, `SET_CARDS`), th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, ClassVar, Final
 
-Card = str
+from buraco_events.model import cards as notation
+from buraco_events.model.cards import Card
+from buraco_events.model.cards import CardError as CardError  # re-exported: the notation's parse
+from buraco_events.model.cards import parse_card as parse_card
+from buraco_events.model.cards import parse_cards as parse_cards
 
-RANKS: Final[tuple[str, ...]] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS: Final[tuple[str, ...]] = ("S", "H", "D", "C")
-JOKER: Final[Card] = "JK"
+#: the notation's names (`model.cards`) as this compiled module's own constants
+RANKS: Final[tuple[str, ...]] = notation.RANKS
+SUITS: Final[tuple[str, ...]] = notation.SUITS
+JOKER: Final[Card] = notation.JOKER
+ALL_CARDS: Final[tuple[Card, ...]] = notation.ALL_CARDS
+#: the cards dealt to each seat, and to each of the two deads (RULES 1)
+HAND_SIZE: Final = notation.HAND_SIZE
 #: each suit letter's index in `SUITS` (a `SUIT_RANK` code's `code >> 4`)
 SUIT_INDEX: Final[dict[str, int]] = {s: i for i, s in enumerate(SUITS)}
-
-_SUIT_ALIASES: Final = {
-    "S": "S", "H": "H", "D": "D", "C": "C",
-    "♠": "S", "♥": "H", "♦": "D", "♣": "C",
-    "♤": "S", "♡": "H", "♢": "D", "♧": "C",
-}
-
-#: every canonical card, jokers last
-ALL_CARDS: Final[tuple[Card, ...]] = tuple(r + s for s in SUITS for r in RANKS) + (JOKER,)
 
 #: rank number of each canonical card (joker: 0)
 RANK: Final[dict[Card, int]] = {r + s: i + 1 for s in SUITS for i, r in enumerate(RANKS)} | {JOKER: 0}
@@ -48,8 +48,6 @@ SUIT_RANK_SIZE: Final = 16 * len(SUITS) + 1
 #: the ranks that are wild (RULES 3: the joker, rank 0, and every 2) as a bit mask by rank:
 #: `WILD_RANKS >> rank & 1` is 1 for a wild rank (the form hot loops use; `is_wild_rank` says it)
 WILD_RANKS: Final = 1 << 0 | 1 << 2
-#: the cards dealt to each seat, and to each of the two deads (RULES 1)
-HAND_SIZE: Final = 11
 
 # -- run positions ------------------------------------------------------------------------------
 
@@ -102,39 +100,35 @@ def team_of(seat: int) -> int:
     return seat % 2
 
 
-def value_repr(name: str, names: tuple[str, ...], values: tuple[object, ...]) -> str:
-    """Return `name(field=value, ...)`: the repr of the immutable value classes (as a dataclass's)."""
-    return f"{name}({', '.join(f'{n}={v!r}' for n, v in zip(names, values, strict=True))})"
+class Value:
+    """The base of the immutable value classes (`melds.MeldShape`, `state.Meld`,
+    `choices.Action`): compared, hashed, shown and pickled by their fields' values, as a frozen
+    dataclass would be. A subclass gives `_values()`, its fields' values in constructor order, and
+    names them in `_FIELDS`. Plain classes rather than frozen dataclasses: compiled, a dataclass's
+    generated `__init__` would stay interpreted.
+    """
 
+    __slots__ = ()
+    #: the names of the fields `_values` gives, in constructor order
+    _FIELDS: ClassVar[tuple[str, ...]] = ()
 
-class CardError(ValueError):
-    """A string that is not a card of the notation."""
+    def _values(self) -> tuple[Any, ...]:
+        raise NotImplementedError
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self._values() == other._values()
 
-def parse_card(text: str) -> Card:
-    """Return the canonical card for `text` (accepts lower case, `T` for 10, suit symbols)."""
-    if not isinstance(text, str):
-        raise CardError(f"not a card: {text!r} (expected a string like '10H', 'AS' or 'JK')")
-    if text in RANK:
-        return text
-    t = text.strip()
-    up = t.upper()
-    if up in ("JK", "JOKER", "🃏"):
-        return JOKER
-    if len(t) >= 2:
-        rank, suit = up[:-1], _SUIT_ALIASES.get(up[-1]) or _SUIT_ALIASES.get(t[-1])
-        if rank == "T":
-            rank = "10"
-        if suit and rank in RANKS:
-            return rank + suit
-    raise CardError(f"not a card: {text!r} (expected rank A 2-10 J Q K and suit S H D C, or JK)")
+    def __hash__(self) -> int:
+        return hash(self._values())
 
+    def __repr__(self) -> str:
+        pairs = zip(self._FIELDS, self._values(), strict=True)
+        return f"{type(self).__name__}({', '.join(f'{n}={v!r}' for n, v in pairs)})"
 
-def parse_cards(texts: Iterable[str] | str) -> tuple[Card, ...]:
-    """Parse a list of cards, or a string of cards separated by spaces or commas."""
-    if isinstance(texts, str):
-        texts = texts.replace(",", " ").split()
-    return tuple(parse_card(t) for t in texts)
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), self._values())
 
 
 def is_joker(card: Card) -> bool:
@@ -206,3 +200,4 @@ def run_neighbours(rank: int, d: int) -> tuple[int, ...]:
     out = {(p + step - 1) % 13 + 1 for p in positions for step in (-d, d) if 1 <= p + step <= 14}
     out.discard(rank)
     return tuple(sorted(out))
+

@@ -11,7 +11,7 @@ from (`seeds`).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, ClassVar, Final, Literal
 
 from buraco_events.model.events import (
     Discarded,
@@ -24,21 +24,23 @@ from buraco_events.model.events import (
     event_type,
 )
 
-from .cards import Card, team_of, value_repr
-from .discard import MAY_GO, card_bar
-from .engine import must_refill
+from .cards import Card, Value, team_of
+from .deads import legal_dead_takes, must_refill
 from .gate import IllegalMove
 from .hand_melds import hand_melds
-from .moves import has_two_discards, legal_dead_takes, legal_discards, legal_draws
 from .playcheck import checked_play, meld_entry
 from .plays import CardPlay, raw_plays
 from .state import PLAYING_PHASES, GameState, sorted_held
+from .turn import MAY_GO, card_bar, has_two_discards, legal_discards, legal_draws
 
 #: the fields of an action, in constructor order
 _ACTION_FIELDS: Final = ("kind", "cards", "meld", "dead")
+#: what an action does: draw from the stock, take the pile, meld, lay off onto a meld (`add`, as
+#: the public API names it; the log's event is `laid_off`), discard, take a dead
+ActionKind = Literal["draw", "pile", "meld", "add", "discard", "dead"]
 
 
-class Action:
+class Action(Value):
     """A player's choice, free of hidden information (a draw does not name the card).
 
     The one form of a move on its way to the log: a bot's answer, a typed command
@@ -50,9 +52,10 @@ class Action:
     """
 
     __slots__ = _ACTION_FIELDS
+    _FIELDS: ClassVar[tuple[str, ...]] = _ACTION_FIELDS
 
     def __init__(
-        self, kind: str, cards: tuple[Card, ...] = (), meld: int | None = None, dead: int | None = None
+        self, kind: ActionKind, cards: tuple[Card, ...] = (), meld: int | None = None, dead: int | None = None
     ) -> None:
         self.kind: Final = kind
         self.cards: Final = cards
@@ -61,20 +64,6 @@ class Action:
 
     def _values(self) -> tuple[Any, ...]:
         return (self.kind, self.cards, self.meld, self.dead)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Action):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return value_repr("Action", _ACTION_FIELDS, self._values())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Action, self._values())
 
 
 _DRAW: Final = Action("draw")
@@ -280,7 +269,7 @@ class Choices:
         `discards()` must check the cards one by one.
 
         Where `moves.has_two_discards` holds (two distinct cards or more may go) no card asked is
-        the last one held, so the discard rule (`discard.card_bar`) answers each card held
+        the last one held, so the discard rule (`turn.card_bar`) answers each card held
         without an event; `event_of` builds the chosen one's event.
         """
         if self._discard_actions is None:

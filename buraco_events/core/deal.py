@@ -163,4 +163,3 @@ def apply_hand_started(state: GameState, ev: HandStarted) -> None:
     state.melds = []
     state.closed_by = None
     state.end_reason = None
-    state.phase = "draw"

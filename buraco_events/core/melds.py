@@ -11,16 +11,13 @@ are `hand_melds`'; the lay-offs onto a meld, `fits`'.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final, Literal, get_args
+from typing import Any, ClassVar, Final, get_args
 
 from buraco_events.model.rules import Rules
+from buraco_events.model.terms import CanastaKind, MeldType
 
-from .cards import RANK, SUIT, SUIT_POS_CARDS, SUIT_RANK, WILD_RANKS, Card, value_repr
+from .cards import RANK, SUIT, SUIT_POS_CARDS, SUIT_RANK, WILD_RANKS, Card, Value
 
-#: a meld's type: a run of one suit or a set of one rank (`kind` is kept for the canasta kind)
-MeldType = Literal["run", "set"]
-#: the canasta kinds of RULES 3.5, best first
-CanastaKind = Literal["ace_to_ace", "royal", "clean", "dirty"]
 CANASTA_KINDS: Final[tuple[CanastaKind, ...]] = get_args(CanastaKind)
 #: a meld of this many cards or more is a canasta (RULES 3.5)
 CANASTA_SIZE: Final = 7
@@ -30,15 +27,15 @@ CANASTA_SIZE: Final = 7
 _SHAPE_FIELDS: Final = ("type", "cards", "wild", "suit", "rank", "low", "high")
 
 
-class MeldShape:
+class MeldShape(Value):
     """A valid meld: its type (run or set), canonical arrangement, and the card acting as wild (if any).
 
-    Immutable, compared and hashed by value. A plain class with read-only (`Final`) attributes
-    rather than a frozen dataclass: compiled, the dataclass's generated `__init__` would stay
-    interpreted, and meld shapes are built on every meld and lay-off.
+    Immutable (read-only attributes), compared and hashed by value (`cards.Value`): meld shapes
+    are built on every meld and lay-off.
     """
 
     __slots__ = ("type", "cards", "wild", "suit", "rank", "low", "high")
+    _FIELDS: ClassVar[tuple[str, ...]] = _SHAPE_FIELDS
 
     def __init__(
         self,
@@ -68,21 +65,6 @@ class MeldShape:
 
     def __len__(self) -> int:
         return len(self.cards)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MeldShape):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return value_repr("MeldShape", _SHAPE_FIELDS, self._values())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (MeldShape, self._values())
-
 
 
 def _run_shape(cards: tuple[Card, ...], rules: Rules) -> MeldShape | None:

@@ -16,7 +16,8 @@ from buraco_events.model.events import Event, LaidOff, Melded
 from buraco_events.model.rules import Rules
 
 from .cards import Card, is_wild_card, team_of
-from .discard import NO_CANASTA, WILD_LAST, canasta_need, closing_bar
+from .closing import NO_CANASTA, WILD_LAST, canasta_need, closing_bar, has_closing_canasta
+from .deads import can_take_dead, empty_hand
 from .fits import MeldFits, meld_fits
 from .gate import (
     Refusal,
@@ -84,11 +85,11 @@ def _after_play_error(
     if left == 0:
         if state.rules.dead_by_discard:
             return refusal_of(state, ev, "in this variant a hand may only empty by a discard")
-        if state.can_take_dead(team):
+        if can_take_dead(state, team):
             return None  # direct dead
         if state.rules.close_by_discard:
             return refusal_of(state, ev, "only a discard may close in this variant; this play would empty the hand")
-        if not state.has_closing_canasta(team, meld()):
+        if not has_closing_canasta(state, team, meld()):
             return refusal_of(state, ev, "cannot close: the team has no " + canasta_need(state))
         return None
     # the kept cards matter only for a single card taken from an open pile, or one card left
@@ -299,11 +300,7 @@ def _after_play(state: GameState, player: int, cards: Sequence[Card]) -> None:
         else:
             del hand[c]
     if not hand:
-        team = team_of(player)
-        if state.can_take_dead(team):
-            state.phase, state.dead_mode = "dead", "direct"
-        else:
-            state.closed_by, state.end_reason, state.phase = player, "closed", "hand_end"
+        empty_hand(state, player, "direct")
 
 
 

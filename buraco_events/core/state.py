@@ -3,32 +3,26 @@ it (`Meld`), the hands as multisets of cards, and the rule fields read on every 
 
 The engine (`engine`) folds events into a `GameState` and holds every rule; this module holds
 the data only: its fields, its copies (`GameState.copy`, `shallow_copy`) and the questions every
-rule asks of it (a seat's hand size, whether a team may still take a dead or holds the canasta
-closing needs).
+rule asks of it (a seat's hand size).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final
 
 from buraco_events.model.events import EndReason
 from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import TeamScore
+from buraco_events.model.terms import DeadFate, DeadMode, Phase
 
-from .cards import Card, value_repr
+from .cards import Card, Value
 from .fits import MeldFits
-from .melds import CanastaKind, MeldRules, MeldShape, caches_for, canasta_kind, is_closing_canasta
+from .melds import CanastaKind, MeldRules, MeldShape, caches_for, canasta_kind
 
-#: the state machine's phases (`gate.TRANSITIONS`); mypy checks every assignment and `==` against them
-Phase = Literal["start", "deal", "draw", "play", "dead", "hand_end", "game_end", "over"]
 #: the phases of a hand in progress
 PLAYING_PHASES: Final[tuple[Phase, ...]] = ("draw", "play", "dead")
-#: what became of a dead that is gone: a player took it (RULES 4) or it refilled the stock (RULES 5)
-DeadFate = Literal["taken", "stock"]
-#: how a dead is being taken: right after a play emptied the hand, or after a discard (RULES 4)
-DeadMode = Literal["direct", "indirect"]
 #: the cards a seat holds: each card held and how many copies (never a count of 0); a plain dict,
 #: not a Counter, so that the compiled engine works on it with the dict's own C calls
 Hand = dict[Card, int]
@@ -86,7 +80,7 @@ def add_cards(hand: Hand, cards: Iterable[Card]) -> None:
 _MELD_FIELDS: Final = ("id", "team", "shape", "laid_by", "laid_seq", "first_turn", "last_turn", "canasta_seq")
 
 
-class Meld:
+class Meld(Value):
     """A meld on the table: its team, canonical cards and the turns it was built in.
 
     Immutable (read-only attributes), compared and hashed by value, shared between copies of a
@@ -95,6 +89,7 @@ class Meld:
     """
 
     __slots__ = (*_MELD_FIELDS, "_fits", "_fits_rules")
+    _FIELDS: ClassVar[tuple[str, ...]] = _MELD_FIELDS
 
     def __init__(
         self,
@@ -137,20 +132,6 @@ class Meld:
         """Return the canasta kind this meld scores, or None (RULES 3.5)."""
         return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Meld):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return value_repr("Meld", _MELD_FIELDS, self._values())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Meld, self._values())
-
 
 class RulesContext:
     """A game's rules as the engine asks them on every turn: built once per rules object the
@@ -179,7 +160,6 @@ class RulesContext:
         # made again from the rules (compiled, a class without this pickles by calling
         # `__init__` with no arguments)
         return (RulesContext, (self.rules,))
-
 
 
 #: the rules of a state before `game_started` (a frozen Struct, shared) and their context: a new
@@ -277,27 +257,6 @@ class GameState:
         for k in self.hands[seat].values():
             n += k
         return n
-
-    def can_take_dead(self, team: int) -> bool:
-        """Return whether the team may still take a dead (none taken yet, one left for it)."""
-        if self.team_dead[team] is not None:
-            return False
-        if self.rules.dead_owner == "team":
-            return self.deads[team] is not None  # RULES 4: team t may only take dead t
-        return any(d is not None for d in self.deads)
-
-    def has_closing_canasta(self, team: int, extra: Meld | None = None) -> bool:
-        """Return whether the team holds the canasta closing needs (RULES 6).
-
-        `extra` is a meld as a play would leave it (grown, or new): it counts in place of its old
-        self.
-        """
-        melds = self.melds if extra is None else [*(m for m in self.melds if m.id != extra.id), extra]
-        rules = self.rules
-        return any(
-            m.team == team and is_closing_canasta(len(m.shape.cards), m.shape.is_clean, rules)
-            for m in melds
-        )
 
 
 def shallow_copy(state: GameState) -> GameState:

@@ -30,7 +30,6 @@ from typing import Any, Final, Protocol
 import msgspec
 from mypy_extensions import mypyc_attr
 
-from buraco_events.log.commit import SaltSource, deal_commitment
 from buraco_events.model.events import (
     Discarded,
     Drew,
@@ -44,17 +43,20 @@ from buraco_events.model.events import (
 )
 from buraco_events.model.rules import Rules, canonical_variant, check_players, find_rules
 from buraco_events.model.views import View
-from buraco_events.views.seatview import player_view
 
 from .choices import Action, Choices, action_event, legal_actions
+from .commit import SaltSource, deal_commitment
+from .deads import must_refill
 from .deal import deal
-from .engine import apply, check, must_refill
+from .engine import apply, check
 from .gate import IllegalMove
 from .infoset import InfoSetError, Unseen, knowledge_of
 from .melds import MeldShape
-from .moves import end_of_game, end_of_hand, legal_draws
+from .seatview import player_view
 from .seeds import PositionSeeds, RngPolicy
+from .sheets import end_of_game, end_of_hand
 from .state import PLAYING_PHASES, GameState
+from .turn import legal_draws
 
 #: a hand longer than this many turns is a bug in a bot or the engine, never a real game
 MAX_TURNS_PER_HAND = 2000

@@ -16,8 +16,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from buraco_events.core.cards import ALL_CARDS, CardError, parse_card
-
+from .cards import ALL_CARDS, CardError, parse_card
 from .rules import Rules
 
 SCHEMA_VERSION = 1

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from buraco_events.core.cards import HAND_SIZE
+from .cards import HAND_SIZE
 
 PileKind = Literal["open", "closed"]
 StockEnd = Literal["refill", "two_left"]

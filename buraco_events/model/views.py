@@ -11,11 +11,9 @@ from typing import Literal
 
 import msgspec
 
-from buraco_events.core.cards import Card
-from buraco_events.core.melds import CanastaKind, MeldType
-from buraco_events.core.state import DeadFate, Phase
-
+from .cards import Card
 from .scoring import TeamScore
+from .terms import CanastaKind, DeadFate, MeldType, Phase
 
 #: a meld's kind as shown and indexed: its canasta kind, or `none` below a canasta
 MeldKind = CanastaKind | Literal["none"]

@@ -92,7 +92,7 @@ def parse_command(text: str) -> Action | str | None:
         if args:
             raise CommandError(f"{words[0]} takes nothing after it")
         if word in ("draw", "pile"):
-            return Action(word)
+            return Action("draw") if word == "draw" else Action("pile")
         return word
     if word == "add":
         if len(args) < 2:

@@ -31,6 +31,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from buraco_events.core.choices import Action
+from buraco_events.core.seatview import player_view
 from buraco_events.core.seeds import SeedStreams
 from buraco_events.core.table import MAX_TURNS_PER_HAND, EndlessGame, Table
 from buraco_events.log.writer import write_log
@@ -38,7 +39,6 @@ from buraco_events.model.events import Event, GameEnded, HandEnded
 from buraco_events.model.rules import canonical_variant, check_players
 from buraco_events.play.sim import game_id, game_seed
 from buraco_events.views.render import render_text, render_view
-from buraco_events.views.seatview import player_view
 
 from . import observe as obs_mod
 from .actions import N_ACTIONS, encode

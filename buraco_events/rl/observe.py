@@ -17,9 +17,9 @@ from typing import Final
 import numpy as np
 
 from buraco_events.core.cards import Card, team_of
+from buraco_events.core.seatview import player_view
 from buraco_events.core.state import GameState
 from buraco_events.model.views import View
-from buraco_events.views.seatview import player_view
 
 from .actions import CARD_INDEX, CARDS, MELD_SLOTS
 

@@ -26,6 +26,7 @@ from buraco_events.core.cards import RANKS, Card, team_of
 from buraco_events.core.engine import apply, play
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.melds import MeldShape
+from buraco_events.core.seatview import player_view
 from buraco_events.core.state import GameState
 from buraco_events.model.events import (
     Branched,
@@ -54,7 +55,6 @@ from buraco_events.model.views import (
     meld_kind,
 )
 
-from .seatview import player_view
 from .text import hand_words
 
 #: a snapshot of the state every this many events (seeking folds at most this many)

@@ -26,11 +26,14 @@ import msgspec
 
 from buraco_events.core.bots import GreedyBot
 from buraco_events.core.cards import ALL_CARDS, team_of
+from buraco_events.core.closing import has_closing_canasta
+from buraco_events.core.deads import can_take_dead
 from buraco_events.core.engine import apply, check
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.moves import candidate_plays
 from buraco_events.core.seeds import SharedStream
+from buraco_events.core.sheets import match_result
 from buraco_events.core.state import GameState
 from buraco_events.core.table import Table, table_event
 from buraco_events.log.commit import deal_commitment
@@ -49,7 +52,6 @@ from buraco_events.model.events import (
     seal_lines,
 )
 from buraco_events.model.rules import find_rules
-from buraco_events.model.scoring import match_result
 
 HERE = Path(__file__).resolve().parent
 PLAYERS = ("ana", "bruno", "carla", "davi")
@@ -137,7 +139,7 @@ def close_without_clean(state: GameState) -> Event | None:
         return None
     seat = state.to_play
     team = team_of(seat)
-    if state.can_take_dead(team) or state.has_closing_canasta(team):
+    if can_take_dead(state, team) or has_closing_canasta(state, team):
         return None
     hand = state.hands[seat]
     for cards in candidate_melds(hand, state.rules):

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Final
 
-from buraco_events.core.cards import ALL_CARDS, Card, sort_key, team_of
-from buraco_events.core.sheets import hand_scores, table_scores
-from buraco_events.core.state import PLAYING_PHASES, DeadFate, GameState, Meld, held_in_order
 from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import TeamScore
+from buraco_events.model.terms import DeadFate
 from buraco_events.model.views import DeadView, MeldView, PendingView, PileView, View, meld_kind
+
+from .cards import ALL_CARDS, Card, sort_key, team_of
+from .sheets import hand_scores, table_scores
+from .state import PLAYING_PHASES, GameState, Meld, held_in_order
 
 #: MeldViews by the id of their (immutable) engine meld, which the entry keeps alive
 _MELD_VIEWS: Final[dict[int, tuple[Meld, Rules, MeldView]]] = {}
