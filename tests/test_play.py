@@ -41,7 +41,8 @@ from buraco_events.play.commands import (
     options_text,
     parse_command,
 )
-from buraco_events.play.session import Setup, new_session, resume_session
+from buraco_events.play.session import new_session, resume_session
+from buraco_events.play.setup import Setup
 from buraco_events.views.projections import player_view
 from buraco_events.views.render import render_compact, render_text
 from cli.main import app
