@@ -22,7 +22,7 @@ from buraco_events.analytics import arrowrows, ingest, plots, queries
 from buraco_events.analytics.database import DEFAULT_DB, AnalyticsError, DatabaseUnavailable
 from buraco_events.analytics.queries import Result
 from buraco_events.analytics.sqlviews import relations
-from buraco_events.play.pool import default_workers
+from buraco_events.util.pool import default_workers
 from buraco_events.views.text import visible
 
 from .common import err, fail, out, shown

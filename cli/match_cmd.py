@@ -20,7 +20,7 @@ from buraco_events.core.table import BotError, EndlessGame
 from buraco_events.log.writer import LogExistsError
 from buraco_events.model.rules import UnknownVariant
 from buraco_events.play.match import MatchResult, match
-from buraco_events.play.pool import default_workers
+from buraco_events.util.pool import default_workers
 from buraco_events.views.text import visible
 
 from .common import PROBLEMS, err, fail, import_bots_from_cwd, out

@@ -24,7 +24,7 @@ from buraco_events.log import archive_format
 from buraco_events.log.archive import pack, unpack
 from buraco_events.log.archive_format import ArchiveError, Limits
 from buraco_events.log.archive_read import iter_archive
-from buraco_events.play.pool import WorkerError, chunked, ordered_map
+from buraco_events.util.pool import WorkerError, chunked, ordered_map
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -269,7 +269,7 @@ def test_a_worker_that_dies_or_runs_out_of_memory_ends_the_run() -> None:
 
 _UNDER_LIMIT = textwrap.dedent("""
     import os, resource, sys
-    from buraco_events.play.pool import WorkerError, ordered_map
+    from buraco_events.util.pool import WorkerError, ordered_map
 
     def grab(chunk):
         return len(bytes(chunk[0] << 20))  # really allocated: zeroed
@@ -340,26 +340,25 @@ def test_a_command_out_of_memory_ends_in_one_line(tmp_path: Path, command: str) 
     assert len(errors) == 1 and errors[0].startswith("error: ") and "out of memory" in errors[0], errors
 
 
-def test_paused_blocks_collect_once_they_have_handled_enough_input() -> None:
+def test_a_paused_block_frees_the_input_its_cycles_hold_at_its_end() -> None:
     """A cycle a block leaves may hold its whole input (an audit's reader holds the log's lines,
-    untracked bytes the object count never sees): blocks collect once their inputs add up to
-    `HELD_MAX` bytes, so an archive of big logs does not pile up in memory."""
+    untracked bytes no object count sees): the block's end frees it, so an archive of big logs
+    does not pile up in memory however many blocks run."""
     import gc
 
-    from buraco_events.play import pool
+    from buraco_events.util import pool
 
-    class Node:
-        def __init__(self) -> None:
+    class Reader:
+        def __init__(self, lines: bytes) -> None:
+            self.lines = lines
             self.me = self  # a cycle: only the collector frees it
 
-    pool._Unscanned.count = pool._Unscanned.held = 0
-    with pool.collector_paused(held=pool.HELD_MAX // 2):
-        garbage = Node()
-        ref = weakref.ref(garbage)
-        del garbage
-    assert ref() is not None  # half the input: no collection yet
-    with pool.collector_paused(held=pool.HELD_MAX // 2 + 1):
-        pass
-    assert ref() is None and pool._Unscanned.held == 0
+    refs = []
+    for _ in range(3):
+        with pool.collector_paused(held=64 << 20):
+            reader = Reader(bytes(64 << 20))
+            refs.append(weakref.ref(reader))
+            del reader
+        assert refs[-1]() is None  # freed with its 64 MiB before the next block
     assert gc.isenabled() and gc.get_freeze_count() == 0
 

@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 from buraco_events.analytics.ingest import CHUNK_LOGS
 from buraco_events.analytics.schema import TABLES
 from buraco_events.log.archive import pack
-from buraco_events.play.pool import chunked, ordered_map
 from buraco_events.play.sim import simulate
+from buraco_events.util.pool import chunked, ordered_map
 from cli.main import app
 
 runner = CliRunner()
@@ -125,7 +125,7 @@ def test_ordered_map_gives_the_one_chunk_before_a_failure():
 def test_collector_paused_freezes_and_restores() -> None:
     import gc
 
-    from buraco_events.play.pool import collector_paused
+    from buraco_events.util.pool import collector_paused
 
     assert gc.isenabled() and gc.get_freeze_count() == 0
     with collector_paused():
@@ -141,34 +141,37 @@ def test_collector_paused_freezes_and_restores() -> None:
         gc.enable()
 
 
-def test_collector_paused_leaves_survivors_unscanned_until_the_limit() -> None:
-    """A block's end starts no collection (its survivors go to the oldest generation unscanned),
-    until blocks have left more than the limit; then one collection frees their cycles."""
+def test_collector_paused_frees_the_blocks_cycles_and_leaves_older_ones_alone() -> None:
+    """A block's end collects what the block made (its cycles go at once) and scans nothing older:
+    a cycle made before the block is still there after it, until a collection of its own."""
     import gc
     import weakref
 
-    from buraco_events.play import pool
+    from buraco_events.util.pool import collector_paused
 
     class Node:
         def __init__(self) -> None:
             self.me = self  # a cycle: only the collector frees it
 
-    pool._Unscanned.count = 0
-    kept = [object() for _ in range(10)]
-    with pool.collector_paused(unscanned_max=10_000):
-        garbage = Node()
-        alive = [[i] for i in range(1_000)]  # survivors: 1,000 lists
-        ref = weakref.ref(garbage)
-        del garbage
-    assert ref() is not None  # no collection at the block's end
-    assert gc.get_count()[0] < 100  # ... nor one pending: the survivors left the young generation
-    assert 900 <= pool._Unscanned.count <= 1_200  # the survivors, less what the block freed
-    with pool.collector_paused(unscanned_max=10_000):
-        more = [[i] for i in range(20_000)]  # past the limit: this block's end collects
-    assert ref() is None
-    assert pool._Unscanned.count == 0
-    assert gc.isenabled() and gc.get_freeze_count() == 0
-    assert len(alive) + len(more) + len(kept) == 21_010
+    gc.disable()
+    try:
+        older = Node()
+        old_ref = weakref.ref(older)
+        del older
+        with collector_paused():
+            garbage = Node()
+            alive = [[i] for i in range(1_000)]  # survivors
+            ref = weakref.ref(garbage)
+            del garbage
+            assert ref() is not None  # no collection while the block runs
+        assert ref() is None  # freed at the block's end
+        assert old_ref() is not None  # older than the block: not scanned
+        assert gc.get_count()[0] < 100  # the survivors left the young generation
+        assert len(alive) == 1_000
+    finally:
+        gc.collect()
+        gc.enable()
+    assert old_ref() is None
 
 
 def _pid_after(chunk: list[int]) -> tuple[int, int]:

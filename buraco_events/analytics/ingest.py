@@ -48,7 +48,7 @@ from buraco_events.log.lines import LogError, RawLines
 from buraco_events.log.reader import EventReader
 from buraco_events.log.sources import CHUNK_BYTES, chunk_bytes, first_name, held_bytes, iter_logs
 from buraco_events.model.events import Branched, Event, branch_of
-from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map, popped
+from buraco_events.util.pool import WorkerError, chunked, collector_paused, ordered_map, popped
 
 from .arrowrows import MISFIT_ERRORS, arrow_table, arrow_tables, first_misfit, ipc_stream
 from .database import (
