@@ -40,7 +40,22 @@ _BOM = b"\xef\xbb\xbf"
 MAX_LINE = 1 << 20
 
 
-class LogError(Exception):
+class SourceError(Exception):
+    """A log (`LogError`) or an archive (`ArchiveError`) that cannot be read, checked or written:
+    its str is one line, the file and the place in it (`where`), then what is wrong (`message`)."""
+
+    path: str
+    message: str
+
+    def where(self) -> str:
+        """Return the file and the place in it the error is about."""
+        return self.path
+
+    def __str__(self) -> str:
+        return f"{self.where()}: {self.message}"
+
+
+class LogError(SourceError):
     """A log that cannot be read, checked or written; its str is one line naming file, line, seq."""
 
     def __init__(
@@ -53,13 +68,13 @@ class LogError(Exception):
         self.field = field
         self.message = message
 
-    def __str__(self) -> str:
+    def where(self) -> str:
         where = self.path
         if self.lineno is not None:
             where += f": line {self.lineno}"
             if self.seq is not None:
                 where += f" (seq {self.seq})"
-        return f"{where}: {self.message}"
+        return where
 
 
 class NotALogError(LogError):
