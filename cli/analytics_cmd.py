@@ -24,7 +24,7 @@ from buraco_events.analytics.queries import Result
 from buraco_events.analytics.sqlviews import relations
 from buraco_events.util.pool import default_workers
 from buraco_events.util.sizes import UNITS_HELP
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 from .common import err, fail, out, shown
 

@@ -31,7 +31,7 @@ from buraco_events.log.archive import (
     unpack,
 )
 from buraco_events.util.sizes import UNITS_HELP, parse_size, size_name
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 from .common import err, fail
 from .log_cmd import fail_on, say

@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from buraco_events.play.league import LeagueResult, against, league
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
 from .common import fail, out

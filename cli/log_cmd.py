@@ -11,7 +11,7 @@ from buraco_events.log.lines import SourceError
 from buraco_events.log.reader import check_lines, repair
 from buraco_events.log.sources import open_source, refuse_archive
 from buraco_events.play.branch import branch_in_lines
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 from .common import fail_read, out
 

@@ -27,7 +27,7 @@ import zstandard
 
 from buraco_events.util.sizes import parse_size as parse_size
 from buraco_events.util.sizes import size_name as size_name
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 from .archive_codec import Codec, header_tables, log_blob
 from .archive_format import (

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from buraco_events.util.sizes import parse_size, size_name
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 from .lines import SourceError, StrPath
 
@@ -84,9 +84,7 @@ class ArchiveError(SourceError, ValueError):
         total: int | None = None,
         exit_code: int = 2,
     ) -> None:
-        super().__init__(os.fspath(path), message, member, name)
-        self.path = os.fspath(path)
-        self.message = message
+        super().__init__(path, message, os.fspath(path), message, member, name)
         self.member = member
         self.name = name
         self.total = total

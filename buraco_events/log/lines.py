@@ -44,8 +44,12 @@ class SourceError(Exception):
     """A log (`LogError`) or an archive (`ArchiveError`) that cannot be read, checked or written:
     its str is one line, the file and the place in it (`where`), then what is wrong (`message`)."""
 
-    path: str
-    message: str
+    def __init__(self, path: StrPath, message: str, *args: object) -> None:
+        # `args` are the subclass's own arguments, in its order: an error is rebuilt from them
+        # when it comes back from a worker process (pickled)
+        super().__init__(*args)
+        self.path = os.fspath(path)
+        self.message = message
 
     def where(self) -> str:
         """Return the file and the place in it the error is about."""
@@ -61,12 +65,10 @@ class LogError(SourceError):
     def __init__(
         self, path: StrPath, lineno: int | None, seq: int | None, field: str | None, message: str
     ) -> None:
-        super().__init__(os.fspath(path), lineno, seq, field, message)
-        self.path = os.fspath(path)
+        super().__init__(path, message, os.fspath(path), lineno, seq, field, message)
         self.lineno = lineno
         self.seq = seq
         self.field = field
-        self.message = message
 
     def where(self) -> str:
         where = self.path

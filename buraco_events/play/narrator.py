@@ -20,7 +20,8 @@ from buraco_events.model.events import Event, GameEnded, HandStarted
 from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
 from buraco_events.model.views import View
-from buraco_events.views.text import hand_words, visible
+from buraco_events.util.text import visible
+from buraco_events.views.text import hand_words
 
 from .setup import DEFAULT_NAME
 

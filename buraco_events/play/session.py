@@ -66,9 +66,10 @@ from buraco_events.model.events import (
     decode_event,
 )
 from buraco_events.model.rules import UnknownVariant, canonical_variant
+from buraco_events.util.text import visible
 from buraco_events.views.projections import describe, player_view
 from buraco_events.views.render import render_compact
-from buraco_events.views.text import hand_words, visible
+from buraco_events.views.text import hand_words
 
 from .branch import BranchError, read_parent, start_branch
 from .branch_setup import branch_table
