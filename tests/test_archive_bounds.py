@@ -95,7 +95,7 @@ def test_pack_refuses_more_logs_than_the_limit(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_flood_of_logs_is_listed_streaming(tmp_path: Path) -> None:
-    # issue 36: 1,000,000 tiny logs kept `archive list` busy past 240 s (a table built whole)
+    # a flood of tiny logs: `archive list` streams its rows rather than build a table whole
     path = empty_logs(tmp_path / "flood.bza", 30_000)
     start = time.process_time()
     result = runner.invoke(app, ["archive", "list", str(path)])
@@ -121,7 +121,7 @@ def test_a_flood_of_logs_is_listed_streaming(tmp_path: Path) -> None:
     ("y" * 100_000, "a log name of more than 65,536 bytes, over 1,024, the limit"),
 ], ids=["2000-deep", "65-deep", "2006-bytes", "1206-bytes-utf8", "100k-bytes"])
 def test_deep_or_long_names_are_refused_in_one_line(tmp_path: Path, name: str, words: str) -> None:
-    # issue 36: a name of 2,000 nested folders made `unpack` die with a RecursionError
+    # a name of 2,000 nested folders is refused in one line, never a RecursionError
     path = write_raw(tmp_path / "n.bza", [("ok.jsonl", game_lines(1)), (name, game_lines(2))])
     with pytest.raises(ArchiveError, match=words) as info:
         list(iter_archive(path))
@@ -175,7 +175,7 @@ def blocks(path: Path, logs: list[tuple[str, list[bytes]]]) -> list[int]:
 
 
 def test_a_cut_archive_is_reported_where_it_is_cut(tmp_path: Path) -> None:
-    # issue 36: an archive cut 5 bytes short was reported damaged "in its header"
+    # an archive cut short is damaged where it is cut, never "in its header"
     logs = [(f"g{i}.jsonl", game_lines(i, turns=30)) for i in range(3)]
     whole = tmp_path / "whole.bza"
     header, m1, m2, m3, end, size = blocks(whole, logs)
@@ -222,8 +222,8 @@ def _heavy(chunk: Chunk) -> int:
 
 @pytest.mark.parametrize("share", [False, True])
 def test_heavy_chunks_are_held_one_at_a_time_here(share: bool) -> None:
-    # issue 36: the parent held 4 chunks of 16 logs (and their pickles) for 2 workers: 4.5 GB;
-    # with `share` (index, audit) this process computes chunks too, one at a time
+    # heavy chunks: this process holds one read ahead, never the workers' (pickled and sent);
+    # with `share` (index, audit) it computes chunks too, one at a time
     alive: set[int] = set()
 
     def source():
@@ -286,7 +286,7 @@ _UNDER_LIMIT = textwrap.dedent("""
 
 
 def test_a_worker_out_of_its_address_space_ends_the_run_in_one_line() -> None:
-    # issue 36: under a 3 GiB address-space limit `audit` hung: three processes waiting
+    # under an address-space limit a worker runs out of memory: one line, never a hang
     done = subprocess.run([sys.executable, "-c", _UNDER_LIMIT, "200"], capture_output=True,
                           text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr
