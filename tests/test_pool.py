@@ -8,9 +8,12 @@ archive.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
+import signal
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import duckdb
@@ -23,7 +26,7 @@ from buraco_events.analytics.ingest import CHUNK_LOGS
 from buraco_events.analytics.schema import TABLES
 from buraco_events.log.archive import pack
 from buraco_events.play.sim import simulate
-from buraco_events.util.pool import chunked, ordered_map
+from buraco_events.util.pool import WorkerError, chunked, ordered_map
 from cli.main import app
 
 runner = CliRunner()
@@ -213,3 +216,33 @@ def test_ordered_map_gives_what_map_gives_for_any_workers(values: list[int], siz
                                                          workers: int, share: bool):
     chunks = list(chunked(values, size))
     assert list(ordered_map(sum, chunks, workers, share=share)) == list(map(sum, chunks))
+
+
+def _killed_at_7(chunk: list[int]) -> int:
+    if 7 in chunk:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.002)
+    return sum(chunk)
+
+
+@pytest.mark.parametrize("share", [False, True])
+def test_a_killed_worker_is_a_broken_pool_naming_its_chunk(share: bool):
+    got: list[int] = []
+    with pytest.raises(BrokenProcessPool) as info:
+        for total in ordered_map(_killed_at_7, chunked(range(40), 2), 3, share=share,
+                                 name=lambda c: f"chunk from {c[0]}"):
+            got.append(total)
+    assert isinstance(info.value, WorkerError)
+    assert str(info.value) == "chunk from 6: a worker process was killed (SIGKILL: out of memory?)"
+    # results before it come in order; those the dead worker's end cut short never come
+    assert got == [1, 5, 9][:len(got)]
+    assert multiprocessing.active_children() == []  # the other workers are gone too
+
+
+def test_results_left_unread_stop_the_workers():
+    results = ordered_map(_pid_after, chunked(range(200), 2), 3)
+    assert next(results)[0] == 1
+    started = time.monotonic()
+    results.close()  # as a command that fails on the first result does
+    assert time.monotonic() - started < 5
+    assert multiprocessing.active_children() == []

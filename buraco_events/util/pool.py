@@ -78,29 +78,30 @@ class WorkerError(BrokenProcessPool):
         return f"{self.chunk}: {self.args[0]}" if self.chunk else str(self.args[0])
 
 
-class _Watched:
-    """A multiprocessing context that keeps the processes it starts, for their exit codes."""
+class _Starter:
+    """How the workers start (multiprocessing's start method, which the standard library calls a
+    "context"), keeping the processes it starts, for their exit codes."""
 
-    def __init__(self, ctx: Any) -> None:
-        self.ctx = ctx
+    def __init__(self, method: Any) -> None:
+        self.method = method
         self.processes: list[Any] = []
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.ctx, name)
+        return getattr(self.method, name)
 
-    def Process(self, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 (the context's name)
-        process = self.ctx.Process(*args, **kwargs)
+    def Process(self, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 (multiprocessing's name)
+        process = self.method.Process(*args, **kwargs)
         self.processes.append(process)
         return process
 
 
-def _context() -> _Watched:
+def _starter() -> _Starter:
     # fork where there is fork (as `sim` does): the workers start at once with everything this
     # process imported, and run only the work function (never its DuckDB connection, whose file
     # lock stays here). A fork server or spawn would also re-run a main script that lacks a
     # `__main__` guard (a console-script wrapper), which fork never does.
     methods = multiprocessing.get_all_start_methods()
-    return _Watched(multiprocessing.get_context("fork" if "fork" in methods else "spawn"))
+    return _Starter(multiprocessing.get_context("fork" if "fork" in methods else "spawn"))
 
 
 def _quiet() -> None:
@@ -203,13 +204,13 @@ def popped(head: list[T], it: Iterator[T]) -> Iterator[T]:
 def _pooled(fn: Callable[[T], R], it: Iterator[T], procs: int,
             weight: Callable[[T], int] | None, budget: int,
             name: Callable[[T], str] | None, share: bool) -> Iterator[R]:
-    ctx = _context()
-    fork = ctx.get_start_method() == "fork"
+    starter = _starter()
+    fork = starter.get_start_method() == "fork"
     read_end, write_end = os.pipe() if fork else (-1, -1)  # the workers' notices (inherited)
     if fork:
         os.set_blocking(read_end, False)
-    # a context in all but its Process, which keeps what it starts
-    pool = ProcessPoolExecutor(procs, mp_context=ctx, initializer=_quiet)  # type: ignore[call-overload]
+    # a start method in all but its Process, which keeps what it starts
+    pool = ProcessPoolExecutor(procs, mp_context=starter, initializer=_quiet)  # type: ignore[call-overload]
     out: dict[int, tuple[Future[bytes], int, str | None]] = {}  # index: (future, weight, name)
     done: dict[int, tuple[bool, Any]] = {}  # computed here: (True, result) or (False, raised)
     started: dict[int, int] = {}  # worker pid: the chunk it started last
@@ -227,7 +228,7 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], procs: int,
     def broken() -> WorkerError:
         pool.shutdown(wait=True)  # the pool has ended its workers: their exit codes are known
         _read_notices(read_end, started)
-        dead = [p for p in ctx.processes if p.exitcode not in (0, None, -signal.SIGTERM)]
+        dead = [p for p in starter.processes if p.exitcode not in (0, None, -signal.SIGTERM)]
         if not dead:
             return WorkerError("a worker process died", _first_unfinished(out))
         held_by = started.get(dead[0].pid)
@@ -307,7 +308,7 @@ def _pooled(fn: Callable[[T], R], it: Iterator[T], procs: int,
         ok = True
     finally:
         if not ok:  # the workers' chunks are no longer wanted
-            for process in ctx.processes:
+            for process in starter.processes:
                 process.kill()
         pool.shutdown(wait=True, cancel_futures=True)
         for fd in (read_end, write_end):
