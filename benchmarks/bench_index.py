@@ -114,7 +114,7 @@ def cpu_store(logs: str, db: str) -> tuple[float, int]:
     """In a fresh process: CPU seconds of DuckDB storing the index's rows alone: the chunks are
     checked into Arrow first (untimed), then stored into a new database as `index` stores them
     (its connection settings, batches and single transaction, the commit and close timed)."""
-    from buraco_events.analytics import database, ingest
+    from buraco_events.analytics import database, indexrun, ingest
 
     chunks = list(_checked_chunks(logs))
     stored = [0]
@@ -124,7 +124,7 @@ def cpu_store(logs: str, db: str) -> tuple[float, int]:
         try:
             con.begin()
             database.ensure_schema(con)
-            run = ingest._Indexer(con, False, 250_000)
+            run = indexrun.Indexer(con, False, 250_000)
             for chunk in chunks:
                 run.take(chunk, None)
             run.flush()

@@ -22,8 +22,9 @@ from buraco_events.analytics import arrowrows, ingest, plots, queries
 from buraco_events.analytics.database import DEFAULT_DB, AnalyticsError, DatabaseUnavailable
 from buraco_events.analytics.queries import Result
 from buraco_events.analytics.sqlviews import relations
-from buraco_events.play.pool import default_workers
-from buraco_events.views.text import visible
+from buraco_events.util.pool import default_workers
+from buraco_events.util.sizes import UNITS_HELP
+from buraco_events.util.text import visible
 
 from .common import err, fail, out, shown
 
@@ -40,8 +41,8 @@ TimeoutOption = Annotated[float, typer.Option(
     help="stop the query after this many seconds (exit 1); 0 for no limit")]
 MaxMemoryOption = Annotated[str, typer.Option(
     "--max-memory", metavar="SIZE",
-    help="stop the query when it needs more memory than this (512MB, 2GB, 1GiB...; exit 1); "
-    "nothing spills to disk")]
+    help=f"stop the query when it needs more memory than this (512MB, 2GB, 1GiB...; {UNITS_HELP}; "
+    "exit 1); nothing spills to disk")]
 ParquetOption = Annotated[Path | None, typer.Option(
     "--parquet", metavar="DIR",
     help="read a Parquet folder written by `buraco export` or `buraco spark-index` instead of --db")]
@@ -88,7 +89,7 @@ def _limits(timeout: float, max_memory: str) -> queries.Limits:
     if not timeout >= 0:  # NaN too
         fail(f"--timeout: {timeout:g} is not a number of seconds (0 for no limit)", 2)
     try:
-        queries.parse_size(max_memory)
+        queries.parse_memory(max_memory)
     except ValueError as exc:
         fail(f"--max-memory: {exc}", 2)
     return queries.Limits(timeout=timeout or None, max_memory=max_memory)

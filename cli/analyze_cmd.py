@@ -24,8 +24,8 @@ from buraco_events.analysis.evaluate import DEFAULT_SAMPLES, Analysis, analyze
 from buraco_events.analytics.database import AnalyticsError, DatabaseUnavailable
 from buraco_events.analytics.decisions import AnalysisRejected, check_index, store_analysis
 from buraco_events.model.events import branch_of, branch_words
-from buraco_events.play.pool import default_workers
-from buraco_events.views.text import visible
+from buraco_events.util.pool import default_workers
+from buraco_events.util.text import visible
 
 from .common import PROBLEMS, UNREADABLE, err, fail, out, shown
 from .replay_opts import open_replay, resolve_seat

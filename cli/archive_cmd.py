@@ -28,11 +28,10 @@ from buraco_events.log.archive import (
     members,
     pack,
     parse_count,
-    parse_size,
-    size_name,
     unpack,
 )
-from buraco_events.views.text import visible
+from buraco_events.util.sizes import UNITS_HELP, parse_size, size_name
+from buraco_events.util.text import visible
 
 from .common import err, fail
 from .log_cmd import fail_on, say
@@ -43,11 +42,11 @@ app = typer.Typer(help="Pack game logs into one compact archive, unpack it, or l
 MaxMember = Annotated[str | None, typer.Option(
     "--max-member-size", metavar="SIZE", show_default=False,
     help=f"the most one log may restore to (default {size_name(MAX_MEMBER_SIZE)}, or "
-         "$BURACO_MAX_MEMBER_SIZE; K, M, G are powers of 1024)")]
+         f"$BURACO_MAX_MEMBER_SIZE; {UNITS_HELP})")]
 MaxArchive = Annotated[str | None, typer.Option(
     "--max-archive-size", metavar="SIZE", show_default=False,
     help=f"the most all its logs may restore to (default {size_name(MAX_ARCHIVE_SIZE)}, or "
-         "$BURACO_MAX_ARCHIVE_SIZE)")]
+         f"$BURACO_MAX_ARCHIVE_SIZE; {UNITS_HELP})")]
 MaxMembers = Annotated[str | None, typer.Option(
     "--max-members", metavar="COUNT", show_default=False,
     help=f"the most logs it may hold (default {MAX_MEMBERS:,}, or $BURACO_MAX_MEMBERS)")]

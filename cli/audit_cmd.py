@@ -46,10 +46,11 @@ from buraco_events.audit.verdicts import PLAY_KINDS
 from buraco_events.log.archive import is_archive
 from buraco_events.model.scoring import SHEET_ROWS
 from buraco_events.play.branch import branch_words
-from buraco_events.play.pool import default_workers
+from buraco_events.util.pool import default_workers
+from buraco_events.util.text import visible
 from buraco_events.views.projections import player_view
 from buraco_events.views.render import render_view
-from buraco_events.views.text import hand_words, visible
+from buraco_events.views.text import hand_words
 
 from . import pages
 from .common import OK, PROBLEMS, UNREADABLE, err, error, os_reason, out

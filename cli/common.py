@@ -14,7 +14,7 @@ from rich.markup import escape
 from buraco_events.log.archive import ArchiveError
 from buraco_events.log.lines import os_reason as os_reason
 from buraco_events.log.reader import LockedError, LogError, NotALogError
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 #: exit codes, the same for every command: all good, problems in input that was read, input that
 #: cannot be read (missing, unreadable, not a log)

@@ -13,46 +13,36 @@ from typing import Annotated
 
 import msgspec
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from buraco_events.core.table import BotError, EndlessGame
-from buraco_events.model.rules import UnknownVariant
 from buraco_events.play.league import LeagueResult, against, league
-from buraco_events.play.pool import default_workers
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
-from .common import PROBLEMS, err, fail, import_bots_from_cwd, out
+from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
+from .common import fail, out
 
 
 def league_cmd(
     bots: Annotated[str, typer.Option(
         "--bots", metavar="A,B,C...",
         help="the bots, comma-separated: greedy, random, expert, expert:samples=N or module:Class")],
-    deals: Annotated[int, typer.Option("--deals", min=1, max=100_000, metavar="N",
-                                       help="deals per pair, each played twice with the teams' seats swapped")] = 20,
-    seed: Annotated[int, typer.Option("--seed", help="the deals' seed: the same seed, the same league")] = 0,
-    variant: Annotated[str, typer.Option("--variant", help="preset name or alias")] = "stbl",
-    players: Annotated[int, typer.Option("--players", help="2 or 4")] = 2,
+    deals: Deals = 20,
+    seed: Seed = 0,
+    variant: Variant = "stbl",
+    players: Players = 2,
     out_dir: Annotated[Path, typer.Option("--out", help="folder for every game's log, a folder per pair (created)")]
     = Path("league"),
-    workers: Annotated[int | None, typer.Option(
-        "--workers", min=1, metavar="N",
-        help="processes that play deals (default: the machine's cores); the league is the same whatever N")] = None,
+    workers: Workers = None,
     plot: Annotated[Path | None, typer.Option(
         "--plot", metavar="FILE", help="also draw the ratings and the points a deal between the bots (png, svg, pdf)")]
     = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the league as one JSON object")] = False,
+    as_json: Json = False,
 ) -> None:
     """Rate bots fairly: every pair plays a duplicate match (the same deals, every deal twice with the
     teams' seats swapped), and OpenSkill rates the results; print the ratings and each pair's points
     a deal with a 95% confidence interval."""
     names = [n.strip() for n in bots.split(",")]
-    if players not in (2, 4):
-        fail(f"--players: Buraco is for 2 or 4 players, got {players}")
-    if out_dir.exists() and not out_dir.is_dir():
-        fail(f"--out: {out_dir} is not a folder")
     if plot is not None:
         from buraco_events.analytics.plots import ChartsUnavailable, plot_formats
 
@@ -62,27 +52,8 @@ def league_cmd(
             fail(f"--plot: {exc}")
         if plot.suffix.lstrip(".").lower() not in formats:
             fail(f"--plot: {plot.name}: the file's extension names no chart format ({', '.join(formats)})")
-    import_bots_from_cwd(names)
-    progress = Progress(TextColumn("league"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err(), transient=True, disable=not sys.stderr.isatty())
-    task = progress.add_task("league", total=None)
-
-    def on_deal(done: int, total: int) -> None:
-        progress.update(task, completed=done, total=total)
-
-    try:
-        with progress:
-            result = league(out_dir, names, deals, seed, variant, players, workers or default_workers(), on_deal)
-    except OSError as exc:
-        fail(f"--out: {exc}")
-    except UnknownVariant as exc:
-        fail(f"--variant: {exc}")
-    except ValueError as exc:
-        fail(f"--bots: {exc}")
-    except EndlessGame as exc:
-        fail(f"a game did not end (a bot bug; the deals before it are written): {exc}", PROBLEMS)
-    except BotError as exc:
-        fail(f"--bots: {exc}", PROBLEMS)
+    result = play_deals("league", names, players, out_dir, workers, lambda n, on_deal: league(
+        out_dir, names, deals, seed, variant, players, n, on_deal))
     if plot is not None:
         try:
             plot_league(result, plot)

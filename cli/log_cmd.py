@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
-from buraco_events.log.archive import ArchiveError
-from buraco_events.log.reader import LogError, check_lines, repair
+from buraco_events.log.lines import SourceError
+from buraco_events.log.reader import check_lines, repair
 from buraco_events.log.sources import open_source, refuse_archive
 from buraco_events.play.branch import branch_in_lines
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 from .common import fail_read, out
 
@@ -37,7 +37,7 @@ def check(file: LogFile) -> None:
     try:
         lines = open_source(file)  # a file, or ARCHIVE.bza/NAME
         status = check_lines(lines)
-    except (LogError, ArchiveError, OSError) as exc:
+    except (SourceError, OSError) as exc:
         fail_read(exc)
     sealed = "sealed" if status.sealed else "unsealed (no prev fields: changes are not detectable)"
     first = next(iter(lines), b"")
@@ -58,7 +58,7 @@ def head_(file: LogFile) -> None:
     log is checked first as `log check` does (exit 1 or 2, and no head, if it fails)."""
     try:
         status = check_lines(open_source(file))  # a file, or ARCHIVE.bza/NAME
-    except (LogError, ArchiveError, OSError) as exc:
+    except (SourceError, OSError) as exc:
         fail_read(exc)
     typer.echo(status.head)
 
@@ -69,7 +69,7 @@ def repair_(file: LogFile) -> None:
     try:
         refuse_archive(file)  # an archive is never a log to truncate
         result = repair(file)
-    except (LogError, ArchiveError, OSError) as exc:
+    except (SourceError, OSError) as exc:
         fail_read(exc)
     if result.repaired:
         say(f"{visible(str(file))}: removed a torn last line ({result.removed} bytes), kept "

@@ -12,18 +12,14 @@ from typing import Annotated
 
 import msgspec
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from buraco_events.core.table import BotError, EndlessGame
-from buraco_events.log.writer import LogExistsError
-from buraco_events.model.rules import UnknownVariant
 from buraco_events.play.match import MatchResult, match
-from buraco_events.play.pool import default_workers
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
-from .common import PROBLEMS, err, fail, import_bots_from_cwd, out
+from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
+from .common import fail, out
 
 #: the deals the text lists one by one (`--json` has them all)
 ROWS_SHOWN = 20
@@ -33,16 +29,13 @@ def match_cmd(
     bots: Annotated[str, typer.Option(
         "--bots", metavar="A,B",
         help="the two bots: greedy, random, expert, expert:samples=N or module:Class")],
-    deals: Annotated[int, typer.Option("--deals", min=1, max=100_000, metavar="N",
-                                       help="deals, each played twice with the teams' seats swapped")] = 20,
-    seed: Annotated[int, typer.Option("--seed", help="the deals' seed: the same seed, the same cards")] = 0,
-    variant: Annotated[str, typer.Option("--variant", help="preset name or alias")] = "stbl",
-    players: Annotated[int, typer.Option("--players", help="2 or 4")] = 2,
+    deals: Deals = 20,
+    seed: Seed = 0,
+    variant: Variant = "stbl",
+    players: Players = 2,
     out_dir: Annotated[Path, typer.Option("--out", help="folder for every game's log (created)")] = Path("match"),
-    workers: Annotated[int | None, typer.Option(
-        "--workers", min=1, metavar="N",
-        help="processes that play deals (default: the machine's cores); the match is the same whatever N")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the match as one JSON object")] = False,
+    workers: Workers = None,
+    as_json: Json = False,
 ) -> None:
     """Play a duplicate match: every deal twice, the same cards for both bots with the teams' seats
     swapped, so the luck of the deal cancels; print each bot's total and the per-deal differences
@@ -50,31 +43,8 @@ def match_cmd(
     names = [n.strip() for n in bots.split(",")]
     if len(names) != 2 or not all(names):
         fail(f"--bots: give two bots, A,B (got {bots!r})")
-    if players not in (2, 4):
-        fail(f"--players: Buraco is for 2 or 4 players, got {players}")
-    if out_dir.exists() and not out_dir.is_dir():
-        fail(f"--out: {out_dir} is not a folder")
-    import_bots_from_cwd(names)
-    progress = Progress(TextColumn("match"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err(), transient=True, disable=not sys.stderr.isatty())
-    task = progress.add_task("match", total=deals)
-
-    def on_deal(done: int, total: int) -> None:
-        progress.update(task, completed=done)
-
-    try:
-        with progress:
-            result = match(out_dir, names, deals, seed, variant, players, workers or default_workers(), on_deal)
-    except (OSError, LogExistsError) as exc:
-        fail(f"--out: {exc}")
-    except UnknownVariant as exc:
-        fail(f"--variant: {exc}")
-    except ValueError as exc:
-        fail(f"--bots: {exc}")
-    except EndlessGame as exc:
-        fail(f"a game did not end (a bot bug; the deals before it are written): {exc}", PROBLEMS)
-    except BotError as exc:
-        fail(f"--bots: {exc}", PROBLEMS)
+    result = play_deals("match", names, players, out_dir, workers, lambda n, on_deal: match(
+        out_dir, names, deals, seed, variant, players, n, on_deal))
     if as_json:
         sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
         return

@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, RichLog
 
 from buraco_events.core.state import GameState
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 
 class SessionLike(Protocol):

@@ -30,15 +30,10 @@ from rich.text import Text
 from buraco_events.core.state import GameState
 from buraco_events.core.table import BotError
 from buraco_events.log.reader import LogError
-from buraco_events.play.session import (
-    DEFAULT_NAME,
-    Say,
-    Session,
-    SetupError,
-    new_session,
-    resume_session,
-)
-from buraco_events.views.text import visible
+from buraco_events.play.narrator import Say
+from buraco_events.play.session import Session, new_session, resume_session
+from buraco_events.play.setup import DEFAULT_NAME, SetupError
+from buraco_events.util.text import visible
 
 from .common import fail, fail_read, import_bots_from_cwd, os_reason, out, shows_symbols
 

@@ -40,9 +40,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Input, OptionList, Static
 
 from buraco_events.model.events import branch_of, branch_words
+from buraco_events.util.text import visible
 from buraco_events.views.projections import Timeline, branch_object
 from buraco_events.views.render import render_view
-from buraco_events.views.text import hand_words, visible
+from buraco_events.views.text import hand_words
 
 if TYPE_CHECKING:
     from buraco_events.analysis.evaluate import Analysis
@@ -278,7 +279,8 @@ class ReplayApp(App[None]):
 
     def action_branch(self) -> None:
         """Open a branch of the log at the seq on screen and play it here (see the module)."""
-        from buraco_events.play.session import branch_file, branch_session
+        from buraco_events.play.branch_setup import branch_file
+        from buraco_events.play.session import branch_session
 
         from .play_app import PlayScreen
 

@@ -32,10 +32,10 @@ from typing import Annotated
 import msgspec
 import typer
 
+from buraco_events.util.text import visible
 from buraco_events.views.projections import Timeline, branch_object
 from buraco_events.views.render import render_view
 from buraco_events.views.replays import rulings_object
-from buraco_events.views.text import visible
 
 from .common import PROBLEMS, err, fail, out, shows_symbols
 from .common import error as print_error

@@ -13,9 +13,9 @@ from rich.table import Table
 
 from buraco_events.core.table import BotError, EndlessGame
 from buraco_events.model.rules import UnknownVariant, canonical_variant
-from buraco_events.play.pool import default_workers
 from buraco_events.play.sim import Summary, seat_bots
 from buraco_events.play.sim import simulate as run_simulation
+from buraco_events.util.pool import default_workers
 
 from .common import err, fail, import_bots_from_cwd, out
 

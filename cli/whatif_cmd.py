@@ -36,8 +36,9 @@ from buraco_events.log.sources import open_source
 from buraco_events.model.events import RULING_KINDS, Branched, branch_words
 from buraco_events.play.branch import UNTIL, BranchError, make_branch
 from buraco_events.play.commands import CommandError, parse_command
+from buraco_events.util.text import visible
 from buraco_events.views.compare import CompareError, Comparison, compare_logs, event_words
-from buraco_events.views.text import hand_words, visible
+from buraco_events.views.text import hand_words
 
 from .common import PROBLEMS, UNREADABLE, fail, import_bots_from_cwd, os_reason, out
 

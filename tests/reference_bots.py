@@ -1,5 +1,6 @@
-"""The reference GreedyBot helpers bots.py used before their faster versions: the oracles of the
-tests that the new ones answer the same (tests/test_bots.py)."""
+"""Plain versions of the greedy bot's helpers (`core/greedy.py`: the useful cards of a pile, a
+meld's worth kept, a play's score, the cheapest discard), written for reading rather than speed:
+the oracles of the tests that the fast ones answer the same (tests/test_bots.py)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
 
 
 def keep_melds(melds: Sequence[MeldView], team: int, card: Card, rules: Rules) -> float:
-    """`GreedyBot`'s meld worth of a card as it was: a classify per meld (its first natural card
+    """`GreedyBot`'s meld worth of a card, plainly: a classify per meld (its first natural card
     skips the runs of other suits and the sets of other ranks), 300 when it feeds an opponent's
     meld, 50 when it fits the team's."""
     score = 0.0
@@ -87,7 +88,7 @@ def _bonus(kind: str | None, rules: Rules) -> int:
 
 
 def play_score(view: View, action: Action, rules: Rules) -> float:
-    """`GreedyBot`'s worth of a meld or a lay-off as it was: float arithmetic, a classify per
+    """`GreedyBot`'s worth of a meld or a lay-off, plainly: float arithmetic, a classify per
     play (of the meld grown by the cards for a lay-off)."""
     seat = view.seat if view.seat is not None else view.to_play
     own = view.hands[seat]
@@ -132,7 +133,7 @@ def _run_neighbours(rank: int, d: int) -> set[int]:
 
 
 def cheapest_discard(view: View, discards: Sequence[Action], rules: Rules) -> Action:
-    """`GreedyBot`'s discard as it was, without its branch and bound: every card's full worth
+    """`GreedyBot`'s discard, plainly, without its branch and bound: every card's full worth
     (hand worth in float points plus `keep_melds`), the least worth first, then the least hand
     worth, then the first offered."""
     seat = view.seat if view.seat is not None else view.to_play

@@ -1,5 +1,5 @@
-"""The reference row builder: `rows.game_rows` as it was before its faster versions (one
-tuple per event through per-class field readers), the oracle of tests/test_rows.py: the faster
+"""The reference row builder: a plain `rows.game_rows` (one tuple per event through per-class
+field readers), written for reading rather than speed, the oracle of tests/test_rows.py: the faster
 builder must give the same rows, value for value, on every log. The tables' columns, the column
 store and the variant's name are `rows`' own (the schema, not the row building under test)."""
 

@@ -1077,7 +1077,7 @@ def test_an_index_that_fails_while_creating_a_database_leaves_none(tmp_path: Pat
 
 def test_a_database_with_no_tables_says_an_index_was_interrupted(tmp_path: Path):
     db = tmp_path / "empty.duckdb"
-    duckdb.connect(str(db)).close()  # what an index killed while creating it used to leave
+    duckdb.connect(str(db)).close()  # an empty database: what an index stopped mid-creation leaves
     for args in (["sql", "SELECT count(*) FROM games"], ["stats"],
                  ["export", "--parquet", str(tmp_path / "p")]):
         one_line_error(cli(*args, "--db", str(db)), 2,

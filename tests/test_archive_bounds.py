@@ -24,7 +24,7 @@ from buraco_events.log import archive_format
 from buraco_events.log.archive import pack, unpack
 from buraco_events.log.archive_format import ArchiveError, Limits
 from buraco_events.log.archive_read import iter_archive
-from buraco_events.play.pool import WorkerError, chunked, ordered_map
+from buraco_events.util.pool import WorkerError, chunked, ordered_map
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,7 +110,7 @@ def test_pack_refuses_more_logs_than_the_limit(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_flood_of_logs_is_listed_streaming(tmp_path: Path) -> None:
-    # issue 36: 1,000,000 tiny logs kept `archive list` busy past 240 s (a table built whole)
+    # a flood of tiny logs: `archive list` streams its rows rather than build a table whole
     path = empty_logs(tmp_path / "flood.bza", 30_000)
     start = time.process_time()
     result = runner.invoke(app, ["archive", "list", str(path)])
@@ -136,7 +136,7 @@ def test_a_flood_of_logs_is_listed_streaming(tmp_path: Path) -> None:
     ("y" * 100_000, "a log name of more than 65,536 bytes, over 1,024, the limit"),
 ], ids=["2000-deep", "65-deep", "2006-bytes", "1206-bytes-utf8", "100k-bytes"])
 def test_deep_or_long_names_are_refused_in_one_line(tmp_path: Path, name: str, words: str) -> None:
-    # issue 36: a name of 2,000 nested folders made `unpack` die with a RecursionError
+    # a name of 2,000 nested folders is refused in one line, never a RecursionError
     path = write_raw(tmp_path / "n.bza", [("ok.jsonl", game_lines(1)), (name, game_lines(2))])
     with pytest.raises(ArchiveError, match=words) as info:
         list(iter_archive(path))
@@ -190,7 +190,7 @@ def blocks(path: Path, logs: list[tuple[str, list[bytes]]]) -> list[int]:
 
 
 def test_a_cut_archive_is_reported_where_it_is_cut(tmp_path: Path) -> None:
-    # issue 36: an archive cut 5 bytes short was reported damaged "in its header"
+    # an archive cut short is damaged where it is cut, never "in its header"
     logs = [(f"g{i}.jsonl", game_lines(i, turns=30)) for i in range(3)]
     whole = tmp_path / "whole.bza"
     header, m1, m2, m3, end, size = blocks(whole, logs)
@@ -237,8 +237,8 @@ def _heavy(chunk: Chunk) -> int:
 
 @pytest.mark.parametrize("share", [False, True])
 def test_heavy_chunks_are_held_one_at_a_time_here(share: bool) -> None:
-    # issue 36: the parent held 4 chunks of 16 logs (and their pickles) for 2 workers: 4.5 GB;
-    # with `share` (index, audit) this process computes chunks too, one at a time
+    # heavy chunks: this process holds one read ahead, never the workers' (pickled and sent);
+    # with `share` (index, audit) it computes chunks too, one at a time
     alive: set[int] = set()
 
     def source():
@@ -284,7 +284,7 @@ def test_a_worker_that_dies_or_runs_out_of_memory_ends_the_run() -> None:
 
 _UNDER_LIMIT = textwrap.dedent("""
     import os, resource, sys
-    from buraco_events.play.pool import WorkerError, ordered_map
+    from buraco_events.util.pool import WorkerError, ordered_map
 
     def grab(chunk):
         return len(bytes(chunk[0] << 20))  # really allocated: zeroed
@@ -301,7 +301,7 @@ _UNDER_LIMIT = textwrap.dedent("""
 
 
 def test_a_worker_out_of_its_address_space_ends_the_run_in_one_line() -> None:
-    # issue 36: under a 3 GiB address-space limit `audit` hung: three processes waiting
+    # under an address-space limit a worker runs out of memory: one line, never a hang
     done = subprocess.run([sys.executable, "-c", _UNDER_LIMIT, "200"], capture_output=True,
                           text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr
@@ -355,26 +355,25 @@ def test_a_command_out_of_memory_ends_in_one_line(tmp_path: Path, command: str) 
     assert len(errors) == 1 and errors[0].startswith("error: ") and "out of memory" in errors[0], errors
 
 
-def test_paused_blocks_collect_once_they_have_handled_enough_input() -> None:
+def test_a_paused_block_frees_the_input_its_cycles_hold_at_its_end() -> None:
     """A cycle a block leaves may hold its whole input (an audit's reader holds the log's lines,
-    untracked bytes the object count never sees): blocks collect once their inputs add up to
-    `HELD_MAX` bytes, so an archive of big logs does not pile up in memory."""
+    untracked bytes no object count sees): the block's end frees it, so an archive of big logs
+    does not pile up in memory however many blocks run."""
     import gc
 
-    from buraco_events.play import pool
+    from buraco_events.util import pool
 
-    class Node:
-        def __init__(self) -> None:
+    class Reader:
+        def __init__(self, lines: bytes) -> None:
+            self.lines = lines
             self.me = self  # a cycle: only the collector frees it
 
-    pool._Unscanned.count = pool._Unscanned.held = 0
-    with pool.collector_paused(held=pool.HELD_MAX // 2):
-        garbage = Node()
-        ref = weakref.ref(garbage)
-        del garbage
-    assert ref() is not None  # half the input: no collection yet
-    with pool.collector_paused(held=pool.HELD_MAX // 2 + 1):
-        pass
-    assert ref() is None and pool._Unscanned.held == 0
+    refs = []
+    for _ in range(3):
+        with pool.collector_paused(held=64 << 20):
+            reader = Reader(bytes(64 << 20))
+            refs.append(weakref.ref(reader))
+            del reader
+        assert refs[-1]() is None  # freed with its 64 MiB before the next block
     assert gc.isenabled() and gc.get_freeze_count() == 0
 

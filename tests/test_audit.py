@@ -220,7 +220,7 @@ def test_expect_head_mismatch_and_match(honest: list[bytes]) -> None:
     head = hashlib.sha256(honest[-1]).hexdigest()
     assert audit_lines(honest, expect_head=head).report.ok
     rep = audit_lines(honest[:-1], expect_head=head).report  # the last line dropped
-    # the head no longer matches, and without its game_ended the log is unfinished (issue 13)
+    # the head no longer matches, and without its game_ended the log is unfinished: both said
     assert [(p.kind, p.seq) for p in rep.problems] == [
         ("integrity", len(honest) - 2), ("unfinished", len(honest) - 2)]
 
@@ -238,7 +238,7 @@ def test_torn_tail_and_empty_log() -> None:
     assert torn.report.events == 1 and torn.not_a_log is None
     assert [p.kind for p in torn.report.problems] == ["format", "unfinished"]
     assert "torn" in torn.report.problems[0].message
-    # only game_started: well formed, but unfinished (issue 13: it passed before), unless partial
+    # only game_started: well formed, but unfinished (a log cut short never passes), unless partial
     assert [p.kind for p in audit_bytes(first + b"\n", "t").report.problems] == ["unfinished"]
     partial = audit_bytes(first + b"\n", "t", partial=True).report
     assert partial.ok and not partial.complete and partial.problems == []
@@ -350,8 +350,8 @@ def test_unsealed_log_passes_but_says_so() -> None:
     b"[" * 100_000 + b"\n", b"[1, 2]\n", b"\xef\xbb\xbf{}\n", b'{"type":[],"seq":0}\n',
 ], ids=lambda d: repr(d[:20]))
 def test_input_that_is_not_a_log_exits_2_with_one_line(tmp_path: Path, data: bytes) -> None:
-    # issue 13: empty, or a first line that is not an event, is input that cannot be read as a
-    # log: exit 2 (it was 1), one line naming the file, no report
+    # empty, or a first line that is not an event, is input that cannot be read as a log:
+    # exit 2, one line naming the file, no report
     path = tmp_path / "bad.jsonl"
     path.write_bytes(data)
     for extra in ((), ("--json",)):
@@ -439,7 +439,7 @@ def test_any_changed_byte_of_a_sample_log_fails_its_audit(log: Path, where: floa
         assert not audit_bytes(bytes(tampered), str(log)).report.ok
 
 
-# -- issue 13: trust at the edges -------------------------------------------------------------
+# -- trust at the edges: cut logs, removed salts, floods of blank lines ------------------------
 
 
 def _resealed(events: list, path: Path) -> Path:
@@ -486,7 +486,7 @@ def test_as_a_seat_the_game_does_not_have_is_an_error(tmp_path: Path) -> None:
 
 
 def test_an_unfinished_log_never_passes_unless_partial(tmp_path: Path) -> None:
-    # issue 13 item 6: a game cut short before its lying claim audited as PASS, "ok": true
+    # a game cut short before its lying claim is unfinished, never a PASS with "ok": true
     lines = lines_of(DISPUTES / "wrong_score.jsonl")
     k = EXPECTED["wrong_score.jsonl"]["first_seq"]
     path = tmp_path / "cut.jsonl"
@@ -521,7 +521,7 @@ def test_nothing_may_follow_game_ended(tmp_path: Path) -> None:
 
 
 def test_a_commitment_never_revealed_is_a_deal_problem(tmp_path: Path) -> None:
-    # issue 13 item 4: the deal swapped after its commitment, the salt removed: it passed
+    # the deal swapped after its commitment and the salt removed: the missing salt is a problem
     events = events_of(DISPUTES / "bad_commitment.jsonl")
     events = [msgspec.structs.replace(e, salt=None) if isinstance(e, HandEnded) else e for e in events]
     report = audit_file_at(_resealed(events, tmp_path / "nosalt.jsonl"))
@@ -549,7 +549,8 @@ def test_sealed_on_some_lines_only_is_an_integrity_problem(honest: list[bytes]) 
 
 
 def test_a_million_problems_are_counted_not_listed(tmp_path: Path) -> None:
-    # issue 13 item 12: 1 MB of blank lines took 216 s and 2.65 GB as a table of a million rows
+    # a flood of blank lines: the report lists the first problems and counts the rest, so time
+    # and memory stay small however many lines are bad
     first = lines_of(DISPUTES / "clean.jsonl")[0]
     path = tmp_path / "blank.jsonl"
     path.write_bytes(first + b"\n" + b"\n" * 20_000)

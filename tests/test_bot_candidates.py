@@ -25,7 +25,7 @@ from buraco_events.views.projections import DeadView, PendingView, PileView, Vie
 
 
 def _reference_view(state: GameState, seat: int | None = None, *, scores: bool = True) -> View:
-    """`projections.player_view` as it was before the kept dead views (the oracle)."""
+    """`projections.player_view` built plainly, each dead's view made anew (the oracle)."""
     rules = state.rules
     playing = state.phase in PLAYING_PHASES
     hands: list[tuple[str, ...] | int] = []

@@ -293,12 +293,12 @@ def test_greedy_takes_an_open_pile_only_when_it_melds(last: str, takes: bool) ->
     assert _greedy(state).kind == ("pile" if takes else "draw")
 
 
-# -- the faster GreedyBot helpers answer as the old ones did -----------------------------------
+# -- the fast GreedyBot helpers answer as the plain ones (tests/reference_bots.py) -------------
 
 
 @pytest.mark.parametrize("variant", ["stbl", "fechado", "aberto-sujo", "burraco"])
 def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
-    """`_useful_cards` (wilds left out from the start) counts the pile cards the old one counted
+    """`_useful_cards` (wilds left out from the start) counts the pile cards the plain one counts
     (`tests/reference_bots.py`: every candidate generated, the wild-free ones kept) at every draw
     decision of greedy hands, from the view the bot gets; told to stop at `enough`, it answers on
     the same side of `enough`."""
@@ -338,7 +338,7 @@ def test_useful_cards_counts_only_wild_free_plays() -> None:
 @pytest.mark.parametrize("variant", ["stbl", "fechado", "burraco"])
 def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) -> None:
     """The meld worth of every card held (the runs of its suit and the sets of its rank only,
-    from each meld's kept entry) is the old classify-per-meld worth (`tests/reference_bots.py`)
+    from each meld's kept entry) is the classify-per-meld worth (`tests/reference_bots.py`)
     at every play decision of greedy hands: 300 feeding an opponent, 50 fitting the team."""
     from reference_bots import keep_melds as reference_keep_melds
 
@@ -419,8 +419,8 @@ def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(variant: str) -> None:
     """At every play decision of greedy hands, asked in play order and then jumbled (the scores
-    are kept per action across decisions, `greedy._Rated`): every candidate scores the old float
-    score, and the discard chosen is the old one, found without the branch and bound: the least
+    are kept per action across decisions, `greedy._Rated`): every candidate scores the plain float
+    score, and the discard chosen is the plain one, found without the branch and bound: the least
     full worth, then the least hand worth, then the first offered (`tests/reference_bots.py`)."""
     from reference_bots import cheapest_discard as reference_cheapest_discard
     from reference_bots import play_score as reference_play_score

@@ -1,4 +1,4 @@
-"""The two builds (issue 14): pure Python, and the core modules compiled by mypyc (`setup.py`).
+"""The two builds: pure Python, and the core modules compiled by mypyc (`setup.py`).
 
 The whole suite runs in both builds (`.ci/run`); the tests here check which build runs, what
 differs between the builds where users can see it (copying, pickling, subclassing), and how

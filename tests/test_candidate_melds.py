@@ -1,5 +1,5 @@
 """The int-coded candidate generator (`hand_melds.candidate_melds`) gives exactly the list of the
-string-coded one it replaced (`tests/reference_melds.py`): same candidates, same order."""
+plain string-coded one (`tests/reference_melds.py`): same candidates, same order."""
 
 from __future__ import annotations
 

@@ -150,7 +150,8 @@ def test_version_names_the_build():
 
 
 def test_the_app_installs_under_the_project_name():
-    # issue 16: nothing called `cli` lands in site-packages; the console script is unchanged
+    # nothing called `cli` lands in site-packages (a top-level `cli` would clash with others); the console
+    # script is `buraco`
     import tomllib
     project = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
     setup = project["tool"]["setuptools"]

@@ -87,19 +87,11 @@ def wrong_way() -> list[tuple[str, tuple[str, str]]]:
     return found
 
 
-#: the crossings left, each a (module, module imported) pair, to be removed by the work that
-#: moves them (text escaping into `util`; the session's screens and the AEC environment's
-#: renderer into `views`): none may be added
+#: the crossings left, each a (module, module imported) pair: the terminal session's screens and
+#: the AEC environment's text renderer draw with `views`; none may be added
 PENDING = {
-    ("buraco_events.analytics.arrowrows", "buraco_events.views.text"),
-    ("buraco_events.analytics.plots", "buraco_events.views.text"),
-    ("buraco_events.audit.report", "buraco_events.views.text"),
-    ("buraco_events.audit.rulings", "buraco_events.views.text"),
-    ("buraco_events.log.archive", "buraco_events.views.text"),
-    ("buraco_events.log.archive_format", "buraco_events.views.text"),
     ("buraco_events.play.session", "buraco_events.views.projections"),
     ("buraco_events.play.session", "buraco_events.views.render"),
-    ("buraco_events.play.session", "buraco_events.views.text"),
     ("buraco_events.rl.aec", "buraco_events.views.render"),
 }
 

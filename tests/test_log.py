@@ -450,7 +450,7 @@ def test_chain_errors_name_the_line_seq_and_field() -> None:
 
 
 def test_an_empty_file_is_not_a_log_but_a_writer_may_start_one(tmp_path: Path) -> None:
-    # issue 13: an empty file is not "ok, 0 events" and has no head; a writer starts a log in it
+    # an empty file is not "ok, 0 events" and has no head; a writer starts a log in it
     path = write_lines(tmp_path / "e.jsonl", [])
     for reader in (check_log, head, lambda p: list(read_log(p))):
         with pytest.raises(NotALogError, match="empty file: not a log"):

@@ -41,7 +41,8 @@ from buraco_events.play.commands import (
     options_text,
     parse_command,
 )
-from buraco_events.play.session import Setup, new_session, resume_session
+from buraco_events.play.session import new_session, resume_session
+from buraco_events.play.setup import Setup
 from buraco_events.views.projections import player_view
 from buraco_events.views.render import render_compact, render_text
 from cli.main import app
@@ -262,7 +263,7 @@ def test_end_of_input_quits_and_resume_finishes_the_same_game(piloted, tmp_path)
                       input="".join(line + "\n" for line in pilot.script[:k]))
     assert first.exit_code == 0 and "end of input" in first.output
     assert _lines(log) == pilot.prompt_seqs[k]
-    # a game in progress: unfinished, so it passes only as a partial audit (issue 13)
+    # a game in progress: unfinished, so it passes only as a partial audit
     (audit,) = audit_path(log, partial=True)
     assert audit.report.ok and not audit.report.complete, audit.report.problems
     (whole,) = audit_path(log)
@@ -382,7 +383,7 @@ def test_resume_refuses_other_logs_and_extra_options(tmp_path):
 
 
 def test_resume_of_input_that_is_not_a_log_or_breaks_the_rules(piloted, tmp_path):
-    # issue 13: a 2 KB file of nested [ gave a RecursionError traceback on --resume
+    # a 2 KB file of nested [ is not a log: one line and exit 2 on --resume, never a traceback
     nested = tmp_path / "nested.jsonl"
     nested.write_bytes(b"[" * 2000 + b"\n")
     result = _play_cli("--resume", str(nested), input="")
@@ -404,7 +405,7 @@ def test_resume_of_input_that_is_not_a_log_or_breaks_the_rules(piloted, tmp_path
     assert f"top card is {top}" not in result.stderr
 
 
-# -- issue 18: a card table --------------------------------------------------------------------
+# -- the table as a player sees it: hands by suit, the pile, the melds -------------------------
 
 
 @pytest.fixture(scope="module")

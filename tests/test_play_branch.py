@@ -29,7 +29,9 @@ from buraco_events.log.writer import write_log
 from buraco_events.model.events import Branched, HandEnded, HandStarted, Note, decode_event
 from buraco_events.play.branch import make_branch
 from buraco_events.play.commands import action_command
-from buraco_events.play.session import SetupError, key_path, new_session, read_key, resume_session
+from buraco_events.play.keys import key_path, read_key
+from buraco_events.play.session import new_session, resume_session
+from buraco_events.play.setup import SetupError
 from buraco_events.views.projections import player_view
 from cli.main import app
 
@@ -234,8 +236,8 @@ def test_branch_options_are_refused_for_a_game_and_checked_for_a_branch(parent, 
 
 
 def test_branch_file_names_a_new_file_beside_the_log_or_in_the_working_folder(tmp_path, monkeypatch):
-    from buraco_events.play import session as session_module
-    from buraco_events.play.session import branch_file
+    from buraco_events.play import branch_setup
+    from buraco_events.play.branch_setup import branch_file
 
     log = tmp_path / "logs" / "g.jsonl"
     log.parent.mkdir()
@@ -247,7 +249,7 @@ def test_branch_file_names_a_new_file_beside_the_log_or_in_the_working_folder(tm
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
-    monkeypatch.setattr(session_module.os, "access", lambda path, mode: Path(path) != log.parent)
+    monkeypatch.setattr(branch_setup.os, "access", lambda path, mode: Path(path) != log.parent)
     assert branch_file(log, 12) == work / "g-branch-12.jsonl"  # the log's folder is not writable
     monkeypatch.undo()
     monkeypatch.chdir(work)

@@ -8,9 +8,12 @@ archive.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
+import signal
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import duckdb
@@ -22,8 +25,8 @@ from typer.testing import CliRunner
 from buraco_events.analytics.ingest import CHUNK_LOGS
 from buraco_events.analytics.schema import TABLES
 from buraco_events.log.archive import pack
-from buraco_events.play.pool import chunked, ordered_map
 from buraco_events.play.sim import simulate
+from buraco_events.util.pool import WorkerError, chunked, ordered_map
 from cli.main import app
 
 runner = CliRunner()
@@ -125,7 +128,7 @@ def test_ordered_map_gives_the_one_chunk_before_a_failure():
 def test_collector_paused_freezes_and_restores() -> None:
     import gc
 
-    from buraco_events.play.pool import collector_paused
+    from buraco_events.util.pool import collector_paused
 
     assert gc.isenabled() and gc.get_freeze_count() == 0
     with collector_paused():
@@ -141,34 +144,37 @@ def test_collector_paused_freezes_and_restores() -> None:
         gc.enable()
 
 
-def test_collector_paused_leaves_survivors_unscanned_until_the_limit() -> None:
-    """A block's end starts no collection (its survivors go to the oldest generation unscanned),
-    until blocks have left more than the limit; then one collection frees their cycles."""
+def test_collector_paused_frees_the_blocks_cycles_and_leaves_older_ones_alone() -> None:
+    """A block's end collects what the block made (its cycles go at once) and scans nothing older:
+    a cycle made before the block is still there after it, until a collection of its own."""
     import gc
     import weakref
 
-    from buraco_events.play import pool
+    from buraco_events.util.pool import collector_paused
 
     class Node:
         def __init__(self) -> None:
             self.me = self  # a cycle: only the collector frees it
 
-    pool._Unscanned.count = 0
-    kept = [object() for _ in range(10)]
-    with pool.collector_paused(unscanned_max=10_000):
-        garbage = Node()
-        alive = [[i] for i in range(1_000)]  # survivors: 1,000 lists
-        ref = weakref.ref(garbage)
-        del garbage
-    assert ref() is not None  # no collection at the block's end
-    assert gc.get_count()[0] < 100  # ... nor one pending: the survivors left the young generation
-    assert 900 <= pool._Unscanned.count <= 1_200  # the survivors, less what the block freed
-    with pool.collector_paused(unscanned_max=10_000):
-        more = [[i] for i in range(20_000)]  # past the limit: this block's end collects
-    assert ref() is None
-    assert pool._Unscanned.count == 0
-    assert gc.isenabled() and gc.get_freeze_count() == 0
-    assert len(alive) + len(more) + len(kept) == 21_010
+    gc.disable()
+    try:
+        older = Node()
+        old_ref = weakref.ref(older)
+        del older
+        with collector_paused():
+            garbage = Node()
+            alive = [[i] for i in range(1_000)]  # survivors
+            ref = weakref.ref(garbage)
+            del garbage
+            assert ref() is not None  # no collection while the block runs
+        assert ref() is None  # freed at the block's end
+        assert old_ref() is not None  # older than the block: not scanned
+        assert gc.get_count()[0] < 100  # the survivors left the young generation
+        assert len(alive) == 1_000
+    finally:
+        gc.collect()
+        gc.enable()
+    assert old_ref() is None
 
 
 def _pid_after(chunk: list[int]) -> tuple[int, int]:
@@ -210,3 +216,33 @@ def test_ordered_map_gives_what_map_gives_for_any_workers(values: list[int], siz
                                                          workers: int, share: bool):
     chunks = list(chunked(values, size))
     assert list(ordered_map(sum, chunks, workers, share=share)) == list(map(sum, chunks))
+
+
+def _killed_at_7(chunk: list[int]) -> int:
+    if 7 in chunk:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.002)
+    return sum(chunk)
+
+
+@pytest.mark.parametrize("share", [False, True])
+def test_a_killed_worker_is_a_broken_pool_naming_its_chunk(share: bool):
+    got: list[int] = []
+    with pytest.raises(BrokenProcessPool) as info:
+        for total in ordered_map(_killed_at_7, chunked(range(40), 2), 3, share=share,
+                                 name=lambda c: f"chunk from {c[0]}"):
+            got.append(total)
+    assert isinstance(info.value, WorkerError)
+    assert str(info.value) == "chunk from 6: a worker process was killed (SIGKILL: out of memory?)"
+    # results before it come in order; those the dead worker's end cut short never come
+    assert got == [1, 5, 9][:len(got)]
+    assert multiprocessing.active_children() == []  # the other workers are gone too
+
+
+def test_results_left_unread_stop_the_workers():
+    results = ordered_map(_pid_after, chunked(range(200), 2), 3)
+    assert next(results)[0] == 1
+    started = time.monotonic()
+    results.close()  # as a command that fails on the first result does
+    assert time.monotonic() - started < 5
+    assert multiprocessing.active_children() == []

@@ -302,7 +302,7 @@ def test_describe_reports_a_score_claim_that_differs(games):
     assert text.endswith("(the log claims 9999 / -9999)")
 
 
-# -- errors a seat reads name no card it cannot see (issue 13) ----------------------------------
+# -- errors a seat reads name no card it cannot see ---------------------------------------------
 
 _CARD_NAME = re.compile(r"(?<![\w])(?:10|[2-9AJQK])[SHDC](?![\w])|(?<![\w])JK(?![\w])")
 
@@ -394,7 +394,7 @@ def test_an_error_shown_to_a_seat_names_no_card_it_cannot_see_anywhere(game, whe
 
 
 def test_the_referee_reads_the_hidden_card_a_seat_does_not():
-    # the reproduction of issue 13 item 5: "...the stock's top card is 3H" reached seat 1
+    # a refusal that names the stock's top card ("...the stock's top card is 3H") never reaches seat 1
     events = _game(("stbl", 2, 1))
     k = next(i for i, e in enumerate(events) if isinstance(e, Drew) and i > 10)
     state = Timeline(events[:k]).final

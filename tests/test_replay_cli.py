@@ -191,7 +191,7 @@ def test_unreadable_paths_exit_2(tmp_path, log_path):
 
 
 def test_an_empty_or_garbage_file_is_not_a_log_exit_2(tmp_path):
-    # issue 13: exit 2 for input that cannot be read as a log (it was 1 before)
+    # exit 2 for input that cannot be read as a log (1 is for problems in a log that was read)
     path = tmp_path / "junk.jsonl"
     for data, words in ((b"not json\n", "line 1: not a log: not JSON"), (b"", "empty file: not a log"),
                         (b"[" * 1000 + b"\n", "line 1: not a log: not an event: JSON nested too deeply")):
@@ -253,7 +253,8 @@ def test_the_viewer_steps_jumps_and_switches_view(game):
 
 
 def test_a_seat_never_reads_a_hidden_card_in_the_error(tmp_path, game):
-    # issue 13 item 5: `replay --as 1 --json` put "...the stock's top card is 3H" in `error`
+    # `replay --as 1 --json` never puts a card seat 1 cannot see ("...the stock's top card is 3H")
+    # in `error`
     from buraco_events.core.cards import ALL_CARDS
     from buraco_events.model.events import Drew
 
@@ -303,7 +304,7 @@ def test_the_viewer_shows_each_seat_its_own_words_for_the_error(tmp_path, game):
 
 
 def test_log_text_is_escaped_in_every_human_output(tmp_path, game):
-    # issue 13 item 3: escapes and bidi overrides reached the terminal raw; markup was eaten
+    # escapes and bidi overrides from a log are shown escaped, and markup in it shown as typed
     evil = ("g\x1b[2J\r\u202e", ("Dani [/]", "[bold]Bo\x1b[31m"))
     events = [msgspec.structs.replace(game[0], game_id=evil[0], players=evil[1]), *game[1:40]]
     path = tmp_path / "evil\x1b].jsonl"

@@ -27,7 +27,8 @@ from buraco_events.core.state import GameState
 from buraco_events.log.commit import keyed_salts
 from buraco_events.model.events import Event, decode_event, seal_lines
 from buraco_events.play.commands import action_command
-from buraco_events.play.session import Setup, new_session, resume_session
+from buraco_events.play.session import new_session, resume_session
+from buraco_events.play.setup import Setup
 from buraco_events.play.sim import game_id, game_seed, simulate
 from cli.main import app
 

@@ -41,7 +41,7 @@ from buraco_events.core.seeds import SharedStream
 from buraco_events.core.state import PLAYING_PHASES, GameState
 from buraco_events.core.table import Table
 from buraco_events.model.events import Event, HandEnded
-from buraco_events.play.pool import ordered_map
+from buraco_events.util.pool import ordered_map
 
 #: the alternatives evaluated per decision at the most
 MAX_ALTERNATIVES = 8

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import pyarrow as pa
 
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 from .database import ARROW_TYPES, SCHEMAS, AnalyticsError, one_line
 from .rows import CARD_NAMES, EVENT_TAG_NAMES, Columns, EventBuffers

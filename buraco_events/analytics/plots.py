@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from buraco_events.core.melds import CANASTA_KINDS
-from buraco_events.views.text import visible
+from buraco_events.util.text import visible
 
 from .queries import Result
 

@@ -22,6 +22,8 @@ from typing import Any
 
 import duckdb
 
+from buraco_events.util.sizes import parse_size
+
 from .database import (
     AnalyticsError,
     DatabaseUnavailable,
@@ -53,25 +55,10 @@ _QUERY_CONFIG: dict[str, Any] = {
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_MEMORY = "1GB"
 
-#: the units of `parse_size`: KB, MB, GB, TB decimal (powers of 1000), KiB to TiB binary.
-#: `archive.parse_size` (the archive size limits) reads sizes otherwise: K, M, G, T are powers of
-#: 1024 there with or without the `i` (its GB is a GiB), whole numbers only, no 1MiB minimum; the
-#: two read `1GB` 7% apart.
-_SIZE_UNITS = {
-    "": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
-}
-_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", re.IGNORECASE)
-
-
-def parse_size(text: str) -> int:
-    """Return the bytes of a size such as `512MB`, `2GiB` or `1.5GB` (decimal and binary units);
+def parse_memory(text: str) -> int:
+    """Return the bytes of a memory limit (`sizes.parse_size`: explicit units), 1MiB at least;
     raise `ValueError` with a one-line reason otherwise."""
-    match = _SIZE.fullmatch(text)
-    unit = match.group(2).lower() if match else ""
-    if match is None or unit not in _SIZE_UNITS:
-        raise ValueError(f"{text!r} is not a size (write e.g. 512MB, 2GB, 1GiB)")
-    size = int(float(match.group(1)) * _SIZE_UNITS[unit])
+    size = parse_size(text)
     if size < 2**20:
         raise ValueError(f"{text!r} is too small a memory limit (1MiB at least)")
     return size
@@ -80,7 +67,7 @@ def parse_size(text: str) -> int:
 @dataclass(frozen=True)
 class Limits:
     """What a query connection may use: `timeout` seconds for the whole command's queries and
-    `max_memory` (a size `parse_size` reads) of memory; None for no limit. Nothing spills to disk:
+    `max_memory` (a size `parse_memory` reads) of memory; None for no limit. Nothing spills to disk:
     a query that needs more memory stops (a query connection writes no file)."""
 
     timeout: float | None = DEFAULT_TIMEOUT
@@ -92,7 +79,7 @@ class Limits:
 
     def max_bytes(self) -> int | None:
         """Return the memory limit in bytes (None: no limit)."""
-        return None if self.max_memory is None else parse_size(self.max_memory)
+        return None if self.max_memory is None else parse_memory(self.max_memory)
 
 
 class QueryTimedOut(AnalyticsError):
@@ -137,7 +124,7 @@ def _lock(con: duckdb.DuckDBPyConnection, readable: Iterable[str | os.PathLike[s
     folders = ", ".join(f"'{sql_string(Path(d).resolve())}{os.sep}'" for d in readable)
     try:
         if limits.max_memory is not None:
-            con.execute(f"SET memory_limit = '{parse_size(limits.max_memory)}B'")
+            con.execute(f"SET memory_limit = '{parse_memory(limits.max_memory)}B'")
         con.execute("SET temp_directory = ''")  # no spilling: a query connection writes no file
         # in this order: the folders cannot change once external access is off
         con.execute(f"SET allowed_directories = [{folders}]")

@@ -34,7 +34,6 @@ run leaves that game as written.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import shutil
@@ -55,10 +54,14 @@ from buraco_events.log.archive_read import iter_archive
 from buraco_events.log.lines import RULINGS_SUFFIX, RawLines
 from buraco_events.log.sources import CHUNK_BYTES
 
+from .arrowrows import ipc_stream
 from .database import ARROW_TYPES, SCHEMAS, one_line
-from .ingest import Checked, Conflict, Rejected, check_chunk, ipc_stream
+from .indexrun import Checked, Conflict, Rejected
+from .ingest import check_chunk
 from .queries import REJECTS
 from .schema import TABLES
+from .sparkcommit import COMMITTED as COMMITTED
+from .sparkcommit import STAGING, commit, discard_run, hadoop_path, recover
 
 INSTALL = "pip install 'buraco-events[spark]' (pyspark) and a Java 17 runtime (java on PATH or JAVA_HOME)"
 
@@ -321,17 +324,6 @@ def session(master: str | None) -> Any:
     return spark
 
 
-def _hadoop_path(spark: Any, path: str) -> tuple[Any, Any]:
-    jvm = spark.sparkContext._jvm
-    p = jvm.org.apache.hadoop.fs.Path(path)
-    return p.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration()), p
-
-
-def _child(spark: Any, parent: Any, name: str) -> Any:
-    """Return the Hadoop path `name` under the Hadoop path `parent`."""
-    return spark.sparkContext._jvm.org.apache.hadoop.fs.Path(parent, name)
-
-
 def _files(spark: Any, inputs: Sequence[str]) -> Any:
     """Return a DataFrame (input, source, content) of every file of the inputs: a folder's
     `*.jsonl` (recursive), or the file given (a log or an archive)."""
@@ -339,7 +331,7 @@ def _files(spark: Any, inputs: Sequence[str]) -> Any:
 
     frames = []
     for order, given in enumerate(inputs):
-        fs, p = _hadoop_path(spark, given)
+        fs, p = hadoop_path(spark, given)
         if not fs.exists(p):
             raise FileNotFoundError(2, "no such file or folder", given)
         qualified = fs.makeQualified(p).toString()
@@ -373,7 +365,7 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    fs, out_path = _hadoop_path(spark, out)
+    fs, out_path = hadoop_path(spark, out)
     existed = fs.exists(out_path)
     if existed and not (replace or append):
         raise OutputExists(f"{out} exists; --replace to overwrite it, --append to add to it "
@@ -494,7 +486,7 @@ def spark_index(inputs: Sequence[str], out: str, master: str | None = None,
         if ranked is not None:
             ranked.unpersist()
         if append and not committed:
-            _discard(spark, target, out, existed)
+            discard_run(spark, target, out, existed)
     return SparkReport(counts, rejects)
 
 
@@ -508,30 +500,21 @@ def _place(row: Any) -> Place:
 _BROADCAST_MAX = 200_000
 
 
-# -- daily loads: written aside, then committed ---------------------------------------------------
-
-#: the name prefix of a run's folder under the output while `append` writes it (a name starting
-#: with `_`: no reader of the tables lists it, neither Spark nor `connect_parquet`)
-STAGING = "_append-"
-#: the file that marks a run's folder as committed: its files belong in the tables
-COMMITTED = "_COMMITTED"
-
-
 def _stored(spark: Any, out: str) -> Any:
     """Return the games and branches already under `out`, ranked before any log offered: as
     the `_CHECKED` columns the duplicates are decided on, input -1."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    fs, _ = _hadoop_path(spark, out)
-    if not fs.exists(_hadoop_path(spark, f"{out.rstrip('/')}/games")[1]):
+    fs, _ = hadoop_path(spark, out)
+    if not fs.exists(hadoop_path(spark, f"{out.rstrip('/')}/games")[1]):
         raise OutputExists(f"{out} is not an output of spark-index: it has no games/ folder "
                            "(nothing was done)")
 
     def read(table: str) -> Any:
         schema = from_arrow_schema(table_schema(table))
         folder = f"{out.rstrip('/')}/{table}"
-        if not fs.exists(_hadoop_path(spark, folder)[1]):  # an output older than the table
+        if not fs.exists(hadoop_path(spark, folder)[1]):  # an output older than the table
             return spark.createDataFrame([], schema)
         return spark.read.schema(schema).parquet(folder)
 
@@ -542,75 +525,3 @@ def _stored(spark: Any, out: str) -> Any:
     branches = read("branches").select(*head, F.col("file").alias("source"), "game_id", "head",
                                        F.lit(True).alias("branch"), F.col("head").alias("key"))
     return games.unionByName(branches)
-
-
-def _moves(spark: Any, folder: str, out: str) -> list[tuple[Any, Any]]:
-    """Return (from, to) of every Parquet file of a run's folder: to the same place under `out`
-    (Spark's own files, `_SUCCESS` and checksums, stay behind)."""
-    fs, root = _hadoop_path(spark, folder)
-    base = fs.makeQualified(root).toString().rstrip("/")
-    _, dest = _hadoop_path(spark, out)
-    moves = []
-    found = fs.listFiles(root, True)
-    while found.hasNext():
-        path = found.next().getPath()
-        name = path.toString()
-        relative = name[len(base) + 1:]
-        if name.endswith(".parquet") and not any(
-                part.startswith(("_", ".")) for part in relative.split("/")):
-            moves.append((path, _child(spark, dest, relative)))
-    return moves
-
-
-def commit(spark: Any, folder: str, out: str) -> None:
-    """Move a run's files from `folder` into the tables under `out`, then remove `folder`.
-
-    `COMMITTED` is written first: from then on the run counts as done, and a commit cut short
-    (the driver killed) is finished by the next `append` (`recover`); before it, the run never
-    happened. Each file keeps the name Spark gave it (unique to the job), so nothing already in
-    a table is overwritten."""
-    fs, root = _hadoop_path(spark, folder)
-    marker = _child(spark, root, COMMITTED)
-    if not fs.exists(marker):
-        fs.create(marker, False).close()
-    _, dest_root = _hadoop_path(spark, out)
-    for status in fs.listStatus(root):  # every table's folder, also of a table with no rows
-        if status.isDirectory():
-            fs.mkdirs(_child(spark, dest_root, status.getPath().getName()))
-    for source, dest in _moves(spark, folder, out):
-        fs.mkdirs(dest.getParent())
-        if fs.exists(dest):  # moved by a copy that was cut short (object stores): again
-            fs.delete(dest, False)
-        if not fs.rename(source, dest):
-            raise OSError(f"cannot move {source.toString()} to {dest.toString()} (the run is "
-                          "committed: the next --append finishes moving its files)")
-    fs.delete(root, True)
-
-
-def recover(spark: Any, out: str) -> list[str]:
-    """Finish the committed runs' folders left under `out` (a commit cut short) and remove the
-    others (runs that failed or were killed before their commit); return the folders seen."""
-    fs, root = _hadoop_path(spark, out)
-    seen = []
-    for status in fs.listStatus(root):
-        path = status.getPath()
-        if not (status.isDirectory() and path.getName().startswith(STAGING)):
-            continue
-        folder = f"{out.rstrip('/')}/{path.getName()}"
-        seen.append(folder)
-        if fs.exists(_child(spark, path, COMMITTED)):
-            commit(spark, folder, out)
-        else:
-            fs.delete(path, True)
-    return seen
-
-
-def _discard(spark: Any, folder: str, out: str, existed: bool) -> None:
-    """Remove a failed run's folder (and `out`, when the run created it and it is empty)."""
-    with contextlib.suppress(Exception):  # the failure itself is the report
-        fs, root = _hadoop_path(spark, folder)
-        if fs.exists(root) and not fs.exists(_child(spark, root, COMMITTED)):
-            fs.delete(root, True)
-        _, out_path = _hadoop_path(spark, out)
-        if not existed and fs.exists(out_path) and not fs.listStatus(out_path):
-            fs.delete(out_path, False)

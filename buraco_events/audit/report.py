@@ -88,8 +88,8 @@ from buraco_events.model.events import (
     event_type,
 )
 from buraco_events.model.scoring import SheetLine, TeamScore
-from buraco_events.play.pool import WorkerError, chunked, collector_paused, ordered_map
-from buraco_events.views.text import hand_words
+from buraco_events.util.pool import WorkerError, chunked, collector_paused, ordered_map
+from buraco_events.util.text import hand_words
 
 from .auditcore import Regular
 from .verdicts import FAILING as FAILING

@@ -51,7 +51,7 @@ from buraco_events.model.events import (
     event_type,
     line_hash,
 )
-from buraco_events.views.text import hand_words
+from buraco_events.util.text import hand_words
 
 #: the kinds that name a hand
 _HAND_KINDS = ("score_adjusted", "hand_voided")

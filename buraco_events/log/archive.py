@@ -25,7 +25,9 @@ from pathlib import Path
 import msgspec
 import zstandard
 
-from buraco_events.views.text import visible
+from buraco_events.util.sizes import parse_size as parse_size
+from buraco_events.util.sizes import size_name as size_name
+from buraco_events.util.text import visible
 
 from .archive_codec import Codec, header_tables, log_blob
 from .archive_format import (
@@ -50,8 +52,6 @@ from .archive_format import MAX_ARCHIVE_SIZE as MAX_ARCHIVE_SIZE
 from .archive_format import MAX_MEMBER_SIZE as MAX_MEMBER_SIZE
 from .archive_format import MAX_MEMBERS as MAX_MEMBERS
 from .archive_format import parse_count as parse_count
-from .archive_format import parse_size as parse_size
-from .archive_format import size_name as size_name
 from .archive_read import Member as Member
 from .archive_read import is_archive as is_archive
 from .archive_read import iter_stored

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from buraco_events.views.text import visible
+from buraco_events.util.sizes import parse_size, size_name
+from buraco_events.util.text import visible
 
-from .lines import StrPath
+from .lines import SourceError, StrPath
 
 MAGIC = b"\x89BZA\r\n\x1a\n"
 FORMAT = 1
@@ -64,7 +64,7 @@ HEADER, LOG, END = 0, 1, 2
 WINDOW_LOG = 23  # 8 MiB, what level 19 picks: pack never uses more, so a reader allows no more
 
 
-class ArchiveError(ValueError):
+class ArchiveError(SourceError, ValueError):
     """An archive that cannot be read or written; its str is one line naming the archive and, for
     a problem inside it, the member: its position (from 1) and its name, shown escaped.
 
@@ -84,15 +84,13 @@ class ArchiveError(ValueError):
         total: int | None = None,
         exit_code: int = 2,
     ) -> None:
-        super().__init__(os.fspath(path), message, member, name)
-        self.path = os.fspath(path)
-        self.message = message
+        super().__init__(path, message, os.fspath(path), message, member, name)
         self.member = member
         self.name = name
         self.total = total
         self.exit_code = exit_code
 
-    def __str__(self) -> str:
+    def where(self) -> str:
         where = self.path
         if self.member is not None and self.total is not None and self.member > self.total:
             where += f": after its {self.total} logs"  # the end marker, or the stream's end
@@ -100,8 +98,11 @@ class ArchiveError(ValueError):
             where += f": member {self.member}"
             if self.name is not None:
                 where += f" ({visible(repr(self.name))})"
+        return where
+
+    def __str__(self) -> str:
         # the message may quote the archive's bytes (a decoder naming a damaged field): escaped
-        return f"{where}: {visible(self.message)}"
+        return f"{self.where()}: {visible(self.message)}"
 
     @property
     def unread(self) -> int | None:
@@ -113,26 +114,6 @@ class ArchiveError(ValueError):
 
 class Damage(Exception):
     """A problem inside an archive's stream; the reader adds the archive and the member."""
-
-
-_SIZE = re.compile(r"\s*([0-9]{1,20})\s*([KMGT]?)(?:i?B)?\s*", re.IGNORECASE)
-_UNITS = {"": 1, "K": KiB, "M": MiB, "G": GiB, "T": 1 << 40}
-
-
-def parse_size(text: str) -> int:
-    """Return the bytes of a size such as `64MiB`, `4G` or `1000` (K, M, G, T: powers of 1024)."""
-    m = _SIZE.fullmatch(text)
-    if m is None or int(m[1]) == 0:
-        raise ValueError(f"{text!r} is not a size (such as 64MiB, 4GiB or a number of bytes)")
-    return int(m[1]) * _UNITS[m[2].upper()]
-
-
-def size_name(n: int) -> str:
-    """Return a size in the largest binary unit that divides it (`64 MiB`), else in bytes."""
-    for unit in ("T", "G", "M", "K"):
-        if n >= _UNITS[unit] and n % _UNITS[unit] == 0:
-            return f"{n // _UNITS[unit]} {unit}iB"
-    return f"{n:,} bytes"
 
 
 def parse_count(text: str) -> int:

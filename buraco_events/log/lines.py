@@ -40,26 +40,43 @@ _BOM = b"\xef\xbb\xbf"
 MAX_LINE = 1 << 20
 
 
-class LogError(Exception):
+class SourceError(Exception):
+    """A log (`LogError`) or an archive (`ArchiveError`) that cannot be read, checked or written:
+    its str is one line, the file and the place in it (`where`), then what is wrong (`message`)."""
+
+    def __init__(self, path: StrPath, message: str, *args: object) -> None:
+        # `args` are the subclass's own arguments, in its order: an error is rebuilt from them
+        # when it comes back from a worker process (pickled)
+        super().__init__(*args)
+        self.path = os.fspath(path)
+        self.message = message
+
+    def where(self) -> str:
+        """Return the file and the place in it the error is about."""
+        return self.path
+
+    def __str__(self) -> str:
+        return f"{self.where()}: {self.message}"
+
+
+class LogError(SourceError):
     """A log that cannot be read, checked or written; its str is one line naming file, line, seq."""
 
     def __init__(
         self, path: StrPath, lineno: int | None, seq: int | None, field: str | None, message: str
     ) -> None:
-        super().__init__(os.fspath(path), lineno, seq, field, message)
-        self.path = os.fspath(path)
+        super().__init__(path, message, os.fspath(path), lineno, seq, field, message)
         self.lineno = lineno
         self.seq = seq
         self.field = field
-        self.message = message
 
-    def __str__(self) -> str:
+    def where(self) -> str:
         where = self.path
         if self.lineno is not None:
             where += f": line {self.lineno}"
             if self.seq is not None:
                 where += f" (seq {self.seq})"
-        return f"{where}: {self.message}"
+        return where
 
 
 class NotALogError(LogError):

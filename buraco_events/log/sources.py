@@ -97,7 +97,7 @@ def held_bytes(item: tuple[str, RawLines]) -> int:
 
 def chunk_bytes(chunk: list[tuple[str, RawLines]]) -> int:
     """Return about the memory a chunk of logs from `iter_logs` holds (`held_bytes` of each): the
-    weight `pool.ordered_map` budgets and `pool.collector_paused` collects by."""
+    weight `util.pool.ordered_map` budgets."""
     return sum(map(held_bytes, chunk))
 
 

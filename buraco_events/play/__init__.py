@@ -1,3 +1,3 @@
 """Running games: the interactive session behind `buraco play` (setup note, key file, typed
-commands), simulation of many games, and the process pool they and the indexer share.
+commands), simulation of many games, matches and leagues.
 """

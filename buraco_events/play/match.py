@@ -26,8 +26,8 @@ from buraco_events.core.cards import team_of
 from buraco_events.log.writer import write_logs
 from buraco_events.model.events import Event
 from buraco_events.model.rules import canonical_variant, check_players
+from buraco_events.util.pool import ordered_map
 
-from .pool import ordered_map
 from .sim import game_seed, seat_bots
 
 #: the 95% two-sided normal quantile

@@ -7,69 +7,43 @@ interrupt leaves a valid log of everything played so far. The human's lines come
 callable; a bad line gets a one-line reason through `say` and nothing is written for it. There is
 no undo. The caller owns the terminal: `say` and `read` are all the I/O with the player.
 
-The setup note: the line after `game_started` is a `note` by "buraco play" (`NOTE_BY`) holding
-the setup as JSON, `{"human": 0, "bots": ["greedy"], "seed": 7, "commit": true}` (`bots` names
-the bot of each other seat, in seat order; `commit`: the deals are committed). `Setup.note`
-writes it, `Setup.from_note` reads it back; it is not shown to the player. The game's chance is
-`seeds.PositionSeeds(seed)`: it depends only on that seed and the position in the game, so
-`resume_session` continues exactly as an uninterrupted session with the same input would. Logs
-carry no `at` times, so the same seed and input give the same bytes.
-
-The key file: every deal carries a commitment (`log/commit.py`), shown before the hand's first move;
-the hand's `hand_ended` reveals the salt and `buraco audit` proves the deck was fixed before play.
-The salts are secret (`commit.keyed_salts` under a random key kept in `key_path(log)`, `LOG.key`,
-beside the log and never in it, readable by its owner only), not derived from the seed: the seed
-is printed and written in the setup note, so a salt drawn from it could be worked out by anyone,
-and a commitment is only worth something while its salt cannot be guessed. The key file lets a
-resumed game reveal the salts the interrupted one committed to; without it a hand's salt is lost
-and the audit says so.
-
-Branches (`play.branch`): `resume_session` continues a branch (a log holding `branched`) by hand
-and `branch_session` forks a log into a new branch played by hand (the replay viewer's `b`). Who
-plays a branch is its own setup note (a `note` by "buraco play" right after `branched`, without a
-seed), else its parent's at seq 1, else `--seat`/`--bots`; its chance is `seeds.BranchSeeds` of
-the `branched` line's seed; the hands the parent recorded are dealt from the parent's log
-(`branch.ParentDeck`, with the salts of the parent's key file), and never from anything else:
-without the parent's log the next deal stops the session. Every screen of a branch starts with
-"branch of GAME at seq N" (`events.branch_words`), so it is never taken for the game.
+A game starts with `new_session` (`game_started`, then the setup note of `setup.Setup`), goes on
+with `resume_session`, and a branch is forked to be played by hand with `branch_session` (set up
+as `branch_setup` says). The game's chance is `seeds.PositionSeeds(seed)`: it depends only on
+that seed and the position in the game, so `resume_session` continues exactly as an
+uninterrupted session with the same input would. Logs carry no `at` times, so the same seed and
+input give the same bytes. Every deal is committed under the game's key file (`keys`).
 
 What the player is told: each event in words as it happens (bots' moves `pace` seconds apart),
 and at each prompt a compact screen (`render.render_compact`: the hand by suit with the new cards
 marked, the pile, the melds that changed; the first screen of a resumed game or a branch shows
-every meld on the table); `show` tells the whole table and the score so far, `hint` the plays in
-reading order with the greedy bot's choice first, and `.` plays that choice. A refused move is
-told in the player's words (`commands.refusal_text`). The default name "you" is told in the
-second person (`second_person`: "you play first"). The score sheet (`score_sheet`) says when its
-figures are provisional (during a hand) and shows each row once. A match goes on hand after
-hand to the target, with the score sheet after each hand.
+every meld on the table); `show` tells the whole table and the score so far
+(`narrator.score_sheet`), `hint` the plays in reading order with the greedy bot's choice first,
+and `.` plays that choice. A refused move is told in the player's words
+(`commands.refusal_text`). A match goes on hand after hand to the target, with the score sheet
+after each hand.
 
 Choices made here: a dead is taken automatically (the lowest one left) the moment the human's hand
-empties, and the session says so; a game's id is `play-<variant>-<n>p-s<seed>`, and its default
-log `./buraco-<game_id>.jsonl` is never appended to by a new game (resume it instead). The
-messages of `SetupError` name the `buraco play` option at fault (`--seat: ...`).
+empties, and the session says so; a game's default log `./buraco-<game_id>.jsonl` is never
+appended to by a new game (resume it instead).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import random
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from rich import box
-from rich.console import Group, RenderableType
-from rich.table import Table as Grid
+from rich.console import Group
 from rich.text import Text
 
-from buraco_events.core.bots import Bot, GreedyBot, bot_by_name, bot_spec, share_context
+from buraco_events.core.bots import GreedyBot
 from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, legal_actions
 from buraco_events.core.gate import IllegalMove
-from buraco_events.core.seeds import BranchSeeds, PositionSeeds
+from buraco_events.core.seeds import PositionSeeds
 from buraco_events.core.state import GameState
 from buraco_events.core.table import Table, start_event
 from buraco_events.log.atomic import place
@@ -80,7 +54,6 @@ from buraco_events.model.events import (
     Branched,
     Drew,
     Event,
-    GameEnded,
     HandEnded,
     HandStarted,
     LaidOff,
@@ -92,14 +65,13 @@ from buraco_events.model.events import (
     branch_words,
     decode_event,
 )
-from buraco_events.model.rules import Rules, UnknownVariant, canonical_variant
-from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
-from buraco_events.model.views import View
+from buraco_events.model.rules import UnknownVariant, canonical_variant
+from buraco_events.util.text import hand_words, visible
 from buraco_events.views.projections import describe, player_view
 from buraco_events.views.render import render_compact
-from buraco_events.views.text import hand_words, visible
 
-from .branch import BranchError, ParentDeck, read_parent, start_branch
+from .branch import BranchError, read_parent, start_branch
+from .branch_setup import branch_table
 from .commands import (
     HELP,
     CommandError,
@@ -110,178 +82,21 @@ from .commands import (
     parse_command,
     refusal_text,
 )
-
-#: the `note.by` of the setup line
-NOTE_BY = "buraco play"
-#: the player's name in the log unless `--name` gives one
-DEFAULT_NAME = "you"
-#: the bots' names in the log, by seat (one that clashes with the player's gets its seat number)
-BOT_NAMES = ("Ana", "Bruno", "Carla", "Davi")
-#: the longest `--name`
-MAX_NAME = 40
+from .keys import key_path, read_key, write_key
+from .narrator import Say, hands_count, score_sheet, second_person, you_are
+from .setup import (
+    DEFAULT_NAME,
+    MAX_NAME,
+    NOTE_BY,
+    Setup,
+    SetupError,
+    bot_kinds,
+    bot_names,
+    play_game_id,
+)
 
 #: where the human's lines come from; gets the live state (for test auto-pilots), None = end of input
 Reader = Callable[[GameState], str | None]
-#: where the session's output goes
-Say = Callable[[RenderableType], None]
-
-
-class SetupError(ValueError):
-    """A game that cannot be started or resumed; its str is one line, `exit_code` the commands'
-    exit code (2: bad options, or a log that is not a game of buraco play; 1: a problem in the log)."""
-
-    def __init__(self, message: str, exit_code: int = 2):
-        super().__init__(message)
-        self.exit_code = exit_code
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """What a session needs beyond the events: the human's seat, the bots, the seed."""
-
-    human: int
-    bots: tuple[str, ...]  # bot name of each other seat, in seat order
-    seed: int
-    commit: bool = False  # every deal is committed (a note without `commit`: none is)
-
-    def note(self) -> Note:
-        """Return the note that records the setup (seq 1, right after `game_started`)."""
-        doc: dict[str, object] = {"human": self.human, "bots": list(self.bots), "seed": self.seed}
-        if self.commit:
-            doc["commit"] = True
-        return Note(seq=1, by=NOTE_BY, text=json.dumps(doc))
-
-    def branch_note(self, seq: int) -> Note:
-        """Return the note that records who plays a branch played by hand (right after its
-        `branched` line): the human's seat and the bots, no seed (the branch's chance is the
-        seed of its `branched` line)."""
-        return Note(seq=seq, by=NOTE_BY, text=json.dumps({"human": self.human, "bots": list(self.bots)}))
-
-    @staticmethod
-    def from_note(event: Event, n_players: int) -> Setup:
-        """Return the setup a log's setup note records (at seq 1, or a branch's after its
-        `branched` line, which has no seed); raises `SetupError` if it is not one."""
-        if not isinstance(event, Note) or event.by != NOTE_BY:
-            raise SetupError(f"seq 1 is not the {NOTE_BY!r} setup note: this log was not started by buraco play")
-        try:
-            doc = json.loads(event.text)
-            seed = int(doc["seed"]) if event.seq == 1 else 0
-            setup = Setup(int(doc["human"]), tuple(str(b) for b in doc["bots"]), seed,
-                          doc.get("commit") is True)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise SetupError(f"the setup note at seq {event.seq} does not read: {exc}") from None
-        if not 0 <= setup.human < n_players or len(setup.bots) != n_players - 1:
-            raise SetupError(f"the setup note at seq {event.seq} does not fit a {n_players}-player game")
-        return setup
-
-    def bot_seats(self, n_players: int) -> dict[int, Bot]:
-        """Return a new bot for each seat but the human's, the greedy ones sharing one game
-        context (`bots.share_context`); raises ValueError for an unknown bot."""
-        seats = [s for s in range(n_players) if s != self.human]
-        bots = {s: bot_by_name(name) for s, name in zip(seats, self.bots, strict=True)}
-        share_context(bots.values())
-        return bots
-
-
-def _hands(n: int) -> str:
-    return "1 hand" if n == 1 else f"{n} hands"
-
-
-def second_person(text: str, event: Event, human: int) -> str:
-    """Return an event told in words (`describe`, third person) with the verbs of the human's
-    own moves agreeing with "you" (the default name): `you play first`, `you win`, `you take a
-    dead`. The words of other seats, and of a human with a name of their own, stay as told."""
-    if isinstance(event, HandStarted) and event.first == human:
-        return text.replace("; you plays first", "; you play first", 1)
-    if isinstance(event, GameEnded):
-        return text.replace("game over: you wins", "game over: you win", 1)
-    if getattr(event, "player", None) == human:
-        return (text.replace(": takes a dead", ": you take a dead", 1)
-                .replace("; plays on", "; you play on", 1))
-    return text
-
-
-def you_are(name: str, seat: int) -> str:
-    """Return who the human is at the table: `you are seat 0 (team 0)`, the name first when it
-    is not the default (`you are Maria, seat 0 (team 0)`)."""
-    who = "" if name == DEFAULT_NAME else f"{visible(name)}, "
-    return f"you are {who}seat {seat} (team {team_of(seat)})"
-
-
-def score_sheet(view: View, rules: Rules) -> RenderableType:
-    """Return the RULES 7 score sheet of the view's hand as a player reads it.
-
-    During the hand the figures are what the hand would score if it ended now: the sheet says
-    so above it, the dead row counts the penalty of a dead not taken (yet), and the cards held
-    are counted only at the end. Each row appears once: a hand's total, then, when hands came
-    before it, the total before it and the total with it (in a one-hand game the hand's total is
-    the game's)."""
-    playing = view.phase in ("draw", "play", "dead")
-    sheet = view.hand_scores
-    yours = team_of(view.seat) if view.seat is not None else None
-    table = Grid(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column(hand_words(view.hand) if view.hand >= 0 else "scores")
-    for team in (0, 1):
-        table.add_column(f"team {team}" + (" (you)" if team == yours else ""), justify="right")
-    if sheet:
-        for key, name in SHEET_ROWS:
-            if key == "hand_penalty" and not view.hands_counted:
-                table.add_row(name, *(Text("at the end", style="dim") for _ in sheet))
-            elif key == "dead_penalty" and playing:
-                # charged only if the hand ended now: the dead may still be taken
-                table.add_row(f"{name} if it ended now", *(str(s.dead_penalty) for s in sheet))
-            else:
-                table.add_row(name, *(str(getattr(s, key)) for s in sheet))
-        table.add_row(Text(f"{HAND_TOTAL} so far" if playing else HAND_TOTAL, style="bold"),
-                      *(Text(str(s.total), style="bold") for s in sheet))
-    totals = tuple(view.totals)
-    before = totals if playing or not sheet else tuple(t - s.total for t, s in zip(totals, sheet, strict=True))
-    if any(before) or view.hand > 0 or not sheet:
-        table.add_row("before this hand", *(str(t) for t in before))
-        table.add_row(Text("if it ended now" if playing else "total", style="bold"),
-                      *(Text(str(t), style="bold") for t in view.scores))
-    if not playing:
-        return table
-    told = Text(f"provisional, as if the hand ended now: a team that has not taken its dead loses "
-                f"{rules.no_dead_penalty}; the cards still in hand are counted at the end", style="dim")
-    return Group(told, table)
-
-
-def play_game_id(variant: str, players: int, seed: int) -> str:
-    """Return the id of the game a seed starts (the default log is `buraco-<id>.jsonl`)."""
-    return f"play-{variant}-{players}p-s{seed}"
-
-
-def key_path(log: Path) -> Path:
-    """Return where a game's secret salt key is kept: beside its log, never in it."""
-    return log.with_name(log.name + ".key")
-
-
-def write_key(path: Path, key: bytes) -> None:
-    """Write a game's salt key, readable by its owner only, synced before any deal uses it."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, key.hex().encode() + b"\n")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def read_key(path: Path) -> bytes | None:
-    """Return a game's salt key, or None when its file is missing or does not read."""
-    try:
-        return bytes.fromhex(path.read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def bot_names(human: str, players: int, seat: int) -> list[str]:
-    """Return the names of the seats in order: `human` at `seat`, the bots from `BOT_NAMES`."""
-    names = []
-    for s in range(players):
-        bot = BOT_NAMES[s] if BOT_NAMES[s].casefold() != human.casefold() else f"{BOT_NAMES[s]}-{s}"
-        names.append(human if s == seat else bot)
-    return names
 
 
 class Session:
@@ -411,7 +226,7 @@ class Session:
         target = state.rules.target
         if target:
             totals = " · ".join(f"team {t} {v}" for t, v in enumerate(state.totals))
-            self.say(Text(f"match to {target}: {totals} after {_hands(len(state.hand_results))}", style="bold"))
+            self.say(Text(f"match to {target}: {totals} after {hands_count(len(state.hand_results))}", style="bold"))
 
     def _take_dead(self) -> None:
         action = self.table.legal_actions()[0]  # RULES 4: the deads are face down, any will do
@@ -497,7 +312,7 @@ class Session:
         score = f"{state.totals[mine]} to {state.totals[theirs]}"
         path = visible(str(self.path))
         return [
-            Text(f"{verdict}, {score} after {_hands(len(state.hand_results))} (your team is team {mine})",
+            Text(f"{verdict}, {score} after {hands_count(len(state.hand_results))} (your team is team {mine})",
                  style="bold"),
             Text(f"the log: {path} ({state.next_seq} events); check it with buraco audit {path}"),
         ]
@@ -527,12 +342,7 @@ def new_session(
         raise SetupError(f"--target: give 0 (one hand) or more points, got {target}")
     if pace < 0:
         raise SetupError(f"--pace: give 0 or more seconds, got {pace}")
-    kinds = [bot_spec(b) for b in bots]
-    if len(kinds) == 1:
-        kinds *= players - 1
-    if len(kinds) != players - 1:
-        raise SetupError(f"--bots: give 1 bot name or one per other seat ({players - 1}), got {len(bots)}")
-    setup = Setup(seat, tuple(kinds), seed, commit=True)
+    setup = Setup(seat, tuple(bot_kinds(bots, players)), seed, commit=True)
     try:
         bots_by_seat = setup.bot_seats(players)
     except ValueError as exc:
@@ -621,111 +431,6 @@ def _play_setup(table: Table, path: Path, events: list[Event], say: Say) -> Setu
     return setup
 
 
-def branch_table(
-    table: Table, path: Path, events: list[Event], branched: Branched, *, parent: Path | None,
-    seat: int | None, bots: list[str] | None, say: Say,
-) -> tuple[Setup, str, str]:
-    """Set a resumed branch's table up: who plays, its chance, its deals; return the setup, the
-    branch's label (`branch_words`) and the options `--resume` needs again.
-
-    Who plays: `seat` and `bots` when given (a branch of a game not started by buraco play has
-    no setup note: `seat` is needed), else the branch's own setup note (after `branched`) or its
-    parent's at seq 1; `bots` defaults to the note's, else greedy. Chance: `BranchSeeds` of the
-    `branched` line's seed, for the deals the parent never recorded and for the bots. A `deck:
-    parent` branch deals the parent's recorded hands (`ParentDeck`, from `parent`'s lines and
-    its key file `key_path(parent)`): without `parent`, the next deal stops the session with a
-    `SetupError` (2) asking for it rather than deal a hand the parent may have dealt otherwise.
-    """
-    state = table.state
-    n = state.n_players
-    label = branch_words(branched.parent, branched)
-    notes = [e for e in events if isinstance(e, Note) and e.by == NOTE_BY and (e.seq == 1 or e.seq > branched.seq)]
-    noted = Setup.from_note(notes[-1], n) if notes else None
-    if seat is not None and not 0 <= seat < n:
-        raise SetupError(f"--seat: seats are 0..{n - 1}, got {seat}")
-    human = seat if seat is not None else noted.human if noted is not None else None
-    if human is None:
-        raise SetupError(f"{path} ({label}): no setup note (the game was not started by buraco play): "
-                         "say which seat you play with --seat N (the others' bots with --bots)")
-    if bots is not None:
-        kinds = [bot_spec(b) for b in bots]
-        kinds = kinds * (n - 1) if len(kinds) == 1 else kinds
-        if len(kinds) != n - 1:
-            raise SetupError(f"--bots: give 1 bot name or one per other seat ({n - 1}), got {len(bots)}")
-    elif noted is not None and noted.human == human:
-        kinds = list(noted.bots)
-    else:
-        kinds = ["greedy"] * (n - 1)
-    setup = Setup(human, tuple(kinds), 0)
-    try:
-        table.seats = setup.bot_seats(n)
-    except ValueError as exc:
-        raise SetupError(f"--bots: {exc}") from None
-    table.rng = BranchSeeds(branched.seed)
-    hint = ""
-    if branched.deck == "parent":
-        if parent is not None:
-            deck = parent_deck(path, branched, parent)
-            table.deals, table.salts = deck.deal, deck.salt
-            hint = f" --parent {parent}"
-        else:
-            table.deals = _ask_for_parent(path, branched)
-            hand = next((e for e in reversed(events) if isinstance(e, HandStarted)), None)
-            if hand is not None and hand.commitment is not None and state.phase not in ("deal", "over"):
-                say(Text(f"the salt of {hand_words(hand.hand)}'s deal is the parent's: without --parent it "
-                         "cannot be revealed, so the audit will report it", style="red"))
-    if seat is not None and (noted is None or noted.human != seat):
-        hint += f" --seat {seat}"
-    if bots is not None:
-        hint += f" --bots {','.join(bots)}"
-    return setup, label, hint
-
-
-def parent_deck(path: Path, branched: Branched, parent: Path) -> ParentDeck:
-    """Return the deck of a branch's parent: its recorded deals, and the salts it revealed or its
-    key file holds. Raises `SetupError` (2) for a parent that does not read or is not the
-    branch's: its lines up to the fork must be the branch's, byte for byte."""
-    try:
-        read = read_parent(parent)
-    except BranchError as exc:
-        raise SetupError(f"--parent: {exc}", 2) from None
-    fork = branched.fork_seq
-    mine = path.read_bytes().split(b"\n")[:fork + 1]
-    if read.lines[:fork + 1] != mine:
-        first = next((i for i, (a, b) in enumerate(zip(read.lines, mine, strict=False)) if a != b),
-                     min(len(read.lines), len(mine)))
-        raise SetupError(f"--parent: {parent} is not the parent of {path}: its line at seq {first} "
-                         f"differs (the branch's lines 0..{fork} are its parent's)", 2)
-    return ParentDeck(read.events, read_key(key_path(parent)))
-
-
-def _ask_for_parent(path: Path, branched: Branched) -> Callable[[GameState], HandStarted | None]:
-    """Return a deal source that stops the session at the next deal: it is the parent's to give."""
-
-    def deal(state: GameState) -> HandStarted | None:
-        raise SetupError(
-            f"{path}: {hand_words(state.hand_no + 1)} of this {branch_words(branched.parent, branched)} is "
-            f"dealt as its parent recorded it: pass the parent's log with --parent PARENT.jsonl", 2)
-
-    return deal
-
-
-def branch_file(log: Path, seq: int) -> Path:
-    """Return a new file name for a branch of `log` at `seq`: `LOG-branch-SEQ.jsonl` beside the
-    log (in the working folder when the log's folder is not writable, or the log is in an
-    archive), with `-2`, `-3`... added
-    rather than name a file that exists."""
-    folder = log.parent if log.parent.is_dir() and os.access(log.parent, os.W_OK) else Path.cwd()
-    stem = log.name[:-len(".jsonl")] if log.name.endswith(".jsonl") else log.name
-    name = f"{stem}-branch-{seq}"
-    path = folder / f"{name}.jsonl"
-    n = 1
-    while path.exists() or key_path(path).exists():
-        n += 1
-        path = folder / f"{name}-{n}.jsonl"
-    return path
-
-
 def branch_session(
     parent: Path, at: int, out: Path, say: Say, *, seat: int, bots: list[str] | None = None,
     by: str, reason: str, seed: str = "1", symbols: bool = False, pace: float = 0.0,
@@ -747,11 +452,7 @@ def branch_session(
     n = state.n_players
     if not 0 <= seat < n:
         raise SetupError(f"--seat: seats are 0..{n - 1}, got {seat}")
-    kinds = [bot_spec(b) for b in (bots or ["greedy"])]
-    kinds = kinds * (n - 1) if len(kinds) == 1 else kinds
-    if len(kinds) != n - 1:
-        raise SetupError(f"--bots: give 1 bot name or one per other seat ({n - 1}), got {len(kinds)}")
-    setup = Setup(seat, tuple(kinds), 0)
+    setup = Setup(seat, tuple(bot_kinds(bots or ["greedy"], n)), 0)
     try:
         table.seats = setup.bot_seats(n)
     except ValueError as exc:

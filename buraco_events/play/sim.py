@@ -25,8 +25,7 @@ from buraco_events.core.melds import CANASTA_KINDS
 from buraco_events.log.writer import write_logs
 from buraco_events.model.events import Event, HandEnded
 from buraco_events.model.rules import canonical_variant, check_players
-
-from .pool import collector_paused
+from buraco_events.util.pool import collector_paused
 
 #: progress callback: (games done, hands done) so far
 Progress = Callable[[int, int], None]

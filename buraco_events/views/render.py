@@ -22,9 +22,10 @@ from rich.text import Text
 
 from buraco_events.core.cards import SUIT, Card, team_of
 from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
+from buraco_events.util.text import visible
 
 from .projections import MeldHistory, MeldView, View, team_label
-from .text import hand_words, visible
+from .text import hand_words
 
 #: style of each suit letter (spades and clubs plain)
 SUIT_STYLE: dict[str, str] = {"H": "red", "D": "red"}

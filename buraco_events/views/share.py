@@ -33,10 +33,11 @@ import msgspec
 from buraco_events.audit.verdicts import headline
 from buraco_events.core.cards import team_of
 from buraco_events.model.scoring import SHEET_ROWS
+from buraco_events.util.text import visible
 
 from .projections import Timeline, team_label
 from .render import MARK_SIGN, decision_words, points_words
-from .text import hand_words, visible
+from .text import hand_words
 
 #: the `format` of the embedded data; a reader refuses another
 FORMAT = "buraco-replay/1"

@@ -1,34 +1,10 @@
-"""Text from a log made safe to show: control and bidi characters written visibly (pure).
+"""Words shared by what people are shown (pure): `util.text`'s, named here for the views.
 
-A log is input from anyone: a `game_id`, a player's name or a note may hold terminal escape
-sequences or bidi overrides that would repaint the screen or reverse what a referee reads. Every
-human-readable output passes such text through `visible`; JSON output stays exact.
+Text from a log is made safe to show by `visible`; a hand's number as people count it is
+`hand_words`. Both live in `util.text`, below the services that print them too.
 """
 
 from __future__ import annotations
 
-import re
-
-#: bidi embeddings, overrides, isolates and marks, and the invisible characters that hide or
-#: reorder text; `str.isprintable` lets some of them through
-_BIDI = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-
-
-def _escape(c: str) -> str:
-    code = ord(c)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def hand_words(hand: int) -> str:
-    """Return a hand as people count it, from 1 ("hand 1" is the first); logs, JSON and SQL keep
-    the log's number, from 0."""
-    return f"hand {hand + 1}"
-
-
-def visible(text: str) -> str:
-    """Return `text` with every control, bidi and non-printable character as a visible escape."""
-    if text.isprintable() and not _BIDI.search(text):
-        return text  # the common case, at C speed
-    return "".join(c if c.isprintable() and not _BIDI.match(c) else _escape(c) for c in text)
+from buraco_events.util.text import hand_words as hand_words
+from buraco_events.util.text import visible as visible

@@ -15,16 +15,9 @@ from rich.text import Text
 
 from buraco_events.log.commit import keyed_salts
 from buraco_events.model.events import Event, GameStarted, Note
-from buraco_events.play.session import (
-    NOTE_BY,
-    Setup,
-    SetupError,
-    key_path,
-    new_session,
-    read_key,
-    resume_session,
-    write_key,
-)
+from buraco_events.play.keys import key_path, read_key, write_key
+from buraco_events.play.session import new_session, resume_session
+from buraco_events.play.setup import NOTE_BY, Setup, SetupError
 
 
 @st.composite
