@@ -1,0 +1,770 @@
+// buraco serve: one seat's live table (or a spectator's). The server is the only judge: this page
+// draws each view it is sent and offers the view's legal actions as controls; a click sends
+// {"type": "act", "seq", "action"} and waits for the next view. Every text from the server goes
+// through textContent (common.el), never parsed as markup.
+import {
+  addSprite, back, backRow, card, cardRow, el, emptySlot, groupBySuit, plural, sameCards, stack,
+  teamLabel, teamOf, visible,
+} from "./common.js";
+
+const PLAYING = ["draw", "play", "dead"];
+const KIND_LABEL = { dirty: "dirty canasta", clean: "clean canasta", royal: "royal canasta",
+  ace_to_ace: "ace-to-ace canasta" };
+// the reconnect's waits in seconds: 1, 2, 4, 8, then 10 at most
+const BACKOFF_MAX = 10;
+const PING_EVERY_MS = 25000;
+
+const $ = (id) => document.getElementById(id);
+
+const tableId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
+const token = new URLSearchParams(location.hash.replace(/^#/, "")).get("token");
+
+// What the page knows; each message from the server replaces a part of it.
+const st = {
+  seat: null, players: [], bots: {}, teams: null, variant: "", clockSetting: null,
+  view: null, seq: -1, actions: [], toPlay: null, hand: -1, connected: [], spectators: 0,
+  moves: [], clock: null, clockAt: 0, sheet: null, ended: null,
+  selected: new Set(), focus: 0, order: [], handCards: [], waiting: false,
+  socket: null, attempt: 0, retryTimer: null, pingTimer: null, final: false,
+};
+
+// -- the socket ----------------------------------------------------------------------------------
+
+function socketUrl() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const query = token ? "?token=" + encodeURIComponent(token) : "";
+  return scheme + "//" + location.host + "/ws/" + encodeURIComponent(tableId) + query;
+}
+
+function showSocket(state, words) {
+  const box = $("socket");
+  box.dataset.state = state;
+  box.textContent = words;
+  document.body.dataset.socket = state;
+}
+
+function connect() {
+  clearTimeout(st.retryTimer);
+  showSocket("connecting", st.attempt ? "reconnecting…" : "connecting…");
+  let ws;
+  try {
+    ws = new WebSocket(socketUrl());
+  } catch (e) {
+    scheduleReconnect();
+    return;
+  }
+  st.socket = ws;
+  ws.addEventListener("open", () => {
+    showSocket("open", "connected");
+    clearInterval(st.pingTimer);
+    st.pingTimer = setInterval(() => send({ type: "ping" }), PING_EVERY_MS);
+  });
+  ws.addEventListener("message", (e) => {
+    let msg;
+    try { msg = JSON.parse(e.data); } catch (err) { return; }
+    if (msg && typeof msg === "object") receive(msg);
+  });
+  ws.addEventListener("close", (e) => {
+    if (st.socket !== ws) return;
+    clearInterval(st.pingTimer);
+    st.socket = null;
+    st.waiting = false;
+    if (st.final || (st.ended && e.code === 1000)) {
+      showSocket("ended", "game over");
+      drawControls();
+      return;
+    }
+    if (e.code >= 4000 && e.code < 5000) {
+      // the server refused this socket for good (a wrong token, no such table): retrying is no use
+      st.final = true;
+      showSocket("closed", "closed" + (e.reason ? ": " + visible(e.reason) : ""));
+      drawControls();
+      return;
+    }
+    drawControls();
+    scheduleReconnect();
+  });
+}
+
+function scheduleReconnect() {
+  const wait = Math.min(BACKOFF_MAX, 2 ** st.attempt);
+  st.attempt += 1;
+  let left = wait;
+  const tick = () => {
+    showSocket("closed", "disconnected: retrying in " + left + " s");
+    if (left <= 0) { connect(); return; }
+    left -= 1;
+    st.retryTimer = setTimeout(tick, 1000);
+  };
+  tick();
+}
+
+function send(msg) {
+  if (!st.socket || st.socket.readyState !== WebSocket.OPEN) return false;
+  st.socket.send(JSON.stringify(msg));
+  return true;
+}
+
+function act(action) {
+  if (st.waiting || !action) return;
+  if (!send({ type: "act", seq: st.seq, action: action.id })) {
+    say("not connected: the action was not sent", true);
+    return;
+  }
+  st.waiting = true;
+  hideChoice();
+  say("sent: " + action.text);
+  drawControls();
+}
+
+// -- messages ------------------------------------------------------------------------------------
+
+function receive(msg) {
+  switch (msg.type) {
+    case "hello": return onHello(msg);
+    case "view": return onView(msg);
+    case "hand_ended": return onHandEnded(msg);
+    case "ended": return onEnded(msg);
+    case "presence":
+      st.connected = msg.connected || st.connected;
+      st.spectators = msg.spectators || 0;
+      return drawPresence();
+    case "error":
+      st.waiting = false;
+      say(msg.message || "refused", true);
+      return drawControls();
+    default:
+      return undefined;
+  }
+}
+
+function onHello(msg) {
+  st.attempt = 0;
+  st.seat = msg.seat === undefined ? null : msg.seat;
+  st.players = msg.players || [];
+  st.bots = msg.bots || {};
+  st.teams = msg.teams || null;
+  st.variant = msg.variant || "";
+  st.clockSetting = msg.clock === undefined ? null : msg.clock;
+  st.moves = (msg.moves || []).slice();
+  st.waiting = false;
+  document.body.dataset.seat = st.seat === null ? "spectator" : String(st.seat);
+  const who = st.seat === null ? "spectator" : "seat " + st.seat + " (" + (st.players[st.seat] || "?") + ")";
+  $("title").textContent = visible("table " + tableId);
+  $("where").textContent = visible(st.variant + " · " + who);
+  document.title = visible("buraco " + tableId + " · " + who);
+  drawMoves(true);
+}
+
+function onView(msg) {
+  const before = st.view ? st.view.hands[st.seat] : null;
+  st.view = msg.view;
+  st.seq = msg.seq;
+  st.actions = msg.actions || [];
+  st.toPlay = msg.to_play === undefined ? null : msg.to_play;
+  st.hand = msg.hand === undefined ? msg.view.hand : msg.hand;
+  if (msg.connected) st.connected = msg.connected;
+  st.clock = msg.clock || null;
+  st.clockAt = performance.now();
+  st.waiting = false;
+  if (msg.moves && msg.moves.length) {
+    const lastSeq = st.moves.length ? st.moves[st.moves.length - 1].seq : -1;
+    msg.moves.forEach((m) => { if (m.seq > lastSeq) st.moves.push(m); });
+    drawMoves(false);
+  }
+  const mine = st.seat === null ? null : st.view.hands[st.seat];
+  // the selection holds positions in the hand: it stays only while the hand is the same
+  if (!Array.isArray(mine) || !Array.isArray(before) || mine.join() !== before.join()) {
+    st.selected.clear();
+  }
+  if (st.toPlay === st.seat && st.actions.length) say("");
+  document.body.dataset.seq = String(st.seq);
+  draw();
+}
+
+function onHandEnded(msg) {
+  st.sheet = msg;
+  drawScores();
+}
+
+function onEnded(msg) {
+  st.ended = msg;
+  st.actions = [];
+  drawResult();
+  drawControls();
+}
+
+// -- drawing -------------------------------------------------------------------------------------
+
+function say(text, isError) {
+  const box = $("message");
+  box.textContent = text ? visible(text) : "";
+  box.classList.toggle("error", !!isError);
+}
+
+function seatName(s) { return (st.players[s] || "seat " + s) + " (seat " + s + ")"; }
+
+function isBot(s) { return Object.prototype.hasOwnProperty.call(st.bots, String(s)); }
+
+function draw() {
+  const v = st.view;
+  if (!v) return;
+  $("event").textContent = v.event ? visible(v.event) : "";
+  drawTurn();
+  drawPresence();
+  drawTable(v);
+  drawHand(v);
+  drawMelds(v);
+  drawControls();
+  if (v.hand_scores && v.hand_scores.length && !PLAYING.includes(v.phase)) drawScores();
+  else drawRunning();
+}
+
+function drawTurn() {
+  const v = st.view;
+  const box = $("turn");
+  let words;
+  if (st.ended) words = "game over";
+  else if (!PLAYING.includes(v.phase)) words = "hand " + (st.hand + 1) + " · " + v.phase.replace("_", " ");
+  else if (st.toPlay === st.seat) words = "your turn: " + v.phase;
+  else words = "to play: " + seatName(st.toPlay) + " · " + v.phase;
+  if (!st.ended && st.hand >= 0 && PLAYING.includes(v.phase)) words = "hand " + (st.hand + 1) + " · " + words;
+  box.textContent = visible(words);
+  box.classList.toggle("mine", st.toPlay === st.seat && PLAYING.includes(v.phase) && !st.ended);
+  document.body.dataset.turn = st.toPlay === null ? "" : String(st.toPlay);
+  drawClock();
+}
+
+function drawClock() {
+  const box = $("clock");
+  if (!st.clock || st.ended) { box.hidden = true; return; }
+  const left = Math.max(0, st.clock.remaining - (performance.now() - st.clockAt) / 1000);
+  const secs = Math.ceil(left);
+  box.hidden = false;
+  box.textContent = visible((st.clock.seat === st.seat ? "your clock " : seatName(st.clock.seat) + ": ") +
+    Math.floor(secs / 60) + ":" + String(secs % 60).padStart(2, "0"));
+  box.classList.toggle("low", secs <= 10);
+}
+
+function drawPresence() {
+  const box = $("presence");
+  box.textContent = "";
+  st.players.forEach((name, s) => {
+    const bot = isBot(s);
+    const on = !!st.connected[s];
+    const item = el("span", bot ? "bot" : on ? "on" : "off");
+    item.id = "presence-" + s;
+    item.dataset.connected = bot ? "bot" : String(on);
+    item.appendChild(el("span", "dot"));
+    item.appendChild(document.createTextNode(visible(name + (bot ? " (bot)" : on ? "" : " (away)"))));
+    item.title = bot ? "a bot" : on ? "connected" : "not connected";
+    box.appendChild(item);
+  });
+  if (st.spectators) box.appendChild(el("span", "", plural(st.spectators, "spectator")));
+}
+
+function positions(n) {
+  const base = st.seat === null ? 0 : st.seat;
+  const pos = {};
+  if (n === 4) {
+    pos[base] = "bottom"; pos[(base + 1) % 4] = "left"; pos[(base + 2) % 4] = "top"; pos[(base + 3) % 4] = "right";
+  } else {
+    pos[base] = "bottom"; pos[(base + 1) % n] = "top";
+  }
+  return pos;
+}
+
+function seatBox(v, s, pos) {
+  const box = el("div", "seat pos-" + pos);
+  box.id = "seat-" + s;
+  const playing = PLAYING.includes(v.phase);
+  if (playing && v.to_play === s) box.classList.add("turn");
+  const who = el("div", "who");
+  who.appendChild(el("span", "name", v.players[s]));
+  who.appendChild(el("span", "seatno", "seat " + s + " · team " + teamOf(s, v.players.length)));
+  const hand = v.hands[s];
+  const count = typeof hand === "number" ? hand : hand.length;
+  who.appendChild(el("span", "count", plural(count, "card")));
+  if (st.seat === s) who.appendChild(el("span", "badge", "you"));
+  if (isBot(s)) who.appendChild(el("span", "badge", "bot"));
+  else if (st.connected.length && !st.connected[s]) who.appendChild(el("span", "badge off", "away"));
+  if (playing && v.to_play === s) who.appendChild(el("span", "badge", "to play: " + v.phase));
+  box.appendChild(who);
+  if (st.seat === s && Array.isArray(hand)) {
+    box.appendChild(el("p", "sub", "your cards are below"));
+  } else {
+    box.appendChild(typeof hand === "number" ? backRow(hand) : cardRow(hand));
+  }
+  return box;
+}
+
+function zone(content, label, id) {
+  const z = el("div", "zone");
+  if (id) z.id = id;
+  z.appendChild(content);
+  z.appendChild(el("span", "label", label));
+  return z;
+}
+
+function center(v) {
+  const box = el("div");
+  box.id = "center";
+  box.appendChild(zone(stack(v.stock), "stock " + plural(v.stock, "card"), "stock"));
+  const pile = v.pile;
+  let words = "pile, " + plural(pile.size, "card");
+  let row;
+  if (!pile.size) {
+    row = emptySlot();
+    words = "pile: empty";
+  } else if (pile.cards) {
+    row = cardRow(pile.cards, pile.cards.length - 1);
+  } else {
+    row = el("div", "cards");
+    if (pile.size > 1) row.appendChild(back(String(pile.size - 1)));
+    const top = card(pile.top);
+    top.classList.add("top");
+    row.appendChild(top);
+    words += ", only the top shows";
+  }
+  box.appendChild(zone(row, words, "pile"));
+  if (v.pending) {
+    const rest = v.pending.rest;
+    const pend = cardRow([v.pending.top], 0);
+    if (typeof rest === "number") {
+      if (rest) pend.appendChild(back(String(rest)));
+    } else {
+      rest.forEach((c) => pend.appendChild(card(c)));
+    }
+    box.appendChild(zone(pend, "taken pile: the top " + v.pending.top + " must be played first", "pending"));
+  }
+  v.deads.forEach((d, i) => {
+    let content, words2;
+    if (d.fate === "taken" && d.taken_by !== null) {
+      content = emptySlot();
+      words2 = "dead " + i + ": taken by " + seatName(d.taken_by) + (d.unused ? ", unused" : "");
+    } else if (d.fate === "stock") {
+      content = emptySlot();
+      words2 = "dead " + i + ": became the stock";
+    } else if (typeof d.cards === "number") {
+      content = stack(d.cards);
+      words2 = "dead " + i + ": " + plural(d.cards, "card") + ", untaken";
+    } else {
+      content = cardRow(d.cards);
+      words2 = "dead " + i + ": " + plural(d.cards.length, "card") + ", untaken";
+    }
+    box.appendChild(zone(content, words2, "dead-" + i));
+  });
+  return box;
+}
+
+function drawTable(v) {
+  const table = $("table");
+  table.textContent = "";
+  table.classList.toggle("two", v.players.length === 2);
+  if (v.hand < 0) {
+    table.appendChild(el("p", "", "no hand dealt yet"));
+    return;
+  }
+  const pos = positions(v.players.length);
+  v.players.forEach((_, s) => table.appendChild(seatBox(v, s, pos[s])));
+  table.appendChild(center(v));
+}
+
+// The seat's own hand: every card a button to select, grouped by suit.
+function drawHand(v) {
+  const box = $("hand-box");
+  const hand = st.seat === null ? null : v.hands[st.seat];
+  if (!Array.isArray(hand)) {
+    box.hidden = true;
+    st.handCards = [];
+    st.order = [];
+    return;
+  }
+  box.hidden = false;
+  st.handCards = hand;
+  const row = $("hand");
+  const hadFocus = row.contains(document.activeElement);
+  row.textContent = "";
+  st.order = [];
+  groupBySuit(hand).forEach(([suit, idx]) => {
+    const group = el("div", "group");
+    group.dataset.suit = suit || "joker";
+    idx.forEach((i) => {
+      const node = card(hand[i], "button");
+      node.type = "button";
+      node.dataset.index = String(i);
+      node.setAttribute("role", "option");
+      node.setAttribute("aria-selected", String(st.selected.has(i)));
+      node.tabIndex = -1;
+      if (st.selected.has(i)) node.classList.add("selected");
+      node.addEventListener("click", () => { st.focus = st.order.indexOf(i); toggle(i); });
+      node.addEventListener("dblclick", (e) => { e.preventDefault(); discardCard(hand[i]); });
+      group.appendChild(node);
+      st.order.push(i);
+    });
+    row.appendChild(group);
+  });
+  st.focus = Math.max(0, Math.min(st.focus, st.order.length - 1));
+  const focused = row.querySelector('[data-index="' + st.order[st.focus] + '"]');
+  if (focused) {
+    focused.tabIndex = 0;
+    if (hadFocus) focused.focus();
+  }
+  $("hand-count").textContent = plural(hand.length, "card");
+  drawSelection();
+}
+
+function selectedCards() {
+  return [...st.selected].sort((a, b) => a - b).map((i) => st.handCards[i]);
+}
+
+function drawSelection() {
+  const chosen = selectedCards();
+  $("selection").textContent = chosen.length ? "selected: " + chosen.join(" ") : "";
+  document.querySelectorAll("#hand .card").forEach((node) => {
+    const on = st.selected.has(Number(node.dataset.index));
+    node.classList.toggle("selected", on);
+    node.setAttribute("aria-selected", String(on));
+  });
+}
+
+function toggle(i) {
+  if (st.selected.has(i)) st.selected.delete(i);
+  else st.selected.add(i);
+  hideChoice();
+  drawSelection();
+  drawMelds(st.view);
+  drawControls();
+}
+
+function moveFocus(delta) {
+  if (!st.order.length) return;
+  st.focus = (st.focus + delta + st.order.length) % st.order.length;
+  document.querySelectorAll("#hand .card").forEach((node) => { node.tabIndex = -1; });
+  const node = document.querySelector('#hand [data-index="' + st.order[st.focus] + '"]');
+  if (node) { node.tabIndex = 0; node.focus(); }
+}
+
+// -- the actions as controls ---------------------------------------------------------------------
+
+function ofKind(kind) { return st.actions.filter((a) => a.kind === kind); }
+
+function matching(kind) {
+  const chosen = selectedCards();
+  if (!chosen.length) return [];
+  return ofKind(kind).filter((a) => sameCards(a.cards || [], chosen));
+}
+
+function discardCard(c) {
+  const a = ofKind("discard").find((x) => x.cards && x.cards[0] === c);
+  if (a) act(a);
+  else if (st.actions.length) say("you cannot discard " + c + " now", true);
+}
+
+function discardSelected() {
+  const chosen = selectedCards();
+  if (chosen.length === 1) discardCard(chosen[0]);
+  else if (ofKind("discard").length) say("select one card to discard", true);
+}
+
+// One of several actions: the same cards may meld or lay off in more than one way.
+function choose(options, what) {
+  if (options.length === 1) { act(options[0]); return; }
+  if (!options.length) return;
+  const box = $("choice");
+  box.textContent = "";
+  box.appendChild(el("span", "", what + ": which one?"));
+  options.forEach((a) => {
+    const b = el("button", "", a.text);
+    b.type = "button";
+    b.addEventListener("click", () => act(a));
+    box.appendChild(b);
+  });
+  const cancel = el("button", "", "cancel");
+  cancel.type = "button";
+  cancel.addEventListener("click", hideChoice);
+  box.appendChild(cancel);
+  box.hidden = false;
+}
+
+function hideChoice() { $("choice").hidden = true; $("choice").textContent = ""; }
+
+function meldSelected() { choose(matching("meld"), "meld"); }
+function layOffSelected(meld) {
+  const options = matching("lay_off").filter((a) => meld === undefined || a.meld === meld);
+  choose(options, "lay off");
+}
+
+function drawControls() {
+  const controls = $("controls");
+  const mine = st.seat !== null && !st.ended;
+  controls.hidden = !mine;
+  const live = mine && !st.waiting && !!st.socket && st.actions.length > 0;
+  const has = (kind) => live && ofKind(kind).length > 0;
+  $("act-draw").disabled = !has("draw");
+  $("act-pile").disabled = !has("pile");
+  $("act-meld").disabled = !(live && matching("meld").length);
+  $("act-layoff").disabled = !(live && matching("lay_off").length);
+  const chosen = selectedCards();
+  $("act-discard").disabled = !(live && chosen.length === 1 && ofKind("discard").some((a) => a.cards[0] === chosen[0]));
+  const deads = $("dead-buttons");
+  deads.textContent = "";
+  (live ? ofKind("dead") : []).forEach((a) => {
+    const b = el("button", "", "Take dead " + (a.dead === null || a.dead === undefined ? "" : a.dead));
+    b.type = "button";
+    b.className = "dead";
+    b.dataset.dead = String(a.dead);
+    b.title = a.text;
+    b.addEventListener("click", () => act(a));
+    deads.appendChild(b);
+  });
+  $("hint").textContent = hintWords(live);
+  drawActionList(live);
+}
+
+function hintWords(live) {
+  if (!st.view || st.seat === null) return "";
+  if (st.ended) return "";
+  if (st.waiting) return "waiting for the server…";
+  if (!st.socket) return "not connected: the actions come back with the connection";
+  if (!live) return st.toPlay === st.seat ? "" : "wait for your turn";
+  const phase = st.view.phase;
+  if (phase === "draw") return "draw from the stock or take the pile";
+  if (phase === "dead") return "take a dead";
+  const n = matching("lay_off").length;
+  return "select cards, then Meld" + (n ? ", Lay off, or click a highlighted meld" : " or click a meld to lay off") +
+    "; discard one card to end your turn";
+}
+
+function drawActionList(live) {
+  const details = $("actions-all");
+  const list = $("action-list");
+  list.textContent = "";
+  const actions = live ? st.actions : [];
+  details.hidden = !actions.length;
+  $("action-count").textContent = String(actions.length);
+  actions.forEach((a) => {
+    const li = el("li");
+    const b = el("button", "", a.text);
+    b.type = "button";
+    b.dataset.action = String(a.id);
+    b.dataset.kind = a.kind || "";
+    b.addEventListener("click", () => act(a));
+    li.appendChild(b);
+    list.appendChild(li);
+  });
+}
+
+// -- melds, scores, moves, result ----------------------------------------------------------------
+
+function drawMelds(v) {
+  const box = $("melds");
+  box.textContent = "";
+  if (!v || v.hand < 0) return;
+  const targets = new Set(st.waiting ? [] : matching("lay_off").map((a) => a.meld));
+  [0, 1].forEach((team) => {
+    const mine = v.melds.filter((m) => m.team === team);
+    const panel = el("div", "team");
+    panel.id = "melds-" + team;
+    const ours = st.seat !== null && teamOf(st.seat, v.players.length) === team;
+    panel.appendChild(el("h3", "", "team " + team + " (" + teamLabel(v.players, team) + ")" +
+      (ours ? ", yours" : "") + ": " + plural(mine.length, "meld")));
+    if (!mine.length) panel.appendChild(el("p", "none", "no melds yet"));
+    mine.forEach((m) => {
+      const row = el("div", "meld");
+      row.id = "meld-" + m.id;
+      row.dataset.kind = m.kind;
+      row.dataset.meld = String(m.id);
+      const tag = el("span", "tag");
+      tag.appendChild(el("b", "", "#" + m.id));
+      tag.appendChild(document.createTextNode(" " + visible(m.type) + " " + (m.clean ? "clean" : "dirty") + " "));
+      if (m.kind !== "none") tag.appendChild(el("span", "kind kind-" + m.kind, KIND_LABEL[m.kind] || m.kind));
+      row.appendChild(tag);
+      row.appendChild(cardRow(m.cards));
+      if (targets.has(m.id)) {
+        row.classList.add("target");
+        row.tabIndex = 0;
+        row.setAttribute("role", "button");
+        row.title = "lay the selected cards off on this meld";
+      }
+      if (ours) {
+        row.addEventListener("click", () => {
+          if (targets.has(m.id)) layOffSelected(m.id);
+          else if (st.actions.length && selectedCards().length) say("the selected cards do not go on meld #" + m.id, true);
+        });
+        row.addEventListener("keydown", (e) => {
+          if ((e.key === "Enter" || e.key === " ") && targets.has(m.id)) { e.preventDefault(); e.stopPropagation(); layOffSelected(m.id); }
+        });
+      }
+      panel.appendChild(row);
+    });
+    box.appendChild(panel);
+  });
+}
+
+function sheetRows(sheet) {
+  // the sheet's rows as [label, [team values]]: from rows the server names, or from each team's
+  // score object (the view's hand_scores)
+  if (!sheet) return [];
+  if (Array.isArray(sheet.rows)) {
+    return sheet.rows.map((r) => Array.isArray(r) ? [String(r[0]), r.slice(1).flat(), ""]
+      : [String(r.label || r.key), r.values || [], r.key || ""]);
+  }
+  const teams = Array.isArray(sheet) ? sheet : Array.isArray(sheet.teams) ? sheet.teams : null;
+  const names = [["meld_points", "cards in melds"], ["canasta_bonus", "canastas"], ["close_bonus", "closing"],
+    ["hand_penalty", "cards left in hand"], ["dead_penalty", "dead penalty"], ["total", "hand total"]];
+  if (teams && teams.length && typeof teams[0] === "object") {
+    const known = names.filter(([k]) => k in teams[0]);
+    const others = Object.keys(teams[0]).filter((k) => !names.some(([n]) => n === k) &&
+      teams.every((t) => typeof t[k] === "number"));
+    return known.map(([k, label]) => [label, teams.map((t) => t[k]), k])
+      .concat(others.map((k) => [k.replace(/_/g, " "), teams.map((t) => t[k]), k]));
+  }
+  return Object.keys(sheet).filter((k) => Array.isArray(sheet[k]) && sheet[k].every((x) => typeof x === "number"))
+    .map((k) => [k.replace(/_/g, " "), sheet[k], k]);
+}
+
+function scoreTable(caption, rows, totals) {
+  const table = el("table", "sheet");
+  table.appendChild(el("caption", "", caption));
+  const head = el("tr");
+  head.appendChild(el("th", "", ""));
+  const players = st.view ? st.view.players : st.players;
+  [0, 1].forEach((t) => head.appendChild(el("th", "", "team " + t + " (" + teamLabel(players, t) + ")")));
+  table.appendChild(el("thead")).appendChild(head);
+  const body = table.appendChild(el("tbody"));
+  const row = (label, values, cls) => {
+    const tr = el("tr", cls || "");
+    tr.appendChild(el("td", "", label));
+    values.forEach((x) => tr.appendChild(el("td", "", String(x))));
+    body.appendChild(tr);
+  };
+  rows.forEach(([label, values, key]) => row(label, values, key === "total" ? "total" : ""));
+  if (totals) row("running total", totals, "total");
+  return table;
+}
+
+function drawScores() {
+  const box = $("scores");
+  box.textContent = "";
+  box.appendChild(el("h2", "", "Score sheet"));
+  const ended = st.sheet;
+  if (ended) {
+    let rows = sheetRows(ended.sheet);
+    if (!rows.length && Array.isArray(ended.scores)) rows = [["hand total", ended.scores, "total"]];
+    const t = scoreTable("hand " + (ended.hand + 1), rows, ended.totals);
+    t.id = "hand-sheet";
+    box.appendChild(t);
+  } else if (st.view && st.view.hand_scores && st.view.hand_scores.length) {
+    box.appendChild(scoreTable("hand " + (st.view.hand + 1), sheetRows(st.view.hand_scores), st.view.scores));
+  } else {
+    box.appendChild(el("p", "none", "no hand has ended yet"));
+  }
+  if (st.view) box.appendChild(el("p", "sub", "totals before this hand: " + st.view.totals.join(" / ")));
+}
+
+function drawRunning() {
+  if (st.sheet) return;  // the last hand's sheet stays until the next hand ends
+  drawScores();
+}
+
+function drawMoves(reset) {
+  const list = $("move-list");
+  if (reset) list.textContent = "";
+  const shown = list.children.length;
+  st.moves.slice(shown).forEach((m) => {
+    const li = el("li", "", m.text);
+    li.dataset.seq = String(m.seq);
+    list.appendChild(li);
+  });
+  list.scrollTop = list.scrollHeight;
+}
+
+function drawResult() {
+  const r = st.ended;
+  const box = $("result");
+  box.textContent = "";
+  box.hidden = false;
+  box.appendChild(el("h2", "", "Game over"));
+  const players = st.view ? st.view.players : st.players;
+  let words = r.winner === null || r.winner === undefined ? "no winner" : "team " + r.winner + " (" + teamLabel(players, r.winner) + ") won";
+  if (st.seat !== null && r.winner !== null && r.winner !== undefined) {
+    words += teamOf(st.seat, players.length) === r.winner ? ": you won" : ": you lost";
+  }
+  box.appendChild(el("p", "winner", words)).id = "winner";
+  box.appendChild(el("p", "totals", "final score: " + (r.totals || []).map((x, t) => "team " + t + " " + x).join(" · "))).id = "final-totals";
+  const links = el("p", "links");
+  [["log_url", "the log (JSON Lines)"], ["share_url", "the replay page"], ["audit_url", "the audit page"]].forEach(([k, label]) => {
+    if (!r[k]) return;
+    const a = el("a", "", label);
+    a.href = r[k];
+    a.id = "link-" + k.replace("_url", "");
+    links.appendChild(a);
+  });
+  box.appendChild(links);
+  $("turn").textContent = "game over";
+  $("clock").hidden = true;
+}
+
+// -- keys ----------------------------------------------------------------------------------------
+
+function showKeys(on) {
+  $("keys").hidden = !on;
+  if (on) $("keys-close").focus();
+}
+
+function onKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const t = e.target;
+  if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
+  if (e.key === "?") { showKeys($("keys").hidden); e.preventDefault(); return; }
+  if (e.key === "Escape") {
+    if (!$("keys").hidden) showKeys(false);
+    else { st.selected.clear(); hideChoice(); drawSelection(); drawMelds(st.view); drawControls(); }
+    return;
+  }
+  if (!$("keys").hidden) return;
+  const inHand = t && t.closest && t.closest("#hand");
+  const onButton = t && t.tagName === "BUTTON" && !inHand;
+  if (onButton && (e.key === "Enter" || e.key === " ")) return;  // the focused button's own click
+  const keys = {
+    d: () => act(ofKind("draw")[0]),
+    p: () => act(ofKind("pile")[0]),
+    m: meldSelected,
+    l: () => layOffSelected(),
+    t: () => { const deads = ofKind("dead"); if (deads.length) choose(deads, "take a dead"); },
+    Enter: discardSelected,
+    ArrowRight: () => moveFocus(1),
+    ArrowLeft: () => moveFocus(-1),
+    " ": () => {
+      if (inHand && t.dataset.index !== undefined) toggle(Number(t.dataset.index));
+      else if (st.order.length) toggle(st.order[st.focus]);
+    },
+  };
+  const fn = keys[e.key];
+  if (!fn) return;
+  e.preventDefault();
+  if (st.waiting && !["ArrowRight", "ArrowLeft", " "].includes(e.key)) return;
+  fn();
+}
+
+function start() {
+  addSprite();
+  $("act-draw").addEventListener("click", () => act(ofKind("draw")[0]));
+  $("act-pile").addEventListener("click", () => act(ofKind("pile")[0]));
+  $("act-meld").addEventListener("click", meldSelected);
+  $("act-layoff").addEventListener("click", () => layOffSelected());
+  $("act-discard").addEventListener("click", discardSelected);
+  $("help-button").addEventListener("click", () => showKeys(true));
+  $("keys-close").addEventListener("click", () => showKeys(false));
+  $("keys").addEventListener("click", (e) => { if (e.target === $("keys")) showKeys(false); });
+  document.addEventListener("keydown", onKey);
+  setInterval(() => { if (st.view) drawClock(); }, 250);
+  if (!tableId) {
+    showSocket("closed", "no table in this address");
+    return;
+  }
+  connect();
+}
+
+start();
