@@ -2,14 +2,9 @@
 // draws each view it is sent and offers the view's legal actions as controls; a click sends
 // {"type": "act", "seq", "action"} and waits for the next view. Every text from the server goes
 // through textContent (common.el), never parsed as markup.
-import {
-  addSprite, back, backRow, card, cardRow, el, emptySlot, groupBySuit, plural, sameCards, stack,
-  teamLabel, teamOf, visible,
-} from "./common.js";
+import { addSprite, card, el, groupBySuit, plural, sameCards, teamLabel, teamOf, visible } from "./common.js";
+import { PLAYING, drawFelt, drawMeldPanels, scoreTable, sheetRows } from "./felt.js";
 
-const PLAYING = ["draw", "play", "dead"];
-const KIND_LABEL = { dirty: "dirty canasta", clean: "clean canasta", royal: "royal canasta",
-  ace_to_ace: "ace-to-ace canasta" };
 // the reconnect's waits in seconds: 1, 2, 4, 8, then 10 at most
 const BACKOFF_MAX = 10;
 const PING_EVERY_MS = 25000;
@@ -204,6 +199,8 @@ function say(text, isError) {
 
 function seatName(s) { return (st.players[s] || "seat " + s) + " (seat " + s + ")"; }
 
+function players() { return st.view ? st.view.players : st.players; }
+
 function isBot(s) { return Object.prototype.hasOwnProperty.call(st.bots, String(s)); }
 
 function draw() {
@@ -263,114 +260,6 @@ function drawPresence() {
   if (st.spectators) box.appendChild(el("span", "", plural(st.spectators, "spectator")));
 }
 
-function positions(n) {
-  const base = st.seat === null ? 0 : st.seat;
-  const pos = {};
-  if (n === 4) {
-    pos[base] = "bottom"; pos[(base + 1) % 4] = "left"; pos[(base + 2) % 4] = "top"; pos[(base + 3) % 4] = "right";
-  } else {
-    pos[base] = "bottom"; pos[(base + 1) % n] = "top";
-  }
-  return pos;
-}
-
-function seatBox(v, s, pos) {
-  const box = el("div", "seat pos-" + pos);
-  box.id = "seat-" + s;
-  const playing = PLAYING.includes(v.phase);
-  if (playing && v.to_play === s) box.classList.add("turn");
-  const who = el("div", "who");
-  who.appendChild(el("span", "name", v.players[s]));
-  who.appendChild(el("span", "seatno", "seat " + s + " · team " + teamOf(s, v.players.length)));
-  const hand = v.hands[s];
-  const count = typeof hand === "number" ? hand : hand.length;
-  who.appendChild(el("span", "count", plural(count, "card")));
-  if (st.seat === s) who.appendChild(el("span", "badge", "you"));
-  if (isBot(s)) who.appendChild(el("span", "badge", "bot"));
-  else if (st.connected.length && !st.connected[s]) who.appendChild(el("span", "badge off", "away"));
-  if (playing && v.to_play === s) who.appendChild(el("span", "badge", "to play: " + v.phase));
-  box.appendChild(who);
-  if (st.seat === s && Array.isArray(hand)) {
-    box.appendChild(el("p", "sub", "your cards are below"));
-  } else {
-    box.appendChild(typeof hand === "number" ? backRow(hand) : cardRow(hand));
-  }
-  return box;
-}
-
-function zone(content, label, id) {
-  const z = el("div", "zone");
-  if (id) z.id = id;
-  z.appendChild(content);
-  z.appendChild(el("span", "label", label));
-  return z;
-}
-
-function center(v) {
-  const box = el("div");
-  box.id = "center";
-  box.appendChild(zone(stack(v.stock), "stock " + plural(v.stock, "card"), "stock"));
-  const pile = v.pile;
-  let words = "pile, " + plural(pile.size, "card");
-  let row;
-  if (!pile.size) {
-    row = emptySlot();
-    words = "pile: empty";
-  } else if (pile.cards) {
-    row = cardRow(pile.cards, pile.cards.length - 1);
-  } else {
-    row = el("div", "cards");
-    if (pile.size > 1) row.appendChild(back(String(pile.size - 1)));
-    const top = card(pile.top);
-    top.classList.add("top");
-    row.appendChild(top);
-    words += ", only the top shows";
-  }
-  box.appendChild(zone(row, words, "pile"));
-  if (v.pending) {
-    const rest = v.pending.rest;
-    const pend = cardRow([v.pending.top], 0);
-    if (typeof rest === "number") {
-      if (rest) pend.appendChild(back(String(rest)));
-    } else {
-      rest.forEach((c) => pend.appendChild(card(c)));
-    }
-    box.appendChild(zone(pend, "taken pile: the top " + v.pending.top + " must be played first", "pending"));
-  }
-  v.deads.forEach((d, i) => {
-    let content, words2;
-    if (d.fate === "taken" && d.taken_by !== null) {
-      content = emptySlot();
-      words2 = "dead " + i + ": taken by " + seatName(d.taken_by) + (d.unused ? ", unused" : "");
-    } else if (d.fate === "stock") {
-      content = emptySlot();
-      words2 = "dead " + i + ": became the stock";
-    } else if (typeof d.cards === "number") {
-      content = stack(d.cards);
-      words2 = "dead " + i + ": " + plural(d.cards, "card") + ", untaken";
-    } else {
-      content = cardRow(d.cards);
-      words2 = "dead " + i + ": " + plural(d.cards.length, "card") + ", untaken";
-    }
-    box.appendChild(zone(content, words2, "dead-" + i));
-  });
-  return box;
-}
-
-function drawTable(v) {
-  const table = $("table");
-  table.textContent = "";
-  table.classList.toggle("two", v.players.length === 2);
-  if (v.hand < 0) {
-    table.appendChild(el("p", "", "no hand dealt yet"));
-    return;
-  }
-  const pos = positions(v.players.length);
-  v.players.forEach((_, s) => table.appendChild(seatBox(v, s, pos[s])));
-  table.appendChild(center(v));
-}
-
-// The seat's own hand: every card a button to select, grouped by suit.
 function drawHand(v) {
   const box = $("hand-box");
   const hand = st.seat === null ? null : v.hands[st.seat];
@@ -558,91 +447,15 @@ function drawActionList(live) {
 // -- melds, scores, moves, result ----------------------------------------------------------------
 
 function drawMelds(v) {
-  const box = $("melds");
-  box.textContent = "";
-  if (!v || v.hand < 0) return;
+  if (!v) return;
   const targets = new Set(st.waiting ? [] : matching("lay_off").map((a) => a.meld));
-  [0, 1].forEach((team) => {
-    const mine = v.melds.filter((m) => m.team === team);
-    const panel = el("div", "team");
-    panel.id = "melds-" + team;
-    const ours = st.seat !== null && teamOf(st.seat, v.players.length) === team;
-    panel.appendChild(el("h3", "", "team " + team + " (" + teamLabel(v.players, team) + ")" +
-      (ours ? ", yours" : "") + ": " + plural(mine.length, "meld")));
-    if (!mine.length) panel.appendChild(el("p", "none", "no melds yet"));
-    mine.forEach((m) => {
-      const row = el("div", "meld");
-      row.id = "meld-" + m.id;
-      row.dataset.kind = m.kind;
-      row.dataset.meld = String(m.id);
-      const tag = el("span", "tag");
-      tag.appendChild(el("b", "", "#" + m.id));
-      tag.appendChild(document.createTextNode(" " + visible(m.type) + " " + (m.clean ? "clean" : "dirty") + " "));
-      if (m.kind !== "none") tag.appendChild(el("span", "kind kind-" + m.kind, KIND_LABEL[m.kind] || m.kind));
-      row.appendChild(tag);
-      row.appendChild(cardRow(m.cards));
-      if (targets.has(m.id)) {
-        row.classList.add("target");
-        row.tabIndex = 0;
-        row.setAttribute("role", "button");
-        row.title = "lay the selected cards off on this meld";
-      }
-      if (ours) {
-        row.addEventListener("click", () => {
-          if (targets.has(m.id)) layOffSelected(m.id);
-          else if (st.actions.length && selectedCards().length) say("the selected cards do not go on meld #" + m.id, true);
-        });
-        row.addEventListener("keydown", (e) => {
-          if ((e.key === "Enter" || e.key === " ") && targets.has(m.id)) { e.preventDefault(); e.stopPropagation(); layOffSelected(m.id); }
-        });
-      }
-      panel.appendChild(row);
-    });
-    box.appendChild(panel);
+  drawMeldPanels(v, st.seat, targets, (id) => {
+    if (targets.has(id)) layOffSelected(id);
+    else if (st.actions.length && selectedCards().length) say("the selected cards do not go on meld #" + id, true);
   });
 }
 
-function sheetRows(sheet) {
-  // the sheet's rows as [label, [team values]]: from rows the server names, or from each team's
-  // score object (the view's hand_scores)
-  if (!sheet) return [];
-  if (Array.isArray(sheet.rows)) {
-    return sheet.rows.map((r) => Array.isArray(r) ? [String(r[0]), r.slice(1).flat(), ""]
-      : [String(r.label || r.key), r.values || [], r.key || ""]);
-  }
-  const teams = Array.isArray(sheet) ? sheet : Array.isArray(sheet.teams) ? sheet.teams : null;
-  const names = [["meld_points", "cards in melds"], ["canasta_bonus", "canastas"], ["close_bonus", "closing"],
-    ["hand_penalty", "cards left in hand"], ["dead_penalty", "dead penalty"], ["total", "hand total"]];
-  if (teams && teams.length && typeof teams[0] === "object") {
-    const known = names.filter(([k]) => k in teams[0]);
-    const others = Object.keys(teams[0]).filter((k) => !names.some(([n]) => n === k) &&
-      teams.every((t) => typeof t[k] === "number"));
-    return known.map(([k, label]) => [label, teams.map((t) => t[k]), k])
-      .concat(others.map((k) => [k.replace(/_/g, " "), teams.map((t) => t[k]), k]));
-  }
-  return Object.keys(sheet).filter((k) => Array.isArray(sheet[k]) && sheet[k].every((x) => typeof x === "number"))
-    .map((k) => [k.replace(/_/g, " "), sheet[k], k]);
-}
-
-function scoreTable(caption, rows, totals) {
-  const table = el("table", "sheet");
-  table.appendChild(el("caption", "", caption));
-  const head = el("tr");
-  head.appendChild(el("th", "", ""));
-  const players = st.view ? st.view.players : st.players;
-  [0, 1].forEach((t) => head.appendChild(el("th", "", "team " + t + " (" + teamLabel(players, t) + ")")));
-  table.appendChild(el("thead")).appendChild(head);
-  const body = table.appendChild(el("tbody"));
-  const row = (label, values, cls) => {
-    const tr = el("tr", cls || "");
-    tr.appendChild(el("td", "", label));
-    values.forEach((x) => tr.appendChild(el("td", "", String(x))));
-    body.appendChild(tr);
-  };
-  rows.forEach(([label, values, key]) => row(label, values, key === "total" ? "total" : ""));
-  if (totals) row("running total", totals, "total");
-  return table;
-}
+function drawTable(v) { drawFelt(v, { seat: st.seat, isBot, connected: st.connected, seatName }); }
 
 function drawScores() {
   const box = $("scores");
@@ -652,11 +465,13 @@ function drawScores() {
   if (ended) {
     let rows = sheetRows(ended.sheet);
     if (!rows.length && Array.isArray(ended.scores)) rows = [["hand total", ended.scores, "total"]];
-    const t = scoreTable("hand " + (ended.hand + 1), rows, ended.totals);
+    const t = scoreTable("hand " + (ended.hand + 1), rows, ended.totals, players());
     t.id = "hand-sheet";
     box.appendChild(t);
   } else if (st.view && st.view.hand_scores && st.view.hand_scores.length) {
-    box.appendChild(scoreTable("hand " + (st.view.hand + 1), sheetRows(st.view.hand_scores), st.view.scores));
+    const during = PLAYING.includes(st.view.phase);
+    box.appendChild(scoreTable("hand " + (st.view.hand + 1) + (during ? " so far" : ""),
+      sheetRows(st.view.hand_scores), st.view.scores, players()));
   } else {
     box.appendChild(el("p", "none", "no hand has ended yet"));
   }
@@ -686,10 +501,10 @@ function drawResult() {
   box.textContent = "";
   box.hidden = false;
   box.appendChild(el("h2", "", "Game over"));
-  const players = st.view ? st.view.players : st.players;
-  let words = r.winner === null || r.winner === undefined ? "no winner" : "team " + r.winner + " (" + teamLabel(players, r.winner) + ") won";
+  const names = players();
+  let words = r.winner === null || r.winner === undefined ? "no winner" : "team " + r.winner + " (" + teamLabel(names, r.winner) + ") won";
   if (st.seat !== null && r.winner !== null && r.winner !== undefined) {
-    words += teamOf(st.seat, players.length) === r.winner ? ": you won" : ": you lost";
+    words += teamOf(st.seat, names.length) === r.winner ? ": you won" : ": you lost";
   }
   box.appendChild(el("p", "winner", words)).id = "winner";
   box.appendChild(el("p", "totals", "final score: " + (r.totals || []).map((x, t) => "team " + t + " " + x).join(" · "))).id = "final-totals";
