@@ -89,10 +89,10 @@ export function cardRow(cards, topIndex) {
   return row;
 }
 
-// A hidden hand: a fan of backs (at most 12; the last carries the count).
+// A hidden hand: a fan of backs (at most 8; the last carries the count).
 export function backRow(n) {
   const row = el("div", "cards hidden-hand");
-  const shown = Math.min(n, 12);
+  const shown = Math.min(n, 8);
   for (let i = 0; i < shown; i++) row.appendChild(back(i === shown - 1 ? String(n) : undefined));
   if (!n) row.appendChild(el("span", "slot"));
   return row;

@@ -53,9 +53,9 @@ function zone(content, label, id) {
 function center(v, seatName) {
   const box = el("div");
   box.id = "center";
-  box.appendChild(zone(stack(v.stock), "stock " + plural(v.stock, "card"), "stock"));
+  box.appendChild(zone(stack(v.stock), "stock: " + plural(v.stock, "card"), "stock"));
   const pile = v.pile;
-  let words = "pile, " + plural(pile.size, "card");
+  let words = "pile: " + plural(pile.size, "card");
   let row;
   if (!pile.size) {
     row = emptySlot();
@@ -68,7 +68,7 @@ function center(v, seatName) {
     const top = card(pile.top);
     top.classList.add("top");
     row.appendChild(top);
-    words += ", only the top shows";
+    words += " (the top shows)";
   }
   box.appendChild(zone(row, words, "pile"));
   if (v.pending) {
@@ -91,10 +91,10 @@ function center(v, seatName) {
       words2 = "dead " + i + ": became the stock";
     } else if (typeof d.cards === "number") {
       content = stack(d.cards);
-      words2 = "dead " + i + ": " + plural(d.cards, "card") + ", untaken";
+      words2 = "dead " + i + ": " + plural(d.cards, "card");
     } else {
       content = cardRow(d.cards);
-      words2 = "dead " + i + ": " + plural(d.cards.length, "card") + ", untaken";
+      words2 = "dead " + i + ": " + plural(d.cards.length, "card");
     }
     box.appendChild(zone(content, words2, "dead-" + i));
   });

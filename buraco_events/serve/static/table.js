@@ -69,6 +69,14 @@ function connect() {
       drawControls();
       return;
     }
+    if (e.code === 1013) {
+      // the server dropped this socket: a newer one took the seat (another tab), or this one fell
+      // behind; reconnecting by itself would take the seat back from the other tab, so ask first
+      showSocket("closed", "closed: this seat is open elsewhere, or the connection fell behind");
+      $("reconnect").hidden = false;
+      drawControls();
+      return;
+    }
     if (e.code >= 4000 && e.code < 5000) {
       // the server refused this socket for good (a wrong token, no such table): retrying is no use
       st.final = true;
@@ -438,6 +446,8 @@ function drawActionList(live) {
     b.type = "button";
     b.dataset.action = String(a.id);
     b.dataset.kind = a.kind || "";
+    b.dataset.cards = (a.cards || []).join(" ");
+    if (a.meld !== null && a.meld !== undefined) b.dataset.meld = String(a.meld);
     b.addEventListener("click", () => act(a));
     li.appendChild(b);
     list.appendChild(li);
@@ -571,6 +581,7 @@ function start() {
   $("act-layoff").addEventListener("click", () => layOffSelected());
   $("act-discard").addEventListener("click", discardSelected);
   $("help-button").addEventListener("click", () => showKeys(true));
+  $("reconnect").addEventListener("click", () => { $("reconnect").hidden = true; st.attempt = 0; connect(); });
   $("keys-close").addEventListener("click", () => showKeys(false));
   $("keys").addEventListener("click", (e) => { if (e.target === $("keys")) showKeys(false); });
   document.addEventListener("keydown", onKey);
