@@ -34,7 +34,7 @@ function seatBox(v, s, pos, who) {
   else if (who.connected.length && !who.connected[s]) line.appendChild(el("span", "badge off", "away"));
   if (playing && v.to_play === s) line.appendChild(el("span", "badge", "to play: " + v.phase));
   box.appendChild(line);
-  if (who.seat === s && Array.isArray(hand)) {
+  if (who.seat === s && Array.isArray(hand) && who.handBelow) {
     box.appendChild(el("p", "sub", "your cards are below"));
   } else {
     box.appendChild(typeof hand === "number" ? backRow(hand) : cardRow(hand));
@@ -101,7 +101,8 @@ function center(v, seatName) {
   return box;
 }
 
-// The felt of a view: `who` says whose page it is ({seat, isBot(s), connected, seatName(s)}).
+// The felt of a view: `who` says whose page it is ({seat, isBot(s), connected, seatName(s),
+// handBelow: whether the seat's own cards are drawn apart, under the felt}).
 export function drawFelt(v, who) {
   const table = $("table");
   table.textContent = "";

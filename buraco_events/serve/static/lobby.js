@@ -50,7 +50,7 @@ function drawForm() {
   }
   const hasTarget = v && v.target !== null && v.target !== undefined;
   const hasHands = v && v.hands_per_game !== null && v.hands_per_game !== undefined;
-  $("target-label").hidden = !hasTarget;
+  $("target-label").hidden = $("target-hint").hidden = !hasTarget;
   $("hands-label").hidden = !hasHands;
   if (hasTarget) $("target").placeholder = String(v.target);
   if (hasHands) $("hands").placeholder = String(v.hands_per_game);

@@ -161,6 +161,7 @@ function onHello(msg) {
 
 function onView(msg) {
   const before = st.view ? st.view.hands[st.seat] : null;
+  const beforeSeq = st.seq;
   st.view = msg.view;
   st.seq = msg.seq;
   st.actions = msg.actions || [];
@@ -180,7 +181,7 @@ function onView(msg) {
   if (!Array.isArray(mine) || !Array.isArray(before) || mine.join() !== before.join()) {
     st.selected.clear();
   }
-  if (st.toPlay === st.seat && st.actions.length) say("");
+  if (msg.seq !== beforeSeq) say("");  // a new event: the last note or refusal is done with
   document.body.dataset.seq = String(st.seq);
   draw();
 }
@@ -193,8 +194,9 @@ function onHandEnded(msg) {
 function onEnded(msg) {
   st.ended = msg;
   st.actions = [];
+  say("");
   drawResult();
-  drawControls();
+  draw();
 }
 
 // -- drawing -------------------------------------------------------------------------------------
@@ -271,7 +273,7 @@ function drawPresence() {
 function drawHand(v) {
   const box = $("hand-box");
   const hand = st.seat === null ? null : v.hands[st.seat];
-  if (!Array.isArray(hand)) {
+  if (!Array.isArray(hand) || st.ended) {
     box.hidden = true;
     st.handCards = [];
     st.order = [];
@@ -465,7 +467,10 @@ function drawMelds(v) {
   });
 }
 
-function drawTable(v) { drawFelt(v, { seat: st.seat, isBot, connected: st.connected, seatName }); }
+function drawTable(v) {
+  // once the game is over the seat's last cards lie on the felt like everyone's
+  drawFelt(v, { seat: st.seat, isBot, connected: st.connected, seatName, handBelow: !st.ended });
+}
 
 function drawScores() {
   const box = $("scores");
@@ -485,7 +490,9 @@ function drawScores() {
   } else {
     box.appendChild(el("p", "none", "no hand has ended yet"));
   }
-  if (st.view) box.appendChild(el("p", "sub", "totals before this hand: " + st.view.totals.join(" / ")));
+  if (st.view && PLAYING.includes(st.view.phase)) {
+    box.appendChild(el("p", "sub", "totals before this hand: " + st.view.totals.join(" / ")));
+  }
 }
 
 function drawRunning() {
