@@ -69,10 +69,10 @@ function connect() {
       drawControls();
       return;
     }
-    if (e.code === 1013) {
-      // the server dropped this socket: a newer one took the seat (another tab), or this one fell
-      // behind; reconnecting by itself would take the seat back from the other tab, so ask first
-      showSocket("closed", "closed: this seat is open elsewhere, or the connection fell behind");
+    if (e.code === 4409) {
+      // a newer socket took the seat (another tab or window): reconnecting by itself would take
+      // it back, and the two would take turns for ever, so the person decides
+      showSocket("closed", "closed: this seat is open elsewhere");
       $("reconnect").hidden = false;
       drawControls();
       return;
