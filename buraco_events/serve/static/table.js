@@ -4,10 +4,7 @@
 // through textContent (common.el), never parsed as markup.
 import { addSprite, card, el, groupBySuit, plural, sameCards, teamLabel, teamOf, visible } from "./common.js";
 import { PLAYING, drawFelt, drawMeldPanels, scoreTable, sheetRows } from "./felt.js";
-
-// the reconnect's waits in seconds: 1, 2, 4, 8, then 10 at most
-const BACKOFF_MAX = 10;
-const PING_EVERY_MS = 25000;
+import { Link } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -19,8 +16,7 @@ const st = {
   seat: null, players: [], bots: {}, teams: null, variant: "", clockSetting: null,
   view: null, seq: -1, actions: [], toPlay: null, hand: -1, connected: [], spectators: 0,
   moves: [], clock: null, clockAt: 0, sheet: null, ended: null,
-  selected: new Set(), focus: 0, order: [], handCards: [], waiting: false,
-  socket: null, attempt: 0, retryTimer: null, pingTimer: null, final: false,
+  selected: new Set(), focus: 0, order: [], handCards: [], waiting: false, link: null,
 };
 
 // -- the socket ----------------------------------------------------------------------------------
@@ -36,77 +32,14 @@ function showSocket(state, words) {
   box.dataset.state = state;
   box.textContent = words;
   document.body.dataset.socket = state;
+  $("reconnect").hidden = state !== "replaced";
+  if (state !== "open") st.waiting = false;
+  if (st.view) drawControls();
 }
 
-function connect() {
-  clearTimeout(st.retryTimer);
-  showSocket("connecting", st.attempt ? "reconnecting…" : "connecting…");
-  let ws;
-  try {
-    ws = new WebSocket(socketUrl());
-  } catch (e) {
-    scheduleReconnect();
-    return;
-  }
-  st.socket = ws;
-  ws.addEventListener("open", () => {
-    showSocket("open", "connected");
-    clearInterval(st.pingTimer);
-    st.pingTimer = setInterval(() => send({ type: "ping" }), PING_EVERY_MS);
-  });
-  ws.addEventListener("message", (e) => {
-    let msg;
-    try { msg = JSON.parse(e.data); } catch (err) { return; }
-    if (msg && typeof msg === "object") receive(msg);
-  });
-  ws.addEventListener("close", (e) => {
-    if (st.socket !== ws) return;
-    clearInterval(st.pingTimer);
-    st.socket = null;
-    st.waiting = false;
-    if (st.final || (st.ended && e.code === 1000)) {
-      showSocket("ended", "game over");
-      drawControls();
-      return;
-    }
-    if (e.code === 4409) {
-      // a newer socket took the seat (another tab or window): reconnecting by itself would take
-      // it back, and the two would take turns for ever, so the person decides
-      showSocket("closed", "closed: this seat is open elsewhere");
-      $("reconnect").hidden = false;
-      drawControls();
-      return;
-    }
-    if (e.code >= 4000 && e.code < 5000) {
-      // the server refused this socket for good (a wrong token, no such table): retrying is no use
-      st.final = true;
-      showSocket("closed", "closed" + (e.reason ? ": " + visible(e.reason) : ""));
-      drawControls();
-      return;
-    }
-    drawControls();
-    scheduleReconnect();
-  });
-}
+function connected() { return !!st.link && st.link.open; }
 
-function scheduleReconnect() {
-  const wait = Math.min(BACKOFF_MAX, 2 ** st.attempt);
-  st.attempt += 1;
-  let left = wait;
-  const tick = () => {
-    showSocket("closed", "disconnected: retrying in " + left + " s");
-    if (left <= 0) { connect(); return; }
-    left -= 1;
-    st.retryTimer = setTimeout(tick, 1000);
-  };
-  tick();
-}
-
-function send(msg) {
-  if (!st.socket || st.socket.readyState !== WebSocket.OPEN) return false;
-  st.socket.send(JSON.stringify(msg));
-  return true;
-}
+function send(msg) { return !!st.link && st.link.send(msg); }
 
 function act(action) {
   if (st.waiting || !action) return;
@@ -142,7 +75,7 @@ function receive(msg) {
 }
 
 function onHello(msg) {
-  st.attempt = 0;
+  st.link.greeted();
   st.seat = msg.seat === undefined ? null : msg.seat;
   st.players = msg.players || [];
   st.bots = msg.bots || {};
@@ -160,7 +93,7 @@ function onHello(msg) {
 }
 
 function onView(msg) {
-  const before = st.view ? st.view.hands[st.seat] : null;
+  const before = st.view ? playable(st.view) : null;
   const beforeSeq = st.seq;
   st.view = msg.view;
   st.seq = msg.seq;
@@ -176,10 +109,10 @@ function onView(msg) {
     msg.moves.forEach((m) => { if (m.seq > lastSeq) st.moves.push(m); });
     drawMoves(false);
   }
-  const mine = st.seat === null ? null : st.view.hands[st.seat];
+  const mine = playable(st.view);
   // the selection holds positions in the hand: it stays only while the hand is the same
-  if (!Array.isArray(mine) || !Array.isArray(before) || mine.join() !== before.join()) {
-    st.selected.clear();
+  if (!mine || !before || mine.cards.join() !== before.cards.join()) {
+    clearSelection(mine);
   }
   if (msg.seq !== beforeSeq) say("");  // a new event: the last note or refusal is done with
   document.body.dataset.seq = String(st.seq);
@@ -194,6 +127,7 @@ function onHandEnded(msg) {
 function onEnded(msg) {
   st.ended = msg;
   st.actions = [];
+  st.link.finish();
   say("");
   drawResult();
   draw();
@@ -270,36 +204,66 @@ function drawPresence() {
   if (st.spectators) box.appendChild(el("span", "", plural(st.spectators, "spectator")));
 }
 
+// The cards the seat plays from: its hand, and the closed pile's top card it just took when
+// that card must go into its next play (`pending`: the card is not in the hand yet, and the
+// actions' cards name it).
+function playable(v) {
+  const hand = st.seat === null ? null : v.hands[st.seat];
+  if (!Array.isArray(hand)) return null;
+  const due = v.pending && v.to_play === st.seat && PLAYING.includes(v.phase) ? v.pending.top : null;
+  return { hand, cards: due === null ? hand : hand.concat([due]), due: due === null ? -1 : hand.length };
+}
+
+function handCard(c, i, extra) {
+  const node = card(c, "button");
+  node.type = "button";
+  node.dataset.index = String(i);
+  node.setAttribute("role", "option");
+  node.tabIndex = -1;
+  if (extra) node.classList.add(extra);
+  node.addEventListener("click", () => { st.focus = st.order.indexOf(i); toggle(i); });
+  node.addEventListener("dblclick", (e) => { e.preventDefault(); discardCard(c); });
+  st.order.push(i);
+  return node;
+}
+
+// The seat's own hand: every card a button to select, grouped by suit.
 function drawHand(v) {
   const box = $("hand-box");
-  const hand = st.seat === null ? null : v.hands[st.seat];
-  if (!Array.isArray(hand) || st.ended) {
+  const mine = playable(v);
+  if (!mine || st.ended) {
     box.hidden = true;
     st.handCards = [];
     st.order = [];
     return;
   }
   box.hidden = false;
-  st.handCards = hand;
+  const { hand, cards, due } = mine;
+  st.handCards = cards;
   const row = $("hand");
   const hadFocus = row.contains(document.activeElement);
   row.textContent = "";
   st.order = [];
+  if (due >= 0) {
+    const group = el("div", "group pile-top");
+    group.dataset.suit = "pile";
+    group.title = "taken from the pile: it goes into your next play";
+    group.appendChild(handCard(cards[due], due, "due"));
+    group.appendChild(el("span", "due-label", "from the pile: play it next"));
+    row.appendChild(group);
+  }
+  const topDue = v.top_due && v.to_play === st.seat ? v.top_due : null;
+  let marked = false;
   groupBySuit(hand).forEach(([suit, idx]) => {
     const group = el("div", "group");
     group.dataset.suit = suit || "joker";
     idx.forEach((i) => {
-      const node = card(hand[i], "button");
-      node.type = "button";
-      node.dataset.index = String(i);
-      node.setAttribute("role", "option");
-      node.setAttribute("aria-selected", String(st.selected.has(i)));
-      node.tabIndex = -1;
-      if (st.selected.has(i)) node.classList.add("selected");
-      node.addEventListener("click", () => { st.focus = st.order.indexOf(i); toggle(i); });
-      node.addEventListener("dblclick", (e) => { e.preventDefault(); discardCard(hand[i]); });
+      // the closed pile's top taken this turn (stbl): it must be melded before the turn ends
+      const isTop = !marked && hand[i] === topDue;
+      marked = marked || isTop;
+      const node = handCard(hand[i], i, isTop ? "due" : "");
+      if (isTop) node.title = hand[i] + ": taken from the pile, meld it this turn";
       group.appendChild(node);
-      st.order.push(i);
     });
     row.appendChild(group);
   });
@@ -309,8 +273,14 @@ function drawHand(v) {
     focused.tabIndex = 0;
     if (hadFocus) focused.focus();
   }
-  $("hand-count").textContent = plural(hand.length, "card");
+  $("hand-count").textContent = plural(hand.length, "card") + (due >= 0 ? " and the pile's top" : "");
   drawSelection();
+}
+
+// No card selected but the pile's top that goes into the next play, when there is one.
+function clearSelection(mine) {
+  st.selected.clear();
+  if (mine && mine.due >= 0) st.selected.add(mine.due);
 }
 
 function selectedCards() {
@@ -398,7 +368,7 @@ function drawControls() {
   const controls = $("controls");
   const mine = st.seat !== null && !st.ended;
   controls.hidden = !mine;
-  const live = mine && !st.waiting && !!st.socket && st.actions.length > 0;
+  const live = mine && !st.waiting && connected() && st.actions.length > 0;
   const has = (kind) => live && ofKind(kind).length > 0;
   $("act-draw").disabled = !has("draw");
   $("act-pile").disabled = !has("pile");
@@ -425,7 +395,7 @@ function hintWords(live) {
   if (!st.view || st.seat === null) return "";
   if (st.ended) return "";
   if (st.waiting) return "waiting for the server…";
-  if (!st.socket) return "not connected: the actions come back with the connection";
+  if (!connected()) return "not connected: the actions come back with the connection";
   if (!live) return st.toPlay === st.seat ? "" : "wait for your turn";
   const phase = st.view.phase;
   if (phase === "draw") return "draw from the stock or take the pile";
@@ -552,7 +522,13 @@ function onKey(e) {
   if (e.key === "?") { showKeys($("keys").hidden); e.preventDefault(); return; }
   if (e.key === "Escape") {
     if (!$("keys").hidden) showKeys(false);
-    else { st.selected.clear(); hideChoice(); drawSelection(); drawMelds(st.view); drawControls(); }
+    else if (st.view) {
+      clearSelection(playable(st.view));
+      hideChoice();
+      drawSelection();
+      drawMelds(st.view);
+      drawControls();
+    }
     return;
   }
   if (!$("keys").hidden) return;
@@ -588,7 +564,7 @@ function start() {
   $("act-layoff").addEventListener("click", () => layOffSelected());
   $("act-discard").addEventListener("click", discardSelected);
   $("help-button").addEventListener("click", () => showKeys(true));
-  $("reconnect").addEventListener("click", () => { $("reconnect").hidden = true; st.attempt = 0; connect(); });
+  $("reconnect").addEventListener("click", () => { st.link.greeted(); st.link.connect(); });
   $("keys-close").addEventListener("click", () => showKeys(false));
   $("keys").addEventListener("click", (e) => { if (e.target === $("keys")) showKeys(false); });
   document.addEventListener("keydown", onKey);
@@ -597,7 +573,8 @@ function start() {
     showSocket("closed", "no table in this address");
     return;
   }
-  connect();
+  st.link = new Link(socketUrl(), receive, showSocket);
+  st.link.connect();
 }
 
 start();
