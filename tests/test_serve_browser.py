@@ -184,8 +184,9 @@ def hand_of(page) -> list[str]:
 
 def select(page, cards: list[str]) -> None:
     """Click the hand's cards (one card element per card, copies apart) to select them."""
-    page.keyboard.press("Escape")  # a clean selection first
-    for c in cards:
+    page.keyboard.press("Escape")  # a clean selection first (but a pile's top due in this play)
+    kept = Counter(page.eval_on_selector_all("#hand .card.selected", "els => els.map(e => e.dataset.card)"))
+    for c in (Counter(cards) - kept).elements():
         page.locator(f'#hand .card[data-card="{c}"]:not(.selected)').first.click()
     chosen = page.eval_on_selector_all("#hand .card.selected", "els => els.map(e => e.dataset.card)")
     assert Counter(chosen) == Counter(cards)
@@ -558,3 +559,35 @@ def test_the_clock_shows_the_time_left(browser, tmp_path):
         person.close()
     finally:
         server.stop()
+
+
+def test_the_top_of_a_taken_closed_pile_goes_into_a_meld_by_clicks(browser, server):
+    # stcl: the closed pile's top goes into the very next play, and is not in the hand till then
+    made = server.create(variant="stcl", players=2, bots={"1": "greedy"}, names={"0": "ana"})
+    person = Context(browser, server)
+    page = person.open(made["seats"][0]["url"])
+    deadline = time.monotonic() + GAME_TIME
+    while True:
+        assert time.monotonic() < deadline and not page.is_visible("#result"), "no pile was ever offered"
+        if not my_turn(page):
+            page.wait_for_timeout(30)
+            continue
+        if "pile" not in {a["kind"] for a in actions_of(page)}:
+            click_turn(page)
+            continue
+        top = page.get_attribute("#pile .card.top", "data-card")
+        before = seq_of(page)
+        page.click("#act-pile")
+        wait_change(page, before)
+        break
+    page.wait_for_function("() => document.querySelectorAll('#action-list button').length > 0")
+    due = page.locator("#hand .card.due")
+    assert due.count() == 1 and due.get_attribute("data-card") == top
+    assert "selected" in due.get_attribute("class")  # the top goes into the play: selected already
+    plays = [a for a in actions_of(page) if a["kind"] in ("meld", "lay_off")]
+    assert plays and all(top in a["cards"] for a in plays)
+    kind = click_turn(page)  # the first meld (or lay-off), by clicks on the hand's cards
+    assert kind in ("meld", "lay_off")
+    assert page.locator("#hand .card.due").count() == 0
+    assert top in page.inner_text("#move-list li:last-child")
+    person.close()
