@@ -50,16 +50,17 @@ function zone(content, label, id) {
   return z;
 }
 
-function center(v, seatName) {
+function center(v, seatName, pileKind) {
   const box = el("div");
   box.id = "center";
   box.appendChild(zone(stack(v.stock), "stock: " + plural(v.stock, "card"), "stock"));
   const pile = v.pile;
-  let words = "pile: " + plural(pile.size, "card");
+  const name = pileKind ? pileKind + " pile" : "pile";
+  let words = name + ": " + plural(pile.size, "card");
   let row;
   if (!pile.size) {
     row = emptySlot();
-    words = "pile: empty";
+    words = name + ": empty";
   } else if (pile.cards) {
     row = cardRow(pile.cards, pile.cards.length - 1);
   } else {
@@ -102,7 +103,8 @@ function center(v, seatName) {
 }
 
 // The felt of a view: `who` says whose page it is ({seat, isBot(s), connected, seatName(s),
-// handBelow: whether the seat's own cards are drawn apart, under the felt}).
+// handBelow: whether the seat's own cards are drawn apart, under the felt; pileKind: the rules'
+// pile, open or closed}).
 export function drawFelt(v, who) {
   const table = $("table");
   table.textContent = "";
@@ -113,7 +115,7 @@ export function drawFelt(v, who) {
   }
   const pos = positions(v.players.length, who.seat);
   v.players.forEach((_, s) => table.appendChild(seatBox(v, s, pos[s], who)));
-  table.appendChild(center(v, who.seatName));
+  table.appendChild(center(v, who.seatName, who.pileKind));
 }
 
 // The melds by team; those of the seat's team answer a click (`onMeld(id)`), and the `targets`
@@ -162,46 +164,3 @@ export function drawMeldPanels(v, seat, targets, onMeld) {
     box.appendChild(panel);
   });
 }
-
-// A score sheet's rows as [label, [value per team], key]: the rows the server names
-// (`hand_ended`'s sheet), or those of each team's score object (a view's hand_scores).
-export function sheetRows(sheet) {
-  if (!sheet) return [];
-  if (Array.isArray(sheet.rows)) {
-    return sheet.rows.map((r) => Array.isArray(r) ? [String(r[0]), r.slice(1).flat(), ""]
-      : [String(r.label || r.key), r.values || [], r.key || ""]);
-  }
-  const teams = Array.isArray(sheet) ? sheet : Array.isArray(sheet.teams) ? sheet.teams : null;
-  const names = [["meld_points", "cards in melds"], ["canasta_bonus", "canastas"], ["close_bonus", "closing"],
-    ["hand_penalty", "cards left in hand"], ["dead_penalty", "dead penalty"], ["total", "hand total"]];
-  if (teams && teams.length && typeof teams[0] === "object") {
-    const known = names.filter(([k]) => k in teams[0]);
-    const others = Object.keys(teams[0]).filter((k) => k !== "team" && !names.some(([n]) => n === k) &&
-      teams.every((t) => typeof t[k] === "number"));
-    return known.map(([k, label]) => [label, teams.map((t) => t[k]), k])
-      .concat(others.map((k) => [k.replace(/_/g, " "), teams.map((t) => t[k]), k]));
-  }
-  return Object.keys(sheet).filter((k) => Array.isArray(sheet[k]) && sheet[k].every((x) => typeof x === "number"))
-    .map((k) => [k.replace(/_/g, " "), sheet[k], k]);
-}
-
-// A score sheet as a table: a column per team, the running total last.
-export function scoreTable(caption, rows, totals, players) {
-  const table = el("table", "sheet");
-  table.appendChild(el("caption", "", caption));
-  const head = el("tr");
-  head.appendChild(el("th", "", ""));
-  [0, 1].forEach((t) => head.appendChild(el("th", "", "team " + t + " (" + teamLabel(players, t) + ")")));
-  table.appendChild(el("thead")).appendChild(head);
-  const body = table.appendChild(el("tbody"));
-  const row = (label, values, cls) => {
-    const tr = el("tr", cls || "");
-    tr.appendChild(el("td", "", label));
-    values.forEach((x) => tr.appendChild(el("td", "", String(x))));
-    body.appendChild(tr);
-  };
-  rows.forEach(([label, values, key]) => row(label, values, key === "total" ? "total" : ""));
-  if (totals) row("running total", totals, "total");
-  return table;
-}
-

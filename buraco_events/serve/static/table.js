@@ -2,8 +2,9 @@
 // draws each view it is sent and offers the view's legal actions as controls; a click sends
 // {"type": "act", "seq", "action"} and waits for the next view. Every text from the server goes
 // through textContent (common.el), never parsed as markup.
-import { addSprite, card, el, groupBySuit, plural, sameCards, teamLabel, teamOf, visible } from "./common.js";
-import { PLAYING, drawFelt, drawMeldPanels, scoreTable, sheetRows } from "./felt.js";
+import { addSprite, card, el, groupBySuit, plural, sameCards, visible } from "./common.js";
+import { PLAYING, drawFelt, drawMeldPanels } from "./felt.js";
+import { drawFairness, drawResult, drawScores } from "./panels.js";
 import { Link } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
@@ -13,9 +14,9 @@ const token = new URLSearchParams(location.hash.replace(/^#/, "")).get("token");
 
 // What the page knows; each message from the server replaces a part of it.
 const st = {
-  seat: null, players: [], bots: {}, teams: null, variant: "", clockSetting: null,
+  seat: null, players: [], bots: {}, variant: "",
   view: null, seq: -1, actions: [], toPlay: null, hand: -1, connected: [], spectators: 0,
-  moves: [], clock: null, clockAt: 0, sheet: null, ended: null,
+  moves: [], clock: null, clockAt: 0, sheet: null, ended: null, pileKind: null, commitment: null, salts: {}, title: "",
   selected: new Set(), focus: 0, order: [], handCards: [], waiting: false, link: null,
 };
 
@@ -79,16 +80,16 @@ function onHello(msg) {
   st.seat = msg.seat === undefined ? null : msg.seat;
   st.players = msg.players || [];
   st.bots = msg.bots || {};
-  st.teams = msg.teams || null;
   st.variant = msg.variant || "";
-  st.clockSetting = msg.clock === undefined ? null : msg.clock;
+  st.pileKind = msg.rules && typeof msg.rules.pile === "string" ? msg.rules.pile : null;
   st.moves = (msg.moves || []).slice();
   st.waiting = false;
   document.body.dataset.seat = st.seat === null ? "spectator" : String(st.seat);
   const who = st.seat === null ? "spectator" : "seat " + st.seat + " (" + (st.players[st.seat] || "?") + ")";
   $("title").textContent = visible("table " + tableId);
   $("where").textContent = visible(st.variant + " · " + who);
-  document.title = visible("buraco " + tableId + " · " + who);
+  st.title = visible("buraco " + tableId + " · " + who);
+  document.title = st.title;
   drawMoves(true);
 }
 
@@ -102,6 +103,7 @@ function onView(msg) {
   st.hand = msg.hand === undefined ? msg.view.hand : msg.hand;
   if (msg.connected) st.connected = msg.connected;
   st.clock = msg.clock || null;
+  if (msg.commitment !== undefined) st.commitment = msg.commitment ? { hand: st.hand, hex: msg.commitment } : st.commitment;
   st.clockAt = performance.now();
   st.waiting = false;
   if (msg.moves && msg.moves.length) {
@@ -116,12 +118,15 @@ function onView(msg) {
   }
   if (msg.seq !== beforeSeq) say("");  // a new event: the last note or refusal is done with
   document.body.dataset.seq = String(st.seq);
+  drawFairness(st.commitment, st.salts);
   draw();
 }
 
 function onHandEnded(msg) {
   st.sheet = msg;
-  drawScores();
+  if (msg.salt) st.salts[msg.hand] = msg.salt;
+  drawFairness(st.commitment, st.salts);
+  drawScores(st.sheet, st.view, players());
 }
 
 function onEnded(msg) {
@@ -129,7 +134,7 @@ function onEnded(msg) {
   st.actions = [];
   st.link.finish();
   say("");
-  drawResult();
+  drawResult(st.ended, players(), st.seat);
   draw();
 }
 
@@ -157,7 +162,7 @@ function draw() {
   drawHand(v);
   drawMelds(v);
   drawControls();
-  if (v.hand_scores && v.hand_scores.length && !PLAYING.includes(v.phase)) drawScores();
+  if (v.hand_scores && v.hand_scores.length && !PLAYING.includes(v.phase)) drawScores(st.sheet, v, players());
   else drawRunning();
 }
 
@@ -171,7 +176,9 @@ function drawTurn() {
   else words = "to play: " + seatName(st.toPlay) + " · " + v.phase;
   if (!st.ended && st.hand >= 0 && PLAYING.includes(v.phase)) words = "hand " + (st.hand + 1) + " · " + words;
   box.textContent = visible(words);
-  box.classList.toggle("mine", st.toPlay === st.seat && PLAYING.includes(v.phase) && !st.ended);
+  const mine = st.toPlay === st.seat && PLAYING.includes(v.phase) && !st.ended;
+  box.classList.toggle("mine", mine);
+  document.title = (mine ? "● your turn · " : "") + st.title;  // seen from another tab too
   document.body.dataset.turn = st.toPlay === null ? "" : String(st.toPlay);
   drawClock();
 }
@@ -439,35 +446,13 @@ function drawMelds(v) {
 
 function drawTable(v) {
   // once the game is over the seat's last cards lie on the felt like everyone's
-  drawFelt(v, { seat: st.seat, isBot, connected: st.connected, seatName, handBelow: !st.ended });
-}
-
-function drawScores() {
-  const box = $("scores");
-  box.textContent = "";
-  box.appendChild(el("h2", "", "Score sheet"));
-  const ended = st.sheet;
-  if (ended) {
-    let rows = sheetRows(ended.sheet);
-    if (!rows.length && Array.isArray(ended.scores)) rows = [["hand total", ended.scores, "total"]];
-    const t = scoreTable("hand " + (ended.hand + 1), rows, ended.totals, players());
-    t.id = "hand-sheet";
-    box.appendChild(t);
-  } else if (st.view && st.view.hand_scores && st.view.hand_scores.length) {
-    const during = PLAYING.includes(st.view.phase);
-    box.appendChild(scoreTable("hand " + (st.view.hand + 1) + (during ? " so far" : ""),
-      sheetRows(st.view.hand_scores), st.view.scores, players()));
-  } else {
-    box.appendChild(el("p", "none", "no hand has ended yet"));
-  }
-  if (st.view && PLAYING.includes(st.view.phase)) {
-    box.appendChild(el("p", "sub", "totals before this hand: " + st.view.totals.join(" / ")));
-  }
+  drawFelt(v, { seat: st.seat, isBot, connected: st.connected, seatName, handBelow: !st.ended,
+    pileKind: st.pileKind });
 }
 
 function drawRunning() {
   if (st.sheet) return;  // the last hand's sheet stays until the next hand ends
-  drawScores();
+  drawScores(null, st.view, players());
 }
 
 function drawMoves(reset) {
@@ -480,32 +465,6 @@ function drawMoves(reset) {
     list.appendChild(li);
   });
   list.scrollTop = list.scrollHeight;
-}
-
-function drawResult() {
-  const r = st.ended;
-  const box = $("result");
-  box.textContent = "";
-  box.hidden = false;
-  box.appendChild(el("h2", "", "Game over"));
-  const names = players();
-  let words = r.winner === null || r.winner === undefined ? "no winner" : "team " + r.winner + " (" + teamLabel(names, r.winner) + ") won";
-  if (st.seat !== null && r.winner !== null && r.winner !== undefined) {
-    words += teamOf(st.seat, names.length) === r.winner ? ": you won" : ": you lost";
-  }
-  box.appendChild(el("p", "winner", words)).id = "winner";
-  box.appendChild(el("p", "totals", "final score: " + (r.totals || []).map((x, t) => "team " + t + " " + x).join(" · "))).id = "final-totals";
-  const links = el("p", "links");
-  [["log_url", "the log (JSON Lines)"], ["share_url", "the replay page"], ["audit_url", "the audit page"]].forEach(([k, label]) => {
-    if (!r[k]) return;
-    const a = el("a", "", label);
-    a.href = r[k];
-    a.id = "link-" + k.replace("_url", "");
-    links.appendChild(a);
-  });
-  box.appendChild(links);
-  $("turn").textContent = "game over";
-  $("clock").hidden = true;
 }
 
 // -- keys ----------------------------------------------------------------------------------------

@@ -1,0 +1,112 @@
+// buraco serve: the panels around the table: a hand's score sheet, the game's result with the
+// links to its pages, and the deal's commitment. Every text through textContent (common.el).
+import { el, teamLabel, teamOf } from "./common.js";
+
+const PLAYING = ["draw", "play", "dead"];
+const $ = (id) => document.getElementById(id);
+
+// A score sheet's rows as [label, [value per team], key]: the rows the server names
+// (`hand_ended`'s sheet), or those of each team's score object (a view's hand_scores).
+export function sheetRows(sheet) {
+  if (!sheet) return [];
+  if (Array.isArray(sheet.rows)) {
+    return sheet.rows.map((r) => Array.isArray(r) ? [String(r[0]), r.slice(1).flat(), ""]
+      : [String(r.label || r.key), r.values || [], r.key || ""]);
+  }
+  const teams = Array.isArray(sheet) ? sheet : Array.isArray(sheet.teams) ? sheet.teams : null;
+  const names = [["meld_points", "cards in melds"], ["canasta_bonus", "canastas"], ["close_bonus", "closing"],
+    ["hand_penalty", "cards left in hand"], ["dead_penalty", "dead penalty"], ["total", "hand total"]];
+  if (teams && teams.length && typeof teams[0] === "object") {
+    const known = names.filter(([k]) => k in teams[0]);
+    const others = Object.keys(teams[0]).filter((k) => k !== "team" && !names.some(([n]) => n === k) &&
+      teams.every((t) => typeof t[k] === "number"));
+    return known.map(([k, label]) => [label, teams.map((t) => t[k]), k])
+      .concat(others.map((k) => [k.replace(/_/g, " "), teams.map((t) => t[k]), k]));
+  }
+  return Object.keys(sheet).filter((k) => Array.isArray(sheet[k]) && sheet[k].every((x) => typeof x === "number"))
+    .map((k) => [k.replace(/_/g, " "), sheet[k], k]);
+}
+
+// A score sheet as a table: a column per team, the running total last.
+export function scoreTable(caption, rows, totals, players) {
+  const table = el("table", "sheet");
+  table.appendChild(el("caption", "", caption));
+  const head = el("tr");
+  head.appendChild(el("th", "", ""));
+  [0, 1].forEach((t) => head.appendChild(el("th", "", "team " + t + " (" + teamLabel(players, t) + ")")));
+  table.appendChild(el("thead")).appendChild(head);
+  const body = table.appendChild(el("tbody"));
+  const row = (label, values, cls) => {
+    const tr = el("tr", cls || "");
+    tr.appendChild(el("td", "", label));
+    values.forEach((x) => tr.appendChild(el("td", "", String(x))));
+    body.appendChild(tr);
+  };
+  rows.forEach(([label, values, key]) => row(label, values, key === "total" ? "total" : ""));
+  if (totals) row("running total", totals, "total");
+  return table;
+}
+
+// The score sheet: the last hand's as `hand_ended` gave it (it stays until the next hand ends),
+// else the sheet of the hand so far from the view, and the totals before the hand while playing.
+export function drawScores(ended, view, players) {
+  const box = $("scores");
+  box.textContent = "";
+  box.appendChild(el("h2", "", "Score sheet"));
+  if (ended) {
+    let rows = sheetRows(ended.sheet);
+    if (!rows.length && Array.isArray(ended.scores)) rows = [["hand total", ended.scores, "total"]];
+    const t = scoreTable("hand " + (ended.hand + 1), rows, ended.totals, players);
+    t.id = "hand-sheet";
+    box.appendChild(t);
+  } else if (view && view.hand_scores && view.hand_scores.length) {
+    const during = PLAYING.includes(view.phase);
+    box.appendChild(scoreTable("hand " + (view.hand + 1) + (during ? " so far" : ""),
+      sheetRows(view.hand_scores), view.scores, players));
+  } else {
+    box.appendChild(el("p", "none", "no hand has ended yet"));
+  }
+  if (view && PLAYING.includes(view.phase)) {
+    box.appendChild(el("p", "sub", "totals before this hand: " + view.totals.join(" / ")));
+  }
+}
+
+// The deal's commitment ({hand, hex}), published at the deal, and the salt that opens it once the
+// hand has ended (`salts` by hand): what lets anyone check that the deal was fixed before play.
+export function drawFairness(commitment, salts) {
+  const box = $("fairness");
+  box.textContent = "";
+  if (!commitment) { box.hidden = true; return; }
+  box.hidden = false;
+  box.appendChild(el("span", "", "hand " + (commitment.hand + 1) + " deal committed: "));
+  box.appendChild(el("code", "", commitment.hex.slice(0, 16) + "…")).title = commitment.hex;
+  const salt = salts[commitment.hand];
+  if (salt) {
+    box.appendChild(el("span", "", " · salt revealed: "));
+    box.appendChild(el("code", "", String(salt).slice(0, 16) + "…")).title = salt;
+  }
+}
+
+// The game's result (the `ended` message), seen by `seat` (null: a spectator).
+export function drawResult(r, players, seat) {
+  const box = $("result");
+  box.textContent = "";
+  box.hidden = false;
+  box.appendChild(el("h2", "", "Game over"));
+  const won = r.winner !== null && r.winner !== undefined;
+  let words = won ? "team " + r.winner + " (" + teamLabel(players, r.winner) + ") won" : "no winner";
+  if (seat !== null && won) words += teamOf(seat, players.length) === r.winner ? ": you won" : ": you lost";
+  box.appendChild(el("p", "winner", words)).id = "winner";
+  box.appendChild(el("p", "totals", "final score: " +
+    (r.totals || []).map((x, t) => "team " + t + " " + x).join(" · "))).id = "final-totals";
+  const links = el("p", "links");
+  [["log_url", "the log (JSON Lines)"], ["share_url", "the replay page"], ["audit_url", "the audit page"]]
+    .forEach(([k, label]) => {
+      if (!r[k]) return;
+      const a = el("a", "", label);
+      a.href = r[k];
+      a.id = "link-" + k.replace("_url", "");
+      links.appendChild(a);
+    });
+  box.appendChild(links);
+}
