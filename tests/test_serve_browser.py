@@ -515,6 +515,11 @@ def test_a_hostile_name_shows_as_text(browser, server):
     assert HOSTILE in page.inner_text("#where")
     assert HOSTILE in page.inner_text("#move-list")
     assert page.evaluate("document.querySelectorAll('img').length") == 0
+    spectator = person.open(made["spectate_url"])
+    spectator.wait_for_function("() => document.body.dataset.socket === 'open' && document.body.dataset.seq")
+    assert spectator.inner_text("#seat-0 .name") == HOSTILE
+    assert HOSTILE in spectator.inner_text("#melds-0 h3")
+    assert spectator.evaluate("document.querySelectorAll('img').length") == 0
     lobby = person.open("/")
     lobby.wait_for_selector(f'#server-tables tr[data-table="{made["table_id"]}"]')
     assert HOSTILE in lobby.inner_text(f'#server-tables tr[data-table="{made["table_id"]}"]')
