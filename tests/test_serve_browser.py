@@ -622,3 +622,14 @@ def test_the_lobby_asks_for_its_token_and_copies_links(browser, tmp_path):
         person.close(expected=("status of 401",))
     finally:
         server.stop()
+
+
+def test_the_live_sheet_names_its_rows_as_the_scoring_does():
+    """The table page names a hand's sheet rows as `scoring.SHEET_ROWS` (and `HAND_TOTAL`) do."""
+    import re
+
+    from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
+
+    panels = (ROOT / "buraco_events/serve/static/panels.js").read_text()
+    listed = panels.split("const SHEET_ROWS = [")[1].split("];")[0]
+    assert re.findall(r'\["(\w+)", "([^"]+)"\]', listed) == [*SHEET_ROWS, ("total", HAND_TOTAL)]

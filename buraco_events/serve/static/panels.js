@@ -4,6 +4,12 @@ import { el, teamLabel, teamOf } from "./common.js";
 
 const PLAYING = ["draw", "play", "dead"];
 const $ = (id) => document.getElementById(id);
+// a team's score object's items and their names (model/scoring.py's SHEET_ROWS and HAND_TOTAL: a
+// test keeps them equal), for the sheet of a hand still being played
+const SHEET_ROWS = [
+  ["meld_points", "cards in melds"], ["canasta_bonus", "canastas"], ["close_bonus", "closing"],
+  ["hand_penalty", "cards left in hand"], ["dead_penalty", "dead penalty"], ["total", "hand total"],
+];
 
 // A score sheet's rows as [label, [value per team], key]: the rows the server names
 // (`hand_ended`'s sheet), or those of each team's score object (a view's hand_scores).
@@ -14,11 +20,9 @@ export function sheetRows(sheet) {
       : [String(r.label || r.key), r.values || [], r.key || ""]);
   }
   const teams = Array.isArray(sheet) ? sheet : Array.isArray(sheet.teams) ? sheet.teams : null;
-  const names = [["meld_points", "cards in melds"], ["canasta_bonus", "canastas"], ["close_bonus", "closing"],
-    ["hand_penalty", "cards left in hand"], ["dead_penalty", "dead penalty"], ["total", "hand total"]];
   if (teams && teams.length && typeof teams[0] === "object") {
-    const known = names.filter(([k]) => k in teams[0]);
-    const others = Object.keys(teams[0]).filter((k) => k !== "team" && !names.some(([n]) => n === k) &&
+    const known = SHEET_ROWS.filter(([k]) => k in teams[0]);
+    const others = Object.keys(teams[0]).filter((k) => k !== "team" && !SHEET_ROWS.some(([n]) => n === k) &&
       teams.every((t) => typeof t[k] === "number"));
     return known.map(([k, label]) => [label, teams.map((t) => t[k]), k])
       .concat(others.map((k) => [k.replace(/_/g, " "), teams.map((t) => t[k]), k]));
@@ -61,8 +65,10 @@ export function drawScores(ended, view, players) {
     box.appendChild(t);
   } else if (view && view.hand_scores && view.hand_scores.length) {
     const during = PLAYING.includes(view.phase);
-    box.appendChild(scoreTable("hand " + (view.hand + 1) + (during ? " so far" : ""),
-      sheetRows(view.hand_scores), view.scores, players));
+    // the cards still held count only once every hand is seen (the share page says "hidden")
+    const rows = sheetRows(view.hand_scores).map(([label, values, key]) =>
+      [label, key === "hand_penalty" && view.hands_counted === false ? values.map(() => "hidden") : values, key]);
+    box.appendChild(scoreTable("hand " + (view.hand + 1) + (during ? " so far" : ""), rows, view.scores, players));
   } else {
     box.appendChild(el("p", "none", "no hand has ended yet"));
   }
