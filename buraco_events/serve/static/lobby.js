@@ -7,9 +7,13 @@ const $ = (id) => document.getElementById(id);
 const STORE = "buraco-serve-tables";
 // at most this many tables are remembered (the oldest are dropped first)
 const REMEMBERED = 50;
+// the server's tables are listed again this often
+const REFRESH_MS = 15000;
 
 let variants = [];
 let bots = ["greedy"];
+// the server's facts of each table by id (status, hand, totals), from its listing
+let listed = {};
 
 function absolute(url) { return new URL(url, location.href).href; }
 
@@ -220,8 +224,10 @@ function drawMine() {
   list.forEach((entry) => {
     const item = el("details", "mine-table");
     item.dataset.table = entry.table_id;
+    const facts = listed[entry.table_id];
+    const status = facts ? " · " + facts.status + (facts.totals ? " " + facts.totals.join(" / ") : "") : "";
     const summary = el("summary", "", "table " + entry.table_id + " · " + entry.variant + " · " + entry.players +
-      " players · created " + String(entry.created).replace("T", " ").slice(0, 16));
+      " players · created " + String(entry.created).replace("T", " ").slice(0, 16) + status);
     item.appendChild(summary);
     seatLinks(entry, item);
     const drop = el("button", "small", "forget this table");
@@ -248,6 +254,9 @@ async function loadTables() {
   }
   box.textContent = "";
   const tables = data.tables || [];
+  listed = {};
+  tables.forEach((t) => { listed[t.table_id] = t; });
+  drawMine();
   if (!tables.length) { box.appendChild(el("p", "none", "no table yet")); return; }
   const table = el("table", "tables");
   const head = el("tr");
@@ -310,6 +319,7 @@ function start() {
   drawMine();
   loadVariants();
   loadTables();
+  setInterval(loadTables, REFRESH_MS);
 }
 
 start();
