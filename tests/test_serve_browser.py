@@ -202,8 +202,8 @@ def click_turn(page, style: str = "buttons") -> str:
     """Play one action of the seat to play by the page's controls: draw, else meld (or lay off)
     what the actions offer, else discard the first discard action. Returns the kind played.
 
-    `style` "buttons" uses the buttons and clicks on melds; "keys" draws with d and discards with
-    the arrows, space and Enter; "dblclick" discards with a double-click on the card.
+    `style` "buttons" uses the buttons and clicks on melds; "keys" draws with d, melds with m and
+    discards with the arrows, space and Enter; "dblclick" discards with a double-click on the card.
     """
     actions = actions_of(page)
     kinds = {a["kind"] for a in actions}
@@ -220,7 +220,10 @@ def click_turn(page, style: str = "buttons") -> str:
     elif "meld" in kinds:
         meld = next(a for a in actions if a["kind"] == "meld")
         select(page, meld["cards"])
-        page.click("#act-meld")
+        if style == "keys":
+            page.keyboard.press("m")
+        else:
+            page.click("#act-meld")
         if page.is_visible("#choice"):  # the same cards meld more than one way: the first
             page.locator("#choice button").first.click()
         kind = "meld"
@@ -347,14 +350,14 @@ def test_a_person_plays_a_bot_to_the_end_and_sees_the_score(browser, server):
     page = person.open(made["seats"][0]["url"])
     page.wait_for_function("() => document.body.dataset.socket === 'open' && document.body.dataset.seq")
     assert "bot" in page.inner_text("#presence-1")
-    # keys to draw and discard, double-clicks too, buttons for melds
-    styles = iter(["keys", "dblclick", "buttons"])
+    # keys, double-clicks and buttons in turn
+    styles = ["keys", "dblclick", "buttons"]
     kinds: Counter = Counter()
     deadline = time.monotonic() + GAME_TIME
     while not page.is_visible("#result"):
         assert time.monotonic() < deadline, kinds
         if my_turn(page):
-            kinds[click_turn(page, next(styles, "buttons") if kinds["discard"] < 3 else "buttons")] += 1
+            kinds[click_turn(page, styles[kinds["discard"] % 3])] += 1
         else:
             page.wait_for_timeout(30)
     table = server.table(made["table_id"])
@@ -633,3 +636,28 @@ def test_the_live_sheet_names_its_rows_as_the_scoring_does():
     panels = (ROOT / "buraco_events/serve/static/panels.js").read_text()
     listed = panels.split("const SHEET_ROWS = [")[1].split("];")[0]
     assert re.findall(r'\["(\w+)", "([^"]+)"\]', listed) == [*SHEET_ROWS, ("total", HAND_TOTAL)]
+
+
+def test_a_seat_opened_in_a_second_tab_moves_there_and_can_be_taken_back(browser, server):
+    made = server.create(variant="stbl", players=2, bots={"1": "greedy"}, names={"0": "ana"})
+    url = made["seats"][0]["url"]
+    person = Context(browser, server)
+    first = person.open(url)
+    first.wait_for_function("() => document.body.dataset.socket === 'open' && document.body.dataset.seq")
+    second = person.open(url)
+    second.wait_for_function("() => document.body.dataset.socket === 'open' && document.body.dataset.seq")
+    # the newest socket has the seat; the first tab says so and does not fight for it
+    first.wait_for_function("() => document.body.dataset.socket === 'replaced'")
+    assert first.is_visible("#reconnect") and first.is_disabled("#act-draw")
+    assert "error" in first.get_attribute("#message", "class")  # the server's word on it
+    assert first.inner_text("#message")
+    first.wait_for_timeout(2500)  # longer than the first reconnect's wait
+    assert first.get_attribute("body", "data-socket") == "replaced"
+    assert second.get_attribute("body", "data-socket") == "open"
+    first.click("#reconnect")  # taken back by hand
+    first.wait_for_function("() => document.body.dataset.socket === 'open'")
+    first.wait_for_function("() => document.getElementById('message').textContent === ''")
+    second.wait_for_function("() => document.body.dataset.socket === 'replaced'")
+    first.wait_for_function("() => document.querySelectorAll('#action-list button').length > 0")
+    assert click_turn(first) == "draw"
+    person.close()

@@ -84,6 +84,7 @@ function onHello(msg) {
   st.pileKind = msg.rules && typeof msg.rules.pile === "string" ? msg.rules.pile : null;
   st.moves = (msg.moves || []).slice();
   st.waiting = false;
+  say("");  // a new connection: what the last one was told is done with
   document.body.dataset.seat = st.seat === null ? "spectator" : String(st.seat);
   const who = st.seat === null ? "spectator" : "seat " + st.seat + " (" + (st.players[st.seat] || "?") + ")";
   $("title").textContent = visible("table " + tableId);
