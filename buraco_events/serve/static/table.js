@@ -170,14 +170,17 @@ function draw() {
 function drawTurn() {
   const v = st.view;
   const box = $("turn");
+  const playing = PLAYING.includes(v.phase) && !st.ended;
+  // the seat to act (`to_play` is null while the table itself records, e.g. a refill)
+  const turn = st.toPlay === null ? v.to_play : st.toPlay;
+  const mine = playing && st.seat !== null && turn === st.seat;
   let words;
   if (st.ended) words = "game over";
-  else if (!PLAYING.includes(v.phase)) words = "hand " + (st.hand + 1) + " · " + v.phase.replace("_", " ");
-  else if (st.toPlay === st.seat) words = "your turn: " + v.phase;
-  else words = "to play: " + seatName(st.toPlay) + " · " + v.phase;
-  if (!st.ended && st.hand >= 0 && PLAYING.includes(v.phase)) words = "hand " + (st.hand + 1) + " · " + words;
+  else if (!playing) words = "hand " + (st.hand + 1) + " · " + v.phase.replace("_", " ");
+  else if (mine) words = "your turn: " + v.phase;
+  else words = "to play: " + seatName(turn) + " · " + v.phase;
+  if (playing && st.hand >= 0) words = "hand " + (st.hand + 1) + " · " + words;
   box.textContent = visible(words);
-  const mine = st.toPlay === st.seat && PLAYING.includes(v.phase) && !st.ended;
   box.classList.toggle("mine", mine);
   document.title = (mine ? "● your turn · " : "") + st.title;  // seen from another tab too
   document.body.dataset.turn = st.toPlay === null ? "" : String(st.toPlay);
