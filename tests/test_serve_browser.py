@@ -661,3 +661,21 @@ def test_a_seat_opened_in_a_second_tab_moves_there_and_can_be_taken_back(browser
     first.wait_for_function("() => document.querySelectorAll('#action-list button').length > 0")
     assert click_turn(first) == "draw"
     person.close()
+
+
+def test_a_hand_ends_its_sheet_stays_and_the_next_deal_is_committed(browser, server):
+    made = server.create(variant="stbl", players=2, bots={"1": "greedy"}, names={"0": "ana"}, target=10_000)
+    person = Context(browser, server)
+    page = person.open(made["seats"][0]["url"])
+    page.wait_for_function("() => document.body.dataset.socket === 'open' && document.body.dataset.seq")
+    page.wait_for_selector("#fairness .deal[data-hand='0']")  # published at the deal
+    assert page.locator("#fairness .salt").count() == 0  # the salt only once the hand has ended
+    play_out([page], until=lambda: page.inner_text("#turn").startswith("hand 2 · "))
+    assert page.inner_text("#hand-sheet caption") == "hand 1 (ended)"
+    totals = server.table(made["table_id"])["totals"]
+    running = page.eval_on_selector_all("#hand-sheet tr.total:last-child td", "els => els.map(e => e.textContent)")
+    assert running == ["running total", *map(str, totals)]
+    assert page.locator("#fairness .deal[data-hand='0'] .salt").count() == 1
+    assert page.locator("#fairness .deal[data-hand='1']").count() == 1
+    assert page.locator("#fairness .deal[data-hand='1'] .salt").count() == 0
+    person.close()

@@ -60,7 +60,7 @@ export function drawScores(ended, view, players) {
   if (ended) {
     let rows = sheetRows(ended.sheet);
     if (!rows.length && Array.isArray(ended.scores)) rows = [["hand total", ended.scores, "total"]];
-    const t = scoreTable("hand " + (ended.hand + 1), rows, ended.totals, players);
+    const t = scoreTable("hand " + (ended.hand + 1) + " (ended)", rows, ended.totals, players);
     t.id = "hand-sheet";
     box.appendChild(t);
   } else if (view && view.hand_scores && view.hand_scores.length) {
@@ -77,20 +77,24 @@ export function drawScores(ended, view, players) {
   }
 }
 
-// The deal's commitment ({hand, hex}), published at the deal, and the salt that opens it once the
-// hand has ended (`salts` by hand): what lets anyone check that the deal was fixed before play.
-export function drawFairness(commitment, salts) {
+// The deals' commitments (hex by hand), each published at its deal, and the salts that open them
+// once their hands have ended (by hand): what lets anyone check that a deal was fixed before
+// play. The last two hands are shown.
+export function drawFairness(commitments, salts) {
   const box = $("fairness");
   box.textContent = "";
-  if (!commitment) { box.hidden = true; return; }
-  box.hidden = false;
-  box.appendChild(el("span", "", "hand " + (commitment.hand + 1) + " deal committed: "));
-  box.appendChild(el("code", "", commitment.hex.slice(0, 16) + "…")).title = commitment.hex;
-  const salt = salts[commitment.hand];
-  if (salt) {
-    box.appendChild(el("span", "", " · salt revealed: "));
-    box.appendChild(el("code", "", String(salt).slice(0, 16) + "…")).title = salt;
-  }
+  const hands = Object.keys(commitments).map(Number).sort((a, b) => a - b).slice(-2);
+  box.hidden = !hands.length;
+  hands.forEach((hand) => {
+    const line = box.appendChild(el("span", "deal"));
+    line.dataset.hand = String(hand);
+    line.appendChild(el("span", "", "hand " + (hand + 1) + " deal committed: "));
+    line.appendChild(el("code", "", commitments[hand].slice(0, 16) + "…")).title = commitments[hand];
+    if (salts[hand]) {
+      line.appendChild(el("span", "", " · salt revealed: "));
+      line.appendChild(el("code", "salt", String(salts[hand]).slice(0, 16) + "…")).title = salts[hand];
+    }
+  });
 }
 
 // The game's result (the `ended` message), seen by `seat` (null: a spectator).

@@ -16,7 +16,7 @@ const token = new URLSearchParams(location.hash.replace(/^#/, "")).get("token");
 const st = {
   seat: null, players: [], bots: {}, variant: "",
   view: null, seq: -1, actions: [], toPlay: null, hand: -1, connected: [], spectators: 0,
-  moves: [], clock: null, clockAt: 0, sheet: null, ended: null, pileKind: null, commitment: null, salts: {}, title: "",
+  moves: [], clock: null, clockAt: 0, sheet: null, ended: null, pileKind: null, commitments: {}, salts: {}, title: "",
   selected: new Set(), focus: 0, order: [], handCards: [], waiting: false, link: null,
 };
 
@@ -104,7 +104,7 @@ function onView(msg) {
   st.hand = msg.hand === undefined ? msg.view.hand : msg.hand;
   if (msg.connected) st.connected = msg.connected;
   st.clock = msg.clock || null;
-  if (msg.commitment !== undefined) st.commitment = msg.commitment ? { hand: st.hand, hex: msg.commitment } : st.commitment;
+  if (msg.commitment) st.commitments[st.hand] = msg.commitment;
   st.clockAt = performance.now();
   st.waiting = false;
   if (msg.moves && msg.moves.length) {
@@ -119,14 +119,14 @@ function onView(msg) {
   }
   if (msg.seq !== beforeSeq) say("");  // a new event: the last note or refusal is done with
   document.body.dataset.seq = String(st.seq);
-  drawFairness(st.commitment, st.salts);
+  drawFairness(st.commitments, st.salts);
   draw();
 }
 
 function onHandEnded(msg) {
   st.sheet = msg;
   if (msg.salt) st.salts[msg.hand] = msg.salt;
-  drawFairness(st.commitment, st.salts);
+  drawFairness(st.commitments, st.salts);
   drawScores(st.sheet, st.view, players());
 }
 
