@@ -202,8 +202,9 @@ def click_turn(page, style: str = "buttons") -> str:
     """Play one action of the seat to play by the page's controls: draw, else meld (or lay off)
     what the actions offer, else discard the first discard action. Returns the kind played.
 
-    `style` "buttons" uses the buttons and clicks on melds; "keys" draws with d, melds with m and
-    discards with the arrows, space and Enter; "dblclick" discards with a double-click on the card.
+    `style` "buttons" uses the buttons and lays off by a click on the meld; "keys" draws with d,
+    melds with m, lays off with l and discards with the arrows, space and Enter; "dblclick"
+    discards with a double-click on the card and lays off with the Lay off button.
     """
     actions = actions_of(page)
     kinds = {a["kind"] for a in actions}
@@ -231,7 +232,12 @@ def click_turn(page, style: str = "buttons") -> str:
         lay = next(a for a in actions if a["kind"] == "lay_off")
         select(page, lay["cards"])
         assert "target" in (page.get_attribute(f"#meld-{lay['meld']}", "class") or "")
-        page.click(f"#meld-{lay['meld']} .tag")  # a click on the meld lays the selection off on it
+        if style == "keys":
+            page.keyboard.press("l")
+        elif style == "dblclick":
+            page.click("#act-layoff")
+        else:
+            page.click(f"#meld-{lay['meld']} .tag")  # a click on the meld lays the selection off on it
         if page.is_visible("#choice"):
             page.locator("#choice button").first.click()
         kind = "lay_off"
@@ -337,6 +343,10 @@ def test_four_people_play_a_hand_to_its_end_by_clicks(browser, server, tmp_path)
     pages[0].screenshot(path=str(tmp_path / "ended.png"), full_page=True)
     shutil.copy(tmp_path / "ended.png", "/tmp/serve-ended-desktop.png")
     # the links lead to the game's pages
+    log = pages[1].evaluate("() => fetch(document.getElementById('link-log').href).then(r => r.text())")
+    assert len(log.splitlines()) == seq_of(pages[1]) + 1  # every event, the last one shown included
+    pages[1].click("#link-audit")
+    pages[1].wait_for_selector("#buraco-replay", state="attached")
     pages[0].click("#link-share")
     pages[0].wait_for_selector("#buraco-replay", state="attached")
     for ctx in people + [host]:
