@@ -147,7 +147,10 @@ function say(text, isError) {
   box.classList.toggle("error", !!isError);
 }
 
-function seatName(s) { return (st.players[s] || "seat " + s) + " (seat " + s + ")"; }
+function seatName(s) {
+  const name = st.players[s];
+  return !name || name === "seat " + s ? "seat " + s : name + " (seat " + s + ")";
+}
 
 function players() { return st.view ? st.view.players : st.players; }
 
