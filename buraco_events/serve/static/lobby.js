@@ -132,7 +132,7 @@ async function create(e) {
     let answer = null;
     try { answer = await res.json(); } catch (err) { answer = null; }
     if (!res.ok) {
-      if (res.status === 401 || res.status === 403) {  // the server asks for its lobby token
+      if (res.status === 401) {  // the server asks for its lobby token
         $("token-row").hidden = false;
         $("lobby-token").focus();
       }
