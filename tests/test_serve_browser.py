@@ -689,3 +689,16 @@ def test_a_hand_ends_its_sheet_stays_and_the_next_deal_is_committed(browser, ser
     assert page.locator("#fairness .deal[data-hand='1']").count() == 1
     assert page.locator("#fairness .deal[data-hand='1'] .salt").count() == 0
     person.close()
+
+
+def test_a_wrong_link_says_why_and_does_not_retry(browser, server):
+    made = server.create(variant="stbl", players=2, bots={"1": "greedy"}, names={"0": "ana"})
+    person = Context(browser, server)
+    for path in (f"/t/{made['table_id']}#token=not-this-tables-token", "/t/000000000000"):
+        page = person.open(path)
+        page.wait_for_function("() => document.body.dataset.socket === 'refused'")
+        assert "error" in page.get_attribute("#message", "class") and page.inner_text("#message")
+        page.wait_for_timeout(2500)  # longer than the first reconnect's wait: no retry
+        assert page.get_attribute("body", "data-socket") == "refused"
+        assert page.is_hidden("#hand-box") and page.locator("#hand .card").count() == 0
+    person.close()
