@@ -42,7 +42,7 @@ from buraco_events.log.lines import LogError
 from buraco_events.views.projections import Timeline
 
 from . import protocol
-from .live import Client, LiveTable, TableClosed
+from .live import REPLACED, Client, LiveTable, TableClosed
 from .store import TABLE_ID, log_path, seat_of_token
 from .tables import Ended, NewTable, Refused, ServerOptions, Tables, variants
 
@@ -292,15 +292,15 @@ async def _session(websocket: WebSocket, live: LiveTable, seat: int | None, opti
                 sending = True
                 await websocket.send_text(data.decode())
                 sending = False
-            await websocket.close(code=1013)  # dropped: too slow, or replaced by a newer socket
+            await websocket.close(code=client.close_code)  # dropped: too slow, or replaced
 
     writer = loop.create_task(write())
     closing: set[asyncio.Task[None]] = set()
 
     def dropped() -> None:
-        if sending:  # stuck on a socket that does not read: stop waiting for it, and close it
+        if sending and client.close_code != REPLACED:  # stuck on a socket that does not read: close it
             writer.cancel()
-            task = loop.create_task(_close_quietly(websocket))
+            task = loop.create_task(_close_quietly(websocket, client.close_code))
             closing.add(task)
             task.add_done_callback(closing.discard)
 
@@ -329,9 +329,9 @@ async def _session(websocket: WebSocket, live: LiveTable, seat: int | None, opti
             await asyncio.wait_for(writer, timeout=5)
 
 
-async def _close_quietly(websocket: WebSocket) -> None:
+async def _close_quietly(websocket: WebSocket, code: int) -> None:
     with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-        await websocket.close(code=1013)
+        await websocket.close(code=code)
 
 
 def _handle(live: LiveTable, client: Client, text: str) -> None:

@@ -43,6 +43,8 @@ log = logging.getLogger("buraco_events.serve")
 
 #: the `note.by` of the events a table makes for a seat
 TABLE_NOTE_BY = "table"
+#: the close code of a socket whose seat a newer socket took
+REPLACED = 4409
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,9 @@ class Client:
         self.seat = seat
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(limit)
         self.dropped = False
+        #: the close code its socket gets once dropped: 1013 (too slow: come back), 4409 (the
+        #: seat was opened by a newer socket)
+        self.close_code = 1013
         #: called once when the client is dropped (the socket's side closes it)
         self.on_drop: Callable[[], None] | None = None
 
@@ -85,12 +90,14 @@ class Client:
             self.drop()
 
     def drop(self) -> None:
-        """Stop sending to this client: its queue is emptied and its writer told to stop."""
+        """Stop sending to this client: its writer is told to stop after what is queued (a full
+        queue is emptied first: the client gets the table whole when it comes back)."""
         if self.dropped:
             return
         self.dropped = True
-        while not self.queue.empty():
-            self.queue.get_nowait()
+        if self.queue.full():
+            while not self.queue.empty():
+                self.queue.get_nowait()
         self.queue.put_nowait(None)
         if self.on_drop is not None:
             self.on_drop()
@@ -203,6 +210,7 @@ class LiveTable:
             self.seen.add(seat)
             if old is not None:
                 old.push(protocol.error_message("this seat was opened elsewhere: the newest window plays"))
+                old.close_code = REPLACED
                 old.drop()
         self._hello(client)
         self._presence()
@@ -245,7 +253,7 @@ class LiveTable:
         if state.next_seq == 0:
             return []
         seq = state.next_seq - 1
-        messages = [self._view_message(seat, self.table.history[seq], moves=[])]
+        messages = [self._view_message(seat, self.table.history[seq])]
         if self.over:
             messages.append(protocol.ended_message(self.table_id, state))
         return messages
@@ -478,4 +486,4 @@ class LiveTable:
             client.drop()
 
 
-__all__ = ["TABLE_NOTE_BY", "Client", "LiveTable", "TableClosed", "TableOptions", "now_rfc3339"]
+__all__ = ["REPLACED", "TABLE_NOTE_BY", "Client", "LiveTable", "TableClosed", "TableOptions", "now_rfc3339"]
