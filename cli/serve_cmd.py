@@ -36,6 +36,9 @@ def serve(
         "BURACO_LOBBY_TOKEN, which keeps it out of the process list", show_default=False)] = None,
     create_rate: Annotated[int, typer.Option(
         "--create-rate", metavar="N", help="tables one client address may create per minute (0: no limit)")] = 30,
+    message_rate: Annotated[float, typer.Option(
+        "--message-rate", metavar="N", help="messages one socket may send per second (twice as many in a "
+        "burst); more get an error each")] = 50.0,
     bot_delay: Annotated[float, typer.Option(
         "--bot-delay", metavar="SECONDS", help="the pause before each bot move, so people can follow")] = 0.3,
 ) -> None:
@@ -58,6 +61,8 @@ def serve(
         fail(f"--max-tables: give 1 or more, got {max_tables}")
     if not 0 <= bot_delay <= 10:
         fail(f"--bot-delay: give 0 to 10 seconds, got {bot_delay:g}")
+    if not 1 <= message_rate <= 100_000:
+        fail(f"--message-rate: give 1 to 100000 a second, got {message_rate:g}")
     if not 0 < port < 65536:
         fail(f"--port: give 1 to 65535, got {port}")
     if lobby_token is not None and len(lobby_token) < 16:
@@ -68,7 +73,8 @@ def serve(
         fail(f"--dir {folder}: cannot make the folder: {os_reason(exc)}", UNREADABLE)
     table = TableOptions(clock=clock, spectator_delay=spectator_delay, bot_delay=bot_delay)
     server = ServerOptions(folder=folder, bots=allowed or ("greedy",), max_tables=max_tables, table=table)
-    options = AppOptions(server=server, lobby_token=lobby_token, create_rate=create_rate)
+    options = AppOptions(server=server, lobby_token=lobby_token, create_rate=create_rate,
+                         message_rate=message_rate, message_burst=max(1, int(2 * message_rate)))
     try:
         run(options, host, port, say=lambda line: err().print(shown(line), soft_wrap=True))
     except StoreError as exc:
