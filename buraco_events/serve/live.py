@@ -34,6 +34,7 @@ from buraco_events.core.table import Table
 from buraco_events.log.lines import LogError
 from buraco_events.log.writer import LogWriter
 from buraco_events.model.events import Event, GameEnded, HandEnded, HandStarted, Note
+from buraco_events.model.views import View
 from buraco_events.views.projections import describe, player_view
 
 from . import protocol
@@ -310,6 +311,10 @@ class LiveTable:
         """Let the table go on by itself (its own events, the bots) until a human is to move."""
         if self.over or self.failed:
             return
+        seat = self.table.to_move
+        if seat is not None and seat not in self.bots:
+            self._arm_clock()  # a person is to move: nothing to drive
+            return
         if self._driver is None or self._driver.done():
             self._driver = asyncio.get_running_loop().create_task(self._drive())
 
@@ -401,23 +406,22 @@ class LiveTable:
         if isinstance(event, HandStarted):
             self.commitment = event.commitment
 
-    def _view_message(self, seat: int | None, event: Event, moves: list[dict[str, Any]] | None = None,
-                      actions: list[dict[str, Any]] | bytes | None = None) -> bytes:
+    def _view_message(self, seat: int | None, event: Event, public: View | None = None) -> bytes:
+        """Return the `view` message of `seat` after `event` (`public`: this state's public view,
+        made once for all the seats)."""
         state = self.table.state
         to_play = self.table.to_move
-        if actions is None:
-            actions = self._action_items() if seat is not None and seat == to_play else protocol.NO_ACTIONS
-        if moves is None:
-            moves = [{"seq": event.seq, "text": protocol.move_text(event, self.texts[event.seq], seat)}]
-        view = protocol.view_json(protocol.seat_view(state, seat), self.texts[event.seq])
+        actions = self._action_items() if seat is not None and seat == to_play else protocol.NO_ACTIONS
+        moves = [{"seq": event.seq, "text": protocol.move_text(event, self.texts[event.seq], seat)}]
+        view = protocol.view_json(protocol.seat_view(state, seat, public), self.texts[event.seq])
         return protocol.view_message(view, event.seq, actions, to_play, moves, self.connected(),
                                      self._clock_object(), state.hand_no, self.commitment)
 
     def _action_items(self) -> list[dict[str, Any]]:
         return protocol.action_items(self.offered(), self.table.state)
 
-    def _spectator_messages(self, event: Event) -> list[bytes]:
-        messages = [self._view_message(None, event)]
+    def _spectator_messages(self, event: Event, public: View | None = None) -> list[bytes]:
+        messages = [self._view_message(None, event, public)]
         messages += self._result_messages(event)
         return messages
 
@@ -435,23 +439,24 @@ class LiveTable:
         if self.table.to_move is not None and self.table.to_move not in self.bots:
             self._arm_clock()
         results = self._result_messages(event)
+        public = protocol.public_view(self.table.state)
         for seat, client in list(self.clients.items()):
-            client.push(self._view_message(seat, event))
+            client.push(self._view_message(seat, event, public))
             for data in results:
                 client.push(data)
-        self._tell_spectators(event)
+        self._tell_spectators(event, public)
         if isinstance(event, GameEnded):
             self._end()
 
-    def _tell_spectators(self, event: Event) -> None:
+    def _tell_spectators(self, event: Event, public: View) -> None:
         if not self.options.spectator_delay:
             if self.spectators:
-                messages = self._spectator_messages(event)
+                messages = self._spectator_messages(event, public)
                 for client in self.spectators:
                     for data in messages:
                         client.push(data)
             return
-        self.backlog.append((event.seq, self._spectator_messages(event)))
+        self.backlog.append((event.seq, self._spectator_messages(event, public)))
         # once the game is over it is public: nothing is held back
         self._release(event.seq, everything=isinstance(event, GameEnded))
 

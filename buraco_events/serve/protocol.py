@@ -99,9 +99,20 @@ def public_view(state: GameState) -> View:
     return msgspec.structs.replace(player_view(state, _NO_SEAT), seat=None)
 
 
-def seat_view(state: GameState, seat: int | None) -> View:
-    """Return the view of a seat (None: a spectator, the public view)."""
-    return public_view(state) if seat is None else player_view(state, seat)
+def seat_view(state: GameState, seat: int | None, public: View | None = None) -> View:
+    """Return the view of a seat (None: a spectator, the public view).
+
+    `public` (the public view of this state) lends its score sheet: `player_view` makes the same
+    sheet for every seat and for nobody's (during a hand without the cards held, after it with
+    them), and it is the costly part of a view, so a table makes it once per event, not per seat.
+    """
+    if seat is None:
+        return public if public is not None else public_view(state)
+    if public is None:
+        return player_view(state, seat)
+    own = player_view(state, seat, scores=False)
+    return msgspec.structs.replace(own, scores=public.scores, hand_scores=public.hand_scores,
+                                   hands_counted=public.hands_counted)
 
 
 def view_json(view: View, event_text: str) -> bytes:
