@@ -18,6 +18,11 @@ table. Measured:
   divided by K;
 - the server's CPU time per action (its user+system time over the run).
 
+The clients run on the same machine as the server: on 2 cores their own work (decoding four views
+per action, and the greedy bot's choice) takes a large share of the CPU, so `--policy first` (the
+first action offered: a meld or lay-off when there is one, else the first draw or discard) shows
+more of what the server alone can hold.
+
 `measure(quick)` (benchmarks/run.py) runs a short flat-out load and a small paced one.
 """
 
@@ -133,8 +138,10 @@ class Stats:
 class TableRun:
     """One table's four scripted seats: readers stamp each message as it comes; the actor plays."""
 
-    def __init__(self, made: dict[str, Any], stats: Stats, pace: float, stop_at: float, measure_from: float) -> None:
+    def __init__(self, made: dict[str, Any], stats: Stats, pace: float, stop_at: float, measure_from: float,
+                 policy: str = "greedy") -> None:
         self.made = made
+        self.policy = policy
         self.stats = stats
         self.pace = pace
         self.stop_at = stop_at
@@ -171,7 +178,7 @@ class TableRun:
                 if self.pace:
                     await asyncio.sleep(max(0.0, last + self.pace - time.perf_counter()))
                 last = time.perf_counter()
-                action = greedy_choice(self.rules or rules_of(self.hello), view, bot)
+                action = greedy_choice(self.rules or rules_of(self.hello), view, bot) if self.policy == "greedy" else 0
                 self.pending = (view["seq"] + 1, time.perf_counter(), {})
                 await sockets[seat].send(json.dumps({"type": "act", "seq": view["seq"], "action": action}))
             if not self.failed:
@@ -229,7 +236,8 @@ class TableRun:
                 self.wake.set()
 
 
-async def _clients(base: str, tables: list[dict[str, Any]], pace: float, seconds: float, warmup: float) -> Stats:
+async def _clients(base: str, tables: list[dict[str, Any]], pace: float, seconds: float, warmup: float,
+                   policy: str) -> Stats:
     stats = Stats()
     ws_base = base.replace("http://", "ws://")
     start = time.perf_counter()
@@ -239,7 +247,7 @@ async def _clients(base: str, tables: list[dict[str, Any]], pace: float, seconds
 
     async def keep(made: dict[str, Any]) -> None:
         while time.perf_counter() < stop_at:
-            run = TableRun(made, stats, pace, stop_at, measure_from)
+            run = TableRun(made, stats, pace, stop_at, measure_from, policy)
             await run.run(ws_base)
             if run.failed or not run.ended:
                 return
@@ -250,13 +258,14 @@ async def _clients(base: str, tables: list[dict[str, Any]], pace: float, seconds
 
 
 def _client_process(base: str, tables: list[dict[str, Any]], pace: float, seconds: float, warmup: float,
-                    out: Any) -> None:
+                    policy: str, out: Any) -> None:
     _raise_fd_limit()
-    stats = asyncio.run(_clients(base, tables, pace, seconds, warmup))
+    stats = asyncio.run(_clients(base, tables, pace, seconds, warmup, policy))
     out.send(vars(stats))
 
 
-def run_load(tables: int, pace: float, seconds: float, clients: int = 1, warmup: float | None = None) -> dict[str, Any]:
+def run_load(tables: int, pace: float, seconds: float, clients: int = 1, warmup: float | None = None,
+             policy: str = "greedy") -> dict[str, Any]:
     """Run one load; return its figures."""
     _raise_fd_limit()
     warmup = (pace * 1.5 + 1.0) if warmup is None else warmup
@@ -275,7 +284,7 @@ def run_load(tables: int, pace: float, seconds: float, clients: int = 1, warmup:
             for i in range(clients):
                 receive, send = ctx.Pipe(duplex=False)
                 proc = ctx.Process(target=_client_process,
-                                   args=(server.base, made[i::clients], pace, seconds, warmup, send))
+                                   args=(server.base, made[i::clients], pace, seconds, warmup, policy, send))
                 proc.start()
                 pipes.append(receive)
                 procs.append(proc)
@@ -293,7 +302,7 @@ def run_load(tables: int, pace: float, seconds: float, clients: int = 1, warmup:
         return 1000 * latencies[min(len(latencies) - 1, int(q * len(latencies)))] if latencies else float("nan")
 
     return {
-        "tables": tables, "pace_s": pace, "seconds": seconds, "clients": clients,
+        "tables": tables, "pace_s": pace, "seconds": seconds, "clients": clients, "policy": policy,
         "tables_held": sum(p["held"] for p in parts), "games_ended": sum(p["games"] for p in parts),
         "actions": actions, "actions_per_s": actions / seconds,
         "p50_ms": quantile(0.50), "p99_ms": quantile(0.99),
@@ -324,9 +333,12 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between two actions of a table (0: flat out)")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long to measure")
     parser.add_argument("--clients", type=int, default=1, help="client processes")
+    parser.add_argument("--policy", choices=("greedy", "first"), default="greedy",
+                        help="how the scripted seats choose: the greedy bot from their view, or the first action "
+                        "offered (a play when there is one: cheap, so the clients load the machine less)")
     parser.add_argument("--out", type=Path, default=None, help="append the figures to this JSON file")
     args = parser.parse_args()
-    figures = run_load(args.tables, args.pace, args.seconds, args.clients)
+    figures = run_load(args.tables, args.pace, args.seconds, args.clients, policy=args.policy)
     figures["machine"] = f"{os.cpu_count()} cores"
     figures["when"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     print(json.dumps(figures, indent=2))
