@@ -86,7 +86,8 @@ function onHello(msg) {
   st.waiting = false;
   say("");  // a new connection: what the last one was told is done with
   document.body.dataset.seat = st.seat === null ? "spectator" : String(st.seat);
-  const who = st.seat === null ? "spectator" : "seat " + st.seat + " (" + (st.players[st.seat] || "?") + ")";
+  const late = msg.spectator_delay ? " (" + plural(msg.spectator_delay, "event") + " behind)" : "";
+  const who = st.seat === null ? "spectator" + late : "seat " + st.seat + " (" + (st.players[st.seat] || "?") + ")";
   $("title").textContent = visible("table " + tableId);
   $("where").textContent = visible(st.variant + " · " + who);
   st.title = visible("buraco " + tableId + " · " + who);
