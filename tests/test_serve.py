@@ -25,7 +25,19 @@ from buraco_events.audit.report import audit_path  # noqa: E402
 from buraco_events.core.state import PLAYING_PHASES  # noqa: E402
 from buraco_events.log.commit import deal_commitment, keyed_salts  # noqa: E402
 from buraco_events.log.sources import read_log  # noqa: E402
-from buraco_events.model.events import Drew, GameEnded, HandEnded, HandStarted, Note, StockRefilled  # noqa: E402
+from buraco_events.model.events import (  # noqa: E402
+    Discarded,
+    Drew,
+    GameEnded,
+    HandEnded,
+    HandStarted,
+    LaidOff,
+    Melded,
+    Note,
+    StockRefilled,
+    TookDead,
+    TookPile,
+)
 from buraco_events.serve import protocol, tables  # noqa: E402
 from buraco_events.serve.app import AppOptions, create_app  # noqa: E402
 from buraco_events.serve.live import Client, TableOptions  # noqa: E402
@@ -431,11 +443,11 @@ def test_the_view_is_byte_for_byte_the_replay_command(tmp_path: Path) -> None:
 def _never_seen(events: list) -> list[tuple[str, int, int]]:
     """Return the places of the first deal (`stock` or `deads`, which dead, index) whose cards
     nobody ever saw: those still in the stock when the hand ended (each place followed through
-    draws, from the top, the end of the list, and refills, a dead going below the stock) and
-    the deads nobody took."""
+    draws from the top and refills, a dead going below the stock) and the deads nobody took."""
     deal = next(e for e in events if isinstance(e, HandStarted))
     end = next(e for e in events if isinstance(e, HandEnded))
-    stock = [("stock", 0, i) for i in range(len(deal.stock))]
+    # the state's stock is listed top last, a deal's top first (the log format)
+    stock = [("stock", 0, i) for i in reversed(range(len(deal.stock)))]
     for event in events[deal.seq + 1:end.seq]:
         if isinstance(event, Drew):
             stock.pop()
@@ -642,3 +654,110 @@ def test_the_serve_command_refuses_bad_options_in_one_line(tmp_path: Path) -> No
         assert run.exit_code == 2, run.output
         assert words in run.stderr and len(run.stderr.strip().splitlines()) == 1
     assert os.listdir(tmp_path) in ([], ["t"])
+
+
+def _hidden_at(events: list, cut: int, seat: int | None) -> list[tuple[str, int, int]]:
+    """Return the places of the first deal whose cards `seat` (None: a spectator) has not seen by
+    seq `cut`: the stock not drawn yet, the deads not taken, and in every other seat's dealt hand
+    the cards of a value that no event before `cut` showed or moved (never laid, discarded, taken
+    from the pile or a dead, nor drawn by anyone, so every copy dealt is still where it was)."""
+    deal = next(e for e in events if isinstance(e, HandStarted))
+    before = events[deal.seq + 1:cut + 1]
+    assert not any(isinstance(e, HandEnded | StockRefilled) for e in before)
+    moved = set(deal.discard)
+    drawn = 0
+    for event in before:
+        if isinstance(event, Drew):
+            moved.add(event.card)
+            drawn += 1
+        elif isinstance(event, Discarded):
+            moved.add(event.card)
+        elif isinstance(event, Melded | LaidOff | TookPile | TookDead):
+            moved.update(event.cards)
+    taken = {e.dead for e in before if isinstance(e, TookDead)}
+    places = [("stock", 0, i) for i in range(drawn, len(deal.stock))]  # a deal's stock: top first
+    places += [("deads", d, i) for d in range(len(deal.deads)) if d not in taken for i in range(len(deal.deads[d]))]
+    for other, hand in enumerate(deal.hands):
+        if other != seat:
+            places += [("hands", other, i) for i, card in enumerate(hand) if card not in moved]
+    return places
+
+
+def _card_at(deal: HandStarted, place: tuple[str, int, int]) -> str:
+    kind, which, i = place
+    return deal.stock[i] if kind == "stock" else getattr(deal, kind)[which][i]
+
+
+def _shuffled(deal: HandStarted, places: list[tuple[str, int, int]], key: bytes) -> HandStarted:
+    """Return the deal with the cards of `places` rotated by one place, committed under `key`."""
+    cards = [_card_at(deal, p) for p in places]
+    cards = cards[1:] + cards[:1]
+    table = {"stock": [list(deal.stock)], "deads": [list(d) for d in deal.deads], "hands": [list(h) for h in deal.hands]}
+    for (kind, which, i), card in zip(places, cards, strict=True):
+        table[kind][which][i] = card
+    other = msgspec.structs.replace(deal, stock=tuple(table["stock"][0]), commitment=None,
+                                    deads=tuple(map(tuple, table["deads"])), hands=tuple(map(tuple, table["hands"])))
+    return msgspec.structs.replace(other, commitment=deal_commitment(keyed_salts(key)(0), other))
+
+
+@pytest.mark.slow
+def test_no_message_before_a_card_is_seen_depends_on_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mid-hand: for each seat and a spectator, deal again with every card it has not seen by then
+    moved to another of those places (the other hands' unplayed cards, the stock, the deads),
+    replay the same moves by value up to there: everything that socket got is the same bytes."""
+    key = bytes(range(32))
+    monkeypatch.setattr(tables, "new_table_id", lambda: "0123456789ab")
+    monkeypatch.setattr(tables, "new_key", lambda folder, table_id: (
+        (folder / f"{table_id}.jsonl.key").write_text(key.hex() + "\n"), key)[1])
+
+    def play(folder: Path, deal: HandStarted | None, moves: dict[int, dict] | None, cut: int | None) -> tuple:
+        folder.mkdir()
+        held = Tables(ServerOptions(folder=folder, table=TableOptions(bot_delay=0)))
+        fixed = None if deal is None else (lambda state: deal if state.hand_no == -1 else None)
+        played: dict[int, dict] = {}
+        with make_app(folder, held) as c:
+            live, tokens = c.portal.call(lambda: held.create(NewTable(players=4, target=0), deals=fixed))
+            players = {seat: Player(c, live.table_id, token, set(tokens)) for seat, token in tokens.items()}
+            watcher = Player(c, live.table_id, None, set(tokens))
+            everyone = [*players.values(), watcher]
+            at = [p.rest() for p in everyone]
+            while at[0] is not None and (cut is None or at[0]["seq"] < cut):
+                mine = players[at[0]["to_play"]].view
+                if moves is None:
+                    item = mine["actions"][greedy(players[at[0]["to_play"]], mine)]
+                else:  # the same move by value: its id may differ, the hands being dealt otherwise
+                    want = moves[mine["seq"]]
+                    same = [a for a in mine["actions"] if (a["kind"], a["cards"], a["meld"], a["dead"]) ==
+                            (want["kind"], want["cards"], want["meld"], want["dead"])]
+                    assert len(same) == 1, (mine["seq"], want, [a["text"] for a in mine["actions"]])
+                    item = same[0]
+                played[mine["seq"]] = item
+                players[at[0]["to_play"]].send({"type": "act", "seq": mine["seq"], "action": item["id"]})
+                at = [p.rest() for p in everyone]
+            texts = {seat: list(p.texts) for seat, p in players.items()} | {None: list(watcher.texts)}
+        events = [e for _, _, e in read_log(log_path(folder, live.table_id))]
+        return texts, played, events, at
+
+    first, moves, events, _ = play(tmp_path / "a", None, None, None)
+    deal = next(e for e in events if isinstance(e, HandStarted))
+    end = next(e for e in events if isinstance(e, HandEnded))
+    # a turn's start (after a discard): a pile taken before it was melded from before it
+    rests = sorted(seq for seq in moves if deal.seq < seq < end.seq and isinstance(events[seq], Discarded) and
+                   not any(isinstance(e, StockRefilled) for e in events[deal.seq:seq + 1]))
+    cut = rests[len(rests) // 2]
+    for n, seat in enumerate([0, 1, 2, 3, None]):
+        places = _hidden_at(events, cut, seat)
+        other = _shuffled(deal, places, key)
+        assert (other.hands, other.stock, other.deads) != (deal.hands, deal.stock, deal.deads)
+        second, _, _, at = play(tmp_path / f"b{n}", other, moves, cut)
+        assert at[0] is not None and at[0]["seq"] == cut
+
+        def upto(texts: list[str], commitment: str) -> list[str]:
+            kept = []
+            for text in texts:
+                kept.append(text.replace(commitment, "C"))
+                if json.loads(text).get("type") == "view" and json.loads(text)["seq"] == cut:
+                    return kept
+            raise AssertionError(f"no view at seq {cut}")
+
+        assert upto(first[seat], deal.commitment) == upto(second[seat], other.commitment), seat
