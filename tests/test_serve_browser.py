@@ -267,8 +267,8 @@ def my_turn(page) -> bool:
 
 
 def play_out(pages: list, styles: list[str] | None = None, until=None) -> Counter:
-    """Play the game on the seat pages by clicks until it ends (or `until()` holds); returns the
-    kinds played."""
+    """Play the game on the seat pages by clicks until it ends (or `until()` holds), each page
+    in its `styles` (see `click_turn`); returns the kinds played."""
     played: Counter = Counter()
     deadline = time.monotonic() + GAME_TIME
     while time.monotonic() < deadline:
@@ -285,10 +285,6 @@ def play_out(pages: list, styles: list[str] | None = None, until=None) -> Counte
         if not acted:
             pages[0].wait_for_timeout(30)
     raise AssertionError(f"the game did not end in {GAME_TIME} s: {played}")
-
-
-def drawn_cards(page, selector: str) -> list[str]:
-    return page.eval_on_selector_all(selector + " .card", "els => els.map(e => e.dataset.card)")
 
 
 def no_page_scroll(page) -> None:
@@ -330,7 +326,7 @@ def test_four_people_play_a_hand_to_its_end_by_clicks(browser, server, tmp_path)
         page.wait_for_function("() => document.body.dataset.socket === 'open' && document.body.dataset.seq")
         assert page.get_attribute("body", "data-seat") == str(s)
         assert "you" in page.inner_text(f"#seat-{s} .who")
-    played = play_out(pages)
+    played = play_out(pages, styles=["buttons", "keys", "dblclick", "buttons"])  # each seat its way
     assert played["draw"] > 0 and played["discard"] > 0
     totals = server.table(table_id)["totals"]
     assert server.table(table_id)["status"] == "ended"
