@@ -24,6 +24,17 @@ export function el(tag, cls, text) {
   return node;
 }
 
+// A link from the server, as an absolute address on this server; null for anything else (a
+// link elsewhere, or a javascript: one, is never put in a page).
+export function localUrl(url) {
+  try {
+    const u = new URL(String(url), location.href);
+    return u.origin === location.origin ? u.href : null;
+  } catch (e) {
+    return null;
+  }
+}
+
 export function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
 
 // a seat's team: partners sit opposite at four, each seat is its own team at two

@@ -1,7 +1,7 @@
 // buraco serve: the lobby. Creates a table (POST /api/tables), shows its links, remembers the
 // tables this browser created (localStorage, with their links) and lists the server's tables.
 // Every text from the server goes through textContent (common.el), never parsed as markup.
-import { el, visible } from "./common.js";
+import { el, localUrl, visible } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "buraco-serve-tables";
@@ -15,7 +15,6 @@ let bots = ["greedy"];
 // the server's facts of each table by id (status, hand, totals), from its listing
 let listed = {};
 
-function absolute(url) { return new URL(url, location.href).href; }
 
 function remembered() {
   try {
@@ -143,8 +142,8 @@ async function create(e) {
     const names = request.names || {};
     const entry = {
       table_id: answer.table_id, variant: request.variant, players: request.players,
-      created: new Date().toISOString(), spectate_url: absolute(answer.spectate_url),
-      seats: answer.seats.map((s) => ({ seat: s.seat, name: names[String(s.seat)] || "", url: absolute(s.url) })),
+      created: new Date().toISOString(), spectate_url: localUrl(answer.spectate_url),
+      seats: answer.seats.map((s) => ({ seat: s.seat, name: names[String(s.seat)] || "", url: localUrl(s.url) })),
       bots: request.bots || {},
     };
     remember(entry);
@@ -186,6 +185,11 @@ async function copy(text, button) {
 function linkRow(label, url, cls) {
   const row = el("div", "link " + (cls || ""));
   row.appendChild(el("strong", "", label));
+  url = localUrl(url);
+  if (!url) {
+    row.appendChild(el("span", "warn", "no link on this server"));
+    return row;
+  }
   const a = el("a", "", url);
   a.href = url;
   a.target = "_blank";

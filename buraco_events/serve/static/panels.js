@@ -1,6 +1,6 @@
 // buraco serve: the panels around the table: a hand's score sheet, the game's result with the
 // links to its pages, and the deal's commitment. Every text through textContent (common.el).
-import { el, teamLabel, teamOf } from "./common.js";
+import { el, localUrl, teamLabel, teamOf } from "./common.js";
 
 const PLAYING = ["draw", "play", "dead"];
 const $ = (id) => document.getElementById(id);
@@ -112,9 +112,10 @@ export function drawResult(r, players, seat) {
   const links = el("p", "links");
   [["log_url", "the log (JSON Lines)"], ["share_url", "the replay page"], ["audit_url", "the audit page"]]
     .forEach(([k, label]) => {
-      if (!r[k]) return;
+      const href = r[k] ? localUrl(r[k]) : null;
+      if (!href) return;
       const a = el("a", "", label);
-      a.href = r[k];
+      a.href = href;
       a.id = "link-" + k.replace("_url", "");
       links.appendChild(a);
     });
