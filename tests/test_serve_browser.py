@@ -333,9 +333,9 @@ def test_four_people_play_a_hand_to_its_end_by_clicks(browser, server, tmp_path)
     for page in pages:
         assert page.inner_text("#final-totals") == f"final score: team 0 {totals[0]} · team 1 {totals[1]}"
         assert page.is_visible("#hand-sheet")  # the hand's score sheet
-        assert page.get_attribute("#link-log", "href") == f"/tables/{table_id}/log"
-        assert page.get_attribute("#link-share", "href") == f"/tables/{table_id}/share"
-        assert page.get_attribute("#link-audit", "href") == f"/tables/{table_id}/audit"
+        assert page.get_attribute("#link-log", "href") == f"{server.base}/tables/{table_id}/log"
+        assert page.get_attribute("#link-share", "href") == f"{server.base}/tables/{table_id}/share"
+        assert page.get_attribute("#link-audit", "href") == f"{server.base}/tables/{table_id}/audit"
     pages[0].screenshot(path=str(tmp_path / "ended.png"), full_page=True)
     shutil.copy(tmp_path / "ended.png", "/tmp/serve-ended-desktop.png")
     # the links lead to the game's pages
