@@ -51,7 +51,7 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-#: the figures the issue asks for (the rows' baselines)
+#: the goals set for a live server (the rows' baselines)
 GOAL_FLAT = 1500.0  # actions/s with all four views pushed
 GOAL_P99_MS = 100.0  # at human pace
 GOAL_IDLE_KB = 200.0

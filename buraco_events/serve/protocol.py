@@ -25,7 +25,7 @@ import msgspec
 
 from buraco_events.core.choices import Action
 from buraco_events.core.state import GameState
-from buraco_events.model.events import Drew, Event, HandEnded, HandStarted, TookDead
+from buraco_events.model.events import Drew, Event, HandEnded, TookDead
 from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
 from buraco_events.model.views import View
 from buraco_events.play.commands import action_command, arranged
@@ -214,16 +214,8 @@ def presence_message(connected: list[bool], spectators: int) -> bytes:
 PONG: Final = b'{"type":"pong"}'
 
 
-def commitment_of(state: GameState, history: Sequence[Event]) -> str | None:
-    """Return the commitment of the hand being played (None: not committed, or no hand yet)."""
-    for event in reversed(history):
-        if isinstance(event, HandStarted):
-            return event.commitment if event.hand == state.hand_no else None
-    return None
-
-
 __all__ = [
     "KINDS", "MAX_MESSAGE", "NO_ACTIONS", "PONG", "Act", "BadMessage", "ClientMessage", "Ping", "action_items",
-    "commitment_of", "ended_message", "error_message", "hand_ended_message", "move_text", "presence_message",
+    "ended_message", "error_message", "hand_ended_message", "move_text", "presence_message",
     "public_view", "read_message", "seat_view", "view_json", "view_message",
 ]
