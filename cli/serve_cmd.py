@@ -17,6 +17,9 @@ from buraco_events.core.bots import BOT_NAMES
 
 from .common import UNREADABLE, err, fail, os_reason, shown
 
+#: the hosts that only this machine reaches
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
 
 def serve(
     host: Annotated[str, typer.Option("--host", help="the address to listen on (loopback by default: "
@@ -67,6 +70,9 @@ def serve(
         fail(f"--port: give 1 to 65535, got {port}")
     if lobby_token is not None and len(lobby_token) < 16:
         fail("--lobby-token: give at least 16 characters (a token anyone could guess protects nothing)")
+    if host not in LOOPBACK and lobby_token is None:
+        err().print(f"note: {shown(host)} is not loopback and there is no --lobby-token: anyone who reaches "
+                    "this server can make tables (docs/serve.md, security notes)", soft_wrap=True)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
