@@ -24,6 +24,7 @@ from . import (
     replay_cmd,
     rules_cmd,
     schema_cmd,
+    serve_cmd,
     share_cmd,
     simulate_cmd,
     spark_cmd,
@@ -171,6 +172,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "replay": (PLAY, "buraco replay games/stbl-2p-s1-00000.jsonl --as 0 --hand 1"),
     "share": (PLAY, "buraco share games/stbl-2p-s1-00000.jsonl --as 0 -o seat0.html"),
     "demo": (PLAY, "buraco demo --out buraco-demo"),
+    "serve": (PLAY, "buraco serve --dir tables --bots greedy --clock 60"),
     "simulate": (PLAY, "buraco simulate --games 100 --variant stbl --out games"),
     "audit": (REFEREE, "buraco audit games/ --expect-head HEX"),
     "rule": (REFEREE, "buraco rule game.jsonl --kind hand_voided --hand 1 --by referee"
@@ -213,6 +215,7 @@ _command("play", play_cmd.play)
 _command("replay", replay_cmd.replay)
 _command("share", share_cmd.share)
 _command("demo", demo_cmd.demo)
+_command("serve", serve_cmd.serve)
 _command("simulate", simulate_cmd.simulate)
 _command("audit", audit_cmd.audit)
 _command("rule", whatif_cmd.rule)

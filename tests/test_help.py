@@ -75,7 +75,7 @@ def test_root_help_groups_the_commands_by_what_people_do_with_examples():
     from cli.main import EXAMPLES, ROOT_EXAMPLES
 
     text = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout
-    panels = {"Play and watch": ["play", "replay", "share", "demo", "simulate"],
+    panels = {"Play and watch": ["play", "replay", "share", "demo", "serve", "simulate"],
               "Referee": ["audit", "rule", "branch", "compare", "log"],
               "Analyse": ["index", "sql", "stats", "export", "spark-index", "rules", "analyze", "match", "league"],
               "Archives": ["schema", "archive"]}

@@ -20,9 +20,10 @@ LAYERS: dict[str, int] = {
     "model": 0,
     "core": 1,
     "bots": 2, "log": 2, "util": 2,
-    "audit": 3, "analytics": 3, "analysis": 3, "play": 3, "rl": 3, "serve": 3,
+    "audit": 3, "analytics": 3, "analysis": 3, "play": 3, "rl": 3,
     "views": 4,
-    "cli": 5,
+    # the two front doors: the terminal and the live tables' server, each drawing with `views`
+    "cli": 5, "serve": 5,
 }
 
 
