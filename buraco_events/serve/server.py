@@ -9,6 +9,7 @@ kilobytes and deflate would cost more CPU per message than it saves on a loopbac
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 
@@ -20,6 +21,9 @@ from .tables import Tables
 
 #: the largest WebSocket frame the protocol layer accepts
 MAX_FRAME = 64 * 1024
+#: how often a running server freezes what lives out of the collector's reach
+#: (`AppOptions.freeze_every`: full collections stay short however many tables are open)
+FREEZE_EVERY = 1.0
 
 
 def serve(options: AppOptions, host: str, port: int, *, say: Callable[[str], None] = print) -> None:
@@ -31,6 +35,8 @@ def serve(options: AppOptions, host: str, port: int, *, say: Callable[[str], Non
         tables = Tables(options.server)
         for problem in tables.load():
             say(f"note: {problem}")
+        if not options.freeze_every:
+            options = dataclasses.replace(options, freeze_every=FREEZE_EVERY)
         app = create_app(options, tables)
         config = uvicorn.Config(
             app, host=host, port=port, access_log=False, log_level="warning", ws="websockets-sansio",
@@ -46,4 +52,4 @@ def serve(options: AppOptions, host: str, port: int, *, say: Callable[[str], Non
         os.close(lock)
 
 
-__all__ = ["MAX_FRAME", "serve"]
+__all__ = ["FREEZE_EVERY", "MAX_FRAME", "serve"]
