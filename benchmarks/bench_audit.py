@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import msgspec  # noqa: E402
 from fresh import CPU, cpu_of, fresh, fresh_cpu, row  # noqa: E402
 
-from buraco_events.audit.report import audit_lines  # noqa: E402
+from buraco_events.audit.auditor import audit_lines  # noqa: E402
 from buraco_events.core.bots import GreedyBot, play_game  # noqa: E402
 from buraco_events.core.engine import play
 from buraco_events.core.state import GameState

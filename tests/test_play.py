@@ -24,7 +24,7 @@ from helpers import random_game
 from rich.text import Text
 from typer.testing import CliRunner
 
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.core.bots import GreedyBot
 from buraco_events.core.choices import Action, legal_actions
 from buraco_events.core.engine import play, replay
