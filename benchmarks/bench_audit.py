@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import msgspec  # noqa: E402
 from fresh import CPU, cpu_of, fresh, fresh_cpu, row  # noqa: E402
 
-from buraco_events.audit.report import audit_lines  # noqa: E402
-from buraco_events.core.bots import GreedyBot, play_game  # noqa: E402
+from buraco_events.audit.auditor import audit_lines  # noqa: E402
+from buraco_events.core.bots import GreedyBot, run_game  # noqa: E402
 from buraco_events.core.engine import play
 from buraco_events.core.state import GameState
 from buraco_events.model.events import AnyEvent, seal_lines  # noqa: E402
@@ -46,7 +46,7 @@ def write_logs(folder: Path, n_games: int) -> None:
     for i in range(n_games):
         variant, players, target = MIX[i % len(MIX)]
         bots = [GreedyBot() for _ in range(players)]
-        events = play_game(variant, players, i, bots, f"bench-{i}", target=target)
+        events = run_game(variant, players, i, bots, f"bench-{i}", target=target)[0]
         (folder / f"{i:04d}.jsonl").write_bytes(b"".join(x + b"\n" for x in seal_lines(events)))
 
 

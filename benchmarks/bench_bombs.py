@@ -127,7 +127,7 @@ def _child(mode: str, path: str) -> None:
             for _ in archive_read.iter_archive(path):
                 pass
         elif mode == "audit":
-            from buraco_events.audit.report import AuditInputError, audit_path
+            from buraco_events.audit.files import AuditInputError, audit_path
 
             try:
                 for _ in audit_path(Path(path), workers=WORKERS):

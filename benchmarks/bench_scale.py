@@ -118,7 +118,7 @@ def wall_command(logs: str | list[str], db: str, workers: int) -> float:
 
 def wall_audit(logs: str, workers: int) -> tuple[float, int]:
     """In a fresh process: wall seconds of auditing every log with N workers."""
-    from buraco_events.audit.report import audit_path
+    from buraco_events.audit.files import audit_path
 
     events = [0]
 

@@ -25,15 +25,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from buraco_events.audit.report import (
-    Audit,
-    AuditInputError,
-    HandReport,
-    ParentLog,
-    audit_path,
-    headline,
-    read_parent_log,
-)
+from buraco_events.audit.auditor import ParentLog
+from buraco_events.audit.files import AuditInputError, audit_path, read_parent_log
+from buraco_events.audit.report import Audit, HandReport, headline
 from buraco_events.audit.rulings import (
     RulingError,
     RulingsReport,

@@ -12,7 +12,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from buraco_events.audit.report import AuditInputError, ParentLog, audit_path
+from buraco_events.audit.auditor import ParentLog
+from buraco_events.audit.files import AuditInputError, audit_path
 from buraco_events.audit.rulings import RulingError
 from buraco_events.log.archive import ArchiveError
 from buraco_events.log.reader import NotALogError

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from buraco_events.analytics.rows import COLUMNS, Columns, variant_name
-from buraco_events.audit.report import audit_lines
+from buraco_events.audit.auditor import audit_lines
 from buraco_events.audit.verdicts import FAILING, KINDS
 from buraco_events.core.cards import JOKER, team_of
 from buraco_events.core.engine import play

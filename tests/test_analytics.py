@@ -27,7 +27,7 @@ from buraco_events.analytics.ingest import Rejected, check_chunk, index
 from buraco_events.analytics.rows import Columns
 from buraco_events.analytics.schema import TABLES
 from buraco_events.analytics.sqlviews import VIEWS
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.core.cards import ALL_CARDS
 from buraco_events.core.engine import play
 from buraco_events.core.state import GameState

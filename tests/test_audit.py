@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.audit.report import audit_bytes, audit_lines, audit_path
+from buraco_events.audit.auditor import audit_bytes, audit_lines
+from buraco_events.audit.files import audit_path
 from buraco_events.log.archive import pack
 from buraco_events.log.commit import deal_commitment
 from buraco_events.model.events import (

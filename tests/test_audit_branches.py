@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.audit.report import audit_path, parent_log, read_parent_log
+from buraco_events.audit.files import audit_path, parent_log, read_parent_log
 from buraco_events.audit.rulings import RulingRequest, append_ruling, new_ruling, rulings_path
 from buraco_events.log.lines import decode_line
 from buraco_events.model.events import encode_event
@@ -254,7 +254,7 @@ def test_an_unreadable_parent_is_exit_2_in_one_line(tmp_path: Path, bad: str) ->
 
 
 def test_parent_log_refuses_a_first_line_that_is_not_game_started() -> None:
-    from buraco_events.audit.report import AuditInputError
+    from buraco_events.audit.files import AuditInputError
 
     lines = _lines(SAMPLES[0])
     with pytest.raises(AuditInputError, match="first event of a log is game_started"):

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.audit.report import audit_lines
+from buraco_events.audit.auditor import audit_lines
 from cli.main import app
 
 DISPUTES = Path(__file__).resolve().parent.parent / "data" / "disputes"

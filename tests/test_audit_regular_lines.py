@@ -21,8 +21,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.audit import report as audit_mod
-from buraco_events.audit.report import Audit, audit_lines
+from buraco_events.audit import auditor as audit_mod
+from buraco_events.audit.auditor import audit_lines
+from buraco_events.audit.report import Audit
 
 ROOT = Path(__file__).resolve().parents[1]
 DISPUTES = sorted((ROOT / "data" / "disputes").glob("*.jsonl"))

@@ -19,7 +19,6 @@ from buraco_events.core.bots import (
     GreedyBot,
     RandomBot,
     bot_by_name,
-    play_game,
     run_game,
     table_bots,
 )
@@ -88,11 +87,11 @@ def test_full_match_reaches_the_target() -> None:
 def test_same_seed_same_game_and_deals_independent_of_bots() -> None:
     """A seed fixes the game; the deal comes from its own rng, so other bots see the same cards."""
     greedy = _seat_bots(("greedy",), 4)
-    a = seal_lines(play_game("burraco", 4, 11, greedy, "g", target=0))
-    b = seal_lines(play_game("burraco", 4, 11, greedy, "g", target=0))
-    c = seal_lines(play_game("burraco", 4, 12, greedy, "g", target=0))
+    a = seal_lines(run_game("burraco", 4, 11, greedy, "g", target=0)[0])
+    b = seal_lines(run_game("burraco", 4, 11, greedy, "g", target=0)[0])
+    c = seal_lines(run_game("burraco", 4, 12, greedy, "g", target=0)[0])
     assert a == b and a != c
-    rand = play_game("burraco", 4, 11, _seat_bots(("random",), 4), "g", target=0)
+    rand = run_game("burraco", 4, 11, _seat_bots(("random",), 4), "g", target=0)[0]
     deal_g, deal_r = decode_event(a[1]), rand[1]
     assert isinstance(deal_g, HandStarted) and isinstance(deal_r, HandStarted)
     assert (deal_g.first, deal_g.hands, deal_g.deads, deal_g.stock, deal_g.discard) == (
@@ -101,7 +100,7 @@ def test_same_seed_same_game_and_deals_independent_of_bots() -> None:
 
 def test_first_event_records_rules_target_and_seats() -> None:
     """game_started names the canonical variant, the full rules with the target, and the bots."""
-    events = play_game("Fechado-STCL", 2, 1, [GreedyBot(), RandomBot()], "g1", target=0)
+    events = run_game("Fechado-STCL", 2, 1, [GreedyBot(), RandomBot()], "g1", target=0)[0]
     start = events[0]
     assert isinstance(start, GameStarted)
     assert start.variant == "stcl" and start.target == 0
@@ -124,7 +123,7 @@ class _Spy:
 def test_bots_see_only_their_own_view(variant: str) -> None:
     """Each bot gets its seat's view: other hands and the stock as counts, a closed pile's top only."""
     spies = [_Spy(GreedyBot()) for _ in range(4)]
-    play_game(variant, 4, 3, spies, "spy", target=0)
+    run_game(variant, 4, 3, spies, "spy", target=0)
     for seat, spy in enumerate(spies):
         assert spy.views
         for view in spy.views:
@@ -146,14 +145,14 @@ class _Cheat:
 def test_action_not_offered_is_refused() -> None:
     """The loop accepts only an action from the offered list."""
     with pytest.raises(ValueError, match="not offered"):
-        play_game("aberto", 2, 1, [_Cheat(), _Cheat()], "cheat", target=0)
+        run_game("aberto", 2, 1, [_Cheat(), _Cheat()], "cheat", target=0)
 
 
 def test_endless_hand_stops_with_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past the turn bound the loop stops with EndlessGame naming the game and the seed."""
     monkeypatch.setattr(table_module, "MAX_TURNS_PER_HAND", 3)
     with pytest.raises(EndlessGame, match=r"g9 \(seed 9\): hand 0 passed 3 turns"):
-        play_game("stbl", 2, 9, _seat_bots(("greedy",), 2), "g9", target=0)
+        run_game("stbl", 2, 9, _seat_bots(("greedy",), 2), "g9", target=0)
 
 
 @pytest.mark.slow
@@ -459,7 +458,7 @@ def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
     from buraco_events.core.greedy import _RATED_MAX, _Context
 
     bot, other = GreedyBot(), GreedyBot()
-    events = play_game("fechado", 2, 3, [bot, bot], "rated", target=0)
+    events = run_game("fechado", 2, 3, [bot, bot], "rated", target=0)[0]
     assert bot._shared is not None and other._shared is None
     first = bot._shared.game
     assert first is not None and first.rated
@@ -496,6 +495,6 @@ def test_the_greedy_bots_of_one_table_share_their_game_context() -> None:
     alone = [GreedyBot() for _ in range(4)]
     together = table_bots(["greedy"] * 4)
     for seed in (1, 2):
-        assert play_game("fechado", 4, seed, together, "t", target=0) == play_game("fechado", 4, seed, alone, "t", target=0)
+        assert run_game("fechado", 4, seed, together, "t", target=0)[0] == run_game("fechado", 4, seed, alone, "t", target=0)[0]
     context = together[0]._shared.game  # type: ignore[union-attr]
     assert context is not None and context.rated and context.index is not None

@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 
 import buraco_events
 from buraco_events import build
-from buraco_events.core.bots import GreedyBot, RandomBot, play_game
+from buraco_events.core.bots import GreedyBot, RandomBot, run_game
 from buraco_events.core.choices import Action
 from buraco_events.core.engine import play
 from buraco_events.core.seeds import PositionSeeds
@@ -110,9 +110,9 @@ class _CountingTable(Table):
 
 def test_users_may_subclass_the_bots_and_the_table() -> None:
     bot = _CautiousBot()
-    events = play_game("stbl", 2, 5, [bot, RandomBot()], "sub", target=0)
+    events = run_game("stbl", 2, 5, [bot, RandomBot()], "sub", target=0)[0]
     assert bot.calls > 0
-    assert events == play_game("stbl", 2, 5, [GreedyBot(), RandomBot()], "sub", target=0)
+    assert events == run_game("stbl", 2, 5, [GreedyBot(), RandomBot()], "sub", target=0)[0]
     table = _CountingTable.start("stbl", ["ana", "greedy"], game_id="t", seats=[None, GreedyBot()],
                                  rng=PositionSeeds(7), target=0)
     table.advance()
@@ -133,7 +133,7 @@ class _Confused:
 def test_a_bot_answering_a_non_action_gets_the_same_error_in_both_builds() -> None:
     # compiled, an `Action` annotation on the answer would raise TypeError before the check
     with pytest.raises(BotError, match=r"bot confused at seat 0 chose an action not offered: \('discard', 'JK'\)"):
-        play_game("stbl", 2, 3, [_Confused(), GreedyBot()], "confused", target=0)
+        run_game("stbl", 2, 3, [_Confused(), GreedyBot()], "confused", target=0)
 
 
 @pytest.mark.parametrize(("argv", "env", "compiles"), [

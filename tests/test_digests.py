@@ -28,7 +28,7 @@ import pytest
 from buraco_events.analytics import ingest
 from buraco_events.analytics.ingest import index
 from buraco_events.analytics.schema import TABLES
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.model.rules import PRESETS
 from buraco_events.play.sim import simulate
 

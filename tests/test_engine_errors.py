@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from buraco_events.core import gate, playcheck
-from buraco_events.core.bots import GreedyBot, play_game
+from buraco_events.core.bots import GreedyBot, run_game
 from buraco_events.core.cards import make_deck
 from buraco_events.core.engine import check, play
 from buraco_events.core.fits import meld_fits
@@ -39,7 +39,7 @@ DECK = make_deck(4)
 
 def game(i: int) -> list[Event]:
     variant, players, target = MIX[i % len(MIX)]
-    return play_game(variant, players, i, [GreedyBot() for _ in range(players)], f"e{i}", target=target)
+    return run_game(variant, players, i, [GreedyBot() for _ in range(players)], f"e{i}", target=target)[0]
 
 
 def raised(state: GameState, ev: Event) -> IllegalMove | None:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.core.bots import GreedyBot, play_game
+from buraco_events.core.bots import GreedyBot, run_game
 from buraco_events.core.engine import apply, check, play
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.melds import classify
@@ -28,7 +28,7 @@ MIX = (("stbl", 2, 0), ("stbl", 4, 0), ("fechado", 2, 2000), ("burraco", 4, 2000
 
 def game(i: int) -> list[Event]:
     variant, players, target = MIX[i % len(MIX)]
-    return play_game(variant, players, i, [GreedyBot() for _ in range(players)], f"g{i}", target=target)
+    return run_game(variant, players, i, [GreedyBot() for _ in range(players)], f"g{i}", target=target)[0]
 
 
 def fold_play(events: list[Event]) -> GameState:

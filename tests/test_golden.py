@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.model.rules import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent

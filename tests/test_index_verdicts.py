@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from buraco_events.analytics.ingest import check_chunk, index
 from buraco_events.analytics.sqlviews import VIEWS
-from buraco_events.audit.report import audit_lines
+from buraco_events.audit.auditor import audit_lines
 from buraco_events.audit.verdicts import KINDS
 from buraco_events.log.lines import RawLines
 from cli.main import app

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.core.engine import play
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.infoset import (

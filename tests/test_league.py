@@ -10,7 +10,7 @@ import pytest
 from helpers import hide_matplotlib
 from typer.testing import CliRunner
 
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.play.league import against, league, pair_folder
 from cli.main import app
 

@@ -24,7 +24,7 @@ from helpers import random_game
 from rich.text import Text
 from typer.testing import CliRunner
 
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.core.bots import GreedyBot
 from buraco_events.core.choices import Action, legal_actions
 from buraco_events.core.engine import play, replay
@@ -36,6 +36,7 @@ from buraco_events.model.events import HandEnded, HandStarted, Note, decode_even
 from buraco_events.play.commands import (
     CommandError,
     action_command,
+    action_words,
     broken_rule,
     hint_text,
     options_text,
@@ -95,6 +96,16 @@ def test_every_offered_action_types_back_into_itself():
         checked += len(actions)
         play(state, ev)
     assert checked > 100
+
+
+def test_a_dead_has_words_but_no_command():
+    # the analysis names a taken dead `dead N`; a player never types one (it is taken for them)
+    dead = Action("dead", dead=1)
+    assert action_words(dead) == "dead 1"
+    with pytest.raises(ValueError, match="dead is not typed"):
+        action_command(dead)
+    lay_off = Action("add", ("5H", "6H"), meld=2)
+    assert action_words(lay_off) == action_command(lay_off) == "add 2 5H 6H"
 
 
 def test_options_and_hint_name_each_kind_of_move():

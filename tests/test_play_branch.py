@@ -20,7 +20,7 @@ from helpers import write_match
 from rich.text import Text
 from typer.testing import CliRunner
 
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.core.bots import GreedyBot
 from buraco_events.core.choices import legal_actions
 from buraco_events.core.state import GameState

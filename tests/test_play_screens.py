@@ -22,7 +22,7 @@ import pytest
 from rich.text import Text
 from typer.testing import CliRunner
 
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.core.choices import Action, action_event
 from buraco_events.core.engine import check, play
 from buraco_events.core.gate import IllegalMove

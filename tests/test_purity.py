@@ -60,6 +60,8 @@ SHELL_MODULES = [f"buraco_events.{m}" for m in (
     "log.archive_format",
     "log.archive_codec",
     "log.archive_read",
+    "audit.auditor",
+    "audit.files",
     "audit.report",
     "audit.rulings",
     "analytics.database",

@@ -185,7 +185,7 @@ def test_commit_commits_every_deal_reproducibly_and_audit_proves_it(tmp_path: Pa
     """`--commit`: each hand_started carries a commitment, its hand_ended the salt that opens it;
     the same arguments give the same bytes, the deals and moves are those of the run without it,
     and `buraco audit` passes every commitment (and fails a changed deal)."""
-    from buraco_events.audit.report import audit_path
+    from buraco_events.audit.files import audit_path
     from buraco_events.log.commit import deal_commitment
     from buraco_events.model.events import HandStarted, decode_event
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import buraco_events
 from buraco_events.analytics.ingest import index
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.log.archive import pack
 from buraco_events.log.lines import LogError, NotALogError, RawLines, TornTailError, torn_error
 from buraco_events.log.reader import Collect, EventReader

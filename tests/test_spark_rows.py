@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from buraco_events.analytics import spark
 from buraco_events.analytics.ingest import check_chunk
-from buraco_events.audit.report import split_lines
+from buraco_events.audit.auditor import split_lines
 
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "data" / "samples").glob("*.jsonl"))
 

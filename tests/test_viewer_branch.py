@@ -12,7 +12,7 @@ from helpers import write_match
 from rich.console import Console
 from textual.widgets import RichLog, Static
 
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.audit.rulings import RulingRequest, append_ruling, new_ruling
 from buraco_events.model.events import Branched, Drew, HandEnded, Note, decode_event
 from buraco_events.views.projections import Timeline

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from buraco_events.audit.report import audit_path
+from buraco_events.audit.files import audit_path
 from buraco_events.audit.rulings import log_facts, rulings_path, rulings_report
 from buraco_events.core.bots import run_game, table_bots
 from buraco_events.core.engine import replay

@@ -41,6 +41,7 @@ from buraco_events.core.seeds import SharedStream
 from buraco_events.core.state import PLAYING_PHASES, GameState
 from buraco_events.core.table import Table
 from buraco_events.model.events import Event, HandEnded
+from buraco_events.play.commands import action_words
 from buraco_events.util.pool import ordered_map
 
 #: the alternatives evaluated per decision at the most
@@ -87,17 +88,6 @@ class Analysis(msgspec.Struct, frozen=True):
     mean_loss: float
     accuracy: float
     costliest: list[int]  # the seqs of the three costliest decisions
-
-
-def action_words(action: Action) -> str:
-    """Return an action as `buraco play` would type it (a dead as `dead N`)."""
-    if action.kind in ("draw", "pile"):
-        return action.kind
-    if action.kind == "add":
-        return f"add {action.meld} " + " ".join(action.cards)
-    if action.kind == "dead":
-        return f"dead {action.dead}"
-    return f"{action.kind} " + " ".join(action.cards)
 
 
 def mark_of(loss: float) -> str | None:

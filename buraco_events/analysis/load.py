@@ -28,8 +28,9 @@ from buraco_events.core.cards import RANK
 from buraco_events.core.state import counted
 from buraco_events.log.lines import os_reason
 from buraco_events.model.events import Event
+from buraco_events.play.commands import action_words
 
-from .evaluate import Analysis, Decision, action_words, decision_points
+from .evaluate import Analysis, Decision, decision_points
 
 #: the largest analysis file read, in bytes (an analysis of a long game is tens of KB)
 MAX_BYTES = 4 * 1024 * 1024

@@ -183,7 +183,7 @@ def check_values(a: Analysis) -> None:
 
 def _action_words(kind: str, cards: list[str] | None, meld: int | None, dead: int | None) -> str:
     """Return the words of the action an events row records, as an analysis names it
-    (`evaluate.action_words`)."""
+    (`commands.action_words`)."""
     cards_words = " ".join(cards or ())
     if kind == "drew":
         return "draw"

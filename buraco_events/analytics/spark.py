@@ -47,7 +47,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from buraco_events.audit.report import split_lines
+from buraco_events.audit.auditor import split_lines
 from buraco_events.audit.rulings import is_rulings_log
 from buraco_events.log.archive_format import MAGIC, ArchiveError
 from buraco_events.log.archive_read import iter_archive

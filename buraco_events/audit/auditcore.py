@@ -5,7 +5,7 @@ that decodes as the current contract with canonical cards, continues the hash ch
 seq, a `prev` that is the SHA-256 of the line before it, or none) and passes the engine's check.
 Auditing such a line comes down to counting it and applying it. `Regular.run` takes runs of
 such lines from an iterator of raw lines and hands back the first line that is anything else,
-untouched, for the audit's general path (`audit._Auditor`), which finds and words whatever is
+untouched, for the audit's general path (`auditor._Auditor`), which finds and words whatever is
 irregular about it. Nothing here reads files or defines msgspec Structs: mypyc compiles this
 module with the engine (setup.py), so the loop and `engine.play` run as one native step.
 """

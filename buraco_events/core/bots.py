@@ -5,7 +5,7 @@ list of `choices.Action`s the engine offers, the rules and an injected `random.R
 one of the actions. Bots never decide what is legal (the engine does); they only rank the
 choices. `RandomBot` lives here; the one-ply `GreedyBot` and its rating of plays live in `greedy`.
 `bot_by_name` is the registry the command line reads (a built-in name, or a user's
-`module:Class`), and `play_game` runs a whole game on a `table.Table` with bots in every seat and
+`module:Class`), and `run_game` runs a whole game on a `table.Table` with bots in every seat and
 `simulate`'s rng scheme (`seeds.SeedStreams`).
 """
 
@@ -31,7 +31,7 @@ from .table import Bot, EndlessGame, Table
 
 # `Bot` (the protocol every player here follows) and `EndlessGame` are the table's: re-exported
 __all__ = [
-    "BOT_NAMES", "Bot", "EndlessGame", "GreedyBot", "RandomBot", "bot_by_name", "bot_spec", "play_game", "run_game",
+    "BOT_NAMES", "Bot", "EndlessGame", "GreedyBot", "RandomBot", "bot_by_name", "bot_spec", "run_game",
     "share_context", "table_bots",
 ]
 
@@ -164,9 +164,14 @@ def run_game(
     overrides: dict[str, Any] | None = None,
     commit: bool = False,
 ) -> tuple[list[Event], GameState]:
-    """Play one game and return its events and the final state (see `play_game`); with
-    `commit`, every deal carries a commitment whose salt comes from the seed (`seeded_salts`).
-    Greedy bots without a context of their own share one (`share_context`)."""
+    """Play one game deterministically from `seed`; return its (unsealed) events and the final state.
+
+    `bots` has one bot per seat; `target` (0 = a single hand) and `overrides` change the preset's
+    rules; chance follows `seeds.SeedStreams(seed)`. With `commit`, every deal carries a
+    commitment whose salt comes from the seed (`seeded_salts`). Greedy bots without a context of
+    their own share one (`share_context`). Raises `table.EndlessGame` past the safety bounds,
+    which real play never reaches.
+    """
     check_players(players)
     if len(bots) != players:
         raise ValueError(f"one bot per seat: {players} seats, {len(bots)} bots")
@@ -177,21 +182,3 @@ def run_game(
                         target=target, overrides=overrides, record=events.append,
                         salts=seeded_salts(seed) if commit else None)
     return events, table.run()
-
-
-def play_game(
-    variant: str,
-    players: int,
-    seed: int,
-    bots: Sequence[Bot],
-    game_id: str,
-    target: int | None = None,
-    overrides: dict[str, Any] | None = None,
-) -> list[Event]:
-    """Play one game deterministically from `seed` and return its (unsealed) events.
-
-    `bots` has one bot per seat; `target` (0 = a single hand) and `overrides` change the preset's
-    rules; chance follows `seeds.SeedStreams(seed)`. Raises `table.EndlessGame` past the safety
-    bounds, which real play never reaches.
-    """
-    return run_game(variant, players, seed, bots, game_id, target, overrides)[0]

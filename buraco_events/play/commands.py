@@ -117,15 +117,24 @@ def _cards(texts: Sequence[str]) -> tuple[str, ...]:
         raise CommandError(str(exc)) from None
 
 
-def action_command(action: Action) -> str:
-    """Return the line that types `action` (the inverse of `parse_command` for player moves)."""
+def action_words(action: Action) -> str:
+    """Return an action in the words of `buraco play`'s commands, a dead as `dead N` (the words
+    `buraco analyze` names a decision by)."""
     if action.kind in ("draw", "pile"):
         return action.kind
     if action.kind == "add":
         return f"add {action.meld} " + " ".join(action.cards)
-    if action.kind in ("meld", "discard"):
-        return f"{action.kind} " + " ".join(action.cards)
-    raise ValueError(f"{action.kind} is not typed in buraco play")
+    if action.kind == "dead":
+        return f"dead {action.dead}"
+    return f"{action.kind} " + " ".join(action.cards)
+
+
+def action_command(action: Action) -> str:
+    """Return the line that types `action` (the inverse of `parse_command` for player moves:
+    a dead is taken for the player, never typed)."""
+    if action.kind not in ("draw", "pile", "meld", "add", "discard"):
+        raise ValueError(f"{action.kind} is not typed in buraco play")
+    return action_words(action)
 
 
 def _ways(n: int) -> str:
@@ -282,6 +291,7 @@ def broken_rule(cards: Sequence[Card], rules: Rules) -> str:
 
 
 __all__ = [
-    "HELP", "HINT_LINES", "ONE_WILD", "WORDS", "CommandError", "action_command", "arranged",
+    "HELP", "HINT_LINES", "ONE_WILD", "WORDS", "CommandError", "action_command", "action_words",
+    "arranged",
     "broken_rule", "hint_text", "options_text", "parse_command", "refusal_text",
 ]
