@@ -21,7 +21,7 @@ pytest.importorskip("starlette", reason="the server's packages are not installed
 from starlette.testclient import TestClient  # noqa: E402
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
-from buraco_events.audit.report import audit_path  # noqa: E402
+from buraco_events.audit.files import audit_path  # noqa: E402
 from buraco_events.core.state import PLAYING_PHASES  # noqa: E402
 from buraco_events.log.commit import deal_commitment, keyed_salts  # noqa: E402
 from buraco_events.log.sources import read_log  # noqa: E402

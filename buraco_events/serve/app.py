@@ -391,7 +391,7 @@ def share_page(path: Path) -> bytes:
 
 def audit_page(path: Path) -> bytes:
     """Return the audit's report page of a finished game's log."""
-    from buraco_events.audit.report import audit_path
+    from buraco_events.audit.files import audit_path
     from buraco_events.views.replays import report_page
 
     report = next(iter(audit_path(path))).report
