@@ -9,6 +9,7 @@ import json
 import os
 import stat
 from collections.abc import Callable, Iterator
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -276,6 +277,25 @@ def test_the_log_and_pages_are_refused_before_the_end(client: TestClient) -> Non
         assert answer.status_code == 403 and "not over" in answer.json()["error"]
     assert client.get("/tables/000000000000/log").status_code == 404
     assert client.get("/tables/..%2F..%2Fetc/log").status_code == 404
+
+
+def test_the_cards_are_served_from_the_share_pages_one_home(client: TestClient) -> None:
+    folder = resources.files("buraco_events.views").joinpath("share_page")
+    own = folder.joinpath("cards.js").read_text("utf-8")
+    script = client.get("/static/cards.js")
+    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+    # the file as the share page inlines it, then the names the live table's modules import
+    assert script.text.startswith(own)
+    exported = script.text[len(own):].strip()
+    assert exported.startswith("export {") and " card," in exported and " visible " in exported
+    style = client.get("/static/cards.css")
+    assert style.status_code == 200 and style.headers["content-type"].startswith("text/css")
+    assert style.text == folder.joinpath("cards.css").read_text("utf-8")
+    for page in ("/", "/t/000000000000"):
+        head = client.get(page).text.split("</head>")[0]
+        # the cards' style before the table's (which refines it), the module before its users
+        assert head.index("/static/cards.css") < head.index("/static/table.css")
+        assert head.index("/static/cards.js") < head.index('<script type="module"')
 
 
 # -- the socket's refusals ---------------------------------------------------------------------

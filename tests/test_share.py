@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import random
 import re
+import textwrap
+from importlib import resources
 from pathlib import Path
 
 import msgspec
@@ -132,6 +134,18 @@ def test_the_page_shows_the_head_the_game_and_the_check(tmp_path, four):
     assert f"<pre id=verify-cmd>{command}</pre>" in page
     assert four[0].game_id in page.split('<script type="application/json"')[0]
     assert command not in result.stdout  # the page names the file; the sharer's line its path
+
+
+def test_the_page_inlines_the_card_drawing_whole_at_its_mark(tmp_path, four):
+    # the cards' one home (share_page/cards.*) is in the page as it is served to the live table
+    folder = resources.files("buraco_events.views").joinpath("share_page")
+    page = page_of(write_sealed(tmp_path / "g.jsonl", four), tmp_path / "g.html")
+    script = page.split("<script>\n", 1)[1]
+    style = page.split("<style>", 1)[1].split("</style>", 1)[0]
+    assert textwrap.indent(folder.joinpath("cards.js").read_text("utf-8"), "  ") in script
+    assert folder.joinpath("cards.css").read_text("utf-8") in style
+    assert "function card(c, tag)" in script and ".card.red {" in style
+    assert "/*@cards*/" not in page
 
 
 def test_the_printed_check_works_from_the_folder_where_share_ran(tmp_path, four, monkeypatch):

@@ -1,8 +1,9 @@
 """The HTTP and WebSocket side of `buraco serve`: a Starlette app over `tables.Tables`.
 
 Routes (docs/serve.md is the protocol): the lobby and table pages and their assets (the client's,
-in `static/`), `POST /api/tables` and `GET /api/tables`, `GET /api/variants`, a finished game's
-log, share page and audit page, and the table's socket `GET /ws/{table_id}?token=T`.
+in `static/`, and `static/cards.js` and `cards.css`: the share page's card drawing, one home for
+both), `POST /api/tables` and `GET /api/tables`, `GET /api/variants`, a finished game's log,
+share page and audit page, and the table's socket `GET /ws/{table_id}?token=T`.
 
 What keeps it safe (docs/serve.md, security): a seat's token is compared by hash in constant time
 and never logged (the access log is off; the pages keep it in the URL's fragment); a socket acts
@@ -189,6 +190,14 @@ def create_app(options: AppOptions, tables: Tables | None = None) -> Starlette:
                                 headers={**_HEADERS, "Content-Security-Policy": PAGE_POLICY})
         return serve
 
+    async def cards_file(request: Request) -> Response:
+        # the share page's card drawing, the one home of the cards (views/share_page/cards.*)
+        from buraco_events.views.share import cards_css, cards_module
+
+        if request.url.path.endswith(".js"):
+            return Response(cards_module(), media_type="text/javascript; charset=utf-8", headers=_HEADERS)
+        return Response(cards_css(), media_type="text/css; charset=utf-8", headers=_HEADERS)
+
     async def list_tables(request: Request) -> Response:
         return _json({"tables": tables.listing()})
 
@@ -294,6 +303,8 @@ def create_app(options: AppOptions, tables: Tables | None = None) -> Starlette:
         Route("/tables/{table_id}/share", game_page("share")),
         Route("/tables/{table_id}/audit", game_page("audit")),
         WebSocketRoute("/ws/{table_id}", socket),
+        Route("/static/cards.js", cards_file),
+        Route("/static/cards.css", cards_file),
         Mount("/static", StaticFiles(directory=options.static, check_dir=False), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

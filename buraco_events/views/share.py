@@ -15,7 +15,9 @@ Privacy is by construction: the page is made only of the step objects it is give
 that seat's views) and a few public facts (the log's name and head). It never sees the events.
 
 The template is package data beside this module (`share_page/`): HTML, CSS and JS edited as
-themselves; it is read once, like the module's own source, and never changes the output.
+themselves; it is read once, like the module's own source, and never changes the output. The card
+drawing (`cards.js`, `cards.css`) is one home for the share page, which inlines it at its marks, and
+the live table, which the server hands it to as a module and a style sheet.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import html
 import re
 import shlex
+import textwrap
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
@@ -179,12 +182,41 @@ def page_data(page: str) -> dict[str, Any]:
 # -- the page -----------------------------------------------------------------------------------
 
 
+#: where the card drawing goes in page.css and page.js (a line of its own)
+_CARDS_MARK = "/*@cards*/\n"
+#: what cards.js gives the live table's modules
+_CARDS_EXPORTS = ("SVG", "SUIT_NAME", "back", "card", "cardRow", "el", "emptySlot", "stack", "visible")
+
+
+def _read(name: str) -> str:
+    """Return one file of the page's package data."""
+    return resources.files(__package__).joinpath("share_page", name).read_text("utf-8")
+
+
+def _splice(text: str, indent: str, cards: str) -> str:
+    """Return `text` with its one card mark replaced by `cards`, each line indented as the mark."""
+    mark = indent + _CARDS_MARK
+    if text.count(mark) != 1:
+        raise RuntimeError(f"the share page's template holds {text.count(mark)} card marks, not one")
+    return text.replace(mark, textwrap.indent(cards, indent))
+
+
 @lru_cache(maxsize=1)
 def _template() -> tuple[str, str, str]:
-    """Return the page's HTML, CSS and JS (package data, read once)."""
-    folder = resources.files(__package__).joinpath("share_page")
-    return tuple(folder.joinpath(name).read_text("utf-8")  # type: ignore[return-value]
-                 for name in ("page.html", "page.css", "page.js"))
+    """Return the page's HTML, CSS and JS (package data, read once), the card drawing inlined."""
+    css = _splice(_read("page.css"), "", _read("cards.css"))
+    js = _splice(_read("page.js"), "  ", _read("cards.js"))
+    return _read("page.html"), css, js
+
+
+def cards_module() -> str:
+    """Return cards.js as a JavaScript module: the live table draws its cards with it."""
+    return _read("cards.js") + f"\nexport {{ {', '.join(_CARDS_EXPORTS)} }};\n"
+
+
+def cards_css() -> str:
+    """Return cards.css: the cards' style, for the live table."""
+    return _read("cards.css")
 
 
 def _h(text: object) -> str:
@@ -506,6 +538,7 @@ def replay_page(
 
 
 __all__ = [
-    "DATA_ID", "DECODING", "FORMAT", "ShareDataError", "analysis_summary", "audit_command", "decode_steps",
+    "DATA_ID", "DECODING", "FORMAT", "ShareDataError", "analysis_summary", "audit_command", "cards_css",
+    "cards_module", "decode_steps",
     "encode_steps", "page_data", "replay_page", "rulings_section", "script_json", "timeline_steps",
 ]

@@ -1,28 +1,10 @@
-// The live table's shared drawing helpers: text, cards and card rows, as the share page draws them.
+// The live table's shared helpers: text, teams, hands and the suits' sprite. The cards themselves
+// are drawn by cards.js, the share page's own card drawing (one home for both).
 // Every text from the server goes through visible() into textContent: never parsed as markup.
 
-const SVG = "http://www.w3.org/2000/svg";
+import { SVG, back, card, cardRow, el, emptySlot, stack, visible } from "./cards.js";
 
-// Control, bidi and other invisible characters written as escapes (text.visible in Python).
-const INVISIBLE = /[\p{C}\p{Zl}\p{Zp}\p{Zs}]/gu;
-
-export function visible(text) {
-  return String(text).replace(INVISIBLE, (c) => {
-    if (c === " ") return c;
-    const code = c.codePointAt(0);
-    if (code < 0x100) return "\\x" + code.toString(16).padStart(2, "0");
-    if (code < 0x10000) return "\\u" + code.toString(16).padStart(4, "0");
-    return "\\U" + code.toString(16).padStart(8, "0");
-  });
-}
-
-// An element with a class and a text (always as text).
-export function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = visible(text);
-  return node;
-}
+export { back, card, cardRow, el, emptySlot, stack, visible };
 
 // A link from the server, as an absolute address on this server; null for anything else (a
 // link elsewhere, or a javascript: one, is never put in a page).
@@ -44,17 +26,6 @@ export function teamLabel(players, team) {
   return players.filter((_, s) => teamOf(s, players.length) === team).join(" & ");
 }
 
-function icon(id, cls) {
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("class", cls);
-  svg.setAttribute("aria-hidden", "true");
-  const use = document.createElementNS(SVG, "use");
-  use.setAttribute("href", "#suit-" + id);
-  svg.appendChild(use);
-  return svg;
-}
-
-export const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 // the order of the hand's groups: the colours alternate, the jokers last
 const GROUP_ORDER = ["S", "H", "C", "D", ""];
@@ -62,63 +33,12 @@ const GROUP_ORDER = ["S", "H", "C", "D", ""];
 export function suitOf(c) { return c === "JK" ? "" : c.slice(-1); }
 export function rankOf(c) { return c === "JK" ? "JK" : c.slice(0, -1); }
 
-// One card drawn as a card: its rank, its suit's symbol, red for hearts and diamonds.
-export function card(c, tag) {
-  const node = el(tag || "span", "card");
-  node.dataset.card = c;
-  if (c === "JK") {
-    node.classList.add("joker");
-    node.setAttribute("aria-label", "joker");
-    node.appendChild(el("span", "r", "JK"));
-    node.appendChild(icon("J", "big"));
-  } else {
-    const suit = suitOf(c), rank = rankOf(c);
-    if (suit === "H" || suit === "D") node.classList.add("red");
-    node.setAttribute("aria-label", rank + " of " + (SUIT_NAME[suit] || suit));
-    node.appendChild(el("span", "r", rank));
-    node.appendChild(icon(suit, "s"));
-    node.appendChild(icon(suit, "big"));
-  }
-  node.title = c;
-  return node;
-}
-
-// A face-down card, with a label (a count) when given.
-export function back(label) {
-  const node = el("span", "back");
-  if (label !== undefined) node.appendChild(el("span", "n", label));
-  return node;
-}
-
-export function cardRow(cards, topIndex) {
-  const row = el("div", "cards");
-  cards.forEach((c, i) => {
-    const node = card(c);
-    if (i === topIndex) node.classList.add("top");
-    row.appendChild(node);
-  });
-  return row;
-}
-
 // A hidden hand: a fan of backs (at most 8; the last carries the count).
 export function backRow(n) {
   const row = el("div", "cards hidden-hand");
   const shown = Math.min(n, 8);
   for (let i = 0; i < shown; i++) row.appendChild(back(i === shown - 1 ? String(n) : undefined));
   if (!n) row.appendChild(el("span", "slot"));
-  return row;
-}
-
-// A face-down stack: one back carrying the count (an empty slot when there is none).
-export function stack(n) {
-  const row = el("div", "cards");
-  row.appendChild(n ? back(String(n)) : el("span", "slot"));
-  return row;
-}
-
-export function emptySlot() {
-  const row = el("div", "cards");
-  row.appendChild(el("span", "slot"));
   return row;
 }
 

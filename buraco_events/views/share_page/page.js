@@ -3,7 +3,6 @@
 (function () {
   "use strict";
 
-  var SVG = "http://www.w3.org/2000/svg";
   var PLAYING = ["draw", "play", "dead"];
   // the phases in which the step's hand has ended (render.ENDED_PHASES)
   var ENDED = ["hand_end", "deal", "game_end", "over"];
@@ -38,92 +37,12 @@
     return out;
   }
 
-  // Control, bidi and other invisible characters written as escapes (text.visible in Python).
-  var INVISIBLE = /[\p{C}\p{Zl}\p{Zp}\p{Zs}]/gu;
-  function visible(text) {
-    return String(text).replace(INVISIBLE, function (c) {
-      if (c === " ") return c;
-      var code = c.codePointAt(0);
-      if (code < 0x100) return "\\x" + code.toString(16).padStart(2, "0");
-      if (code < 0x10000) return "\\u" + code.toString(16).padStart(4, "0");
-      return "\\U" + code.toString(16).padStart(8, "0");
-    });
-  }
-
-  // -- small DOM helpers ---------------------------------------------------------------------
-
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = visible(text);
-    return node;
-  }
-
-  function icon(id, cls) {
-    var svg = document.createElementNS(SVG, "svg");
-    svg.setAttribute("class", cls);
-    svg.setAttribute("aria-hidden", "true");
-    var use = document.createElementNS(SVG, "use");
-    use.setAttribute("href", "#suit-" + id);
-    svg.appendChild(use);
-    return svg;
-  }
-
-  var SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-
-  function card(c) {
-    var node = el("span", "card");
-    node.dataset.card = c;
-    if (c === "JK") {
-      node.classList.add("joker");
-      node.setAttribute("aria-label", "joker");
-      node.appendChild(el("span", "r", "JK"));
-      node.appendChild(icon("J", "big"));
-    } else {
-      var suit = c.slice(-1), rank = c.slice(0, -1);
-      if (suit === "H" || suit === "D") node.classList.add("red");
-      node.setAttribute("aria-label", rank + " of " + (SUIT_NAME[suit] || suit));
-      node.appendChild(el("span", "r", rank));
-      node.appendChild(icon(suit, "s"));
-      node.appendChild(icon(suit, "big"));
-    }
-    node.title = c;
-    return node;
-  }
-
-  function back(label) {
-    var node = el("span", "back");
-    if (label !== undefined) node.appendChild(el("span", "n", label));
-    return node;
-  }
-
-  function cardRow(cards, topIndex) {
-    var row = el("div", "cards");
-    cards.forEach(function (c, i) {
-      var node = card(c);
-      if (i === topIndex) node.classList.add("top");
-      row.appendChild(node);
-    });
-    return row;
-  }
+  /*@cards*/
 
   function backRow(n) {
     var row = el("div", "cards hidden-hand");
     var shown = Math.min(n, 12); // a fan of backs, not a wall: the count says the rest
     for (var i = 0; i < shown; i++) row.appendChild(back(i === shown - 1 ? String(n) : undefined));
-    return row;
-  }
-
-  function stack(n) {
-    // a face-down stack: one back carrying the count
-    var row = el("div", "cards");
-    row.appendChild(n ? back(String(n)) : el("span", "slot"));
-    return row;
-  }
-
-  function emptySlot() {
-    var row = el("div", "cards");
-    row.appendChild(el("span", "slot"));
     return row;
   }
 
