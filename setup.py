@@ -67,8 +67,9 @@ COMPILED = [
         "core/table",
         "core/choices",
         "core/seeds",
-        "core/bots",
-        "core/greedy",
+        "bots/registry",
+        "bots/greedy",
+        "bots/rating",
         "audit/auditcore",
         "analytics/rows",
     )

@@ -27,7 +27,7 @@ from fresh import CPU, WALL, fresh, row  # noqa: E402
 
 from buraco_events.analysis.evaluate import DEFAULT_SAMPLES, analyze, decision_points  # noqa: E402
 from buraco_events.analysis.expert import EXPERT_SAMPLES  # noqa: E402
-from buraco_events.core.bots import bot_by_name, run_game  # noqa: E402
+from buraco_events.bots.registry import bot_by_name, run_game  # noqa: E402
 
 Row = dict[str, Any]
 GOAL_ANALYZE = 30.0  # wall seconds for one 4-player stbl game from one seat on 2 cores

@@ -28,7 +28,7 @@ import msgspec  # noqa: E402
 from fresh import CPU, cpu_of, fresh, fresh_cpu, row  # noqa: E402
 
 from buraco_events.audit.auditor import audit_lines  # noqa: E402
-from buraco_events.core.bots import GreedyBot, run_game  # noqa: E402
+from buraco_events.bots.registry import GreedyBot, run_game  # noqa: E402
 from buraco_events.core.engine import play
 from buraco_events.core.state import GameState
 from buraco_events.model.events import AnyEvent, seal_lines  # noqa: E402

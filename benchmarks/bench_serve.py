@@ -157,7 +157,7 @@ class TableRun:
     async def run(self, ws_base: str) -> None:
         from websockets.asyncio.client import connect
 
-        from buraco_events.core.greedy import GreedyBot
+        from buraco_events.bots.greedy import GreedyBot
         from buraco_events.serve.remote import greedy_choice, rules_of
 
         table_id = self.made["table_id"]

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fresh import CPU, WALL, build, fresh, row  # noqa: E402
 
-from buraco_events.core.bots import bot_by_name, run_game  # noqa: E402
+from buraco_events.bots.registry import bot_by_name, run_game  # noqa: E402
 from buraco_events.model.rules import PRESETS  # noqa: E402
 from buraco_events.play.sim import simulate  # noqa: E402
 

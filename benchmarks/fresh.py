@@ -28,7 +28,7 @@ WALL = "wall, fresh process"
 #: imported by the fork server before any child forks: import time is never measured anyway,
 #: and nothing runs at import that fills a cache the timed steps use
 _PRELOAD = ["msgspec", "buraco_events", "buraco_events.core.engine", "buraco_events.audit.files",
-            "buraco_events.core.bots", "buraco_events.log.reader", "buraco_events.play.sim"]
+            "buraco_events.bots.registry", "buraco_events.log.reader", "buraco_events.play.sim"]
 _context: Any = None
 
 

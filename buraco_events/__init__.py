@@ -11,7 +11,7 @@ and described in `docs/api.md`: a `Table` to start or resume, the legal `Action`
 move, a seat's `View`, `act` to apply an action and get the events appended, and the `Bot` protocol.
 """
 
-from .core.bots import GreedyBot, RandomBot, bot_by_name
+from .bots.registry import GreedyBot, RandomBot, bot_by_name
 from .core.choices import Action
 from .core.gate import IllegalMove
 from .core.seeds import PositionSeeds, RngPolicy, SeedStreams, SharedStream

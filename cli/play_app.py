@@ -32,7 +32,7 @@ from buraco_events.util.text import visible
 
 
 class SessionLike(Protocol):
-    """What the app needs of a `buraco_events.play.session.Session`: run it with a reader, then close it."""
+    """What the app needs of a `session.Session`: run it with a reader, then close it."""
 
     def run(self, read: Callable[[GameState], str | None]) -> bool:
         """Play until the match is over (True) or input ends (False)."""

@@ -1,6 +1,6 @@
 """`buraco play`: a game against bots in the terminal, each action sealed in the log as it happens.
 
-The game itself is `buraco_events.play.session`: a `Session` started by `new_session` or continued by
+The game itself is `cli/session.py`: a `Session` started by `new_session` or continued by
 `resume_session` (the setup note, the chance and the key file beside the log are described
 there). This module is the terminal: it parses the options, builds the session with a `say` that
 prints to stdout (or, on a terminal, the full-screen `PlayApp`'s log) and a `read` that prompts
@@ -30,12 +30,11 @@ from rich.text import Text
 from buraco_events.core.state import GameState
 from buraco_events.core.table import BotError
 from buraco_events.log.reader import LogError
-from buraco_events.play.narrator import Say
-from buraco_events.play.session import Session, new_session, resume_session
-from buraco_events.play.setup import DEFAULT_NAME, SetupError
+from buraco_events.play.setup import DEFAULT_NAME, Say, SetupError
 from buraco_events.util.text import visible
 
 from .common import fail, fail_read, import_bots_from_cwd, os_reason, out, shows_symbols
+from .session import Session, new_session, resume_session
 
 
 def say_out(renderable: RenderableType) -> None:

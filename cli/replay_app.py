@@ -280,9 +280,9 @@ class ReplayApp(App[None]):
     def action_branch(self) -> None:
         """Open a branch of the log at the seq on screen and play it here (see the module)."""
         from buraco_events.play.branch_setup import branch_file
-        from buraco_events.play.session import branch_session
 
         from .play_app import PlayScreen
+        from .session import branch_session
 
         if self.log_path is None:
             self.go(self.seq, "no log file to branch from")

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from buraco_events.core.bots import BOT_NAMES
+from buraco_events.bots.registry import BOT_NAMES
 
 from .common import UNREADABLE, err, fail, os_reason, shown
 

@@ -29,7 +29,7 @@ from buraco_events.audit.rulings import (
     new_ruling,
     rulings_report,
 )
-from buraco_events.core.bots import BOT_NAMES
+from buraco_events.bots.registry import BOT_NAMES
 from buraco_events.core.choices import Action
 from buraco_events.log.lines import LogError, LogExistsError
 from buraco_events.log.sources import open_source

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from conftest import random_game, required_stages
 
-from buraco_events.core.bots import run_game, table_bots
+from buraco_events.bots.registry import run_game, table_bots
 from buraco_events.core.cards import make_deck, parse_cards, sort_key
 from buraco_events.core.deal import all_cards
 from buraco_events.core.engine import play
@@ -122,7 +122,7 @@ class Table:
             fields.setdefault("meld", len(st.melds))
         elif kind == "took_dead":
             fields.setdefault("dead", 0)
-            fields.setdefault("cards", st.deads[fields["dead"]])
+            fields.setdefault("cards", st.deads.left[fields["dead"]])
         return KINDS[kind](**fields)
 
     def do_event(self, ev: Event) -> Event:

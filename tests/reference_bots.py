@@ -1,4 +1,4 @@
-"""Plain versions of the greedy bot's helpers (`core/greedy.py`: the useful cards of a pile, a
+"""Plain versions of the greedy bot's helpers (`bots/greedy.py` and `bots/rating.py`: the useful cards of a pile, a
 meld's worth kept, a play's score, the cheapest discard), written for reading rather than speed:
 the oracles of the tests that the fast ones answer the same (tests/test_bots.py)."""
 
@@ -21,7 +21,7 @@ from buraco_events.model.rules import Rules
 from buraco_events.views.projections import MeldView, View
 
 
-def _useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
+def useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
     """Return how many distinct natural pile cards would join a meld or a lay-off right away."""
     seat = view.seat if view.seat is not None else view.to_play
     own = view.hands[seat]

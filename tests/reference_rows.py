@@ -119,7 +119,7 @@ def _hand_end_rows(out: Columns, game_id: str, state: GameState, ev: HandEnded,
             "team_hands", game_id=game_id, hand=ev.hand, team=s.team, meld_points=s.meld_points,
             canasta_bonus=s.canasta_bonus, close_bonus=s.close_bonus, hand_penalty=s.hand_penalty,
             dead_penalty=s.dead_penalty, took_dead=s.took_dead,
-            dead_direct=s.took_dead and state.team_dead_direct[s.team],
+            dead_direct=s.took_dead and state.deads.direct[s.team],
             dead_unused=s.dead_unused, canastas=sum(s.canastas.values()), total=s.total,
         )
 

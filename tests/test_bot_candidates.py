@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.core.bots import GreedyBot, RandomBot
+from buraco_events.bots.registry import GreedyBot, RandomBot
 from buraco_events.core.cards import make_deck, team_of
 from buraco_events.core.choices import Choices, _play_action
 from buraco_events.core.plays import raw_plays
@@ -39,13 +39,13 @@ def _reference_view(state: GameState, seat: int | None = None, *, scores: bool =
     pile = PileView(size=len(state.pile), top=state.pile[-1] if state.pile else None,
                     cards=tuple(state.pile) if pile_visible else None)
     deads = []
-    for i, d in enumerate(state.deads):
-        taker = state.dead_taker[i]
+    for i, d in enumerate(state.deads.left):
+        taker = state.deads.taker[i]
         if d is not None:
             deads.append(DeadView(taken_by=None, fate=None, cards=tuple(d) if seat is None else len(d)))
         else:
-            unused = taker is not None and state.unused_seat[team_of(taker)] == taker
-            deads.append(DeadView(taken_by=taker, fate=state.dead_fate[i], cards=0, unused=unused))
+            unused = taker is not None and state.deads.unused[team_of(taker)] == taker
+            deads.append(DeadView(taken_by=taker, fate=state.deads.fate[i], cards=0, unused=unused))
     pending = None
     if state.pending_top is not None:
         rest: tuple[str, ...] | int = (

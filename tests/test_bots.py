@@ -10,10 +10,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from buraco_events.core import choices as choices_module
-from buraco_events.core import engine
-from buraco_events.core import table as table_module
-from buraco_events.core.bots import (
+from buraco_events.bots.registry import (
     Bot,
     EndlessGame,
     GreedyBot,
@@ -22,6 +19,9 @@ from buraco_events.core.bots import (
     run_game,
     table_bots,
 )
+from buraco_events.core import choices as choices_module
+from buraco_events.core import engine
+from buraco_events.core import table as table_module
 from buraco_events.core.cards import HAND_SIZE, SUIT_RANK, is_wild_card, make_deck
 from buraco_events.core.choices import Action, legal_actions
 from buraco_events.core.deal import all_cards
@@ -297,13 +297,13 @@ def test_greedy_takes_an_open_pile_only_when_it_melds(last: str, takes: bool) ->
 
 @pytest.mark.parametrize("variant", ["stbl", "fechado", "aberto-sujo", "burraco"])
 def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
-    """`_useful_cards` (wilds left out from the start) counts the pile cards the plain one counts
+    """`useful_cards` (wilds left out from the start) counts the pile cards the plain one counts
     (`tests/reference_bots.py`: every candidate generated, the wild-free ones kept) at every draw
     decision of greedy hands, from the view the bot gets; told to stop at `enough`, it answers on
     the same side of `enough`."""
-    from reference_bots import _useful_cards as reference_useful_cards
+    from reference_bots import useful_cards as reference_useful_cards
 
-    from buraco_events.core.greedy import _useful_cards
+    from buraco_events.bots.rating import useful_cards
 
     compared = useful = 0
     for players, seed in ((2, 3), (4, 4)):
@@ -313,10 +313,10 @@ def test_useful_cards_equals_the_reference_at_every_draw(variant: str) -> None:
             if state.phase == "draw" and state.pile:
                 view = player_view(state, state.to_play, scores=False)
                 for pile in (view.pile.cards or (), tuple(state.pile)):
-                    got = _useful_cards(view, pile, state.rules)
+                    got = useful_cards(view, pile, state.rules)
                     assert got == reference_useful_cards(view, pile, state.rules)
                     for enough in (0, 1, 2, 3):  # counting stops at `enough`: the same side of it
-                        assert (_useful_cards(view, pile, state.rules, enough) >= enough) == (got >= enough)
+                        assert (useful_cards(view, pile, state.rules, enough) >= enough) == (got >= enough)
                     compared, useful = compared + 1, useful + (got > 0)
             engine.play(state, ev)
     assert compared > 50 and useful > 5
@@ -327,11 +327,11 @@ def test_useful_cards_counts_only_wild_free_plays() -> None:
     # joker for 8S-9S-JK or 9S-JK-10S, a wild short of a canasta (does not count)
     state = _table("stbl", ["5H 6H JK 8S 3D 4C QD KC AS 10C 9D", "AD AC KS KH QC QS JD JS 9C 8C 7C"], "4S")
     view = player_view(state, 0, scores=False)
-    from buraco_events.core.greedy import _useful_cards
+    from buraco_events.bots.rating import useful_cards
 
-    assert _useful_cards(view, ("7H",), state.rules) == 1
-    assert _useful_cards(view, ("9S",), state.rules) == 0
-    assert _useful_cards(view, ("9S", "7H", "2D"), state.rules) == 1
+    assert useful_cards(view, ("7H",), state.rules) == 1
+    assert useful_cards(view, ("9S",), state.rules) == 0
+    assert useful_cards(view, ("9S", "7H", "2D"), state.rules) == 1
 
 
 @pytest.mark.parametrize("variant", ["stbl", "fechado", "burraco"])
@@ -341,7 +341,7 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
     at every play decision of greedy hands: 300 feeding an opponent, 50 fitting the team."""
     from reference_bots import keep_melds as reference_keep_melds
 
-    from buraco_events.core.greedy import _Context
+    from buraco_events.bots.rating import Position
 
     compared = fits = 0
     bot = GreedyBot()  # its game context keeps the melds' index from decision to decision
@@ -351,7 +351,7 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
         for ev in events:
             if state.phase == "play":
                 view = player_view(state, state.to_play, scores=False)
-                ctx = _Context(view, bot._context(state.rules))
+                ctx = Position(view, bot._context(state.rules))
                 for card in sorted(state.hands[state.to_play]):
                     got = ctx.keep_melds(card, SUIT_RANK[card])
                     assert got == reference_keep_melds(view.melds, ctx.team, card, state.rules)
@@ -362,11 +362,11 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
 
 def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
     """The meld index is kept across decisions by the bot's game context, shared by both teams
-    (`greedy._MeldIndex.update`): views of two games asked in turn (melds replaced, added, dropped, other buckets at a known position, another
+    (`greedy.MeldIndex.update`): views of two games asked in turn (melds replaced, added, dropped, other buckets at a known position, another
     team's melds at one) still give the reference worth of every card held."""
     from reference_bots import keep_melds as reference_keep_melds
 
-    from buraco_events.core.greedy import _Context
+    from buraco_events.bots.rating import Position
 
     games = []
     for variant, players, seed in (("stbl", 2, 5), ("fechado", 4, 6), ("stbl", 4, 7)):
@@ -384,7 +384,7 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
     for i in range(max(len(g) for g in games)):
         for views in games:
             view, rules, held = views[(i * 7) % len(views)]  # jump about: melds come and go
-            ctx = _Context(view, bot._context(rules))
+            ctx = Position(view, bot._context(rules))
             for card in held:
                 assert ctx.keep_melds(card, SUIT_RANK[card]) == reference_keep_melds(view.melds, ctx.team, card, rules)
                 compared += 1
@@ -394,8 +394,8 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
 def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
     """A meld of another suit or rank at a position already indexed (a new hand) is refused, so
     the index is built afresh; a lay-off (same suit, same position) is taken in place."""
+    from buraco_events.bots.rating import MeldIndex
     from buraco_events.core.cards import SUIT_RANK, SUITS
-    from buraco_events.core.greedy import _MeldIndex
     from buraco_events.views.projections import MeldView
 
     rules = PRESETS["stbl"]
@@ -404,7 +404,7 @@ def test_meld_index_update_refuses_another_bucket_at_a_known_position() -> None:
         return MeldView(id=0, team=team, cards=tuple(cards.split()), type=type_,  # type: ignore[arg-type]
                         clean=True, kind="none", laid_by=team, laid_seq=1)
 
-    index = _MeldIndex(rules)
+    index = MeldIndex(rules)
     assert index.update((view("5H 6H 7H", 0),))
     grown = view("5H 6H 7H 8H", 0)
     assert index.update((grown,)) and index.views == [grown] and index.buckets == [SUITS.index("H")]
@@ -424,8 +424,8 @@ def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(var
     from reference_bots import cheapest_discard as reference_cheapest_discard
     from reference_bots import play_score as reference_play_score
 
+    from buraco_events.bots.rating import Position
     from buraco_events.core.choices import Choices
-    from buraco_events.core.greedy import _Context
 
     decisions = []
     for players, seed in ((2, 8), (4, 9)):
@@ -441,7 +441,7 @@ def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(var
     bot = GreedyBot()
     for i in [*range(len(decisions)), *((i * 7) % len(decisions) for i in range(len(decisions)))]:
         view, rules, candidates, discards = decisions[i]
-        ctx = _Context(view, bot._context(rules))
+        ctx = Position(view, bot._context(rules))
         for action in candidates:
             assert ctx.play_score(action) == reference_play_score(view, action, rules), (i, action)
             scored += 1
@@ -455,7 +455,7 @@ def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
     # the greedy bot keeps what it derives from the rules, the plays' ratings and the melds' index
     # in a context of its own (`greedy._GameContext`), built for each rules object: another bot
     # starts empty, an action carries nothing, and a fresh copy of a rated action rates the same
-    from buraco_events.core.greedy import _RATED_MAX, _Context
+    from buraco_events.bots.rating import RATED_MAX, Position
 
     bot, other = GreedyBot(), GreedyBot()
     events = run_game("fechado", 2, 3, [bot, bot], "rated", target=0)[0]
@@ -470,7 +470,7 @@ def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
         if state.phase == "play":
             choices = choices_module.Choices(state)
             view = player_view(state, state.to_play, scores=False)
-            ctx = _Context(view, bot._context(state.rules))
+            ctx = Position(view, bot._context(state.rules))
             for action in choices.candidates():
                 score = ctx.play_score(action)
                 fresh = pickle.loads(pickle.dumps(action))
@@ -480,7 +480,7 @@ def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
                 compared += 1
         engine.play(state, ev)
     rated = bot._context(state.rules).rated
-    assert compared > 20 and 0 < len(rated) <= _RATED_MAX
+    assert compared > 20 and 0 < len(rated) <= RATED_MAX
     assert all(key == id(r.action) for key, r in rated.items())
 
 

@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 
 import buraco_events
 from buraco_events import build
-from buraco_events.core.bots import GreedyBot, RandomBot, run_game
+from buraco_events.bots.registry import GreedyBot, RandomBot, run_game
 from buraco_events.core.choices import Action
 from buraco_events.core.engine import play
 from buraco_events.core.seeds import PositionSeeds

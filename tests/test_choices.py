@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from buraco_events.core.bots import GreedyBot, RandomBot
+from buraco_events.bots.registry import GreedyBot, RandomBot
 from buraco_events.core.choices import Choices, action_of
 from buraco_events.core.deads import must_refill
 from buraco_events.core.moves import legal_events

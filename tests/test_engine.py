@@ -27,7 +27,7 @@ from buraco_events.core.engine import check, play
 from buraco_events.core.gate import TRANSITIONS, IllegalMove
 from buraco_events.core.moves import legal_events
 from buraco_events.core.sheets import hand_scores, score_team
-from buraco_events.core.state import COPIED_LISTS, GameState, shallow_copy
+from buraco_events.core.state import COPIED_LISTS, Deads, GameState, shallow_copy
 from buraco_events.model.events import (
     Discarded,
     Drew,
@@ -259,7 +259,7 @@ def test_direct_dead_then_close() -> None:
     t.reject("took_dead", "took_dead cards differ from dead 0 as dealt", cards="7S 8S 9S")
     t.reject("took_dead", "it is seat 0's turn, not seat 1's", player=1)
     t.do("took_dead", dead=0)
-    assert (st.phase, st.to_play, st.turn, st.team_dead) == ("play", 0, 0, [0, None])
+    assert (st.phase, st.to_play, st.turn, st.deads.team_took) == ("play", 0, 0, [0, None])
     assert not can_take_dead(st, 0) and can_take_dead(st, 1)  # RULES 4: one dead per team
     t.do("laid_off", meld=0, cards="7S 8S 9S")
     t.do("laid_off", meld=1, cards="7H 8H 9H")
@@ -334,7 +334,7 @@ def indirect_dead_table(**overrides: Any) -> Table:
     assert (t.state.phase, t.state.to_play, t.state.dead_mode) == ("dead", 0, "indirect")
     t.do("took_dead", dead=0)
     assert (t.state.phase, t.state.to_play) == ("draw", 1)  # RULES 4: the turn passes
-    assert t.state.unused_seat == [0, None]
+    assert t.state.deads.unused == [0, None]
     return t
 
 
@@ -393,7 +393,7 @@ def test_indirect_dead_used_once_taker_plays_again() -> None:
     t.pass_turn()  # seat 1
     assert hand_scores(t.state)[0].dead_unused
     t.do("drew")  # seat 0 starts a turn with the dead in hand
-    assert t.state.unused_seat == [None, None]
+    assert t.state.deads.unused == [None, None]
     assert not hand_scores(t.state)[0].dead_unused
 
 
@@ -428,9 +428,9 @@ def test_stock_refill_then_exhausted_and_tie_break(first: int) -> None:
     t.reject("drew", "the stock is empty", card="AS")
     t.reject("took_pile", "the stock is empty: it is refilled (or the hand ends) first")
     t.reject("hand_ended", "hand_ended is not allowed now", hand=0, reason="stock_exhausted", closed_by=None, scores=(0, 0))
-    dead1 = st.deads[1]
+    dead1 = st.deads.left[1]
     t.do("stock_refilled", dead=1)
-    assert st.stock[-1] == dead1[0] and len(st.stock) == 11 and st.dead_fate == [None, "stock"]
+    assert st.stock[-1] == dead1[0] and len(st.stock) == 11 and st.deads.fate == [None, "stock"]
     t.reject("stock_refilled", "the stock still holds 11 cards", dead=0)
     for _ in range(11):
         t.pass_turn()
@@ -572,7 +572,7 @@ def test_rotation_and_target_over_two_hands() -> None:
         play(st, nxt)
     assert st == before
     t.do_event(deal_event(t.rules, ["", ""], first=1, hand=1, seq=st.next_seq))
-    assert (st.hand_no, st.to_play, st.melds, st.team_dead) == (1, 1, [], [None, None])
+    assert (st.hand_no, st.to_play, st.melds, st.deads.team_took) == (1, 1, [], [None, None])
 
 
 def test_team_left_without_a_dead_may_close_without_one() -> None:
@@ -711,7 +711,7 @@ def test_dead_by_discard_hand_empties_only_by_a_discard() -> None:
     st = t.state
     assert (st.phase, st.dead_mode) == ("dead", "indirect")
     t.do("took_dead", dead=0)
-    assert st.to_play == 1 and st.unused_seat[0] == 0  # the turn passed (RULES 4 indirect)
+    assert st.to_play == 1 and st.deads.unused[0] == 0  # the turn passed (RULES 4 indirect)
 
 
 def test_refill_all_puts_both_deads_into_the_stock_lowest_on_top() -> None:
@@ -723,7 +723,7 @@ def test_refill_all_puts_both_deads_into_the_stock_lowest_on_top() -> None:
         t.pass_turn()
     assert legal_events(st) == [StockRefilled(seq=st.next_seq, dead=0)]
     t.reject("stock_refilled", "every untaken dead refills the stock, lowest first: dead 0 comes next", dead=1)
-    dead0, dead1 = st.deads
+    dead0, dead1 = st.deads.left
     assert dead0 is not None and dead1 is not None
     t.do("stock_refilled", dead=0)
     t.reject("drew", "the stock is being refilled: dead 1 joins it first")
@@ -731,7 +731,7 @@ def test_refill_all_puts_both_deads_into_the_stock_lowest_on_top() -> None:
     assert legal_events(st) == [StockRefilled(seq=st.next_seq, dead=1)]
     t.do("stock_refilled", dead=1)
     assert st.stock == [*reversed(dead1), *reversed(dead0)]  # top last: dead 0's first card on top
-    assert st.dead_fate == ["stock", "stock"] and not st.refilling
+    assert st.deads.fate == ["stock", "stock"] and not st.refilling
     assert not can_take_dead(st, 0) and not can_take_dead(st, 1)  # RULES 5: may close without one
     drew = t.do("drew")
     assert drew.card == dead0[0]  # type: ignore[attr-defined]
@@ -745,7 +745,7 @@ def test_refill_one_takes_one_dead_and_the_other_waits() -> None:
     for _ in range(64):
         t.pass_turn()
     t.do("stock_refilled", dead=1)
-    assert not st.refilling and st.deads[0] is not None
+    assert not st.refilling and st.deads.left[0] is not None
     t.reject("stock_refilled", "the stock still holds 11 cards", dead=0)
     t.pass_turn()
 
@@ -817,7 +817,7 @@ def test_no_stalemate_where_the_variant_has_none() -> None:
 # -- GameState.copy: every mutable field is copied -----------------------------------------------
 
 #: the container types a field may hold that `copy()` must not share
-_MUTABLE = (list, dict, set)
+_MUTABLE = (list, dict, set, Deads)
 
 
 def _mutable_fields() -> list[str]:
@@ -831,8 +831,11 @@ def _mutable_fields() -> list[str]:
 
 
 def _probe(value: Any) -> None:
-    """Mutate a container in place (and each container inside a list)."""
-    if isinstance(value, list):
+    """Mutate a container in place (and each container inside a list, and each list of a `Deads`)."""
+    if isinstance(value, Deads):
+        for name in ("left", "fate", "taker", "team_took", "direct", "unused"):
+            _probe(getattr(value, name))
+    elif isinstance(value, list):
         for item in value:
             if isinstance(item, _MUTABLE):
                 _probe(item)

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from buraco_events.bots.registry import GreedyBot, run_game
 from buraco_events.core import gate, playcheck
-from buraco_events.core.bots import GreedyBot, run_game
 from buraco_events.core.cards import make_deck
 from buraco_events.core.engine import check, play
 from buraco_events.core.fits import meld_fits

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.core.bots import GreedyBot, run_game
+from buraco_events.bots.registry import GreedyBot, run_game
 from buraco_events.core.engine import apply, check, play
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.melds import classify

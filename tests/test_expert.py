@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from buraco_events.analysis.evaluate import decision_points
 from buraco_events.analysis.expert import EXPERT_SAMPLES, ExpertBot
 from buraco_events.audit.files import audit_path
-from buraco_events.core.bots import bot_by_name
+from buraco_events.bots.registry import bot_by_name
 from buraco_events.core.choices import action_of
 from buraco_events.core.infoset import Unseen, dealt_table, knowledge_of
 from buraco_events.core.seeds import PositionSeeds

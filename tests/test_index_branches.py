@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from buraco_events.analytics.ingest import index
 from buraco_events.analytics.schema import TABLES
 from buraco_events.audit.rulings import RulingRequest, append_ruling, new_ruling, rulings_path
-from buraco_events.core.bots import run_game, table_bots
+from buraco_events.bots.registry import run_game, table_bots
 from buraco_events.log.archive import pack
 from buraco_events.log.writer import write_log
 from buraco_events.play.branch import make_branch

@@ -87,7 +87,7 @@ def test_the_known_cards_are_in_their_hands_and_the_pool_is_the_hidden_cards(see
                 assert not known - Counter(elements(state.hands[s]))  # known cards are held
                 if s != seat:
                     hidden.update(Counter(elements(state.hands[s])) - known)
-            for dead in state.deads:
+            for dead in state.deads.left:
                 hidden.update(dead or ())
             assert Counter(info.pool) == hidden
             dealt = sample(info, random.Random(seed))
@@ -167,7 +167,7 @@ def test_a_fair_branch_deals_again_only_what_the_seat_could_not_see(parent: Path
     assert counted(fork.hands[1]) == state.hands[1]
     assert fork.hands[0] != tuple(sorted(elements(state.hands[0])))
     assert Counter(fork.hands[0]) + Counter(fork.stock) + sum((Counter(d) for d in fork.deads), Counter()) == \
-        Counter(elements(state.hands[0])) + Counter(state.stock) + sum((Counter(d or ()) for d in state.deads), Counter())
+        Counter(elements(state.hands[0])) + Counter(state.stock) + sum((Counter(d or ()) for d in state.deads.left), Counter())
     audit = next(iter(audit_path(out)))
     assert audit.report.ok, audit.report.first
     again = tmp_path / "again.jsonl"

@@ -85,13 +85,13 @@ def random_table(rng: random.Random) -> tuple[GameState, int]:
     state.pile = pile
     state.stock = rest[5:20]
     dead_taken = [rng.random() < 0.4, rng.random() < 0.4]
-    state.deads = [None if taken else tuple(rest[20 + 11 * i:31 + 11 * i])
+    state.deads.left = [None if taken else tuple(rest[20 + 11 * i:31 + 11 * i])
                    for i, taken in enumerate(dead_taken)]
-    state.dead_fate = ["taken" if taken else None for taken in dead_taken]
-    state.team_dead = [0 if dead_taken[0] else None, 1 if dead_taken[1] else None]
-    state.dead_taker = [None, None]
-    state.team_dead_direct = [False, False]
-    state.unused_seat = [None, None]
+    state.deads.fate = ["taken" if taken else None for taken in dead_taken]
+    state.deads.team_took = [0 if dead_taken[0] else None, 1 if dead_taken[1] else None]
+    state.deads.taker = [None, None]
+    state.deads.direct = [False, False]
+    state.deads.unused = [None, None]
     state.melds = melds
     return state, player
 
@@ -103,7 +103,7 @@ def _closed_trial(state: GameState, ev: TookPile) -> GameState:
     the top card melds at once with the cards held before the take (RULES 2).
     """
     trial = shallow_copy(state)
-    trial.unused_seat = list(state.unused_seat)
+    trial.deads = state.deads.copy()
     start_turn(trial, ev.player)
     trial.pile, trial.pending_top, trial.pending_rest = [], state.pile[-1], state.pile[:-1]
     trial.phase = "play"
@@ -206,9 +206,9 @@ def table(variant: str, hand: str, top: str, melds: tuple[str, ...] = (), pile: 
     state = GameState(rules=rules, players=("a", "b"), phase="draw", next_seq=9, hand_no=0)
     state.hands = [Counter(parse_cards(hand)), Counter()]
     state.pile = [*parse_cards(pile), *parse_cards(top)]
-    state.deads = [tuple(make_deck(4)[:11]), tuple(make_deck(4)[11:22])]
-    state.dead_fate, state.dead_taker = [None, None], [None, None]
-    state.team_dead, state.team_dead_direct, state.unused_seat = [None, None], [False, False], [None, None]
+    state.deads.left = [tuple(make_deck(4)[:11]), tuple(make_deck(4)[11:22])]
+    state.deads.fate, state.deads.taker = [None, None], [None, None]
+    state.deads.team_took, state.deads.direct, state.deads.unused = [None, None], [False, False], [None, None]
     for text in melds:
         shape = classify(parse_cards(text), rules)
         assert shape is not None
@@ -247,8 +247,8 @@ def test_take_refused_when_the_only_play_leaves_one_card_and_no_close() -> None:
     # be discarded to close, so the play, and the take with it, are refused
     state, player = table("stcl", "JS KS", "QS", pile="8D")
     assert take_decisions(state, player) == (True, True)  # the dead is still there
-    state.team_dead = [0, None]
-    state.deads = [None, state.deads[1]]
+    state.deads.team_took = [0, None]
+    state.deads.left = [None, state.deads.left[1]]
     assert take_decisions(state, player) == (False, False)
 
 
@@ -273,7 +273,7 @@ def test_pending_top_plays_are_the_general_ones_in_order() -> None:
 @pytest.mark.slow
 def test_pending_top_plays_in_self_play() -> None:
     # at every closed-pile top waiting in seeded greedy games: the same plays in the same order
-    from buraco_events.core.bots import GreedyBot
+    from buraco_events.bots.registry import GreedyBot
     from buraco_events.core.plays import raw_plays, top_plays
     from buraco_events.core.table import Table
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.core.bots import GreedyBot, RandomBot
+from buraco_events.bots.registry import GreedyBot, RandomBot
 from buraco_events.core.cards import make_deck, sorted_cards
 from buraco_events.core.choices import legal_choices
 from buraco_events.core.engine import check

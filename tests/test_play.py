@@ -25,7 +25,7 @@ from rich.text import Text
 from typer.testing import CliRunner
 
 from buraco_events.audit.files import audit_path
-from buraco_events.core.bots import GreedyBot
+from buraco_events.bots.registry import GreedyBot
 from buraco_events.core.choices import Action, legal_actions
 from buraco_events.core.engine import play, replay
 from buraco_events.core.melds import classify
@@ -42,11 +42,11 @@ from buraco_events.play.commands import (
     options_text,
     parse_command,
 )
-from buraco_events.play.session import new_session, resume_session
 from buraco_events.play.setup import Setup
 from buraco_events.views.projections import player_view
 from buraco_events.views.render import render_compact, render_text
 from cli.main import app
+from cli.session import new_session, resume_session
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parent.parent

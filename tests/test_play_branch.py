@@ -21,7 +21,7 @@ from rich.text import Text
 from typer.testing import CliRunner
 
 from buraco_events.audit.files import audit_path
-from buraco_events.core.bots import GreedyBot
+from buraco_events.bots.registry import GreedyBot
 from buraco_events.core.choices import legal_actions
 from buraco_events.core.state import GameState
 from buraco_events.log.commit import keyed_salts
@@ -30,10 +30,10 @@ from buraco_events.model.events import Branched, HandEnded, HandStarted, Note, d
 from buraco_events.play.branch import make_branch
 from buraco_events.play.commands import action_command
 from buraco_events.play.keys import key_path, read_key
-from buraco_events.play.session import new_session, resume_session
 from buraco_events.play.setup import SetupError
 from buraco_events.views.projections import player_view
 from cli.main import app
+from cli.session import new_session, resume_session
 
 runner = CliRunner()
 

@@ -29,10 +29,10 @@ from buraco_events.core.gate import IllegalMove
 from buraco_events.core.state import GameState
 from buraco_events.model.events import decode_event
 from buraco_events.play.commands import HELP, ONE_WILD, WORDS, parse_command, refusal_text
-from buraco_events.play.narrator import second_person
-from buraco_events.play.session import new_session, resume_session
 from buraco_events.views.render import render_text
 from cli.main import app
+from cli.narrator import second_person
+from cli.session import new_session, resume_session
 
 runner = CliRunner()
 SEED = 5  # stbl 2p: seat 0 plays first, takes a dead, and wins typing `.`

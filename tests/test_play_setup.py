@@ -16,8 +16,8 @@ from rich.text import Text
 from buraco_events.log.commit import keyed_salts
 from buraco_events.model.events import Event, GameStarted, Note
 from buraco_events.play.keys import key_path, read_key, write_key
-from buraco_events.play.session import new_session, resume_session
 from buraco_events.play.setup import NOTE_BY, Setup, SetupError
+from cli.session import new_session, resume_session
 
 
 @st.composite

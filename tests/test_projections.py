@@ -69,7 +69,7 @@ def shuffle_hidden(state: GameState, seat: int, rng: random.Random) -> GameState
     if playing:
         zones += [("hand", s, state.hand_size(s)) for s in range(state.n_players) if s != seat]
     zones.append(("stock", None, len(state.stock)))
-    zones += [("dead", i, len(d)) for i, d in enumerate(state.deads) if d is not None]
+    zones += [("dead", i, len(d)) for i, d in enumerate(state.deads.left) if d is not None]
     closed = state.rules.pile == "closed"
     if closed and state.pile:
         zones.append(("pile", None, len(state.pile) - 1))
@@ -82,7 +82,7 @@ def shuffle_hidden(state: GameState, seat: int, rng: random.Random) -> GameState
         elif kind == "stock":
             pool += state.stock
         elif kind == "dead":
-            pool += list(state.deads[i])
+            pool += list(state.deads.left[i])
         elif kind == "pile":
             pool += state.pile[:-1]
         else:
@@ -95,7 +95,7 @@ def shuffle_hidden(state: GameState, seat: int, rng: random.Random) -> GameState
         elif kind == "stock":
             out.stock = part
         elif kind == "dead":
-            out.deads[i] = tuple(part)
+            out.deads.left[i] = tuple(part)
         elif kind == "pile":
             out.pile = part + state.pile[-1:]
         else:

@@ -61,7 +61,7 @@ def mutants(state: GameState, rng: random.Random) -> list[Event]:
     card = rng.choice(ALL_CARDS)
     pile = tuple(state.pile)
     dead = rng.randrange(2)
-    cards = state.deads[dead] if state.deads and state.deads[dead] is not None else (card,)
+    cards = state.deads.left[dead] if state.deads.left and state.deads.left[dead] is not None else (card,)
     out: list[Event] = [
         Drew(seq=seq, player=player, card=card),
         TookPile(seq=seq, player=player, cards=pile if rng.random() < 0.7 else pile[1:] + (card,)),

@@ -19,7 +19,7 @@ CORE = [
     "model.scoring",
     "core.engine",
     "views.projections",
-    "core.bots",
+    "bots.registry",
     "views.render",
     "analytics.rows",
     "analytics.schema",
@@ -42,7 +42,7 @@ CORE = [
     "core.lookahead",
     "core.choices",
     "core.seeds",
-    "core.greedy",
+    "bots.greedy", "bots.rating",
     "core.infoset",
 ]
 SHELL_ONLY = ["duckdb", "typer", "click", "pyarrow", "zstandard"]
@@ -80,7 +80,7 @@ def _loaded_by_core() -> dict[str, list[str]]:
     present = {m.name.removeprefix("buraco_events.") for m in
                pkgutil.walk_packages(buraco_events.__path__, "buraco_events.") if not m.ispkg}
     core = [m for m in CORE if m in present]
-    assert {"core.cards", "model.rules", "core.melds", "model.events", "core.engine", "views.projections", "core.bots", "views.render", "model.scoring"} <= set(core)
+    assert {"core.cards", "model.rules", "core.melds", "model.events", "core.engine", "views.projections", "bots.registry", "views.render", "model.scoring"} <= set(core)
     watched = SHELL_ONLY + RL_ONLY + SHELL_MODULES
     code = (
         "import importlib, json, sys\n"

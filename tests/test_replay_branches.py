@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from buraco_events.audit.rulings import RulingRequest, append_ruling, new_ruling
-from buraco_events.core.bots import run_game, table_bots
+from buraco_events.bots.registry import run_game, table_bots
 from buraco_events.log.writer import write_log
 from buraco_events.model.events import Branched, HandEnded, branch_words
 from buraco_events.play.branch import make_branch

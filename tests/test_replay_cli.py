@@ -72,7 +72,7 @@ def test_json_at_a_seq(log_path, game):
     assert doc["pile"] == {"size": 0, "top": None, "cards": []}  # just taken
     assert doc["pending"]["top"] == game[seq].cards[-1]
     assert doc["stock"] == len(state.stock)
-    assert [d["taken_by"] for d in doc["deads"]] == state.dead_taker
+    assert [d["taken_by"] for d in doc["deads"]] == state.deads.taker
     assert doc["event"] == f"seq {seq}: p{game[seq].player} took the pile ({_n(game[seq].cards)}), top {game[seq].cards[-1]}"
     running = [t + s.total for t, s in zip(state.totals, tl.view(seq).hand_scores, strict=True)]
     assert doc["scores"] == running

@@ -25,7 +25,7 @@ import_or_skip("pettingzoo", "rl")
 from test_projections import shuffle_hidden  # noqa: E402
 
 from buraco_events.audit.files import audit_path  # noqa: E402
-from buraco_events.core.bots import RandomBot, bot_by_name, run_game  # noqa: E402
+from buraco_events.bots.registry import RandomBot, bot_by_name, run_game  # noqa: E402
 from buraco_events.core.choices import Action  # noqa: E402
 from buraco_events.core.melds import classify  # noqa: E402
 from buraco_events.core.seatview import player_view  # noqa: E402

@@ -474,14 +474,14 @@ def _never_seen(events: list) -> list[tuple[str, int, int]]:
         elif isinstance(event, StockRefilled):
             stock = [("deads", event.dead, i) for i in reversed(range(len(deal.deads[event.dead])))] + stock
     state = Timeline(events[:end.seq]).final
-    untaken = [("deads", d, i) for d, dead in enumerate(state.deads) if dead is not None for i in range(len(dead))]
+    untaken = [("deads", d, i) for d, dead in enumerate(state.deads.left) if dead is not None for i in range(len(dead))]
 
     def card(place: tuple[str, int, int]) -> str:
         kind, d, i = place
         return deal.stock[i] if kind == "stock" else deal.deads[d][i]
 
     assert [card(p) for p in stock] == list(state.stock)
-    assert [card(p) for p in untaken] == [c for dead in state.deads if dead is not None for c in dead]
+    assert [card(p) for p in untaken] == [c for dead in state.deads.left if dead is not None for c in dead]
     return stock + untaken
 
 

@@ -216,7 +216,7 @@ def deal_swaps(events: list, seat: int, rng: random.Random, want: int) -> list[l
                           if min(st.hands[h].get(c, 0) for st in states) >= 1]
     if not refilled:
         spots += [("stock", -1, i) for i in range(draws, len(deal.stock))]  # index 0 = the top
-    spots += [("deads", d, i) for d in (0, 1) if states[-1].deads[d] is not None
+    spots += [("deads", d, i) for d in (0, 1) if states[-1].deads.left[d] is not None
               for i in range(len(deal.deads[d]))]
 
     def card_at(spot):
@@ -258,7 +258,7 @@ def games_to_swap(cut: str) -> list[list]:
         games = [[decode_event(line) for line in path.read_bytes().splitlines()]
                  for path in sorted(SAMPLES.glob("*-4p-*.jsonl"))]
         # those that end with a dead untaken: after the hand only the deads and stock are hidden
-        return [g for g in games if any(d is not None for d in Timeline(g).final.deads)][:2]
+        return [g for g in games if any(d is not None for d in Timeline(g).final.deads.left)][:2]
     return [random_game(variant, 4, seed)[:90] for variant, seed in (("stbl", 0), ("fechado", 1))]
 
 

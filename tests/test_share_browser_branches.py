@@ -12,7 +12,7 @@ from test_share_browser import Opened, browser  # noqa: F401  (the fixture)
 from typer.testing import CliRunner
 
 from buraco_events.audit.rulings import RulingRequest, append_ruling, new_ruling
-from buraco_events.core.bots import run_game, table_bots
+from buraco_events.bots.registry import run_game, table_bots
 from buraco_events.log.writer import write_log
 from buraco_events.model.events import HandEnded
 from buraco_events.play.branch import make_branch

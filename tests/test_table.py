@@ -20,17 +20,17 @@ from buraco_events import (
     Table,
     WrongSeat,
 )
-from buraco_events.core.bots import GreedyBot, RandomBot, bot_by_name
+from buraco_events.bots.registry import GreedyBot, RandomBot, bot_by_name
 from buraco_events.core.deal import deal
 from buraco_events.core.engine import replay
 from buraco_events.core.state import GameState
 from buraco_events.log.commit import keyed_salts
 from buraco_events.model.events import Event, decode_event, seal_lines
 from buraco_events.play.commands import action_command
-from buraco_events.play.session import new_session, resume_session
 from buraco_events.play.setup import Setup
 from buraco_events.play.sim import game_id, game_seed, simulate
 from cli.main import app
+from cli.session import new_session, resume_session
 
 runner = CliRunner()
 

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from buraco_events.audit.files import audit_path
 from buraco_events.audit.rulings import log_facts, rulings_path, rulings_report
-from buraco_events.core.bots import run_game, table_bots
+from buraco_events.bots.registry import run_game, table_bots
 from buraco_events.core.engine import replay
 from buraco_events.log.sources import read_log
 from buraco_events.log.writer import write_log

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 
 import msgspec
 
+from buraco_events.bots.greedy import GreedyBot, SharedContext
 from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, Choices
 from buraco_events.core.engine import play
-from buraco_events.core.greedy import GreedyBot, SharedContext
 from buraco_events.core.infoset import InfoSet, Knowledge, dealt_table, info_set
 from buraco_events.core.seatview import player_view
 from buraco_events.core.seeds import SharedStream

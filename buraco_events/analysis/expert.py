@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import random
 
+from buraco_events.bots.greedy import GreedyBot
 from buraco_events.core.choices import Action, Choices
-from buraco_events.core.greedy import GreedyBot
 from buraco_events.core.infoset import Unseen
 from buraco_events.model.rules import Rules
 from buraco_events.model.views import View

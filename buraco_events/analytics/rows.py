@@ -167,7 +167,7 @@ def _hand_end_rows(out: Columns, game_id: str, state: GameState, ev: HandEnded,
             meld_kind(m.canasta(rules)), m.shape.is_clean, JOKER in cards, m.laid_by, m.laid_seq,
             m.canasta_seq,
         ))
-    direct = state.team_dead_direct
+    direct = state.deads.direct
     for s in result:  # in COLUMNS["team_hands"] order
         out.add_values("team_hands", (
             game_id, hand, s.team, s.meld_points, s.canasta_bonus, s.close_bonus, s.hand_penalty,

@@ -372,9 +372,9 @@ def action_event(state: GameState, action: Action) -> Event:
         return Discarded(seq=seq, player=player, card=action.cards[0])
     if kind == "dead":
         index = action.dead or 0
-        if not 0 <= index < len(state.deads):
+        if not 0 <= index < len(state.deads.left):
             raise IllegalMove(seq, player, state.phase, f"there is no dead {index}: the deads are 0 and 1")
-        dead = state.deads[index]
+        dead = state.deads.left[index]
         return TookDead(seq=seq, player=player, dead=index, cards=dead or ())
     raise ValueError(f"unknown action kind {kind!r}")
 

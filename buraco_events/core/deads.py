@@ -24,14 +24,14 @@ from .state import GameState, add_cards
 def may_take(state: GameState, team: int, dead: int) -> bool:
     """Return whether dead `dead` is still there for `team` to take: not gone, and the team's own
     where each dead belongs to one team (`dead_owner` team; RULES 4)."""
-    return state.deads[dead] is not None and (state.rules.dead_owner != "team" or dead == team)
+    return state.deads.left[dead] is not None and (state.rules.dead_owner != "team" or dead == team)
 
 
 def can_take_dead(state: GameState, team: int) -> bool:
     """Return whether the team may still take a dead (none taken yet, one left for it)."""
-    if state.team_dead[team] is not None:
+    if state.deads.team_took[team] is not None:
         return False
-    for i in range(len(state.deads)):
+    for i in range(len(state.deads.left)):
         if may_take(state, team, i):
             return True
     return False
@@ -53,9 +53,9 @@ def empty_hand(state: GameState, player: int, mode: DeadMode) -> None:
 def check_took_dead(state: GameState, ev: TookDead) -> None:
     expect_phase(state, ev)
     expect_turn(state, ev)
-    dead = state.deads[ev.dead]
+    dead = state.deads.left[ev.dead]
     if dead is None:
-        raise illegal_move(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+        raise illegal_move(state, ev, f"dead {ev.dead} is already gone ({state.deads.fate[ev.dead]})")
     if not may_take(state, team_of(ev.player), ev.dead):
         raise illegal_move(state, ev, f"dead {ev.dead} belongs to team {ev.dead}")
     if tuple(ev.cards) != tuple(dead):
@@ -65,16 +65,9 @@ def check_took_dead(state: GameState, ev: TookDead) -> None:
 def apply_took_dead(state: GameState, ev: TookDead) -> bool:
     """Take the dead into the hand; return whether the turn ends with it (an indirect dead: the
     machine ends the turn as a discard does) or goes on (a direct dead, RULES 4)."""
-    team = team_of(ev.player)
-    add_cards(state.hands[ev.player], ev.cards)
-    state.deads[ev.dead] = None
-    state.dead_fate[ev.dead] = "taken"
-    state.dead_taker[ev.dead] = ev.player
-    state.team_dead[team] = ev.dead
     direct = state.dead_mode == "direct"
-    state.team_dead_direct[team] = direct
-    if not direct:
-        state.unused_seat[team] = ev.player  # its dead is unused until the taker plays again
+    state.deads.take(ev.dead, ev.player, team_of(ev.player), direct)
+    add_cards(state.hands[ev.player], ev.cards)  # the check holds them equal to the dead's
     state.dead_mode = None
     return not direct
 
@@ -86,7 +79,7 @@ def legal_dead_takes(state: GameState) -> list[TookDead]:
     team = team_of(state.to_play)
     return [
         TookDead(seq=state.next_seq, player=state.to_play, dead=i, cards=d)
-        for i, d in enumerate(state.deads)
+        for i, d in enumerate(state.deads.left)
         if d is not None and may_take(state, team, i)
     ]
 
@@ -116,7 +109,7 @@ def check_not_refilling(state: GameState, ev: Event) -> None:
 
 
 def lowest_dead(state: GameState) -> int | None:
-    return next((i for i, d in enumerate(state.deads) if d is not None), None)
+    return state.deads.lowest()
 
 
 def stock_exhausted(state: GameState) -> bool:
@@ -130,8 +123,8 @@ def check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
         raise illegal_move(state, ev, "this variant never refills the stock (stock_end two_left)")
     if not refill_due(state):
         raise illegal_move(state, ev, f"the stock still holds {len(state.stock)} cards")
-    if state.deads[ev.dead] is None:
-        raise illegal_move(state, ev, f"dead {ev.dead} is already gone ({state.dead_fate[ev.dead]})")
+    if state.deads.left[ev.dead] is None:
+        raise illegal_move(state, ev, f"dead {ev.dead} is already gone ({state.deads.fate[ev.dead]})")
     lowest = lowest_dead(state)
     if state.rules.refill == "all" and ev.dead != lowest:
         # RULES 5, refill all: every untaken dead joins the stock, lowest first
@@ -139,10 +132,6 @@ def check_stock_refilled(state: GameState, ev: StockRefilled) -> None:
 
 
 def apply_stock_refilled(state: GameState, ev: StockRefilled) -> None:
-    dead = state.deads[ev.dead]
-    assert dead is not None
     # the stock is listed top last: a later dead goes below what is there (RULES 5: lowest on top)
-    state.stock = list(reversed(dead)) + state.stock
-    state.deads[ev.dead] = None
-    state.dead_fate[ev.dead] = "stock"
+    state.stock = list(reversed(state.deads.to_stock(ev.dead))) + state.stock
     state.refilling = state.rules.refill == "all" and lowest_dead(state) is not None

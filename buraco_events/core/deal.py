@@ -18,7 +18,7 @@ from buraco_events.model.events import HandStarted
 
 from .cards import HAND_SIZE, Card, make_deck
 from .gate import card_list, expect_phase, illegal_move
-from .state import GameState, counted, elements
+from .state import Deads, GameState, counted, elements
 
 #: whether `random.Random.shuffle` draws as `shuffle` below: each place from the top down swaps
 #: with `_randbelow(i + 1)`, which asks `getrandbits` (CPython 3.11 and later)
@@ -77,7 +77,7 @@ def all_cards(state: GameState) -> Counter[Card]:
         total.update(elements(h))
     total.update(state.stock)
     total.update(state.pile)
-    for d in state.deads:
+    for d in state.deads.left:
         if d is not None:
             total.update(d)
     if state.pending_top is not None:
@@ -145,12 +145,7 @@ def apply_hand_started(state: GameState, ev: HandStarted) -> None:
     state.hands = [counted(h) for h in ev.hands]
     state.stock = list(reversed(ev.stock))
     state.pile = list(ev.discard)
-    state.deads = [tuple(d) for d in ev.deads]
-    state.dead_fate = [None, None]
-    state.dead_taker = [None, None]
-    state.team_dead = [None, None]
-    state.team_dead_direct = [False, False]
-    state.unused_seat = [None, None]
+    state.deads = Deads.dealt(ev.deads)
     state.dead_mode = None
     state.pending_top = None
     state.pending_rest = []

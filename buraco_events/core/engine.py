@@ -370,8 +370,8 @@ def _check_redeal(state: GameState, ev: Branched) -> None:
         raise illegal_move(state, ev, f"seat: a redealt deck names the seat whose knowledge it keeps (0..{n - 1})")
     if ev.hands is None or ev.stock is None or ev.deads is None:
         raise illegal_move(state, ev, "deck redealt: hands, stock and deads give the new arrangement")
-    if len(ev.hands) != n or len(ev.deads) != len(state.deads):
-        raise illegal_move(state, ev, f"hands, deads: one list per seat ({n}) and per dead ({len(state.deads)})")
+    if len(ev.hands) != n or len(ev.deads) != len(state.deads.left):
+        raise illegal_move(state, ev, f"hands, deads: one list per seat ({n}) and per dead ({len(state.deads.left)})")
     if counted(ev.hands[ev.seat]) != state.hands[ev.seat]:
         raise illegal_move(state, ev, f"hands: seat {ev.seat}'s own hand is dealt as it was")
     before: list[Card] = []
@@ -386,7 +386,7 @@ def _check_redeal(state: GameState, ev: Branched) -> None:
         raise illegal_move(state, ev, f"stock: {len(state.stock)} cards")
     before.extend(state.stock)
     after.extend(ev.stock)
-    for i, dead in enumerate(state.deads):
+    for i, dead in enumerate(state.deads.left):
         size = 0 if dead is None else len(dead)
         if len(ev.deads[i]) != size:
             raise illegal_move(state, ev, f"deads: dead {i} holds {size} cards")
@@ -403,7 +403,8 @@ def _apply_branched(state: GameState, ev: Branched) -> None:
     for s, cards in enumerate(ev.hands):
         state.hands[s] = counted(cards)
     state.stock = list(reversed(ev.stock))
-    state.deads = [None if dead is None else tuple(ev.deads[i]) for i, dead in enumerate(state.deads)]
+    deads = state.deads = state.deads.copy()  # its own: a shallow copy of the state shares the old
+    deads.left = [None if dead is None else tuple(ev.deads[i]) for i, dead in enumerate(deads.left)]
 
 
 def _check_ruling(state: GameState, ev: Ruling) -> None:
@@ -457,7 +458,7 @@ def after_discard(state: GameState, ev: Event) -> Phase:
 def after_dead(state: GameState, ev: Event) -> Phase:
     """The phase after a dead is taken: a direct dead plays on in the same turn (RULES 4), an
     indirect one ends the turn as a discard does."""
-    if state.team_dead_direct[team_of(cast(TookDead, ev).player)]:
+    if state.deads.direct[team_of(cast(TookDead, ev).player)]:
         return "play"
     if state.end_reason is not None:
         return "hand_end"

@@ -120,7 +120,7 @@ def info_set(state: GameState, knowledge: Knowledge, seat: int) -> InfoSet:
     pool = Counter(make_deck(state.rules.jokers))
     pool.subtract(seen)
     hidden = tuple(0 if s == seat else sum(state.hands[s].values()) - len(known[s]) for s in range(state.n_players))
-    deads = tuple(None if d is None else len(d) for d in state.deads)
+    deads = tuple(None if d is None else len(d) for d in state.deads.left)
     return InfoSet(seat, tuple(sorted(elements(state.hands[seat]))), known, hidden, len(state.stock), deads,
                    tuple(sorted(pool.elements())))
 
@@ -169,7 +169,7 @@ def dealt_table(state: GameState, info: InfoSet, rng: random.Random) -> GameStat
     table = state.copy()
     table.hands = [counted(h) for h in dealt.hands]
     table.stock = list(reversed(dealt.stock))
-    table.deads = list(dealt.deads)
+    table.deads.left = list(dealt.deads)
     return table
 
 

@@ -142,8 +142,8 @@ _LAST_DEADS: Final = _LastDeads()
 
 def _dead_views(state: GameState, hidden: bool) -> tuple[DeadView, ...]:
     """Return the views of the deads (`hidden`: as a seat sees them, with counts for cards)."""
-    deads, takers, unused_seat = state.deads, state.dead_taker, state.unused_seat
-    fates = state.dead_fate
+    deads, takers, unused_seat = state.deads.left, state.deads.taker, state.deads.unused
+    fates = state.deads.fate
     # the deads' tuples are immutable and a dead only ever goes (to None): list equality (an
     # identity test first, per item) says whether anything changed
     last = _LAST_DEADS
@@ -159,7 +159,7 @@ def _dead_views(state: GameState, hidden: bool) -> tuple[DeadView, ...]:
             views.append(DeadView(taken_by=None, fate=None, cards=len(d) if hidden else tuple(d)))
         else:
             unused = taker is not None and unused_seat[team_of(taker)] == taker
-            views.append(DeadView(taken_by=taker, fate=state.dead_fate[i], cards=0, unused=unused))
+            views.append(DeadView(taken_by=taker, fate=state.deads.fate[i], cards=0, unused=unused))
     last.hidden, last.deads, last.takers = hidden, list(deads), list(takers)
     last.fates, last.unused, last.views = list(fates), list(unused_seat), tuple(views)
     return last.views

@@ -36,8 +36,8 @@ def _sheets_key(state: GameState) -> tuple[object, ...]:
     """Return what `_sheets` reads of a state to count the cards held, by value (the hands are
     copied: they change in place; melds are immutable)."""
     return (
-        state.rules, tuple(state.melds), tuple([h.copy() for h in state.hands]), tuple(state.unused_seat),
-        tuple(state.team_dead), state.closed_by, state.to_play, state.pending_top, tuple(state.pending_rest),
+        state.rules, tuple(state.melds), tuple([h.copy() for h in state.hands]), tuple(state.deads.unused),
+        tuple(state.deads.team_took), state.closed_by, state.to_play, state.pending_top, tuple(state.pending_rest),
     )
 
 
@@ -57,7 +57,7 @@ def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
         by_team[m.team].append((m.shape.cards, m.canasta(rules)))
     out = []
     for team in (0, 1):
-        unused = state.unused_seat[team]
+        unused = state.deads.unused[team]
         hand_cards: list[Card] = []
         dead_cards: list[Card] = []
         if count_hands:
@@ -71,7 +71,7 @@ def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
             score_team(
                 rules, team, by_team[team], hand_cards, dead_cards,
                 closed=state.closed_by is not None and team_of(state.closed_by) == team,
-                took_dead=state.team_dead[team] is not None,
+                took_dead=state.deads.team_took[team] is not None,
                 dead_unused=unused is not None,
             )
         )

@@ -167,14 +167,70 @@ class RulesContext:
 DEFAULT_RULES: Final = Rules()
 DEFAULT_CONTEXT: Final = RulesContext(DEFAULT_RULES)
 
-#: the fields of a `GameState` holding a list that `GameState.copy` gives the copy its own of
-#: (`hands`, a list of dicts, is copied one level deeper); every other field holds an immutable
-#: value the copies share. `tests/test_engine.py` checks the list against the
+#: the fields of a `GameState` holding a list (or the `Deads`, a value of lists) that
+#: `GameState.copy` gives the copy its own of (`hands`, a list of dicts, is copied one level
+#: deeper); every other field holds an immutable value the copies share. `tests/test_engine.py` checks the list against the
 #: dataclass's fields and `copy` against the list.
 COPIED_LISTS: Final = (
-    "stock", "pile", "deads", "dead_fate", "dead_taker", "team_dead", "team_dead_direct",
-    "unused_seat", "pending_rest", "melds", "totals", "hand_results",
+    "stock", "pile", "deads", "pending_rest", "melds", "totals", "hand_results",
 )
+
+
+@dataclass(slots=True)
+class Deads:
+    """The dead hands of a hand (docs/rules.md, sections 4 and 5), one value in `GameState.deads`.
+
+    Per dead: its cards while it waits (`left`), what became of it (`fate`) and the seat that took
+    it (`taker`). Per team: the dead it took (`team_took`), whether at once (`direct`: a play
+    emptied the hand, and the taker plays on) and the taker that has not played again since an
+    indirect take (`unused`: the team's dead counts as unused at the hand's end, RULES 7). Who may
+    take which dead, and when, is `deads`'s rule; this value only records it.
+    """
+
+    left: list[tuple[Card, ...] | None] = field(default_factory=list)  # None once gone
+    fate: list[DeadFate | None] = field(default_factory=list)  # None while the dead waits
+    taker: list[int | None] = field(default_factory=list)  # the seat that took each dead
+    team_took: list[int | None] = field(default_factory=list)  # team -> the dead it took
+    direct: list[bool] = field(default_factory=list)  # team -> its dead taken at once
+    unused: list[int | None] = field(default_factory=list)  # team -> the taker yet to play again
+
+    @staticmethod
+    def dealt(deads: Iterable[Iterable[Card]]) -> Deads:
+        """Return the deads as the deal sets them aside: every one waiting, no team's taken."""
+        return Deads([tuple(d) for d in deads], [None, None], [None, None], [None, None], [False, False], [None, None])
+
+    def copy(self) -> Deads:
+        """Return an independent copy (each list its own; the cards are immutable)."""
+        return Deads(self.left.copy(), self.fate.copy(), self.taker.copy(), self.team_took.copy(),
+                     self.direct.copy(), self.unused.copy())
+
+    def lowest(self) -> int | None:
+        """Return the lowest dead still waiting, or None."""
+        for i, d in enumerate(self.left):
+            if d is not None:
+                return i
+        return None
+
+    def take(self, dead: int, player: int, team: int, direct: bool) -> tuple[Card, ...]:
+        """Record that `player` of `team` took `dead` (at once when `direct`); return its cards."""
+        cards = self.left[dead]
+        assert cards is not None
+        self.left[dead], self.fate[dead], self.taker[dead] = None, "taken", player
+        self.team_took[team], self.direct[team] = dead, direct
+        if not direct:
+            self.unused[team] = player  # unused until the taker plays again
+        return cards
+
+    def to_stock(self, dead: int) -> tuple[Card, ...]:
+        """Record that `dead` joined the stock (RULES 5); return its cards."""
+        cards = self.left[dead]
+        assert cards is not None
+        self.left[dead], self.fate[dead] = None, "stock"
+        return cards
+
+    def waiting(self) -> list[tuple[Card, ...]]:
+        """Return the cards of every dead still waiting, lowest first."""
+        return [d for d in self.left if d is not None]
 
 
 @dataclass(slots=True)
@@ -195,12 +251,7 @@ class GameState:
     hands: list[Hand] = field(default_factory=list)
     stock: list[Card] = field(default_factory=list)  # top card last
     pile: list[Card] = field(default_factory=list)  # bottom first, top last
-    deads: list[tuple[Card, ...] | None] = field(default_factory=list)  # None once gone
-    dead_fate: list[DeadFate | None] = field(default_factory=list)  # None while the dead waits
-    dead_taker: list[int | None] = field(default_factory=list)  # seat that took each dead
-    team_dead: list[int | None] = field(default_factory=list)
-    team_dead_direct: list[bool] = field(default_factory=list)
-    unused_seat: list[int | None] = field(default_factory=list)  # team -> taker yet to play
+    deads: Deads = field(default_factory=Deads)
     dead_mode: DeadMode | None = None  # set while phase == "dead"
     pending_top: Card | None = None  # pile_top_use next_play: the top card the next play must hold
     pending_rest: list[Card] = field(default_factory=list)
@@ -238,11 +289,6 @@ class GameState:
         new.stock = self.stock.copy()
         new.pile = self.pile.copy()
         new.deads = self.deads.copy()
-        new.dead_fate = self.dead_fate.copy()
-        new.dead_taker = self.dead_taker.copy()
-        new.team_dead = self.team_dead.copy()
-        new.team_dead_direct = self.team_dead_direct.copy()
-        new.unused_seat = self.unused_seat.copy()
         new.pending_rest = self.pending_rest.copy()
         new.melds = self.melds.copy()
         new.totals = self.totals.copy()
@@ -282,11 +328,6 @@ def shallow_copy(state: GameState) -> GameState:
     new.stock = state.stock
     new.pile = state.pile
     new.deads = state.deads
-    new.dead_fate = state.dead_fate
-    new.dead_taker = state.dead_taker
-    new.team_dead = state.team_dead
-    new.team_dead_direct = state.team_dead_direct
-    new.unused_seat = state.unused_seat
     new.dead_mode = state.dead_mode
     new.pending_top = state.pending_top
     new.pending_rest = state.pending_rest

@@ -36,8 +36,8 @@ from .state import GameState, Hand, add_cards, shallow_copy
 
 def start_turn(state: GameState, player: int) -> None:
     team = team_of(player)
-    if state.unused_seat[team] == player:
-        state.unused_seat[team] = None  # RULES 4: the taker started another turn
+    if state.deads.unused[team] == player:
+        state.deads.unused[team] = None  # RULES 4: the taker started another turn
 
 
 def check_drew(state: GameState, ev: Drew) -> None:
@@ -57,7 +57,7 @@ def check_drew(state: GameState, ev: Drew) -> None:
 
 def apply_drew(state: GameState, ev: Drew) -> None:
     player = ev.player
-    if state.unused_seat[team_of(player)] == player:
+    if state.deads.unused[team_of(player)] == player:
         start_turn(state, player)
     stock = state.stock
     stock.pop()
@@ -138,7 +138,7 @@ def trial_take(state: GameState, ev: TookPile) -> GameState:
     phase at the next seq, as the phase machine leaves a take.
     """
     trial = shallow_copy(state)
-    trial.unused_seat = list(state.unused_seat)
+    trial.deads = state.deads.copy()
     trial.hands = list(state.hands)
     trial.hands[ev.player] = state.hands[ev.player].copy()
     if rules_context(state).pile_open:
@@ -313,7 +313,7 @@ def legal_draws(state: GameState) -> list[Event]:
     seq, player = state.next_seq, state.to_play
     if must_refill(state):
         refills: list[Event] = [
-            StockRefilled(seq=seq, dead=i) for i, d in enumerate(state.deads) if d is not None
+            StockRefilled(seq=seq, dead=i) for i, d in enumerate(state.deads.left) if d is not None
         ]
         if state.rules.refill == "all":
             refills = refills[:1]  # RULES 5: every dead in turn, lowest first

@@ -26,7 +26,7 @@ from typing import Literal
 
 import msgspec
 
-from buraco_events.core.bots import table_bots
+from buraco_events.bots.registry import table_bots
 from buraco_events.core.choices import Action
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.infoset import InfoSetError, info_set, knowledge_of, sample

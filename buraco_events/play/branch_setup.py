@@ -27,8 +27,7 @@ from buraco_events.util.text import hand_words
 
 from .branch import BranchError, ParentDeck, read_parent
 from .keys import key_path, read_key
-from .narrator import Say
-from .setup import NOTE_BY, Setup, SetupError, bot_kinds
+from .setup import NOTE_BY, Say, Setup, SetupError, bot_kinds
 
 
 def branch_table(

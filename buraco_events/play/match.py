@@ -21,7 +21,7 @@ from pathlib import Path
 
 import msgspec
 
-from buraco_events.core.bots import run_game, table_bots
+from buraco_events.bots.registry import run_game, table_bots
 from buraco_events.core.cards import team_of
 from buraco_events.log.writer import write_logs
 from buraco_events.model.events import Event

@@ -13,12 +13,18 @@ the `buraco play` option at fault (`--seat: ...`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from buraco_events.core.bots import Bot, bot_by_name, bot_spec, share_context
+from rich.console import RenderableType
+
+from buraco_events.bots.registry import Bot, bot_by_name, bot_spec, share_context
 from buraco_events.model.events import Event, Note
 
 #: the `note.by` of the setup line
+#: where the output of `buraco play` goes (the terminal draws it)
+Say = Callable[[RenderableType], None]
+
 NOTE_BY = "buraco play"
 #: the player's name in the log unless `--name` gives one
 DEFAULT_NAME = "you"

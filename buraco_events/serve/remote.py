@@ -14,8 +14,8 @@ from typing import Any
 
 import msgspec
 
+from buraco_events.bots.greedy import GreedyBot
 from buraco_events.core.choices import Action, ActionKind
-from buraco_events.core.greedy import GreedyBot
 from buraco_events.model.rules import Rules
 from buraco_events.model.views import View
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from buraco_events.core.bots import bot_by_name, share_context
+from buraco_events.bots.registry import bot_by_name, share_context
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.seeds import PositionSeeds
 from buraco_events.core.table import Bot, DealSource, Table, start_event

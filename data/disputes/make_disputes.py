@@ -24,7 +24,7 @@ from pathlib import Path
 
 import msgspec
 
-from buraco_events.core.bots import GreedyBot
+from buraco_events.bots.registry import GreedyBot
 from buraco_events.core.cards import ALL_CARDS, team_of
 from buraco_events.core.closing import has_closing_canasta
 from buraco_events.core.deads import can_take_dead

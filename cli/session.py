@@ -39,7 +39,7 @@ from pathlib import Path
 from rich.console import Group
 from rich.text import Text
 
-from buraco_events.core.bots import GreedyBot
+from buraco_events.bots.registry import GreedyBot
 from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, legal_actions
 from buraco_events.core.gate import IllegalMove
@@ -66,13 +66,9 @@ from buraco_events.model.events import (
     decode_event,
 )
 from buraco_events.model.rules import UnknownVariant, canonical_variant
-from buraco_events.util.text import hand_words, visible
-from buraco_events.views.projections import describe, player_view
-from buraco_events.views.render import render_compact
-
-from .branch import BranchError, read_parent, start_branch
-from .branch_setup import branch_table
-from .commands import (
+from buraco_events.play.branch import BranchError, read_parent, start_branch
+from buraco_events.play.branch_setup import branch_table
+from buraco_events.play.commands import (
     HELP,
     CommandError,
     action_command,
@@ -82,18 +78,23 @@ from .commands import (
     parse_command,
     refusal_text,
 )
-from .keys import key_path, read_key, write_key
-from .narrator import Say, hands_count, score_sheet, second_person, you_are
-from .setup import (
+from buraco_events.play.keys import key_path, read_key, write_key
+from buraco_events.play.setup import (
     DEFAULT_NAME,
     MAX_NAME,
     NOTE_BY,
+    Say,
     Setup,
     SetupError,
     bot_kinds,
     bot_names,
     play_game_id,
 )
+from buraco_events.util.text import hand_words, visible
+from buraco_events.views.projections import describe, player_view
+from buraco_events.views.render import render_compact
+
+from .narrator import hands_count, score_sheet, second_person, you_are
 
 #: where the human's lines come from; gets the live state (for test auto-pilots), None = end of input
 Reader = Callable[[GameState], str | None]

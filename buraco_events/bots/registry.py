@@ -18,16 +18,16 @@ from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
+from buraco_events.core.choices import Action, Choices
+from buraco_events.core.commit import seeded_salts
+from buraco_events.core.seeds import SeedStreams
+from buraco_events.core.state import GameState
+from buraco_events.core.table import Bot, EndlessGame, Table
 from buraco_events.model.events import Event
 from buraco_events.model.rules import Rules, check_players
 from buraco_events.model.views import View
 
-from .choices import Action, Choices
-from .commit import seeded_salts
 from .greedy import GreedyBot, SharedContext
-from .seeds import SeedStreams
-from .state import GameState
-from .table import Bot, EndlessGame, Table
 
 # `Bot` (the protocol every player here follows) and `EndlessGame` are the table's: re-exported
 __all__ = [

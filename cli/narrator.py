@@ -8,8 +8,6 @@ row once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table as Grid
@@ -20,12 +18,8 @@ from buraco_events.model.events import Event, GameEnded, HandStarted
 from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
 from buraco_events.model.views import View
+from buraco_events.play.setup import DEFAULT_NAME
 from buraco_events.util.text import hand_words, visible
-
-from .setup import DEFAULT_NAME
-
-#: where the session's output goes
-Say = Callable[[RenderableType], None]
 
 
 def hands_count(n: int) -> str:

@@ -1,23 +1,14 @@
-"""The greedy bot: a one-ply player that rates every meld, lay-off and discard it is offered.
+"""The greedy bot's rating of plays and discards, and what it keeps for the game it plays.
 
-`GreedyBot` ranks the plays by points laid, canasta bonus gained, length reached and cleanliness
-(`_Context.play_score`), and the discards by what a card is worth to keep (`cheapest_discard`);
-it takes the pile when enough of its cards meld (`_useful_cards`). The rating is its own module
-because it changes with the bot's play (its weights and tables), never with the registry of bots
-or the game loop (`bots`). Bots never decide what is legal: the engine does (`choices.Choices`).
+The rating is its own module because it changes with the bot's play (its weights and tables),
+never with how the bot walks a decision (`greedy`) or the registry of bots (`registry`).
 """
 
 from __future__ import annotations
 
-import random
 from typing import Final
 
-from mypy_extensions import mypyc_attr
-
-from buraco_events.model.rules import Rules
-from buraco_events.model.views import MeldKind, MeldView, View
-
-from .cards import (
+from buraco_events.core.cards import (
     NATURAL_RANKS,
     SUIT_INDEX,
     SUIT_RANK,
@@ -30,10 +21,10 @@ from .cards import (
     run_neighbours,
     team_of,
 )
-from .choices import Action, Choices
-from .fits import MeldFits, fits_in, meld_fits
-from .hand_melds import hand_melds
-from .melds import (
+from buraco_events.core.choices import Action
+from buraco_events.core.fits import MeldFits, fits_in, meld_fits
+from buraco_events.core.hand_melds import hand_melds
+from buraco_events.core.melds import (
     CANASTA_SIZE,
     CanastaKind,
     caches_for,
@@ -43,7 +34,9 @@ from .melds import (
     meld_wild,
     size_kind,
 )
-from .state import sorted_held
+from buraco_events.core.state import sorted_held
+from buraco_events.model.rules import Rules
+from buraco_events.model.views import MeldKind, MeldView, View
 
 # GreedyBot weights, in points (the unit of RULES 7)
 _EMPTY_HAND: Final = 1000  # taking the dead at once, or closing: always worth it
@@ -59,7 +52,7 @@ _SAME_RANK: Final = 30  # another card of the same rank (sets variants)
 _FITS_OWN: Final = 50  # a card that fits one of the team's melds (to lay off on a later turn)
 
 
-def _is_late(view: View, refill: bool) -> bool:
+def is_late(view: View, refill: bool) -> bool:
     """Return whether the hand is near its end: a short stock and no dead left to refill it
     (`refill`: the rules refill the stock from a dead, RULES 8)."""
     if view.stock > 6:
@@ -67,144 +60,7 @@ def _is_late(view: View, refill: bool) -> bool:
     return not (refill and any(d.fate is None for d in view.deads))
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # users' bots may build on it
-class GreedyBot:
-    """A sensible one-ply player (see the module weights); deterministic, it uses no randomness.
-
-    Draw: takes the pile when the engine allows it and enough of its cards meld (a closed pile is
-    offered only when its top melds, so it is taken unless it is big late in the hand). Play: ranks
-    every meld and lay-off by points laid, canasta bonus gained (via `melds.canasta_kind`), length
-    reached and cleanliness, with a cost for spending a wild that completes nothing and for
-    dirtying a clean meld the team still needs; plays the best one while it is worth more than
-    zero; emptying the hand (a direct dead or a close) always wins. Discard: keeps wilds, never
-    feeds an opponent's visible meld when it can help it, keeps cards with neighbours, and drops
-    high cards late in the hand. Dead: takes the first dead offered.
-    """
-
-    name = "greedy"
-    #: where the bot keeps the context of the game it plays (None before its first decision)
-    _shared: SharedContext | None = None
-
-    def __init__(self, shared: SharedContext | None = None) -> None:
-        self._shared = shared
-
-    def join(self, shared: SharedContext) -> None:
-        """Share `shared` with the other greedy bots of a table, unless the bot has a context
-        already (its own, or one it was given)."""
-        if self._shared is None:
-            self._shared = shared
-
-    def _context(self, rules: Rules) -> _GameContext:
-        """Return the context of the game played under `rules`, built afresh when the rules
-        object is not the last one's (the bot, or the bots sharing it, play one game at a time)."""
-        shared = self._shared
-        if shared is None:
-            shared = self._shared = SharedContext()
-        game = shared.game
-        if game is None or game.rules is not rules:
-            game = shared.game = _GameContext(rules, game)
-        return game
-
-    def choose(self, view: View, actions: list[Action], rules: Rules, rng: random.Random) -> Action:
-        """Return the best-ranked action."""
-        if len(actions) == 1:
-            return actions[0]
-        if view.phase == "draw":
-            return self._draw(view, actions, rules)
-        if view.phase == "dead":
-            return actions[0]
-        return self._play(view, actions, rules)
-
-    def decide(self, view: View, choices: Choices, rules: Rules, rng: random.Random) -> Action:
-        """`choose` on the table's lazy offer: the same action, with fewer plays checked.
-
-        The plays are scored before their check and checked best first, so the first legal one
-        is the one `choose` would rank first; the discards are listed only when it plays none.
-        """
-        phase = view.phase  # read once: the view is a msgspec struct
-        if phase == "draw":
-            draws = [a for a, _ in choices.draws()]
-            return draws[0] if len(draws) == 1 else self._draw(view, draws, rules)
-        if phase == "dead":
-            return choices.deads()[0][0]
-        return self._play_lazy(view, choices, rules)
-
-    # -- draw ------------------------------------------------------------------------------
-
-    def _draw(self, view: View, actions: list[Action], rules: Rules) -> Action:
-        take: Action | None = None
-        draw: Action | None = None
-        for a in actions:  # the first of each kind (a loop: no generator frames)
-            if take is None and a.kind == "pile":
-                take = a
-            elif draw is None and a.kind == "draw":
-                draw = a
-        if take is None or draw is None:
-            return take or draw or actions[0]
-        late = _is_late(view, self._context(rules).refill)
-        pile = view.pile
-        cards, size = pile.cards, pile.size  # read once: the pile view is a msgspec struct
-        if cards is None:  # closed pile: legal only when its top melds at once
-            return draw if late and size > 6 else take
-        seat = view.seat
-        held = view.hands[seat if seat is not None else view.to_play]
-        if size <= 2 and isinstance(held, tuple) and len(held) <= 4:
-            return draw  # a short hand swapping one-card piles with the opponent never ends
-        # taken when a third of its cards are useful, or (early in the hand) any one of them
-        need = -(-size // 3)
-        if not late:
-            need = min(need, 1)
-        return take if _useful_cards(view, cards, rules, need) >= need else draw
-
-    # -- play ------------------------------------------------------------------------------
-
-    def _play(self, view: View, actions: list[Action], rules: Rules) -> Action:
-        ctx = _Context(view, self._context(rules))
-        best: Action | None = None
-        best_score = 0
-        discards: list[Action] = []
-        for a in actions:
-            if a.kind == "discard":
-                discards.append(a)
-                continue
-            score = ctx.play_score(a)
-            if best is None or score > best_score:
-                best, best_score = a, score
-        if best is not None and (best_score > 0 or not discards):
-            return best
-        return ctx.cheapest_discard(discards)
-
-    def _play_lazy(self, view: View, choices: Choices, rules: Rules) -> Action:
-        """`_play` over unchecked candidates: the first legal one in (score desc, offer order) is
-        `_play`'s best, and once scores reach 0 a discard wins whenever there is one."""
-        ctx = _Context(view, self._context(rules))
-        candidates = choices.candidates()
-        # (score desc, offer place) as one int each: -score << shift | place; the plays worth
-        # more than 0 apart, since the others are checked only when no discard is offered
-        shift = len(candidates).bit_length()
-        worth: list[int] = []
-        rest: list[int] = []
-        for i, a in enumerate(candidates):
-            score = ctx.play_score(a)
-            if score > 0:
-                worth.append((-score << shift) + i)
-            else:
-                rest.append((-score << shift) + i)
-        mask = (1 << shift) - 1
-        worth.sort()
-        for key in worth:
-            if choices.play_event(key & mask) is not None:
-                return candidates[key & mask]
-        discards = choices.discard_actions()
-        if not discards:
-            rest.sort()
-            for key in rest:
-                if choices.play_event(key & mask) is not None:
-                    return candidates[key & mask]
-        return ctx.cheapest_discard(discards)
-
-
-class _GameContext:
+class GameMemory:
     """What a greedy bot keeps for the game it plays, under one rules object.
 
     Built at the bot's first decision and again whenever the rules object changes (a new game),
@@ -213,14 +69,14 @@ class _GameContext:
 
     - what the bot reads of the rules, read once (the rules are a msgspec struct, whose fields
       compiled code reads generically);
-    - the ratings of the plays it met (`_Rated`), by the `id()` of the action each keeps alive:
+    - the ratings of the plays it met (`Rated`), by the `id()` of the action each keeps alive:
       the table offers one shared action per play, decision after decision, and a rating holds
       while its meld view does; they depend on the rules' values only, so a context of equal rules
-      (`melds.canonical_rules`) takes over the last one's, up to `_RATED_MAX` (cleared when full);
-    - the index of the melds' kept entries (`_MeldIndex`), brought up to each discard's view.
+      (`melds.canonical_rules`) takes over the last one's, up to `RATED_MAX` (cleared when full);
+    - the index of the melds' kept entries (`MeldIndex`), brought up to each discard's view.
     """
 
-    def __init__(self, rules: Rules, last: _GameContext | None = None) -> None:
+    def __init__(self, rules: Rules, last: GameMemory | None = None) -> None:
         self.rules = rules
         #: the first rules object seen equal to these: games of equal rules share the ratings
         canon = self.canon = canonical_rules(rules)
@@ -231,23 +87,23 @@ class _GameContext:
         self.close_needs_clean: bool = rules.close_needs_clean
         #: whether the stock is refilled from a dead (RULES 8)
         self.refill: bool = rules.stock_end == "refill"
-        #: the plays' ratings by the id() of their action (`_Context.play_score`)
-        self.rated: dict[int, _Rated] = last.rated if last is not None and same else {}
-        #: the melds' index for `_Context.keep_melds` (None until a discard asks for it)
-        self.index: _MeldIndex | None = None
+        #: the plays' ratings by the id() of their action (`Position.play_score`)
+        self.rated: dict[int, Rated] = last.rated if last is not None and same else {}
+        #: the melds' index for `Position.keep_melds` (None until a discard asks for it)
+        self.index: MeldIndex | None = None
 
 
 class SharedContext:
-    """The `_GameContext` of the game a greedy bot plays: its own, or one shared by the greedy
+    """The `GameMemory` of the game a greedy bot plays: its own, or one shared by the greedy
     bots of one table (`bots.table_bots`), so that a play rated or a meld indexed for one seat
     serves the others (a rating or an index entry does not depend on the seat)."""
 
     def __init__(self) -> None:
-        self.game: _GameContext | None = None
+        self.game: GameMemory | None = None
 
 
-#: the most play ratings a `_GameContext` keeps
-_RATED_MAX: Final = 1 << 16
+#: the most play ratings a `GameMemory` keeps
+RATED_MAX: Final = 1 << 16
 
 
 def _values(two_value: int, joker_value: int) -> list[int]:
@@ -258,9 +114,9 @@ def _values(two_value: int, joker_value: int) -> list[int]:
     return values
 
 
-class _Rated:
-    """The part of a play's score that does not depend on the decision (`_Context.play_score`):
-    what `action` lays onto which meld view, under the rules of the `_GameContext` that keeps it.
+class Rated:
+    """The part of a play's score that does not depend on the decision (`Position.play_score`):
+    what `action` lays onto which meld view, under the rules of the `GameMemory` that keeps it.
     In points: every term is an int."""
 
     def __init__(self, action: Action, meld: MeldView | None, base: int,
@@ -280,14 +136,14 @@ class _Rated:
         self.risk = risk
 
 
-class _Context:
+class Position:
     """What one play-phase decision needs from the view, computed once (or on first use).
 
     The view is a msgspec struct (its fields are read generically when compiled): each field is
     read once here. Meld ids are the melds' places on the table (the engine's `state.melds[id]`).
     """
 
-    def __init__(self, view: View, game: _GameContext):
+    def __init__(self, view: View, game: GameMemory):
         seat = view.seat
         if seat is None:
             seat = view.to_play
@@ -307,16 +163,16 @@ class _Context:
             self.after += 1 + (len(rest) if isinstance(rest, tuple) else rest)
         self.melds = view.melds
         self._view = view
-        #: `_is_late` (-1: not asked yet)
+        #: `is_late` (-1: not asked yet)
         self._late = -1
         self._has_close_canasta: bool | None = None
         #: the team's index of the melds' kept entries, for `keep_melds` (set on first use)
-        self._index: _MeldIndex | None = None
+        self._index: MeldIndex | None = None
 
     def is_late(self) -> bool:
-        """Return `_is_late` of the view (asked at most once)."""
+        """Return `is_late` of the view (asked at most once)."""
         if self._late < 0:
-            self._late = 1 if _is_late(self._view, self.game.refill) else 0
+            self._late = 1 if is_late(self._view, self.game.refill) else 0
         return self._late == 1
 
     def has_close_canasta(self) -> bool:
@@ -349,8 +205,8 @@ class _Context:
             score -= rated.risk
         return score
 
-    def _rate(self, action: Action, meld: MeldView | None) -> _Rated:
-        """Return the `_Rated` of a meld (`meld` None) or a lay-off onto `meld`, and keep it."""
+    def _rate(self, action: Action, meld: MeldView | None) -> Rated:
+        """Return the `Rated` of a meld (`meld` None) or a lay-off onto `meld`, and keep it."""
         rules, cards = self.rules, action.cards
         # the wild of `classify(cards)` or of `classify(meld + cards)` (its code; -1: clean), on
         # the cards' counts (`melds._Tally.wild_code`): no card tuple sorted nor classified
@@ -380,9 +236,9 @@ class _Context:
                 risk = _CLEAN_RISK * old_clean_len
         elif old_dirty and wild == -1:
             base += _CLEANED
-        rated = _Rated(action, meld, base, short_wild, wild_cost, risk)
+        rated = Rated(action, meld, base, short_wild, wild_cost, risk)
         kept = self.game.rated
-        if len(kept) >= _RATED_MAX:
+        if len(kept) >= RATED_MAX:
             kept.clear()
         kept[id(action)] = rated
         return rated
@@ -441,15 +297,15 @@ class _Context:
                 best, best_score = i, score
         return discards[best]
 
-    def _index_melds(self) -> _MeldIndex:
+    def _index_melds(self) -> MeldIndex:
         """Return the index of the melds' kept entries (`fits.meld_fits`), brought up to this
         view's melds: one index for both teams (a meld's team is kept, `mine` is the test of
         `keep_melds`), kept by the game's context across decisions, since few melds change
-        between two discards (`_MeldIndex.update`)."""
+        between two discards (`MeldIndex.update`)."""
         game, melds = self.game, self.melds
         kept = game.index
         if kept is None or not kept.update(melds):
-            kept = game.index = _MeldIndex(game.rules)
+            kept = game.index = MeldIndex(game.rules)
             kept.update(melds)
         self._index = kept
         return kept
@@ -482,8 +338,8 @@ class _Context:
         return score
 
 
-class _MeldIndex:
-    """The kept entries of a table's melds, for both teams (`_Context._index_melds`).
+class MeldIndex:
+    """The kept entries of a table's melds, for both teams (`Position._index_melds`).
 
     Per meld position: its view, its team, its kept entry, its bucket (a run's
     suit index, 4 + a set's rank; -1 for no meld); `by_code` lists per card code the positions
@@ -543,7 +399,7 @@ _FAR_CODES: Final[list[tuple[int, ...]]] = [
     tuple(code - code % 16 + r for r in run_neighbours(code % 16, 2)) if code % 16 in NATURAL_RANKS else ()
     for code in range(SUIT_RANK_SIZE)
 ]
-#: per `_MeldIndex` bucket: the codes of the cards that may join its melds (the naturals of a
+#: per `MeldIndex` bucket: the codes of the cards that may join its melds (the naturals of a
 #: run's suit, of a set's rank) and the wilds
 _BUCKET_CODES: Final[list[tuple[int, ...]]] = [
     tuple(s * 16 + r for r in NATURAL_RANKS) + WILD_CODES for s in range(len(SUITS))
@@ -554,7 +410,7 @@ def _bonus(kind: CanastaKind | MeldKind | None, rules: Rules) -> int:
     return 0 if kind is None or kind == "none" else canasta_bonus(kind, rules)
 
 
-def _useful_cards(view: View, pile: tuple[Card, ...], rules: Rules, enough: int = 64) -> int:
+def useful_cards(view: View, pile: tuple[Card, ...], rules: Rules, enough: int = 64) -> int:
     """Return how many distinct natural pile cards would join a meld or a lay-off right away,
     or a number of `enough` or more once that many are found (the default counts them all).
 
@@ -621,7 +477,3 @@ def _mark_used(cards: tuple[Card, ...], in_pile: int, used: int, n: int) -> tupl
             used |= bit
             n += 1
     return used, n
-
-
-
-__all__ = ["GreedyBot", "SharedContext"]
