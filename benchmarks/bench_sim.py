@@ -38,7 +38,7 @@ _HOT = (
     ("plays.iter_raw_plays (candidates)", "plays.py", "iter_raw_plays"),
     ("playcheck.checked_play", "playcheck.py", "checked_play"),
     ("turn.check_took_pile", "turn.py", "check_took_pile"),
-    ("fits.shape_layoffs", "fits.py", "shape_layoffs"),
+    ("fits.shape_lay_offs", "fits.py", "shape_lay_offs"),
     ("hand_melds.candidate_melds", "hand_melds.py", "candidate_melds"),
     ("melds.classify", "melds.py", "classify"),
     ("seatview.player_view (the view)", "seatview.py", "player_view"),

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from buraco_events.core.cards import RANK, RANKS, SUIT, Card, card_value, is_wild_card, team_of
 from buraco_events.core.choices import Action
-from buraco_events.core.fits import shape_layoffs
+from buraco_events.core.fits import shape_lay_offs
 from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.melds import (
     canasta_bonus,
@@ -43,15 +43,15 @@ def useful_cards(view: View, pile: Sequence[Card], rules: Rules) -> int:
     held: tuple[Card, ...] | None = None
     for m in view.melds:
         if m.team == team:
-            # `candidate_layoffs`, with the hand sorted once for all the melds
+            # `candidate_lay_offs`, with the hand sorted once for all the melds
             shape = classify(m.cards, rules)
             if shape is None:
                 continue
             if held is None:
                 held = tuple(sorted(together.elements()))
-            for layoff in shape_layoffs(held, tuple(m.cards), shape, rules):
-                if not any(is_wild_card(c) for c in layoff):
-                    used.update(c for c in layoff if c in pile_cards)
+            for lay_off in shape_lay_offs(held, tuple(m.cards), shape, rules):
+                if not any(is_wild_card(c) for c in lay_off):
+                    used.update(c for c in lay_off if c in pile_cards)
     return len(used)
 
 

@@ -1,6 +1,6 @@
 """Reference (string-coded) meld code: the oracles of the property tests that the int-coded
 `hand_melds.candidate_melds`, the bitmask `melds.classify` and the lay-off generator
-(`fits.shape_layoffs`) give the same results in the same order."""
+(`fits.shape_lay_offs`) give the same results in the same order."""
 
 from __future__ import annotations
 
@@ -223,19 +223,19 @@ def _may_fit(card: Card, shape: MeldShape) -> bool:
     return r == shape.low - 1 or r == shape.high + 1
 
 
-def shape_layoffs(
+def shape_lay_offs(
     held: tuple[Card, ...], meld: tuple[Card, ...], shape: MeldShape, rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
-    """Return `candidate_layoffs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
+    """Return `candidate_lay_offs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
     # only the cards of the run's suit or the set's rank, and the wilds, may join the meld
     fits = _RUN_CARDS[shape.suit or ""] if shape.type == "run" else _SET_CARDS[shape.rank or 0]
     relevant = tuple([c for c in held if c in fits])  # a list comprehension: no generator frames
     if not relevant:
         return ()
-    return _layoffs(meld, relevant, rules)
+    return _lay_offs(meld, relevant, rules)
 
 
-def _layoffs(
+def _lay_offs(
     meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
     """Return the candidate additions to a meld from the hand cards that could matter to it."""

@@ -9,7 +9,7 @@ import pytest
 
 from buraco_events.core import melds
 from buraco_events.core.cards import parse_cards
-from buraco_events.core.fits import candidate_layoffs, meld_fits
+from buraco_events.core.fits import candidate_lay_offs, meld_fits
 from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.melds import (
     CANASTA_SIZE,
@@ -282,26 +282,26 @@ def test_candidate_melds_ace_to_ace() -> None:
     assert all(classify(c, SUJO) is not None for c in candidate_melds(h, SUJO))
 
 
-def test_candidate_layoffs_run() -> None:
+def test_candidate_lay_offs_run() -> None:
     # meld 5H 6H 7H, hand 3H 4H 8H 9H JK KS:
     # single cards: 4H, 8H, JK (9H or 3H alone leave a hole; KS is off-suit) -> 3
     # high end from 8: 8H 9H, 8H 9H JK (JK at 10); low end from 4: 3H 4H, 3H 4H JK (JK at 2) -> 4
-    got = candidate_layoffs(hand("4H 8H 9H 3H JK KS"), parse_cards("5H 6H 7H"), STBL)
+    got = candidate_lay_offs(hand("4H 8H 9H 3H JK KS"), parse_cards("5H 6H 7H"), STBL)
     assert got == [
         ("3H", "4H"), ("3H", "4H", "JK"), ("4H",), ("8H",), ("8H", "9H"), ("8H", "9H", "JK"), ("JK",),
     ]
 
 
-def test_candidate_layoffs_dirty_run() -> None:
+def test_candidate_lay_offs_dirty_run() -> None:
     # meld 5H JK 7H already holds its wild: 6H (frees the JK to an end) and 8H; the 2C would be
     # a second wild; no run of two naturals at either end -> 2
-    got = candidate_layoffs(hand("6H 8H 2C"), parse_cards("5H JK 7H"), STBL)
+    got = candidate_lay_offs(hand("6H 8H 2C"), parse_cards("5H JK 7H"), STBL)
     assert got == [("6H",), ("8H",)]
 
 
-def test_candidate_layoffs_set() -> None:
+def test_candidate_lay_offs_set() -> None:
     # fechado, set 7S 7H 7D, hand 7C 7C 7S JK 8S: singles 7C, 7S, JK; all sevens together -> 4
-    got = candidate_layoffs(hand("7C 7C 7S JK 8S"), parse_cards("7S 7H 7D"), FECHADO)
+    got = candidate_lay_offs(hand("7C 7C 7S JK 8S"), parse_cards("7S 7H 7D"), FECHADO)
     assert got == [("7C",), ("7C", "7C", "7S"), ("7S",), ("JK",)]
 
 
@@ -315,7 +315,7 @@ def test_every_candidate_is_legal(rules) -> None:
         assert is_meld(cards, rules), cards
         assert not Counter(cards) - h  # only held cards
     base = parse_cards("6S 7S 8S")
-    for add in candidate_layoffs(h, base, rules):
+    for add in candidate_lay_offs(h, base, rules):
         assert is_meld(base + add, rules), add
 
 

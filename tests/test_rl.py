@@ -80,12 +80,12 @@ def test_every_stateless_id_decodes_to_one_action_and_back() -> None:
     """Draw, pile, deads, discards and new melds: each id decodes to an engine action whose id it
     is, and no two ids name the same action."""
     seen: set[Action] = set()
-    for i in range(A.LAYOFF):
+    for i in range(A.LAY_OFF):
         action = A.decode(None, i)
         assert action is not None and A.encode(None, action) == i
         seen.add(action)
-    assert len(seen) == A.LAYOFF
-    assert A.N_ACTIONS == A.LAYOFF + A.MELD_SLOTS * A.LAYOFF_BLOCK
+    assert len(seen) == A.LAY_OFF
+    assert A.N_ACTIONS == A.LAY_OFF + A.MELD_SLOTS * A.LAY_OFF_BLOCK
 
 
 def test_the_meld_table_is_every_meld_once() -> None:
@@ -146,23 +146,23 @@ def test_the_mask_is_the_engines_legal_actions_exactly() -> None:
     exactly one id, which decodes back to it, and the mask holds exactly those ids. Nothing is
     excluded. In every 300th state with melds, every id of every meld's lay-off block decodes to no action or
     to one whose id it is."""
-    states = layoffs = blocks = checked = 0
+    states = lay_offs = blocks = checked = 0
     for e, legal in _random_env_games(seeds=3):
         state = e.table.state
         obs = e.observe(e.agent_selection)
         ids = np.flatnonzero(obs["action_mask"])
         assert sorted(A.encode(state, a) for a in legal) == ids.tolist()
         assert [A.decode(state, int(i)) for i in ids] == sorted(legal, key=lambda a: A.encode(state, a))
-        layoffs += sum(a.kind == "add" for a in legal)
+        lay_offs += sum(a.kind == "add" for a in legal)
         if state.melds and (checked := checked + 1) % 300 == 0:
             for meld in range(min(len(state.melds), A.MELD_SLOTS)):
-                first = A.LAYOFF + meld * A.LAYOFF_BLOCK
-                for i in range(first, first + A.LAYOFF_BLOCK):
+                first = A.LAY_OFF + meld * A.LAY_OFF_BLOCK
+                for i in range(first, first + A.LAY_OFF_BLOCK):
                     action = A.decode(state, i)
                     assert action is None or A.encode(state, action) == i
                 blocks += 1
         states += 1
-    assert states > 3000 and layoffs > 500 and blocks > 20
+    assert states > 3000 and lay_offs > 500 and blocks > 20
 
 
 def test_lay_off_descriptions_that_name_the_same_cards_have_one_id() -> None:
@@ -177,12 +177,12 @@ def test_lay_off_descriptions_that_name_the_same_cards_have_one_id() -> None:
     assert shape is not None
     state.melds = [Meld(0, 0, shape, 0, 1, 0, 0)]
     action = Action("add", ("AH", "JK"), 0)
-    stretches = A.LAYOFF + len(A.CARDS) + len(A.SET_COUNTS)
+    stretches = A.LAY_OFF + len(A.CARDS) + len(A.SET_COUNTS)
     up = stretches + A.STRETCHES.index((1, 2, 0, "JK"))
     down = stretches + A.STRETCHES.index((-1, 2, 0, "JK"))
     assert A.decode(state, up) == action and A.encode(state, action) == up
     assert A.decode(state, down) is None
-    assert A.decode(state, up + A.LAYOFF_BLOCK) is None  # there is no meld 1
+    assert A.decode(state, up + A.LAY_OFF_BLOCK) is None  # there is no meld 1
 
 
 # -- the observation -----------------------------------------------------------------------

@@ -454,15 +454,15 @@ def useful_cards(view: View, pile: tuple[Card, ...], rules: Rules, enough: int =
     context = caches_for(rules)
     for m in view.melds:
         if m.team == team:
-            # `candidate_layoffs` from the meld's kept entry (`fits.meld_fits`), as the table's
+            # `candidate_lay_offs` from the meld's kept entry (`fits.meld_fits`), as the table's
             # candidates do, with the cards sorted once for all the melds
             entry = fits_in(context, m.cards)
             if entry.shape is None or not entry.gate_mask & together_mask:
                 continue  # no meld, or none of the cards every lay-off onto it holds one of
             if held is None:
                 held = sorted_held(together)
-            for layoff in entry.layoffs_in(held):
-                used, n = _mark_used(layoff, in_pile, used, n)
+            for lay_off in entry.lay_offs_in(held):
+                used, n = _mark_used(lay_off, in_pile, used, n)
                 if n >= enough:
                     return n
     return n

@@ -3,7 +3,7 @@
 An `Action` is a choice free of hidden information (a draw does not name the card); `Choices` is
 the lazy offer of the legal ones to the player to move, each with the event that records it, and
 `action_event` is the one function that turns an action into its event. The shared action
-objects (`_DISCARDS`, `_PLAY_ACTIONS`, `_LAYOFF_PLAYS`) let a bot's choice be found by identity.
+objects (`_DISCARDS`, `_PLAY_ACTIONS`, `_LAY_OFF_PLAYS`) let a bot's choice be found by identity.
 This is its own module because what a player may choose, and how a choice is recorded, change
 with the moves the rules allow, not with how a table is driven (`table`) or where chance comes
 from (`seeds`).
@@ -124,7 +124,7 @@ def _hand_plays(state: GameState) -> tuple[list[CardPlay], list[Action]]:
     """Return `plays.raw_plays` (no closed-pile top waiting) and the action of each play.
 
     The same plays in the same order: the hand's new melds (`hand_melds.candidate_melds`, sorted),
-    then, per team meld in table order, its lay-offs (`fits.shape_layoffs`, sorted). Lay-offs
+    then, per team meld in table order, its lay-offs (`fits.shape_lay_offs`, sorted). Lay-offs
     come from the meld's kept entry found by identity (`playcheck.meld_entry`); their plays and
     actions are kept with the entry's answer for those cards, so a decision that meets the same
     lay-offs again (the next decision of the turn, or of the next turn) builds nothing.
@@ -148,25 +148,25 @@ def _hand_plays(state: GameState) -> tuple[list[CardPlay], list[Action]]:
             continue  # every lay-off holds a card of the gate (`fits._gate`): none here
         if held is None:
             held = sorted_held(hand)
-        found = entry.layoffs_in(held)
+        found = entry.lay_offs_in(held)
         if not found:
             continue
-        kept = _LAYOFF_PLAYS.get(id(found))
+        kept = _LAY_OFF_PLAYS.get(id(found))
         if kept is None or kept[0] is not found or kept[1] != m.id:
             plays: list[CardPlay] = [("lay_off", m.id, cards) for cards in found]
             kept = (found, m.id, plays, [_play_action(play) for play in plays])
-            if len(_LAYOFF_PLAYS) >= _LAYOFF_PLAYS_MAX:
-                _LAYOFF_PLAYS.clear()
-            _LAYOFF_PLAYS[id(found)] = kept
+            if len(_LAY_OFF_PLAYS) >= _LAY_OFF_PLAYS_MAX:
+                _LAY_OFF_PLAYS.clear()
+            _LAY_OFF_PLAYS[id(found)] = kept
         raw.extend(kept[2])
         actions.extend(kept[3])
     return raw, actions
 
 
 #: the plays and actions of a meld's lay-offs, by the id() of the kept answer of
-#: `MeldFits.layoffs_of` (kept alive here) and the meld's id
-_LAYOFF_PLAYS: Final[dict[int, tuple[tuple[tuple[Card, ...], ...], int, list[CardPlay], list[Action]]]] = {}
-_LAYOFF_PLAYS_MAX: Final = 1 << 14
+#: `MeldFits.lay_offs_of` (kept alive here) and the meld's id
+_LAY_OFF_PLAYS: Final[dict[int, tuple[tuple[tuple[Card, ...], ...], int, list[CardPlay], list[Action]]]] = {}
+_LAY_OFF_PLAYS_MAX: Final = 1 << 14
 
 
 def legal_actions(state: GameState) -> list[Action]:

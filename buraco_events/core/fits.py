@@ -33,7 +33,7 @@ from .melds import UNKNOWN_SHAPE, MeldRules, MeldShape, caches_for, classify, ta
 _FITS_MAX: Final = 1 << 14
 
 
-def candidate_layoffs(
+def candidate_lay_offs(
     hand: Counter[Card], meld: Sequence[Card], rules: Rules
 ) -> list[tuple[Card, ...]]:
     """Return every candidate addition of hand cards to a meld, each a sorted card tuple.
@@ -44,14 +44,14 @@ def candidate_layoffs(
     shape = classify(meld, rules)
     if shape is None:
         return []
-    return list(shape_layoffs(tuple(sorted(hand.elements())), tuple(meld), shape, rules))
+    return list(shape_lay_offs(tuple(sorted(hand.elements())), tuple(meld), shape, rules))
 
 
-def shape_layoffs(
+def shape_lay_offs(
     held: tuple[Card, ...], meld: tuple[Card, ...], shape: MeldShape, rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
-    """Return `candidate_layoffs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
-    return meld_fits(meld, rules).layoffs_in(held)  # its shape is `shape`: the meld's classify
+    """Return `candidate_lay_offs` for a hand given as a sorted card tuple and a meld's `classify` shape."""
+    return meld_fits(meld, rules).lay_offs_in(held)  # its shape is `shape`: the meld's classify
 
 
 class MeldFits:
@@ -79,7 +79,7 @@ class MeldFits:
             else _run_relevant(shape.suit or "", meld)
             if shape.type == "run" else SET_CARDS[shape.rank or 0]
         )
-        #: the gate: every lay-off onto the meld (`_new_layoffs`) holds one of these cards, so a
+        #: the gate: every lay-off onto the meld (`_new_lay_offs`) holds one of these cards, so a
         #: hand holding none of them has none (`_gate`)
         self.gate: frozenset[Card] = frozenset()
         #: the gate's mask (`gate_bit`): a hand's mask (`hand_melds`) and this one share no bit
@@ -92,7 +92,7 @@ class MeldFits:
         #: per lay-off of two cards or more tried so far (a sorted tuple), whether it joins
         self.joins: dict[tuple[Card, ...], bool] = {}
         #: the lay-offs by the relevant hand cards (a sorted tuple)
-        self.layoffs: dict[tuple[Card, ...], tuple[tuple[Card, ...], ...]] = {}
+        self.lay_offs: dict[tuple[Card, ...], tuple[tuple[Card, ...], ...]] = {}
 
     def fit(self, card: Card) -> bool:
         """Return whether `card` joins the meld alone (`fits_alone`)."""
@@ -108,21 +108,21 @@ class MeldFits:
         return fit
 
 
-    def layoffs_of(self, relevant: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+    def lay_offs_of(self, relevant: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
         """Return the lay-offs onto the meld from the hand cards `relevant` (the hand's cards
-        in `relevant`, sorted): `shape_layoffs`, kept per those cards."""
+        in `relevant`, sorted): `shape_lay_offs`, kept per those cards."""
         if not relevant:
             return ()
-        found = self.layoffs.get(relevant)
+        found = self.lay_offs.get(relevant)
         if found is None:
-            found = self.layoffs[relevant] = _new_layoffs(self, self.meld, relevant, self.rules)
+            found = self.lay_offs[relevant] = _new_lay_offs(self, self.meld, relevant, self.rules)
         return found
 
-    def layoffs_in(self, held: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+    def lay_offs_in(self, held: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
         """Return the lay-offs onto the meld from a hand given as a sorted card tuple: only the
-        cards that may take part in one (`relevant`) are kept, then `layoffs_of`."""
+        cards that may take part in one (`relevant`) are kept, then `lay_offs_of`."""
         relevant = self.relevant
-        return self.layoffs_of(tuple([c for c in held if c in relevant]))  # no generator frames
+        return self.lay_offs_of(tuple([c for c in held if c in relevant]))  # no generator frames
 
     def grown_wild(self, cards: tuple[Card, ...]) -> int:
         """Return `_Tally.wild_code` of the meld grown by `cards`: the code of the wild of
@@ -175,7 +175,7 @@ def gate_bit(card: Card) -> int:
 
 
 def _gate(shape: MeldShape, meld: tuple[Card, ...]) -> tuple[frozenset[Card], int]:
-    """Return cards of which every lay-off onto the meld (`_new_layoffs`) holds one, and their
+    """Return cards of which every lay-off onto the meld (`_new_lay_offs`) holds one, and their
     mask (`gate_bit`).
 
     A lay-off is a single card that joins the meld alone (`MeldFits.fit`) or a longer one: all
@@ -189,7 +189,7 @@ def _gate(shape: MeldShape, meld: tuple[Card, ...]) -> tuple[frozenset[Card], in
     or roles, only move within that span), its suit's 2, and the other wilds when it is clean or
     holds its suit's 2 (with a wild standing already, a joker or another suit's 2 joins only
     when the suit's 2 turns natural). Tested against `classify` and the reference lay-offs over
-    many melds and hands (`tests/test_layoff_gate.py`).
+    many melds and hands (`tests/test_lay_off_gate.py`).
     """
     clean = shape.wild is None
     if shape.type == "set":
@@ -255,7 +255,7 @@ def fits_in(context: MeldRules, meld: tuple[Card, ...]) -> MeldFits:
 
 
 def may_lay_off(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
-    """Return False when no lay-off onto the meld (`shape_layoffs`) can hold `card`: it is
+    """Return False when no lay-off onto the meld (`shape_lay_offs`) can hold `card`: it is
     none of the cards that take part in them (a cheap filter, from the meld's kept entry)."""
     return card in meld_fits(meld, rules).relevant
 
@@ -270,7 +270,7 @@ def fits_alone(meld: tuple[Card, ...], card: Card, rules: Rules) -> bool:
     return meld_fits(meld, rules).fit(card)
 
 
-def _new_layoffs(
+def _new_lay_offs(
     entry: MeldFits, meld: tuple[Card, ...], relevant: tuple[Card, ...], rules: Rules
 ) -> tuple[tuple[Card, ...], ...]:
     """Return the lay-offs onto a meld from the relevant hand cards: the single cards that fit

@@ -104,7 +104,7 @@ def top_candidates(
     if len(same_rank) >= 2 and rules.sets:
         _sets_of(out, same_rank, wilds)
     if targets:
-        _longer_layoffs(out, held, top, n_top, targets, have, len(same_rank), len(wilds) > 0)
+        _longer_lay_offs(out, held, top, n_top, targets, have, len(same_rank), len(wilds) > 0)
     return out
 
 
@@ -148,13 +148,13 @@ def _sets_of(out: list[TopPlay], same_rank: list[Card], wilds: list[Card]) -> No
         out.append(("meld", -1, tuple(cards)))
 
 
-def _longer_layoffs(
+def _longer_lay_offs(
     out: list[TopPlay], held: dict[Card, int], top: Card, n_top: int,
     targets: list[tuple[int, MeldShape, MeldFits]], have: int, n_same: int, has_wild: bool,
 ) -> None:
     """Append the lay-offs of two cards or more holding the top onto the `targets` melds.
 
-    They are `fits.shape_layoffs` of the filtered hand (the meld's kept entry, which keeps the
+    They are `fits.shape_lay_offs` of the filtered hand (the meld's kept entry, which keeps the
     same cards a meld may take), asked only of the melds where one can hold the top: a set
     needs another natural of its rank (its lay-off of two cards or more is all of them), a run
     a stretch from one of its ends that reaches the top (`_stretch_reaches`). The top alone is
@@ -174,13 +174,13 @@ def _longer_layoffs(
             continue
         if hand is None:
             hand = _filtered_hand(held, top, n_top)
-        for layoff in entry.layoffs_in(hand):
-            if len(layoff) > 1 and top in layoff:
-                out.append(("lay_off", meld_id, layoff))
+        for lay_off in entry.lay_offs_in(hand):
+            if len(lay_off) > 1 and top in lay_off:
+                out.append(("lay_off", meld_id, lay_off))
 
 
 def _stretch_reaches(have: int, p: int, low: int, high: int, free: bool) -> bool:
-    """Return False when no stretch of `fits._new_layoffs` onto the run low..high holds position p.
+    """Return False when no stretch of `fits._new_lay_offs` onto the run low..high holds position p.
 
     A stretch of two cards or more starts next to an end of the run and goes on through the
     positions held (`have`), one of them filled by a wild when `free`: it holds p only if each

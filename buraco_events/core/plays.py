@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Final, Literal
 
 from .cards import ALL_CARDS, RANK, RUN_CARDS, SET_CARDS, SUIT, Card, is_wild_card, team_of
-from .fits import may_lay_off, shape_layoffs
+from .fits import may_lay_off, shape_lay_offs
 from .hand_melds import candidate_melds
 from .lookahead import TopPlay, is_natural_top, top_candidates
 from .state import GameState, Hand, sorted_held
@@ -54,7 +54,7 @@ def top_plays(
         if top in cards:
             yield "meld", None, cards
     # lay-offs of a wild top are generated too: `check` keeps only those where it stands natural
-    yield from _layoff_plays(state, hand, team, top)
+    yield from _lay_off_plays(state, hand, team, top)
 
 
 def raw_plays(state: GameState) -> list[CardPlay]:
@@ -78,19 +78,19 @@ def _natural_top_plays(state: GameState, player: int, top: Card) -> list[CardPla
     listing every meld of the hand).
 
     `top_plays` yields the new melds holding the top sorted (`candidate_melds` is sorted),
-    then per team meld in table order its lay-offs holding the top, sorted (`shape_layoffs`).
+    then per team meld in table order its lay-offs holding the top, sorted (`shape_lay_offs`).
     The look-ahead may find a run twice (the wild at either end of the same naturals): the
     sorted melds (and lay-offs) are kept once each. A meld's id is its place on the table (`Melded.meld` is
     `len(state.melds)`, a lay-off replaces `state.melds[id]`), so the lay-offs sorted by
     (meld id, cards) come in table order.
     """
     melds: list[tuple[Card, ...]] = []
-    layoffs: list[tuple[int, tuple[Card, ...]]] = []
+    lay_offs: list[tuple[int, tuple[Card, ...]]] = []
     for kind, meld_id, cards in top_play_candidates(state, player, top, 1):
         if kind == "meld":
             melds.append(cards)
         else:
-            layoffs.append((meld_id, cards))
+            lay_offs.append((meld_id, cards))
     out: list[CardPlay] = []
     if melds:
         melds.sort()
@@ -99,10 +99,10 @@ def _natural_top_plays(state: GameState, player: int, top: Card) -> list[CardPla
             if cards != last:
                 out.append(("meld", None, cards))
                 last = cards
-    if layoffs:
-        layoffs.sort()
+    if lay_offs:
+        lay_offs.sort()
         seen: tuple[int, tuple[Card, ...]] = (-1, ())
-        for entry in layoffs:  # each once, as `shape_layoffs` gives them
+        for entry in lay_offs:  # each once, as `shape_lay_offs` gives them
             if entry != seen:
                 out.append(("lay_off", entry[0], entry[1]))
                 seen = entry
@@ -120,10 +120,10 @@ def iter_raw_plays(state: GameState, player: int) -> Iterator[CardPlay]:
     hand, team, rules = state.hands[player], team_of(player), state.rules
     for cards in candidate_melds(hand, rules):
         yield "meld", None, cards
-    yield from _layoff_plays(state, hand, team, None)
+    yield from _lay_off_plays(state, hand, team, None)
 
 
-def _layoff_plays(
+def _lay_off_plays(
     state: GameState, hand: Hand, team: int, top: Card | None
 ) -> Iterator[CardPlay]:
     """Yield the team's candidate lay-offs from `hand` (with `top` in them, when given)."""
@@ -136,10 +136,10 @@ def _layoff_plays(
             continue  # no lay-off on this meld can hold the top: none is generated
         if held is None:
             held = sorted_held(hand)
-        # a meld's shape is `classify` of its cards: `candidate_layoffs` without classifying again
-        for layoff in shape_layoffs(held, m.shape.cards, m.shape, rules):
-            if top is None or top in layoff:
-                yield "lay_off", m.id, layoff
+        # a meld's shape is `classify` of its cards: `candidate_lay_offs` without classifying again
+        for lay_off in shape_lay_offs(held, m.shape.cards, m.shape, rules):
+            if top is None or top in lay_off:
+                yield "lay_off", m.id, lay_off
 
 
 

@@ -6,7 +6,7 @@ Glossary (one word per concept across the code):
 - *morto* / *dead*: one of the two 11-card extra hands; we say `dead` in code, as the log format does.
 - *wild*: a joker, or a 2 that does not stand in its own place.
 - *lay-off*: cards added to one of the team's melds: `laid_off` in logs (the contract), `lay_off` /
-  `layoff` in code; `add` is only the word a player types and the `Action` kind that hints show.
+  `lay_off` in code; `add` is only the word a player types and the `Action` kind that hints show.
 - *type* of a meld: run or set; *kind*: its canasta kind (`melds.MeldType`, `melds.CanastaKind`).
 - *pile*: the discard pile; *stock*: the face-down draw pile.
 - *closing*: going out, which ends the hand (RULES 6).

@@ -10,7 +10,7 @@ An id means the same thing in every state (docs/rl.md has the table). In id orde
   then its naturals' span, the position the wild fills inside that span or none, the wild card),
   then every set (by rank, then how many naturals of each suit, then the wild card). Each meld
   the rules of any preset accept has exactly one entry;
-- `LAYOFF` + k * `LAYOFF_BLOCK` + j: lay off onto meld k of the table (its id: the k-th meld put
+- `LAY_OFF` + k * `LAY_OFF_BLOCK` + j: lay off onto meld k of the table (its id: the k-th meld put
   down this hand, either team's, k < `MELD_SLOTS`) the cards that description j of the block
   names *for that meld*: a single card (`CARDS` order); all the naturals of a set's rank, given as
   a count per suit; or a stretch of a run beyond one of its ends (up or down, its length, and the
@@ -133,10 +133,10 @@ _SINGLES: Final = 0
 _SET_NATURALS: Final = len(CARDS)
 _RUN_STRETCHES: Final = _SET_NATURALS + len(SET_COUNTS)
 #: the ids of one meld's lay-offs
-LAYOFF_BLOCK: Final = _RUN_STRETCHES + len(STRETCHES)
-LAYOFF: Final = MELD + len(MELDS)
+LAY_OFF_BLOCK: Final = _RUN_STRETCHES + len(STRETCHES)
+LAY_OFF: Final = MELD + len(MELDS)
 #: the size of the `Discrete` action space
-N_ACTIONS: Final = LAYOFF + MELD_SLOTS * LAYOFF_BLOCK
+N_ACTIONS: Final = LAY_OFF + MELD_SLOTS * LAY_OFF_BLOCK
 
 _SET_INDEX: Final[dict[tuple[int, ...], int]] = {c: i for i, c in enumerate(SET_COUNTS)}
 
@@ -167,7 +167,7 @@ def _stretch_cards(row: tuple[Card, ...], start: int, stretch: Stretch) -> tuple
     return tuple(cards)
 
 
-def _layoff_cards(state: GameState, meld: int, j: int) -> tuple[Card, ...] | None:
+def _lay_off_cards(state: GameState, meld: int, j: int) -> tuple[Card, ...] | None:
     """Return the cards description `j` of a lay-off block names for meld `meld`, or None when
     the meld does not exist or the description names no cards for it."""
     if not 0 <= meld < len(state.melds):
@@ -188,7 +188,7 @@ def _layoff_cards(state: GameState, meld: int, j: int) -> tuple[Card, ...] | Non
     return _stretch_cards(SUIT_POS_CARDS[shape.suit or ""], start, stretch)
 
 
-def _layoff_offset(state: GameState, meld: int, cards: tuple[Card, ...]) -> int | None:
+def _lay_off_offset(state: GameState, meld: int, cards: tuple[Card, ...]) -> int | None:
     """Return the first description of meld `meld`'s block naming `cards`, or None."""
     if len(cards) == 1:
         return _SINGLES + CARD_INDEX[cards[0]]
@@ -226,8 +226,8 @@ def encode(state: GameState | None, action: Action) -> int:
         m = MELD_INDEX.get(action.cards)
         found = None if m is None else MELD + m
     elif kind == "add" and state is not None and action.meld is not None and 0 <= action.meld < min(len(state.melds), MELD_SLOTS):
-        j = _layoff_offset(state, action.meld, action.cards)
-        found = None if j is None else LAYOFF + action.meld * LAYOFF_BLOCK + j
+        j = _lay_off_offset(state, action.meld, action.cards)
+        found = None if j is None else LAY_OFF + action.meld * LAY_OFF_BLOCK + j
     if found is None:
         raise NoId(f"no action id for {action!r}")
     return found
@@ -247,13 +247,13 @@ def decode(state: GameState | None, action_id: int) -> Action | None:
         return Action("dead", dead=action_id - DEAD)
     if action_id < MELD:
         return Action("discard", (CARDS[action_id - DISCARD],))
-    if action_id < LAYOFF:
+    if action_id < LAY_OFF:
         return Action("meld", MELDS[action_id - MELD])
     if state is None:
         raise ValueError(f"action id {action_id} is a lay-off: it decodes against a state")
-    meld, j = divmod(action_id - LAYOFF, LAYOFF_BLOCK)
-    cards = _layoff_cards(state, meld, j)
-    if cards is None or _layoff_offset(state, meld, cards) != j:
+    meld, j = divmod(action_id - LAY_OFF, LAY_OFF_BLOCK)
+    cards = _lay_off_cards(state, meld, j)
+    if cards is None or _lay_off_offset(state, meld, cards) != j:
         return None
     return Action("add", cards, meld)
 
@@ -268,9 +268,9 @@ def describe(action_id: int) -> str:
         return f"take dead {action_id - DEAD}"
     if action_id < MELD:
         return f"discard {CARDS[action_id - DISCARD]}"
-    if action_id < LAYOFF:
+    if action_id < LAY_OFF:
         return "meld " + " ".join(MELDS[action_id - MELD])
-    meld, j = divmod(action_id - LAYOFF, LAYOFF_BLOCK)
+    meld, j = divmod(action_id - LAY_OFF, LAY_OFF_BLOCK)
     if j < _SET_NATURALS:
         return f"lay off {CARDS[j]} onto meld {meld}"
     if j < _RUN_STRETCHES:
@@ -284,7 +284,7 @@ def describe(action_id: int) -> str:
 
 
 __all__ = [
-    "CARDS", "CARD_INDEX", "DEAD", "DISCARD", "DRAW", "LAYOFF", "LAYOFF_BLOCK", "MELD", "MELDS",
+    "CARDS", "CARD_INDEX", "DEAD", "DISCARD", "DRAW", "LAY_OFF", "LAY_OFF_BLOCK", "MELD", "MELDS",
     "MELD_SLOTS", "MAX_STRETCH", "N_ACTIONS", "NoId", "PILE", "SET_COUNTS", "STRETCHES", "WILDS",
     "decode", "describe", "encode",
 ]

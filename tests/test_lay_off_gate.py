@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_melds import classify as reference_classify
-from reference_melds import shape_layoffs as reference_shape_layoffs
+from reference_melds import shape_lay_offs as reference_shape_lay_offs
 
 from buraco_events.core.cards import ALL_CARDS, make_deck
-from buraco_events.core.fits import gate_bit, meld_fits, shape_layoffs
+from buraco_events.core.fits import gate_bit, meld_fits, shape_lay_offs
 from buraco_events.core.hand_melds import candidate_melds, hand_melds
 from buraco_events.core.melds import classify
 from buraco_events.model.rules import PRESETS, Rules, find_rules
@@ -60,10 +60,10 @@ def check(meld: tuple[str, ...], held: tuple[str, ...], rules: Rules) -> bool:
     shape = reference_classify(meld, rules)
     assert shape is not None
     gate = meld_fits(meld, rules).gate
-    want = reference_shape_layoffs(held, meld, shape, rules)
-    assert want == shape_layoffs(held, meld, shape, rules)
-    for layoff in want:
-        assert gate.intersection(layoff), (meld, layoff, sorted(gate))
+    want = reference_shape_lay_offs(held, meld, shape, rules)
+    assert want == shape_lay_offs(held, meld, shape, rules)
+    for lay_off in want:
+        assert gate.intersection(lay_off), (meld, lay_off, sorted(gate))
     missed = gate.isdisjoint(held)
     if missed:
         assert want == ()
@@ -96,7 +96,7 @@ def test_every_card_that_joins_alone_is_in_the_gate() -> None:
 
 
 @pytest.mark.slow
-def test_a_hand_that_misses_the_gate_has_no_layoff() -> None:
+def test_a_hand_that_misses_the_gate_has_no_lay_off() -> None:
     rng = random.Random(20250102)
     missed = found = 0
     for _ in range(30000):
@@ -107,7 +107,7 @@ def test_a_hand_that_misses_the_gate_has_no_layoff() -> None:
         held = near_hand(rng, meld)
         if check(meld, held, rules):
             missed += 1
-        elif meld_fits(meld, rules).layoffs_in(held):
+        elif meld_fits(meld, rules).lay_offs_in(held):
             found += 1
     assert missed > 1000 and found > 1000  # both sides of the gate are exercised
 

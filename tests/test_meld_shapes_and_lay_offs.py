@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_melds import classify as reference_classify
-from reference_melds import shape_layoffs as reference_shape_layoffs
+from reference_melds import shape_lay_offs as reference_shape_lay_offs
 
 from buraco_events.core.cards import RANK, RUN_CARDS, make_deck, parse_cards
 from buraco_events.core.fits import (
@@ -19,7 +19,7 @@ from buraco_events.core.fits import (
     fits_alone,
     may_lay_off,
     meld_fits,
-    shape_layoffs,
+    shape_lay_offs,
 )
 from buraco_events.core.melds import caches_for, classify
 from buraco_events.model.rules import PRESETS, Rules, find_rules
@@ -74,11 +74,11 @@ def test_classify_equals_the_reference_on_any_cards(cards: list[str], rules: Rul
 @pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(meld_and_hand())
-def test_shape_layoffs_equal_the_reference(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
+def test_shape_lay_offs_equal_the_reference(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
     meld, held, rules = case
     shape = classify(meld, rules)
     assert shape is not None
-    assert shape_layoffs(held, meld, shape, rules) == reference_shape_layoffs(held, meld, shape, rules)
+    assert shape_lay_offs(held, meld, shape, rules) == reference_shape_lay_offs(held, meld, shape, rules)
 
 
 @pytest.mark.slow
@@ -131,13 +131,13 @@ def test_meld_fits_shape_and_relevant_cards_are_as_before(case: tuple[tuple[str,
 @pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(meld_and_hand())
-def test_shape_layoffs_equal_the_reference_asked_again(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
+def test_shape_lay_offs_equal_the_reference_asked_again(case: tuple[tuple[str, ...], tuple[str, ...], Rules]) -> None:
     # the same meld with hands that differ: its kept lay-offs and joins answer, not recomputed
     meld, held, rules = case
     shape = classify(meld, rules)
     assert shape is not None
     for hand in (held, held[1:], held[:-1], held):
-        assert shape_layoffs(hand, meld, shape, rules) == reference_shape_layoffs(hand, meld, shape, rules)
+        assert shape_lay_offs(hand, meld, shape, rules) == reference_shape_lay_offs(hand, meld, shape, rules)
 
 
 @pytest.mark.slow
@@ -147,8 +147,8 @@ def test_may_lay_off_keeps_every_card_of_a_lay_off(case: tuple[tuple[str, ...], 
     meld, held, rules = case
     shape = classify(meld, rules)
     assert shape is not None
-    for layoff in reference_shape_layoffs(held, meld, shape, rules):
-        assert all(may_lay_off(meld, c, rules) for c in layoff)
+    for lay_off in reference_shape_lay_offs(held, meld, shape, rules):
+        assert all(may_lay_off(meld, c, rules) for c in lay_off)
 
 
 def test_may_lay_off_leaves_out_other_suits_and_the_ranks_held() -> None:
@@ -181,13 +181,13 @@ def test_fits_alone_on_a_clean_run_and_a_set() -> None:
     assert not any(fits_alone(("5H", "9S", "KD"), c, STBL) for c in DECK)  # no meld: nothing joins
 
 
-def test_shape_layoffs_of_a_hand_with_a_stretch_and_a_wild() -> None:
+def test_shape_lay_offs_of_a_hand_with_a_stretch_and_a_wild() -> None:
     # a clean 5-6-7 of hearts: 4H and 8H alone, 8H-9H on top, the joker alone or in a stretch
     run = classify(parse_cards("5H 6H 7H"), STBL)
     assert run is not None
     held = tuple(sorted(parse_cards("4H 8H 9H JK KS")))
-    got = shape_layoffs(held, run.cards, run, STBL)
-    assert got == reference_shape_layoffs(held, run.cards, run, STBL)
+    got = shape_lay_offs(held, run.cards, run, STBL)
+    assert got == reference_shape_lay_offs(held, run.cards, run, STBL)
     assert ("8H", "9H") in got and ("4H",) in got and ("JK",) in got and ("8H", "9H", "JK") in got
     assert all(classify((*run.cards, *a), STBL) is not None for a in got)
     assert Counter(len(a) for a in got)[1] == 3  # 4H, 8H, JK
