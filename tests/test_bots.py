@@ -344,24 +344,24 @@ def test_keep_melds_equals_the_reference_at_every_play_decision(variant: str) ->
     from buraco_events.bots.rating import Position
 
     compared = fits = 0
-    bot = GreedyBot()  # its game context keeps the melds' index from decision to decision
+    bot = GreedyBot()  # its game memory keeps the melds' index from decision to decision
     for players, seed in ((2, 5), (4, 6)):
         events, _ = run_game(variant, players, seed, [GreedyBot() for _ in range(players)], "k", target=0)
         state = GameState()
         for ev in events:
             if state.phase == "play":
                 view = player_view(state, state.to_play, scores=False)
-                ctx = Position(view, bot._context(state.rules))
+                pos = Position(view, bot._memory(state.rules))
                 for card in sorted(state.hands[state.to_play]):
-                    got = ctx.keep_melds(card, SUIT_RANK[card])
-                    assert got == reference_keep_melds(view.melds, ctx.team, card, state.rules)
+                    got = pos.keep_melds(card, SUIT_RANK[card])
+                    assert got == reference_keep_melds(view.melds, pos.team, card, state.rules)
                     compared, fits = compared + 1, fits + (got > 0)
             engine.play(state, ev)
     assert compared > 100 and fits > 5
 
 
 def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
-    """The meld index is kept across decisions by the bot's game context, shared by both teams
+    """The meld index is kept across decisions by the bot's game memory, shared by both teams
     (`greedy.MeldIndex.update`): views of two games asked in turn (melds replaced, added, dropped, other buckets at a known position, another
     team's melds at one) still give the reference worth of every card held."""
     from reference_bots import keep_melds as reference_keep_melds
@@ -384,9 +384,9 @@ def test_keep_melds_stays_the_reference_when_games_interleave() -> None:
     for i in range(max(len(g) for g in games)):
         for views in games:
             view, rules, held = views[(i * 7) % len(views)]  # jump about: melds come and go
-            ctx = Position(view, bot._context(rules))
+            pos = Position(view, bot._memory(rules))
             for card in held:
-                assert ctx.keep_melds(card, SUIT_RANK[card]) == reference_keep_melds(view.melds, ctx.team, card, rules)
+                assert pos.keep_melds(card, SUIT_RANK[card]) == reference_keep_melds(view.melds, pos.team, card, rules)
                 compared += 1
     assert compared > 300
 
@@ -441,19 +441,19 @@ def test_play_scores_and_discards_equal_the_reference_at_every_play_decision(var
     bot = GreedyBot()
     for i in [*range(len(decisions)), *((i * 7) % len(decisions) for i in range(len(decisions)))]:
         view, rules, candidates, discards = decisions[i]
-        ctx = Position(view, bot._context(rules))
+        pos = Position(view, bot._memory(rules))
         for action in candidates:
-            assert ctx.play_score(action) == reference_play_score(view, action, rules), (i, action)
+            assert pos.play_score(action) == reference_play_score(view, action, rules), (i, action)
             scored += 1
         if discards:
-            assert ctx.cheapest_discard(discards) == reference_cheapest_discard(view, discards, rules), i
+            assert pos.cheapest_discard(discards) == reference_cheapest_discard(view, discards, rules), i
             discarded += 1
     assert scored > 100 and discarded > 40
 
 
-def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
+def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_memory() -> None:
     # the greedy bot keeps what it derives from the rules, the plays' ratings and the melds' index
-    # in a context of its own (`greedy._GameContext`), built for each rules object: another bot
+    # in a memory of its own (`rating.GameMemory`), built for each rules object: another bot
     # starts empty, an action carries nothing, and a fresh copy of a rated action rates the same
     from buraco_events.bots.rating import RATED_MAX, Position
 
@@ -462,30 +462,30 @@ def test_a_greedy_bot_keeps_its_ratings_in_its_own_game_context() -> None:
     assert bot._shared is not None and other._shared is None
     first = bot._shared.game
     assert first is not None and first.rated
-    stbl = bot._context(PRESETS["stbl"])  # other rules: a context of their own, no rating taken over
-    assert stbl is not first and not stbl.rated and bot._context(PRESETS["stbl"]) is stbl
+    stbl = bot._memory(PRESETS["stbl"])  # other rules: a memory of their own, no rating taken over
+    assert stbl is not first and not stbl.rated and bot._memory(PRESETS["stbl"]) is stbl
     state = GameState()
     compared = 0
     for ev in events:
         if state.phase == "play":
             choices = choices_module.Choices(state)
             view = player_view(state, state.to_play, scores=False)
-            ctx = Position(view, bot._context(state.rules))
+            pos = Position(view, bot._memory(state.rules))
             for action in choices.candidates():
-                score = ctx.play_score(action)
+                score = pos.play_score(action)
                 fresh = pickle.loads(pickle.dumps(action))
                 assert fresh == action and hash(fresh) == hash(action) and repr(fresh) == repr(action)
                 assert copy.copy(action) == action and not hasattr(action, "__dict__")
-                assert ctx.play_score(fresh) == score
+                assert pos.play_score(fresh) == score
                 compared += 1
         engine.play(state, ev)
-    rated = bot._context(state.rules).rated
+    rated = bot._memory(state.rules).rated
     assert compared > 20 and 0 < len(rated) <= RATED_MAX
     assert all(key == id(r.action) for key, r in rated.items())
 
 
-def test_the_greedy_bots_of_one_table_share_their_game_context() -> None:
-    # `table_bots` gives the greedy seats of a table one context (ratings and meld index serve
+def test_the_greedy_bots_of_one_table_share_their_game_memory() -> None:
+    # `table_bots` gives the greedy seats of a table one memory (ratings and meld index serve
     # every seat), the other seats their own bots; the games are those of separate bots
     seats = table_bots(["greedy", "random", "greedy", "greedy"])
     assert [b.name for b in seats] == ["greedy", "random", "greedy", "greedy"]
@@ -496,5 +496,5 @@ def test_the_greedy_bots_of_one_table_share_their_game_context() -> None:
     together = table_bots(["greedy"] * 4)
     for seed in (1, 2):
         assert run_game("fechado", 4, seed, together, "t", target=0)[0] == run_game("fechado", 4, seed, alone, "t", target=0)[0]
-    context = together[0]._shared.game  # type: ignore[union-attr]
-    assert context is not None and context.rated and context.index is not None
+    memory = together[0]._shared.game  # type: ignore[union-attr]
+    assert memory is not None and memory.rated and memory.index is not None

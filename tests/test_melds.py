@@ -355,7 +355,7 @@ def test_equal_rules_objects_share_one_rules_context() -> None:
 
 def test_the_rules_contexts_are_bounded() -> None:
     # many rules objects (a new one per game, say) never grow the registries past their bound
-    for i in range(3 * melds._CONTEXTS_MAX):
+    for i in range(3 * melds._CACHES_MAX):
         caches_for(find_rules("stbl", bonus_clean=1000 + i))
-    assert len(melds._CONTEXTS_BY_ID) <= melds._CONTEXTS_MAX
-    assert len(melds._CONTEXTS_BY_VALUE) <= melds._CONTEXTS_MAX
+    assert len(melds._CACHES_BY_ID) <= melds._CACHES_MAX
+    assert len(melds._CACHES_BY_VALUE) <= melds._CACHES_MAX

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from buraco_events.bots.greedy import GreedyBot, SharedContext
+from buraco_events.bots.greedy import GreedyBot, TableMemory
 from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, Choices
 from buraco_events.core.engine import play
@@ -138,7 +138,7 @@ def decision_points(events: Sequence[Event], seat: int) -> list[Point]:
 def _play_out(state: GameState, seat: int, action: Action, seed: str) -> int:
     """Play `action` for `seat` on a copy of `state`, then greedy bots to the hand's end; return the
     seat's team hand total less the other team's."""
-    shared = SharedContext()  # the greedy bots of one table share their game's context
+    shared = TableMemory()  # the greedy bots of one table share their game's memory
     table = Table([GreedyBot(shared) for _ in range(state.n_players)], SharedStream(random.Random(seed)))
     table.state = state.copy()
     table.act(seat, action, advance=False)

@@ -16,7 +16,7 @@ from buraco_events.core.choices import Action, Choices
 from buraco_events.model.rules import Rules
 from buraco_events.model.views import View
 
-from .rating import GameMemory, Position, SharedContext, is_late, useful_cards
+from .rating import GameMemory, Position, TableMemory, is_late, useful_cards
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # users' bots may build on it
@@ -34,24 +34,24 @@ class GreedyBot:
     """
 
     name = "greedy"
-    #: where the bot keeps the context of the game it plays (None before its first decision)
-    _shared: SharedContext | None = None
+    #: where the bot keeps the memory of the game it plays (None before its first decision)
+    _shared: TableMemory | None = None
 
-    def __init__(self, shared: SharedContext | None = None) -> None:
+    def __init__(self, shared: TableMemory | None = None) -> None:
         self._shared = shared
 
-    def join(self, shared: SharedContext) -> None:
-        """Share `shared` with the other greedy bots of a table, unless the bot has a context
+    def join(self, shared: TableMemory) -> None:
+        """Share `shared` with the other greedy bots of a table, unless the bot has a memory
         already (its own, or one it was given)."""
         if self._shared is None:
             self._shared = shared
 
-    def _context(self, rules: Rules) -> GameMemory:
-        """Return the context of the game played under `rules`, built afresh when the rules
+    def _memory(self, rules: Rules) -> GameMemory:
+        """Return the memory of the game played under `rules`, built afresh when the rules
         object is not the last one's (the bot, or the bots sharing it, play one game at a time)."""
         shared = self._shared
         if shared is None:
-            shared = self._shared = SharedContext()
+            shared = self._shared = TableMemory()
         game = shared.game
         if game is None or game.rules is not rules:
             game = shared.game = GameMemory(rules, game)
@@ -93,7 +93,7 @@ class GreedyBot:
                 draw = a
         if take is None or draw is None:
             return take or draw or actions[0]
-        late = is_late(view, self._context(rules).refill)
+        late = is_late(view, self._memory(rules).refill)
         pile = view.pile
         cards, size = pile.cards, pile.size  # read once: the pile view is a msgspec struct
         if cards is None:  # closed pile: legal only when its top melds at once
@@ -111,7 +111,7 @@ class GreedyBot:
     # -- play ------------------------------------------------------------------------------
 
     def _play(self, view: View, actions: list[Action], rules: Rules) -> Action:
-        ctx = Position(view, self._context(rules))
+        pos = Position(view, self._memory(rules))
         best: Action | None = None
         best_score = 0
         discards: list[Action] = []
@@ -119,17 +119,17 @@ class GreedyBot:
             if a.kind == "discard":
                 discards.append(a)
                 continue
-            score = ctx.play_score(a)
+            score = pos.play_score(a)
             if best is None or score > best_score:
                 best, best_score = a, score
         if best is not None and (best_score > 0 or not discards):
             return best
-        return ctx.cheapest_discard(discards)
+        return pos.cheapest_discard(discards)
 
     def _play_lazy(self, view: View, choices: Choices, rules: Rules) -> Action:
         """`_play` over unchecked candidates: the first legal one in (score desc, offer order) is
         `_play`'s best, and once scores reach 0 a discard wins whenever there is one."""
-        ctx = Position(view, self._context(rules))
+        pos = Position(view, self._memory(rules))
         candidates = choices.candidates()
         # (score desc, offer place) as one int each: -score << shift | place; the plays worth
         # more than 0 apart, since the others are checked only when no discard is offered
@@ -137,7 +137,7 @@ class GreedyBot:
         worth: list[int] = []
         rest: list[int] = []
         for i, a in enumerate(candidates):
-            score = ctx.play_score(a)
+            score = pos.play_score(a)
             if score > 0:
                 worth.append((-score << shift) + i)
             else:
@@ -153,7 +153,7 @@ class GreedyBot:
             for key in rest:
                 if choices.play_event(key & mask) is not None:
                     return candidates[key & mask]
-        return ctx.cheapest_discard(discards)
+        return pos.cheapest_discard(discards)
 
 
-__all__ = ["GreedyBot", "SharedContext"]
+__all__ = ["GreedyBot", "TableMemory"]

@@ -64,14 +64,14 @@ class GameMemory:
     """What a greedy bot keeps for the game it plays, under one rules object.
 
     Built at the bot's first decision and again whenever the rules object changes (a new game),
-    and held by the bot, or by the greedy bots of one table (`SharedContext`), so nothing is kept
+    and held by the bot, or by the greedy bots of one table (`TableMemory`), so nothing is kept
     between the tables of a process:
 
     - what the bot reads of the rules, read once (the rules are a msgspec struct, whose fields
       compiled code reads generically);
     - the ratings of the plays it met (`Rated`), by the `id()` of the action each keeps alive:
       the table offers one shared action per play, decision after decision, and a rating holds
-      while its meld view does; they depend on the rules' values only, so a context of equal rules
+      while its meld view does; they depend on the rules' values only, so a memory of equal rules
       (`melds.canonical_rules`) takes over the last one's, up to `RATED_MAX` (cleared when full);
     - the index of the melds' kept entries (`MeldIndex`), brought up to each discard's view.
     """
@@ -93,7 +93,7 @@ class GameMemory:
         self.index: MeldIndex | None = None
 
 
-class SharedContext:
+class TableMemory:
     """The `GameMemory` of the game a greedy bot plays: its own, or one shared by the greedy
     bots of one table (`bots.table_bots`), so that a play rated or a meld indexed for one seat
     serves the others (a rating or an index entry does not depend on the seat)."""
@@ -300,7 +300,7 @@ class Position:
     def _index_melds(self) -> MeldIndex:
         """Return the index of the melds' kept entries (`fits.meld_fits`), brought up to this
         view's melds: one index for both teams (a meld's team is kept, `mine` is the test of
-        `keep_melds`), kept by the game's context across decisions, since few melds change
+        `keep_melds`), kept by the game's memory across decisions, since few melds change
         between two discards (`MeldIndex.update`)."""
         game, melds = self.game, self.melds
         kept = game.index
@@ -364,11 +364,11 @@ class MeldIndex:
         known = len(views)
         if len(melds) < known:
             return False
-        context = caches_for(self.rules)
+        caches = caches_for(self.rules)
         for i, m in enumerate(melds):
             if i < known and views[i] is m:
                 continue
-            entry = fits_in(context, m.cards)
+            entry = fits_in(caches, m.cards)
             shape = entry.shape
             bucket = -1
             if shape is not None:
@@ -451,12 +451,12 @@ def useful_cards(view: View, pile: tuple[Card, ...], rules: Rules, enough: int =
             return n
     team = team_of(seat)
     held: tuple[Card, ...] | None = None
-    context = caches_for(rules)
+    caches = caches_for(rules)
     for m in view.melds:
         if m.team == team:
             # `candidate_lay_offs` from the meld's kept entry (`fits.meld_fits`), as the table's
             # candidates do, with the cards sorted once for all the melds
-            entry = fits_in(context, m.cards)
+            entry = fits_in(caches, m.cards)
             if entry.shape is None or not entry.gate_mask & together_mask:
                 continue  # no meld, or none of the cards every lay-off onto it holds one of
             if held is None:

@@ -27,12 +27,12 @@ from buraco_events.model.events import Event
 from buraco_events.model.rules import Rules, check_players
 from buraco_events.model.views import View
 
-from .greedy import GreedyBot, SharedContext
+from .greedy import GreedyBot, TableMemory
 
 # `Bot` (the protocol every player here follows) and `EndlessGame` are the table's: re-exported
 __all__ = [
     "BOT_NAMES", "Bot", "EndlessGame", "GreedyBot", "RandomBot", "bot_by_name", "bot_spec", "run_game",
-    "share_context", "table_bots",
+    "share_memory", "table_bots",
 ]
 
 
@@ -109,11 +109,11 @@ def bot_by_name(name: str) -> Bot:
     return cls()
 
 
-def share_context(bots: Iterable[object]) -> None:
-    """Give the greedy bots among `bots`, the seats of one table, one game context
-    (`greedy.SharedContext`), so that a play rated or a meld indexed for one seat serves the
-    others; a greedy bot that has a context already keeps it."""
-    shared = SharedContext()
+def share_memory(bots: Iterable[object]) -> None:
+    """Give the greedy bots among `bots`, the seats of one table, one game memory
+    (`greedy.TableMemory`), so that a play rated or a meld indexed for one seat serves the
+    others; a greedy bot that has a memory already keeps it."""
+    shared = TableMemory()
     for bot in bots:
         if isinstance(bot, GreedyBot):
             bot.join(shared)
@@ -121,9 +121,9 @@ def share_context(bots: Iterable[object]) -> None:
 
 def table_bots(names: Sequence[str]) -> list[Bot]:
     """Return a new bot per name (`bot_by_name`) for the seats of one table, which play one game
-    at a time: the greedy ones share their game's context (`share_context`)."""
+    at a time: the greedy ones share their game's memory (`share_memory`)."""
     bots = [bot_by_name(name) for name in names]
-    share_context(bots)
+    share_memory(bots)
     return bots
 
 
@@ -168,14 +168,14 @@ def run_game(
 
     `bots` has one bot per seat; `target` (0 = a single hand) and `overrides` change the preset's
     rules; chance follows `seeds.SeedStreams(seed)`. With `commit`, every deal carries a
-    commitment whose salt comes from the seed (`seeded_salts`). Greedy bots without a context of
-    their own share one (`share_context`). Raises `table.EndlessGame` past the safety bounds,
+    commitment whose salt comes from the seed (`seeded_salts`). Greedy bots without a memory of
+    their own share one (`share_memory`). Raises `table.EndlessGame` past the safety bounds,
     which real play never reaches.
     """
     check_players(players)
     if len(bots) != players:
         raise ValueError(f"one bot per seat: {players} seats, {len(bots)} bots")
-    share_context(bots)
+    share_memory(bots)
     events: list[Event] = []
     names = [f"{b.name}-{s}" for s, b in enumerate(bots)]
     table = Table.start(variant, names, game_id=game_id, seats=bots, rng=SeedStreams(seed),

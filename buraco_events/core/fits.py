@@ -3,7 +3,7 @@
 Its own module because lay-offs change for other reasons than the meld shapes (`melds`) and the
 new melds of a hand (`hand_melds`): a meld lives on across many turns, so its answers are kept in
 its entry (`MeldFits`: its shape, the cards that join it alone, its gate, its lay-offs by the
-hand cards), kept per meld in the rules' context (`melds.MeldRules`). The gates and relevant
+hand cards), kept per meld in the rules' caches (`melds.MeldRules`). The gates and relevant
 cards are cheap filters the engine, the table and the bots ask before listing lay-offs.
 """
 
@@ -29,7 +29,7 @@ from .cards import (
 )
 from .melds import UNKNOWN_SHAPE, MeldRules, MeldShape, caches_for, classify, tally_of
 
-#: the most entries a rules context keeps (`MeldRules.fits`; cleared when full)
+#: the most entries the caches of one rules object keep (`MeldRules.fits`; cleared when full)
 _FITS_MAX: Final = 1 << 14
 
 
@@ -57,16 +57,16 @@ def shape_lay_offs(
 class MeldFits:
     """One meld's shape and, per card tried so far, whether it joins the meld alone."""
 
-    def __init__(self, meld: tuple[Card, ...], context: MeldRules) -> None:
-        #: the rules' context the entry is kept in: its `classify` answers serve `grown`
-        self.context = context
-        self.rules = context.rules
+    def __init__(self, meld: tuple[Card, ...], caches: MeldRules) -> None:
+        #: the rules' caches the entry is kept in: its `classify` answers serve `grown`
+        self.caches = caches
+        self.rules = caches.rules
         #: the meld's cards as given (the key of its entry)
         self.meld = meld
         #: the meld's cards sorted as strings, sorted once: its shape is classified from them,
         #: and `grown` sorts them with the cards added
         self.sorted = tuple(sorted(meld))
-        self.shape = context.classify_sorted(self.sorted)
+        self.shape = caches.classify_sorted(self.sorted)
         self.fits: dict[Card, bool] = {}
         shape = self.shape
         #: the meld's cards as counts: whether cards join it is arithmetic on a copy (`_Tally.ok`)
@@ -138,7 +138,7 @@ class MeldFits:
         grows = self.grows
         shape = grows.get(cards, UNKNOWN_SHAPE)
         if shape is UNKNOWN_SHAPE:
-            shape = grows[cards] = self.context.classify_sorted(tuple(sorted(self.sorted + cards)))
+            shape = grows[cards] = self.caches.classify_sorted(tuple(sorted(self.sorted + cards)))
         return shape
 
 
@@ -243,14 +243,14 @@ def meld_fits(meld: tuple[Card, ...], rules: Rules) -> MeldFits:
     return fits_in(caches_for(rules), meld)
 
 
-def fits_in(context: MeldRules, meld: tuple[Card, ...]) -> MeldFits:
-    """Return `meld_fits` under the rules of a context a caller holds (`melds.caches_for`)."""
-    fits = context.fits
+def fits_in(caches: MeldRules, meld: tuple[Card, ...]) -> MeldFits:
+    """Return `meld_fits` under the rules of the caches a caller holds (`melds.caches_for`)."""
+    fits = caches.fits
     entry: MeldFits | None = fits.get(meld)
     if entry is None:
         if len(fits) >= _FITS_MAX:
             fits.clear()
-        entry = fits[meld] = MeldFits(meld, context)
+        entry = fits[meld] = MeldFits(meld, caches)
     return entry
 
 

@@ -70,9 +70,9 @@ def top_candidates(
     suit, rank = code >> 4, code & 15
     out: list[TopPlay] = []
     targets: list[tuple[int, MeldShape, MeldFits]] = []
-    context = caches_for(rules)
+    caches = caches_for(rules)
     for meld_id, shape in team_melds:
-        entry = fits_in(context, shape.cards)
+        entry = fits_in(caches, shape.cards)
         targets.append((meld_id, shape, entry))
         if entry.fit(top):
             out.append(("lay_off", meld_id, (top,)))

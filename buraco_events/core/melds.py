@@ -3,7 +3,7 @@
 A meld's legality and kind depend only on its cards and the rules, never on history (except
 `royal_in_one_turn`, which the engine passes in). `classify` finds the canonical arrangement of
 RULES 3.4 or says the cards are no meld; `_Tally` answers the same yes or no (and the wild) on
-card counts. The answers kept per rules object live in a `MeldRules` context (`caches_for`).
+card counts. The answers kept per rules object live in a `MeldRules` (the rules' caches, `caches_for`).
 Positions inside a run are 1..14: the ace is 1 (low) or 14 (high). The candidate melds of a hand
 are `hand_melds`'; the lay-offs onto a meld, `fits`'.
 """
@@ -203,17 +203,17 @@ class MeldRules:
     """The meld answers of one rules object: `classify` answers and the melds' kept entries
     (`fits.MeldFits`), each keyed by cards alone.
 
-    Built by `caches_for(rules)`. A caller asking many times under one rules object may hold its
-    context and ask it directly (`classify_sorted`, `fits.fits_in`), sparing the lookup. Equal
+    Built by `caches_for(rules)`. A caller asking many times under one rules object may hold
+    its caches and ask them directly (`classify_sorted`, `fits.fits_in`), sparing the lookup. Equal
     rules objects share one pair of dicts: the rules (a struct of some thirty fields) are hashed
-    when a context is built, not per lookup. Plain dicts (mypyc), cleared when full.
+    when the caches are built, not per lookup. Plain dicts (mypyc), cleared when full.
     """
 
     def __init__(
         self, rules: Rules, canonical: Rules, classified: dict[tuple[Card, ...], MeldShape | None],
         fits: dict[tuple[Card, ...], Any],
     ) -> None:
-        #: the rules object the context was built for (its key in `_CONTEXTS_BY_ID`)
+        #: the rules object the caches were built for (its key in `_CACHES_BY_ID`)
         self.rules: Final = rules
         #: the first rules object seen equal to `rules` (`canonical_rules`)
         self.canonical: Final = canonical
@@ -242,34 +242,34 @@ class MeldRules:
         return shape
 
 
-#: the per-process registry of contexts by the `id` of the rules object asked: an int key spares
-#: hashing the rules' fields on each lookup, and each context holds its rules object, so an id
-#: found here is that live object's own. At most `_CONTEXTS_MAX` entries (cleared when full).
-_CONTEXTS_BY_ID: Final[dict[int, MeldRules]] = {}
-#: the per-process registry of contexts by rules value: where a context finds the dicts (and the
-#: canonical rules object) of an equal rules object's. At most `_CONTEXTS_MAX` entries.
-_CONTEXTS_BY_VALUE: Final[dict[Rules, MeldRules]] = {}
-_CONTEXTS_MAX: Final = 64
+#: the per-process registry of caches by the `id` of the rules object asked: an int key spares
+#: hashing the rules' fields on each lookup, and each `MeldRules` holds its rules object, so an id
+#: found here is that live object's own. At most `_CACHES_MAX` entries (cleared when full).
+_CACHES_BY_ID: Final[dict[int, MeldRules]] = {}
+#: the per-process registry of caches by rules value: where new caches find the dicts (and the
+#: canonical rules object) of an equal rules object's. At most `_CACHES_MAX` entries.
+_CACHES_BY_VALUE: Final[dict[Rules, MeldRules]] = {}
+_CACHES_MAX: Final = 64
 _CLASSIFIED_MAX: Final = 1 << 17
 #: the classify cache's "not there yet" (None is a cached answer: no meld)
 UNKNOWN_SHAPE: Final = MeldShape("set", (), None)
 
 
 def caches_for(rules: Rules) -> MeldRules:
-    """Return the meld context of a rules object (equal rules objects share its answers)."""
-    context = _CONTEXTS_BY_ID.get(id(rules))
-    if context is not None:
-        return context
-    shared = _CONTEXTS_BY_VALUE.get(rules)
+    """Return the meld caches of a rules object (equal rules objects share its answers)."""
+    caches = _CACHES_BY_ID.get(id(rules))
+    if caches is not None:
+        return caches
+    shared = _CACHES_BY_VALUE.get(rules)
     if shared is None:
-        if len(_CONTEXTS_BY_VALUE) >= _CONTEXTS_MAX:
-            _CONTEXTS_BY_VALUE.clear()
-        shared = _CONTEXTS_BY_VALUE[rules] = MeldRules(rules, rules, {}, {})
-    context = MeldRules(rules, shared.canonical, shared.classified, shared.fits)
-    if len(_CONTEXTS_BY_ID) >= _CONTEXTS_MAX:
-        _CONTEXTS_BY_ID.clear()
-    _CONTEXTS_BY_ID[id(rules)] = context
-    return context
+        if len(_CACHES_BY_VALUE) >= _CACHES_MAX:
+            _CACHES_BY_VALUE.clear()
+        shared = _CACHES_BY_VALUE[rules] = MeldRules(rules, rules, {}, {})
+    caches = MeldRules(rules, shared.canonical, shared.classified, shared.fits)
+    if len(_CACHES_BY_ID) >= _CACHES_MAX:
+        _CACHES_BY_ID.clear()
+    _CACHES_BY_ID[id(rules)] = caches
+    return caches
 
 
 def canonical_rules(rules: Rules) -> Rules:
@@ -283,9 +283,9 @@ def classify(cards: Iterable[Card], rules: Rules) -> MeldShape | None:
     return caches_for(rules).classify_sorted(tuple(sorted(cards)))
 
 
-def classify_in(context: MeldRules, cards: Iterable[Card]) -> MeldShape | None:
-    """Return `classify` under the rules of a context a caller holds (a game's, on its state)."""
-    return context.classify_sorted(tuple(sorted(cards)))
+def classify_in(caches: MeldRules, cards: Iterable[Card]) -> MeldShape | None:
+    """Return `classify` under the rules of the caches a caller holds (a game's, on its state)."""
+    return caches.classify_sorted(tuple(sorted(cards)))
 
 
 def is_meld(cards: Iterable[Card], rules: Rules) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from rich.console import RenderableType
 
-from buraco_events.bots.registry import Bot, bot_by_name, bot_spec, share_context
+from buraco_events.bots.registry import Bot, bot_by_name, bot_spec, share_memory
 from buraco_events.model.events import Event, Note
 
 #: the `note.by` of the setup line
@@ -84,10 +84,10 @@ class Setup:
 
     def bot_seats(self, n_players: int) -> dict[int, Bot]:
         """Return a new bot for each seat but the human's, the greedy ones sharing one game
-        context (`bots.share_context`); raises ValueError for an unknown bot."""
+        memory (`bots.share_memory`); raises ValueError for an unknown bot."""
         seats = [s for s in range(n_players) if s != self.human]
         bots = {s: bot_by_name(name) for s, name in zip(seats, self.bots, strict=True)}
-        share_context(bots.values())
+        share_memory(bots.values())
         return bots
 
 

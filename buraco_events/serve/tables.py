@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from buraco_events.bots.registry import bot_by_name, share_context
+from buraco_events.bots.registry import bot_by_name, share_memory
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.seeds import PositionSeeds
 from buraco_events.core.table import Bot, DealSource, Table, start_event
@@ -151,7 +151,7 @@ class Tables:
 
     def _table(self, meta: TableMeta, key: bytes, deals: DealSource | None = None) -> Table:
         seats: dict[int, Bot] = {seat: bot_by_name(name) for seat, name in meta.bot_seats().items()}
-        share_context(seats.values())
+        share_memory(seats.values())
         table = Table(seats, PositionSeeds(deal_seed(key)), salts=keyed_salts(key))
         table.deals = deals
         return table
