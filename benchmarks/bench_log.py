@@ -26,11 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fresh import CPU, WALL, cpu_of, fresh, fresh_cpu, row  # noqa: E402
 
-from buraco_events.core.cards import (  # noqa: E402
-    make_deck,
-    sort_key,
-    team_of,  # noqa: E402
-)
+from buraco_events.core.cards import make_deck, sort_key  # noqa: E402
+from buraco_events.core.gate import team_of  # noqa: E402
 from buraco_events.log import archive
 from buraco_events.log.writer import FsyncPolicy, open_log, write_log  # noqa: E402
 from buraco_events.model.events import (  # noqa: E402

@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table as Grid
 from rich.text import Text
 
-from buraco_events.core.cards import team_of
+from buraco_events.core.gate import team_of
 from buraco_events.model.events import Event, GameEnded, HandStarted
 from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS

@@ -40,9 +40,8 @@ from rich.console import Group
 from rich.text import Text
 
 from buraco_events.bots.registry import GreedyBot
-from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, legal_actions
-from buraco_events.core.gate import IllegalMove
+from buraco_events.core.gate import IllegalMove, team_of
 from buraco_events.core.seeds import PositionSeeds
 from buraco_events.core.state import GameState
 from buraco_events.core.table import Table, start_event

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from buraco_events.core.cards import RANK, RANKS, SUIT, Card, card_value, is_wild_card, team_of
+from buraco_events.core.cards import RANK, RANKS, SUIT, Card, card_value, is_wild_card
 from buraco_events.core.choices import Action
 from buraco_events.core.fits import shape_lay_offs
+from buraco_events.core.gate import team_of
 from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.melds import (
     canasta_bonus,

@@ -11,8 +11,9 @@ from typing import Any
 from buraco_events.analytics.rows import COLUMNS, Columns, variant_name
 from buraco_events.audit.auditor import audit_lines
 from buraco_events.audit.verdicts import FAILING, KINDS
-from buraco_events.core.cards import JOKER, team_of
+from buraco_events.core.cards import JOKER
 from buraco_events.core.engine import play
+from buraco_events.core.gate import team_of
 from buraco_events.core.state import GameState
 from buraco_events.model.events import (
     Discarded,

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from buraco_events.bots.registry import GreedyBot, RandomBot
-from buraco_events.core.cards import make_deck, team_of
+from buraco_events.core.cards import make_deck
 from buraco_events.core.choices import Choices, _play_action
+from buraco_events.core.gate import team_of
 from buraco_events.core.plays import raw_plays
 from buraco_events.core.seatview import _display_hand, _meld_views
 from buraco_events.core.seeds import SeedStreams, SharedStream

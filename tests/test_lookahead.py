@@ -22,9 +22,9 @@ from buraco_events.core.engine import check
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.lookahead import is_natural_top, top_candidates
-from buraco_events.core.melds import classify
+from buraco_events.core.melds import Meld, classify
 from buraco_events.core.playcheck import _top_still_playable, any_play
-from buraco_events.core.state import GameState, Meld, shallow_copy
+from buraco_events.core.state import GameState, shallow_copy
 from buraco_events.core.turn import closed_take_usable, legal_draws, start_turn
 from buraco_events.model.events import TookPile
 from buraco_events.model.rules import PRESETS, Rules

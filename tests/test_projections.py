@@ -14,9 +14,9 @@ from helpers import random_game
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buraco_events.core.cards import ALL_CARDS, sorted_cards, team_of
+from buraco_events.core.cards import ALL_CARDS, sorted_cards
 from buraco_events.core.engine import check, iter_states, play
-from buraco_events.core.gate import IllegalMove
+from buraco_events.core.gate import IllegalMove, team_of
 from buraco_events.core.melds import classify
 from buraco_events.core.plays import iter_raw_plays
 from buraco_events.core.state import PLAYING_PHASES, GameState

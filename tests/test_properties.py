@@ -15,10 +15,10 @@ from helpers import random_game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from buraco_events.core.cards import ALL_CARDS, make_deck, team_of
+from buraco_events.core.cards import ALL_CARDS, make_deck
 from buraco_events.core.deal import all_cards
 from buraco_events.core.engine import check, next_state, replay
-from buraco_events.core.gate import IllegalMove
+from buraco_events.core.gate import IllegalMove, team_of
 from buraco_events.core.melds import classify
 from buraco_events.core.moves import legal_events
 from buraco_events.core.state import GameState

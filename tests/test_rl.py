@@ -27,9 +27,8 @@ from test_projections import shuffle_hidden  # noqa: E402
 from buraco_events.audit.files import audit_path  # noqa: E402
 from buraco_events.bots.registry import RandomBot, bot_by_name, run_game  # noqa: E402
 from buraco_events.core.choices import Action  # noqa: E402
-from buraco_events.core.melds import classify  # noqa: E402
+from buraco_events.core.melds import Meld, classify  # noqa: E402
 from buraco_events.core.seatview import player_view  # noqa: E402
-from buraco_events.core.state import Meld  # noqa: E402
 from buraco_events.model.events import HandEnded, HandStarted  # noqa: E402
 from buraco_events.model.rules import PRESETS, Rules  # noqa: E402
 from buraco_events.play.sim import game_id, game_seed  # noqa: E402

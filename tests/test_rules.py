@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from buraco_events.core.cards import team_of
+from buraco_events.core.gate import team_of
 from buraco_events.model.rules import (
     ALIASES,
     PLAYER_COUNTS,

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import msgspec
 
 from buraco_events.bots.greedy import GreedyBot, TableMemory
-from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, Choices
 from buraco_events.core.engine import play
+from buraco_events.core.gate import team_of
 from buraco_events.core.infoset import InfoSet, Knowledge, dealt_table, info_set
 from buraco_events.core.seatview import player_view
 from buraco_events.core.seeds import SharedStream

@@ -14,8 +14,9 @@ from librt.vecs import append, vec
 from mypy_extensions import i16, i32, u8
 
 from buraco_events.audit.verdicts import FAILING
-from buraco_events.core.cards import ALL_CARDS, JOKER, team_of
+from buraco_events.core.cards import ALL_CARDS, JOKER
 from buraco_events.core.engine import play
+from buraco_events.core.gate import team_of
 from buraco_events.core.state import GameState
 from buraco_events.log.commit import Commitments
 from buraco_events.model.events import (

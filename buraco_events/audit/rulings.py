@@ -29,9 +29,8 @@ from pathlib import Path
 
 import msgspec
 
-from buraco_events.core.cards import team_of
 from buraco_events.core.engine import play
-from buraco_events.core.gate import IllegalMove
+from buraco_events.core.gate import IllegalMove, team_of
 from buraco_events.core.sheets import match_result
 from buraco_events.core.state import GameState
 from buraco_events.log.lines import (

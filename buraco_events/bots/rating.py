@@ -19,10 +19,10 @@ from buraco_events.core.cards import (
     Card,
     card_value,
     run_neighbours,
-    team_of,
 )
 from buraco_events.core.choices import Action
 from buraco_events.core.fits import MeldFits, fits_in, meld_fits
+from buraco_events.core.gate import team_of
 from buraco_events.core.hand_melds import hand_melds
 from buraco_events.core.melds import (
     CANASTA_SIZE,

@@ -92,16 +92,8 @@ SORT_CODE_WILD_BIT: Final[list[int]] = [
 ]
 
 
-def team_of(seat: int) -> int:
-    """Return the team of a seat (RULES 1: seats 0..3 clockwise, team = seat % 2).
-
-    Kept in this compiled module (re-exported by `rules`): the engine asks it on every play.
-    """
-    return seat % 2
-
-
 class Value:
-    """The base of the immutable value classes (`melds.MeldShape`, `state.Meld`,
+    """The base of the immutable value classes (`melds.MeldShape`, `melds.Meld`,
     `choices.Action`): compared, hashed, shown and pickled by their fields' values, as a frozen
     dataclass would be. A subclass gives `_values()`, its fields' values in constructor order, and
     names them in `_FIELDS`. Plain classes rather than frozen dataclasses: compiled, a dataclass's

@@ -24,9 +24,9 @@ from buraco_events.model.events import (
     event_type,
 )
 
-from .cards import Card, Value, team_of
+from .cards import Card, Value
 from .deads import legal_dead_takes, must_refill
-from .gate import IllegalMove
+from .gate import IllegalMove, team_of
 from .hand_melds import hand_melds
 from .playcheck import checked_play, meld_entry
 from .plays import CardPlay, raw_plays

@@ -15,8 +15,8 @@ from typing import Final
 
 from .cards import Card, is_wild_card
 from .deads import can_take_dead
-from .melds import is_closing_canasta
-from .state import GameState, Meld
+from .melds import Meld, is_closing_canasta
+from .state import GameState
 
 #: `closing_bar`'s answers besides `turn.MAY_GO` (0): the team has no canasta to close with, or
 #: the last card is a wild and may not be the closing discard (ints, as the discard rule's)

@@ -14,8 +14,7 @@ from __future__ import annotations
 from buraco_events.model.events import Event, StockRefilled, TookDead
 from buraco_events.model.terms import DeadMode
 
-from .cards import team_of
-from .gate import expect_phase, expect_turn, illegal_move, rules_context
+from .gate import expect_phase, expect_turn, illegal_move, rules_context, team_of
 from .state import GameState, add_cards
 
 # -- who may take which dead -------------------------------------------------------------------------

@@ -58,7 +58,7 @@ from buraco_events.model.rules import (
     find_rules,
 )
 
-from .cards import Card, team_of
+from .cards import Card
 from .deads import (
     apply_stock_refilled,
     apply_took_dead,
@@ -71,6 +71,7 @@ from .gate import (
     expect_phase,
     illegal_move,
     phase_reason,
+    team_of,
 )
 from .melds import MeldShape
 from .playcheck import (

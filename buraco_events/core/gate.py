@@ -1,6 +1,6 @@
 """The referee's gate: the error of an illegal event (`IllegalMove`, and the `Refusal` a returning
-check gives before making it) and the phase and turn gates every check passes first
-(`TRANSITIONS`: each phase, the events it expects and how an error names them).
+check gives before making it), the phase and turn gates every check passes first (`TRANSITIONS`:
+each phase, the events it expects and how an error names them), and the seating (`team_of`).
 
 Its own module because every check asks it: the engine's fold (`engine`) and the checks of a meld
 and a lay-off (`playcheck`) both import it, and it imports neither.
@@ -47,6 +47,12 @@ class IllegalMove(ValueError):
     def public_text(self) -> str:
         """Return the error as `str()` does, with the public reason."""
         return self._text(self.public)
+
+
+def team_of(seat: int) -> int:
+    """Return the team of a seat (RULES 1: seats 0..3 clockwise, team = seat % 2): who plays with
+    whom is the seating's rule, beside whose turn it is."""
+    return seat % 2
 
 
 def rules_context(state: GameState) -> RulesContext:

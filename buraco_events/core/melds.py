@@ -525,3 +525,60 @@ def canasta_bonus(kind: CanastaKind | None, rules: Rules) -> int:
         return rules.bonus_royal
     return rules.bonus_ace_to_ace  # the last kind: mypy checks the ladder is exhaustive
 
+
+#: the fields of a meld, in constructor order
+_MELD_FIELDS: Final = ("id", "team", "shape", "laid_by", "laid_seq", "first_turn", "last_turn", "canasta_seq")
+
+
+class Meld(Value):
+    """A meld on the table: its team, canonical cards and the turns it was built in.
+
+    Immutable (read-only attributes), compared and hashed by value, shared between copies of a
+    state. A plain class rather than a frozen dataclass, whose generated `__init__` stays
+    interpreted in the compiled build.
+    """
+
+    __slots__ = (*_MELD_FIELDS, "_fits", "_fits_rules")
+    _FIELDS: ClassVar[tuple[str, ...]] = _MELD_FIELDS
+
+    def __init__(
+        self,
+        id: int,
+        team: int,
+        shape: MeldShape,
+        laid_by: int,
+        laid_seq: int,
+        first_turn: int,
+        last_turn: int,
+        canasta_seq: int | None = None,
+    ) -> None:
+        self.id: Final = id
+        self.team: Final = team
+        self.shape: Final = shape
+        self.laid_by: Final = laid_by
+        self.laid_seq: Final = laid_seq
+        self.first_turn: Final = first_turn
+        self.last_turn: Final = last_turn
+        self.canasta_seq: Final = canasta_seq
+        #: `playcheck.meld_entry`'s answer (a `fits.MeldFits`, held as an object: `fits` builds on
+        #: this module) and the rules it is for; a cache, no part of the meld's value
+        self._fits: object | None = None
+        self._fits_rules: Rules | None = None
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.id, self.team, self.shape, self.laid_by, self.laid_seq, self.first_turn,
+                self.last_turn, self.canasta_seq)
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """Return the canonical arrangement (RULES 3.4)."""
+        return self.shape.cards
+
+    def with_shape(self, shape: MeldShape, last_turn: int, canasta_seq: int | None) -> Meld:
+        """Return the meld grown to `shape`."""
+        return Meld(self.id, self.team, shape, self.laid_by, self.laid_seq, self.first_turn,
+                    last_turn, canasta_seq)
+
+    def canasta(self, rules: Rules) -> CanastaKind | None:
+        """Return the canasta kind this meld scores, or None (RULES 3.5)."""
+        return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)

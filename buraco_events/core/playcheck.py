@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from typing import cast
 
 from buraco_events.model.events import Event, LaidOff, Melded
 from buraco_events.model.rules import Rules
 
-from .cards import Card, is_wild_card, team_of
+from .cards import Card, is_wild_card
 from .closing import NO_CANASTA, WILD_LAST, canasta_need, closing_bar, has_closing_canasta
 from .deads import can_take_dead, empty_hand
 from .fits import MeldFits, meld_fits
@@ -26,12 +27,13 @@ from .gate import (
     phase_reason,
     refusal_of,
     rules_context,
+    team_of,
     turn_reason,
 )
 from .lookahead import TopPlay, is_natural_top
-from .melds import CANASTA_SIZE, MeldShape, classify_in
+from .melds import CANASTA_SIZE, Meld, MeldShape, classify_in
 from .plays import CardPlay, iter_raw_plays, top_play_candidates, top_plays
-from .state import GameState, Meld, RulesContext, add_cards, shallow_copy
+from .state import GameState, RulesContext, add_cards, shallow_copy
 
 
 def _play_need(state: GameState, ev: Melded | LaidOff) -> dict[Card, int] | Refusal:
@@ -250,7 +252,7 @@ def grown_shape(m: Meld, cards: tuple[Card, ...], context: RulesContext) -> Meld
     """
     entry = m._fits
     if entry is not None and m._fits_rules is context.rules:
-        return entry.grown(cards)
+        return cast(MeldFits, entry).grown(cards)
     return classify_in(context.melds, m.cards + cards)
 
 
@@ -259,9 +261,9 @@ def meld_entry(m: Meld, rules: Rules) -> MeldFits:
 
     Kept on the meld itself: a meld is immutable (a lay-off replaces it), so its entry never
     goes stale, and reading an attribute costs less than looking the meld up by its id()."""
-    entry = m._fits
-    if entry is not None and m._fits_rules is rules:
-        return entry
+    kept = m._fits
+    if kept is not None and m._fits_rules is rules:
+        return cast(MeldFits, kept)
     entry = meld_fits(m.shape.cards, rules)
     m._fits, m._fits_rules = entry, rules
     return entry

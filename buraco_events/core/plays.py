@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final, Literal
 
-from .cards import ALL_CARDS, RANK, RUN_CARDS, SET_CARDS, SUIT, Card, is_wild_card, team_of
+from .cards import ALL_CARDS, RANK, RUN_CARDS, SET_CARDS, SUIT, Card, is_wild_card
 from .fits import may_lay_off, shape_lay_offs
+from .gate import team_of
 from .hand_melds import candidate_melds
 from .lookahead import TopPlay, is_natural_top, top_candidates
 from .state import GameState, Hand, sorted_held

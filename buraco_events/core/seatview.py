@@ -15,9 +15,11 @@ from buraco_events.model.scoring import TeamScore
 from buraco_events.model.terms import DeadFate
 from buraco_events.model.views import DeadView, MeldView, PendingView, PileView, View, meld_kind
 
-from .cards import ALL_CARDS, Card, sort_key, team_of
+from .cards import ALL_CARDS, Card, sort_key
+from .gate import team_of
+from .melds import Meld
 from .sheets import hand_scores, table_scores
-from .state import PLAYING_PHASES, GameState, Meld, held_in_order
+from .state import PLAYING_PHASES, GameState, held_in_order
 
 #: MeldViews by the id of their (immutable) engine meld, which the entry keeps alive
 _MELD_VIEWS: Final[dict[int, tuple[Meld, Rules, MeldView]]] = {}

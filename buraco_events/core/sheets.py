@@ -15,7 +15,8 @@ from buraco_events.model.events import GameEnded, HandEnded
 from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import TeamScore
 
-from .cards import ALL_CARDS, Card, card_value, team_of
+from .cards import ALL_CARDS, Card, card_value
+from .gate import team_of
 from .melds import CanastaKind, canasta_bonus
 from .state import GameState, elements
 

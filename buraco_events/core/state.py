@@ -1,5 +1,6 @@
-"""A game's state: what the table holds after some prefix of its log (`GameState`), the melds on
-it (`Meld`), the hands as multisets of cards, and the rule fields read on every turn.
+"""A game's state: what the table holds after some prefix of its log (`GameState`), its dead hands
+(`Deads`), the hands as multisets of cards, and the rule fields read on every turn. The melds on
+the table are `melds.Meld`, beside the meld rule.
 
 The engine (`engine`) folds events into a `GameState` and holds every rule; this module holds
 the data only: its fields, its copies (`GameState.copy`, `shallow_copy`) and the questions every
@@ -10,16 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final
+from typing import Any, Final
 
 from buraco_events.model.events import EndReason
 from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import TeamScore
 from buraco_events.model.terms import DeadFate, DeadMode, Phase
 
-from .cards import Card, Value
-from .fits import MeldFits
-from .melds import CanastaKind, MeldRules, MeldShape, caches_for, canasta_kind
+from .cards import Card
+from .melds import Meld, MeldRules, caches_for
 
 #: the phases of a hand in progress
 PLAYING_PHASES: Final[tuple[Phase, ...]] = ("draw", "play", "dead")
@@ -74,63 +74,6 @@ def add_cards(hand: Hand, cards: Iterable[Card]) -> None:
     """Add `cards` to the hand."""
     for c in cards:
         hand[c] = hand.get(c, 0) + 1
-
-
-#: the fields of a meld, in constructor order
-_MELD_FIELDS: Final = ("id", "team", "shape", "laid_by", "laid_seq", "first_turn", "last_turn", "canasta_seq")
-
-
-class Meld(Value):
-    """A meld on the table: its team, canonical cards and the turns it was built in.
-
-    Immutable (read-only attributes), compared and hashed by value, shared between copies of a
-    state. A plain class rather than a frozen dataclass, whose generated `__init__` stays
-    interpreted in the compiled build.
-    """
-
-    __slots__ = (*_MELD_FIELDS, "_fits", "_fits_rules")
-    _FIELDS: ClassVar[tuple[str, ...]] = _MELD_FIELDS
-
-    def __init__(
-        self,
-        id: int,
-        team: int,
-        shape: MeldShape,
-        laid_by: int,
-        laid_seq: int,
-        first_turn: int,
-        last_turn: int,
-        canasta_seq: int | None = None,
-    ) -> None:
-        self.id: Final = id
-        self.team: Final = team
-        self.shape: Final = shape
-        self.laid_by: Final = laid_by
-        self.laid_seq: Final = laid_seq
-        self.first_turn: Final = first_turn
-        self.last_turn: Final = last_turn
-        self.canasta_seq: Final = canasta_seq
-        #: `meld_entry`'s answer and the rules it is for (a cache, no part of the meld's value)
-        self._fits: MeldFits | None = None
-        self._fits_rules: Rules | None = None
-
-    def _values(self) -> tuple[Any, ...]:
-        return (self.id, self.team, self.shape, self.laid_by, self.laid_seq, self.first_turn,
-                self.last_turn, self.canasta_seq)
-
-    @property
-    def cards(self) -> tuple[Card, ...]:
-        """Return the canonical arrangement (RULES 3.4)."""
-        return self.shape.cards
-
-    def with_shape(self, shape: MeldShape, last_turn: int, canasta_seq: int | None) -> Meld:
-        """Return the meld grown to `shape`."""
-        return Meld(self.id, self.team, shape, self.laid_by, self.laid_seq, self.first_turn,
-                    last_turn, canasta_seq)
-
-    def canasta(self, rules: Rules) -> CanastaKind | None:
-        """Return the canasta kind this meld scores, or None (RULES 3.5)."""
-        return canasta_kind(self.shape, rules, self.first_turn == self.last_turn)
 
 
 class RulesContext:

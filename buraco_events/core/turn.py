@@ -21,10 +21,18 @@ from typing import Final
 
 from buraco_events.model.events import Discarded, Drew, Event, StockRefilled, TookPile
 
-from .cards import Card, team_of
+from .cards import Card
 from .closing import NO_CANASTA, canasta_need, closing_bar
 from .deads import check_not_refilling, empty_hand, must_refill, refill_due
-from .gate import IllegalMove, card_list, expect_phase, expect_turn, illegal_move, rules_context
+from .gate import (
+    IllegalMove,
+    card_list,
+    expect_phase,
+    expect_turn,
+    illegal_move,
+    rules_context,
+    team_of,
+)
 from .lookahead import is_natural_top
 from .playcheck import any_passes, any_play
 from .plays import top_play_candidates

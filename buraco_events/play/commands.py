@@ -32,10 +32,9 @@ from buraco_events.core.cards import (
     is_wild_card,
     parse_cards,
     sorted_cards,
-    team_of,
 )
 from buraco_events.core.choices import Action
-from buraco_events.core.gate import IllegalMove
+from buraco_events.core.gate import IllegalMove, team_of
 from buraco_events.core.melds import classify
 from buraco_events.core.state import GameState
 from buraco_events.model.rules import Rules

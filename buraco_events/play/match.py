@@ -22,7 +22,7 @@ from pathlib import Path
 import msgspec
 
 from buraco_events.bots.registry import run_game, table_bots
-from buraco_events.core.cards import team_of
+from buraco_events.core.gate import team_of
 from buraco_events.log.writer import write_logs
 from buraco_events.model.events import Event
 from buraco_events.model.rules import canonical_variant, check_players

@@ -20,7 +20,7 @@ from pathlib import Path
 import msgspec
 
 from buraco_events.bots.registry import bot_by_name, bot_spec, run_game, table_bots
-from buraco_events.core.cards import team_of
+from buraco_events.core.gate import team_of
 from buraco_events.core.melds import CANASTA_KINDS
 from buraco_events.log.writer import write_logs
 from buraco_events.model.events import Event, HandEnded

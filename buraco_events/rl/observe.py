@@ -16,7 +16,8 @@ from typing import Final
 
 import numpy as np
 
-from buraco_events.core.cards import Card, team_of
+from buraco_events.core.cards import Card
+from buraco_events.core.gate import team_of
 from buraco_events.core.seatview import player_view
 from buraco_events.core.state import GameState
 from buraco_events.model.views import View

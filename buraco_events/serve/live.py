@@ -27,9 +27,8 @@ from typing import Any
 import msgspec
 
 from buraco_events.bots.greedy import GreedyBot
-from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, legal_actions
-from buraco_events.core.gate import IllegalMove
+from buraco_events.core.gate import IllegalMove, team_of
 from buraco_events.core.table import Table
 from buraco_events.log.lines import LogError
 from buraco_events.log.writer import LogWriter

@@ -22,9 +22,9 @@ from typing import Any
 
 import msgspec
 
-from buraco_events.core.cards import RANKS, Card, team_of
+from buraco_events.core.cards import RANKS, Card
 from buraco_events.core.engine import apply, play
-from buraco_events.core.gate import IllegalMove
+from buraco_events.core.gate import IllegalMove, team_of
 from buraco_events.core.melds import MeldShape
 from buraco_events.core.seatview import player_view
 from buraco_events.core.state import GameState

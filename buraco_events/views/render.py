@@ -20,7 +20,8 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from buraco_events.core.cards import SUIT, Card, team_of
+from buraco_events.core.cards import SUIT, Card
+from buraco_events.core.gate import team_of
 from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
 from buraco_events.util.text import visible
 

@@ -34,7 +34,7 @@ from typing import Any
 import msgspec
 
 from buraco_events.audit.verdicts import headline
-from buraco_events.core.cards import team_of
+from buraco_events.core.gate import team_of
 from buraco_events.model.scoring import SHEET_ROWS
 from buraco_events.util.text import visible
 

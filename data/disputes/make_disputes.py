@@ -25,11 +25,11 @@ from pathlib import Path
 import msgspec
 
 from buraco_events.bots.registry import GreedyBot
-from buraco_events.core.cards import ALL_CARDS, team_of
+from buraco_events.core.cards import ALL_CARDS
 from buraco_events.core.closing import has_closing_canasta
 from buraco_events.core.deads import can_take_dead
 from buraco_events.core.engine import apply, check
-from buraco_events.core.gate import IllegalMove
+from buraco_events.core.gate import IllegalMove, team_of
 from buraco_events.core.hand_melds import candidate_melds
 from buraco_events.core.moves import candidate_plays
 from buraco_events.core.seeds import SharedStream
