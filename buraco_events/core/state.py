@@ -119,23 +119,49 @@ COPIED_LISTS: Final = (
 )
 
 
-@dataclass(slots=True)
 class Deads:
     """The dead hands of a hand (docs/rules.md, sections 4 and 5), one value in `GameState.deads`.
 
-    Per dead: its cards while it waits (`left`), what became of it (`fate`) and the seat that took
-    it (`taker`). Per team: the dead it took (`team_took`), whether at once (`direct`: a play
-    emptied the hand, and the taker plays on) and the taker that has not played again since an
-    indirect take (`unused`: the team's dead counts as unused at the hand's end, RULES 7). Who may
-    take which dead, and when, is `deads`'s rule; this value only records it.
+    Per dead: its cards while it waits (`left`, None once gone), what became of it (`fate`, None
+    while it waits) and the seat that took it (`taker`). Per team: the dead it took (`team_took`),
+    whether at once (`direct`: a play emptied the hand, and the taker plays on) and the taker that
+    has not played again since an indirect take (`unused`: the team's dead counts as unused at the
+    hand's end, RULES 7). Who may take which dead, and when, is `deads`'s rule; this value only
+    records it. A plain class rather than a dataclass, whose generated `__init__` stays
+    interpreted in the compiled build (a trial of every take copies it).
     """
 
-    left: list[tuple[Card, ...] | None] = field(default_factory=list)  # None once gone
-    fate: list[DeadFate | None] = field(default_factory=list)  # None while the dead waits
-    taker: list[int | None] = field(default_factory=list)  # the seat that took each dead
-    team_took: list[int | None] = field(default_factory=list)  # team -> the dead it took
-    direct: list[bool] = field(default_factory=list)  # team -> its dead taken at once
-    unused: list[int | None] = field(default_factory=list)  # team -> the taker yet to play again
+    __slots__ = ("left", "fate", "taker", "team_took", "direct", "unused")
+
+    def __init__(
+        self,
+        left: list[tuple[Card, ...] | None] | None = None,
+        fate: list[DeadFate | None] | None = None,
+        taker: list[int | None] | None = None,
+        team_took: list[int | None] | None = None,
+        direct: list[bool] | None = None,
+        unused: list[int | None] | None = None,
+    ) -> None:
+        self.left: list[tuple[Card, ...] | None] = [] if left is None else left
+        self.fate: list[DeadFate | None] = [] if fate is None else fate
+        self.taker: list[int | None] = [] if taker is None else taker
+        self.team_took: list[int | None] = [] if team_took is None else team_took
+        self.direct: list[bool] = [] if direct is None else direct
+        self.unused: list[int | None] = [] if unused is None else unused
+
+    def _values(self) -> tuple[Any, ...]:
+        return (self.left, self.fate, self.taker, self.team_took, self.direct, self.unused)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Deads) and self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: compared by value, never hashed
+
+    def __repr__(self) -> str:
+        return "Deads(" + ", ".join(f"{n}={v!r}" for n, v in zip(self.__slots__, self._values(), strict=True)) + ")"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Deads, self._values())
 
     @staticmethod
     def dealt(deads: Iterable[Iterable[Card]]) -> Deads:

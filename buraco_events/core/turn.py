@@ -140,13 +140,14 @@ def trial_take(state: GameState, ev: TookPile) -> GameState:
     next play, `state` itself never written (the one way a check tries a move).
 
     The trial shares every list the take leaves alone and owns those it writes in place (the
-    taken seat's hand, `unused_seat`). An open pile is taken as `apply_took_pile` takes it. A
-    closed pile is tried with its top waiting for the next play, whatever `pile_top_use` says:
-    the take needs a play holding the top at once (RULES 2). Either way the trial is in the play
+    taken seat's hand, and the `Deads` when the taker's dead is unused). An open pile is taken as
+    `apply_took_pile` takes it. A closed pile is tried with its top waiting for the next play,
+    whatever `pile_top_use` says: the take needs a play holding the top at once (RULES 2). Either way the trial is in the play
     phase at the next seq, as the phase machine leaves a take.
     """
     trial = shallow_copy(state)
-    trial.deads = state.deads.copy()
+    if state.deads.unused[team_of(ev.player)] == ev.player:
+        trial.deads = state.deads.copy()  # the take's `start_turn` writes it: the trial's own
     trial.hands = list(state.hands)
     trial.hands[ev.player] = state.hands[ev.player].copy()
     if rules_context(state).pile_open:
