@@ -6,7 +6,8 @@ Run `python benchmarks/instructions_core.py BASE HEAD [--logs DIR] [--steps self
 place for the compiled build: `BURACO_COMPILE=1 python setup.py build_ext --inplace` in each).
 Not part of the suite: an instruction count repeats to within a few parts in a thousand where this
 machine's neighbours swing CPU time by up to 2x. Without `--logs` it simulates 28 greedy games
-(stbl 4 players, stcl 2, burraco 4; seed 3) with HEAD into a temporary folder.
+with HEAD into a temporary folder (`LOGS`: aberto 2 players 6, fechado 4 players 6, stbl 4 players
+8, stcl 2 players 8; seed 3); the self-play step plays `GAMES`.
 
 Each step runs in its own interpreter under callgrind with `PYTHONHASHSEED=0` and
 `PYTHONPATH=TREE`, twice: over the logs, and over an empty folder with the same imports and setup;
@@ -34,6 +35,8 @@ from pathlib import Path
 STEPS = ("selfplay", "replay", "audit", "index")
 #: the self-play games: (variant, players)
 GAMES = (("stbl", 4), ("stcl", 2), ("burraco", 4))
+#: the logs replayed, audited and checked when none are given: (variant, players, games)
+LOGS = (("aberto", 2, 6), ("fechado", 4, 6), ("stbl", 4, 8), ("stcl", 2, 8))
 
 
 def _step(mode: str, logs: str, games: int) -> None:
@@ -102,8 +105,8 @@ def measure(tree: Path, mode: str, logs: Path, empty: Path, work: Path) -> int:
 
 def simulate(tree: Path, folder: Path) -> None:
     """Write the default logs with `tree`'s simulate."""
-    for variant, players in GAMES:
-        subprocess.run([sys.executable, "-m", "cli.main", "simulate", "--games", "10" if players == 4 else "8",
+    for variant, players, games in LOGS:
+        subprocess.run([sys.executable, "-m", "cli.main", "simulate", "--games", str(games),
                         "--variant", variant, "--players", str(players), "--seed", "3", "--bots", "greedy",
                         "--out", str(folder)],
                        env={**os.environ, "PYTHONPATH": str(tree)}, check=True, stdout=subprocess.DEVNULL)
