@@ -53,7 +53,7 @@ class ExpertBot:
         seed = f"expert/{rng.getrandbits(64):016x}"
         deals = [unseen.deal(random.Random(f"{seed}/{k}")) for k in range(self.samples)]
         candidates = alternatives(deals[0], unseen.seat, offered)
-        values = play_outs(deals, unseen.seat, candidates, seed)
+        values = play_outs(deals, unseen.seat, candidates, seed, unseen.info.known)
         best = max(range(len(candidates)), key=lambda i: (sum(values[i]), -i))
         return candidates[best]
 
