@@ -20,7 +20,7 @@ The alternatives: all of them when there are at most `MAX_ALTERNATIVES`, else th
 greedy bot's choice and the others as the table offers them, plays and discards in turn, up to
 that many (`alternatives`).
 
-Classes: the loss's 95% interval (`Z95` standard errors of the paired differences either side of
+Classes: the loss's 95% interval (`t95` standard errors of the paired differences either side of
 the mean) decides them, its lower end: an inaccuracy from `INACCURACY`, a mistake from `MISTAKE`, a
 blunder from `BLUNDER`. More samples narrow the interval, so they confirm or raise a mark rather
 than undo it. Accuracy per seat is `100 * exp(-mean loss / ACCURACY_SCALE)`: 100 for no loss,
@@ -60,7 +60,11 @@ DEFAULT_SAMPLES = 16
 CAP_FACTOR = 2
 #: the deals of a decision's first round, and the deals each later round adds
 FIRST_ROUND, ROUND = 16, 8
-#: standard errors either side of a mean that make its 95% interval
+#: standard errors either side of a mean that make its 95% interval: Student's t at 97.5% by
+#: degrees of freedom (1 to 30), the normal's 1.96 beyond
+T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+       2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+       2.045, 2.042)
 Z95 = 1.96
 #: points within which two actions count as equal (the adaptive stop)
 EQUIVALENT = 20.0
@@ -127,6 +131,25 @@ def mark_of(loss: float) -> str | None:
     return None
 
 
+def format_problem(a: Analysis) -> tuple[str, str] | None:
+    """Return (field, why) where an analysis's version or a decision's interval and deals cannot
+    be an analysis's (a version this code does not know, an interval that is not one around the
+    loss, fewer than one deal), else None; the readers of analysis files (`load`, the index's
+    `decisions`) refuse such a file."""
+    if not 1 <= a.version <= FORMAT_VERSION:
+        return "version", f"{a.version} is not a version of the analysis format (1 to {FORMAT_VERSION})"
+    for i, d in enumerate(a.decisions):
+        at = f"decisions[{i}]"
+        if d.samples is not None and d.samples < 1:
+            return f"{at}.samples", f"{d.samples} is not a number of deals (1 or more)"
+        if (d.low is None) != (d.high is None):
+            return f"{at}.low", "an interval has both ends or neither"
+        if d.low is not None and d.high is not None and not (
+                math.isfinite(d.low) and math.isfinite(d.high) and 0 <= d.low <= d.high):
+            return f"{at}.low", f"{d.low!r} to {d.high!r} is not an interval of losses (0 <= low <= high)"
+    return None
+
+
 def accuracy_of(mean_loss: float) -> float:
     """Return the accuracy figure (0-100) of a mean loss per decision."""
     return round(100.0 * math.exp(-max(mean_loss, 0.0) / ACCURACY_SCALE), 1)
@@ -176,8 +199,8 @@ def _play_out(state: GameState, seat: int, action: Action, seed: str,
     table = Table([PlayoutBot(shared, knowledge) for _ in range(state.n_players)],
                   SharedStream(random.Random(seed)))
     table.state = state.copy()
-    for event in table.act(seat, action, advance=False):
-        knowledge.see(event)
+    for done in table.act(seat, action, advance=False):
+        knowledge.see(done)
     while True:
         event = table.step()
         if event is None or isinstance(event, HandEnded):
@@ -227,13 +250,15 @@ class Verdict:
     rival: int | None
     mean: float
     stderr: float | None
+    measured: int = 0  # the deals the mean is over
 
     @property
     def interval(self) -> tuple[float, float] | None:
         """Return the 95% interval of the rival's gain over the chosen action."""
         if self.stderr is None:
             return None
-        return self.mean - Z95 * self.stderr, self.mean + Z95 * self.stderr
+        half = t95(self.measured - 1) * self.stderr
+        return self.mean - half, self.mean + half
 
     @property
     def settled(self) -> bool:
@@ -260,7 +285,7 @@ def judge(values: Sequence[Sequence[int]], alive: Sequence[int]) -> Verdict:
     measured = 1 if len(values[0]) > 1 else 0  # with one deal, picked and measured on it
     diffs = [b - c for b, c in zip(values[rival][measured::2], values[0][measured::2], strict=True)]
     mean = sum(diffs) / len(diffs)
-    return Verdict(best, rival, mean, _stderr(diffs) if len(diffs) > 1 else None)
+    return Verdict(best, rival, mean, _stderr(diffs) if len(diffs) > 1 else None, len(diffs))
 
 
 def _prune(values: Sequence[Sequence[int]], alive: list[int], best: int) -> list[int]:
@@ -272,7 +297,7 @@ def _prune(values: Sequence[Sequence[int]], alive: list[int], best: int) -> list
             kept.append(i)
             continue
         diffs = [b - c for b, c in zip(values[best][0::2], values[i][0::2], strict=True)]
-        if len(diffs) < 2 or sum(diffs) / len(diffs) - Z95 * _stderr(diffs) <= 0:
+        if len(diffs) < 2 or sum(diffs) / len(diffs) - t95(len(diffs) - 1) * _stderr(diffs) <= 0:
             kept.append(i)
     return kept
 
@@ -330,6 +355,12 @@ def _decision(point: Point, candidates: Sequence[Action], values: Sequence[Seque
                     mark, options, low, high, played)
 
 
+def t95(df: int) -> float:
+    """Return the standard errors either side of a mean of `df + 1` values that make its 95%
+    interval (Student's t: the spread is estimated from the same values)."""
+    return T95[df - 1] if df <= len(T95) else Z95
+
+
 def _stderr(values: Sequence[float]) -> float:
     n = len(values)
     if n < 2:
@@ -372,7 +403,7 @@ def summarize(events: Sequence[Event], seat: int, samples: int, seed: str, decis
 
 __all__ = [
     "ACCURACY_SCALE", "BLUNDER", "CAP_FACTOR", "DEFAULT_SAMPLES", "EQUIVALENT", "FIRST_ROUND", "FORMAT_VERSION",
-    "INACCURACY", "MAX_ALTERNATIVES", "MISTAKE", "ROUND", "Z95", "Analysis", "Decision", "Option", "Point", "Verdict",
-    "accuracy_of", "alternatives", "analyze", "decision_points", "evaluate", "judge", "mark_of", "play_outs",
+    "INACCURACY", "MAX_ALTERNATIVES", "MISTAKE", "ROUND", "T95", "Z95", "Analysis", "Decision", "Option", "Point", "Verdict",
+    "accuracy_of", "alternatives", "format_problem", "analyze", "decision_points", "evaluate", "judge", "mark_of", "play_outs", "t95",
     "summarize",
 ]

@@ -30,7 +30,7 @@ from buraco_events.log.lines import os_reason
 from buraco_events.model.events import Event
 from buraco_events.play.commands import action_words
 
-from .evaluate import Analysis, Decision, decision_points
+from .evaluate import Analysis, Decision, decision_points, format_problem
 
 #: the largest analysis file read, in bytes (an analysis of a long game is tens of KB)
 MAX_BYTES = 4 * 1024 * 1024
@@ -111,6 +111,9 @@ def _check_values(path: Path, a: Analysis) -> None:
         for j, o in enumerate(d.options):
             if not (math.isfinite(o.value) and math.isfinite(o.stderr)):
                 raise bad(f"{at}.options[{j}]", "not a finite value and standard error")
+    problem = format_problem(a)
+    if problem is not None:
+        raise bad(*problem)
 
 
 def _action_cards(words: str) -> tuple[str, ...] | None:

@@ -39,7 +39,7 @@ from buraco_events.model.scoring import SHEET_ROWS
 from buraco_events.util.text import visible
 
 from .projections import Timeline, team_label
-from .render import MARK_SIGN, decision_words, points_words
+from .render import MARK_SIGN, decision_words, points_words, samples_words
 from .text import hand_words
 
 #: the `format` of the embedded data; a reader refuses another
@@ -448,9 +448,16 @@ def _analysis_line(summary: Mapping[str, Any], steps: Sequence[Mapping[str, Any]
     """Return the header's line on the analysis: whose, how sampled, its mean loss and accuracy."""
     marked = sum(1 for v in steps if (v.get("decision") or {}).get("mark"))
     return (f"<p class=sub id=analysis-summary>analysis of {_h(summary['player'])} (seat {int(summary['seat'])}):"
-            f" {int(summary['decisions'])} decisions, {int(summary['samples'])} samples each (seed"
+            f" {int(summary['decisions'])} decisions, {_h(samples_words(summary, steps))} (seed"
             f" {_h(summary['seed'])}), mean loss {_h(points_words(float(summary['mean_loss'])))} points a decision,"
             f" accuracy {_h(points_words(float(summary['accuracy'])))}; {marked} marked</p>")
+
+
+def _worded(steps: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Return the steps with each decision's `words` (`render.decision_words`): the page shows
+    them as they are, so the words have one home."""
+    return [v if not v.get("decision") else {**v, "decision": {**v["decision"], "words": decision_words(v["decision"])}}
+            for v in steps]
 
 
 def _marks(steps: Sequence[Mapping[str, Any]], spoiler_free: bool) -> str:
@@ -513,7 +520,7 @@ def replay_page(
         "rules": rules,
         "audit": audit,
         "rulings_head": rulings_head,
-        "steps": encode_steps(steps),
+        "steps": encode_steps(_worded(steps) if analysis is not None else steps),
     }
     if analysis is not None:
         data["analysis"] = dict(analysis)
