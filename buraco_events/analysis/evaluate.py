@@ -164,8 +164,6 @@ class Point:
     state: GameState
     info: InfoSet
     chosen: Action
-    #: the cards every seat is known to hold (taken from the pile, not played since), per seat
-    known: tuple[tuple[Card, ...], ...] = ()
 
 
 def decision_points(events: Sequence[Event], seat: int) -> list[Point]:
@@ -180,8 +178,7 @@ def decision_points(events: Sequence[Event], seat: int) -> list[Point]:
                 bare = msgspec.structs.replace(event, prev=None, at=None)  # as the table offers it
                 chosen = next((a for a, e in choices.all() if e == bare), None)
                 if chosen is not None:
-                    known = tuple(tuple(sorted(k.elements())) for k in knowledge.known)
-                    points.append(Point(event.seq, state.copy(), info_set(state, knowledge, seat), chosen, known))
+                    points.append(Point(event.seq, state.copy(), info_set(state, knowledge, seat), chosen))
         play(state, event)
         knowledge.see(event)
     return points
@@ -319,8 +316,9 @@ def evaluate(point: Point, samples: int, seed: str) -> Decision:
     alive = list(range(len(candidates)))
     batch, played = first, 0
     while True:
+        # the play-outs start from what the seat knows of the others' hands (`InfoSet.known`)
         rows = play_outs(batch, seat, [candidates[i] for i in alive], f"analysis/{seed}/{point.seq}",
-                         point.known, played)
+                         point.info.known, played)
         for i, row in zip(alive, rows, strict=True):
             values[i].extend(row)
         played += len(batch)

@@ -4,8 +4,10 @@ A play-out (`evaluate.play_outs`) plays a decision's alternative to the hand's e
 in every seat. It plays as the greedy bot does (`core.greedy`: the same draws, melds and lay-offs,
 the same discard when nothing below applies), and it also reads what every seat knows of the
 others' hands: the cards each seat took from the pile and has not laid down since
-(`infoset.Knowledge`, one per play-out, fed every event of it). Its discard differs from the
-greedy bot's in two ways:
+(`infoset.Knowledge`, one per play-out, fed every event of it). A play-out starts from what the
+deciding seat knows (`InfoSet.known`): the others' known cards; what the others know of the
+deciding seat's own hand is not in its information set, so that starts empty. Its discard
+differs from the greedy bot's in two ways:
 
 - it does not feed the next player, an opponent, a card that player is known to want: one that
   melds with two of its known cards, or with one of them and a known wild (`wanted`), while
