@@ -134,8 +134,8 @@ def mark_of(loss: float) -> str | None:
 def format_problem(a: Analysis) -> tuple[str, str] | None:
     """Return (field, why) where an analysis's version or a decision's interval and deals cannot
     be an analysis's (a version this code does not know, an interval that is not one around the
-    loss, fewer than one deal), else None; the readers of analysis files (`load`, the index's
-    `decisions`) refuse such a file."""
+    loss, a mark that is not the class of its lower end, fewer than one deal), else None; the
+    readers of analysis files (`load`, the index's `decisions`) refuse such a file."""
     if not 1 <= a.version <= FORMAT_VERSION:
         return "version", f"{a.version} is not a version of the analysis format (1 to {FORMAT_VERSION})"
     for i, d in enumerate(a.decisions):
@@ -144,9 +144,11 @@ def format_problem(a: Analysis) -> tuple[str, str] | None:
             return f"{at}.samples", f"{d.samples} is not a number of deals (1 or more)"
         if (d.low is None) != (d.high is None):
             return f"{at}.low", "an interval has both ends or neither"
-        if d.low is not None and d.high is not None and not (
-                math.isfinite(d.low) and math.isfinite(d.high) and 0 <= d.low <= d.high):
-            return f"{at}.low", f"{d.low!r} to {d.high!r} is not an interval of losses (0 <= low <= high)"
+        if d.low is not None and d.high is not None:
+            if not (math.isfinite(d.low) and math.isfinite(d.high) and 0 <= d.low <= d.loss <= d.high):
+                return f"{at}.low", f"{d.low!r} to {d.high!r} is not an interval around the loss {d.loss!r}"
+            if d.mark != mark_of(d.low):
+                return f"{at}.mark", f"{d.mark!r} is not the class of the interval's lower end {d.low!r}"
     return None
 
 

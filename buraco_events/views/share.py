@@ -438,8 +438,11 @@ def rulings_section(rulings: Mapping[str, Any]) -> str:
 
 def analysis_summary(analysis: Any) -> dict[str, Any]:
     """Return an analysis (`analysis.evaluate.Analysis`) as the page's `analysis`: its fields as
-    builtins, `decisions` the number of them (each is in its step, as `decision`)."""
+    builtins, `decisions` the number of them (each is in its step, as `decision`, as `replay
+    --json` has it), and `words` what each says by seq (`render.decision_words`, which the page
+    shows as they are: the words have one home)."""
     doc: dict[str, Any] = msgspec.to_builtins(analysis)
+    doc["words"] = {str(d["seq"]): decision_words(d) for d in doc["decisions"]}
     doc["decisions"] = len(doc["decisions"])
     return doc
 
@@ -451,13 +454,6 @@ def _analysis_line(summary: Mapping[str, Any], steps: Sequence[Mapping[str, Any]
             f" {int(summary['decisions'])} decisions, {_h(samples_words(summary, steps))} (seed"
             f" {_h(summary['seed'])}), mean loss {_h(points_words(float(summary['mean_loss'])))} points a decision,"
             f" accuracy {_h(points_words(float(summary['accuracy'])))}; {marked} marked</p>")
-
-
-def _worded(steps: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """Return the steps with each decision's `words` (`render.decision_words`): the page shows
-    them as they are, so the words have one home."""
-    return [v if not v.get("decision") else {**v, "decision": {**v["decision"], "words": decision_words(v["decision"])}}
-            for v in steps]
 
 
 def _marks(steps: Sequence[Mapping[str, Any]], spoiler_free: bool) -> str:
@@ -520,7 +516,7 @@ def replay_page(
         "rules": rules,
         "audit": audit,
         "rulings_head": rulings_head,
-        "steps": encode_steps(_worded(steps) if analysis is not None else steps),
+        "steps": encode_steps(steps),
     }
     if analysis is not None:
         data["analysis"] = dict(analysis)

@@ -318,8 +318,8 @@
     var d = v.decision;
     line.hidden = !d;
     line.className = d && d.mark ? "mark-" + d.mark : "";
-    // the words are the page's own, written by render.decision_words when the page was made
-    line.textContent = d ? visible("analysis: " + d.words) : "";
+    // the words were written by render.decision_words when the page was made (analysis.words)
+    line.textContent = d ? visible("analysis: " + data.analysis.words[String(seq)]) : "";
     document.querySelectorAll("#marks .mark").forEach(function (a) {
       a.classList.toggle("here", a.dataset.seq === String(seq));
     });
