@@ -144,10 +144,14 @@ def main(argv: list[str] | None = None) -> None:
             points = decision_points(events, seat)
             both, c = evaluated([(p, k, seed) for seed in SEEDS for p in points], args.workers)
             full_cpu += c
-            acc = [accuracy_of(statistics.fmean(r["loss"] for r in both[i * len(points):(i + 1) * len(points)]))
-                   for i in range(2)]
-            seats.append({"log": Path(path).name, "seat": seat, "decisions": len(points), "accuracy": acc,
-                          "moved": round(abs(acc[0] - acc[1]), 1)})
+            runs = [both[i * len(points):(i + 1) * len(points)] for i in range(2)]
+            means = [round(statistics.fmean(r["loss"] for r in run), 1) for run in runs]
+            acc = [accuracy_of(m) for m in means]
+            # the mean of the intervals' lower ends, where the analysis has them
+            lows = [round(statistics.fmean(r["low"] or 0.0 for r in run), 1) if "low" in run[0] else None
+                    for run in runs]
+            seats.append({"log": Path(path).name, "seat": seat, "decisions": len(points), "mean_loss": means,
+                          "accuracy": acc, "moved": round(abs(acc[0] - acc[1]), 1), "mean_low": lows})
 
     figures = {
         "decisions": n,

@@ -13,9 +13,11 @@ differs from the greedy bot's in two ways:
   melds with two of its known cards, or with one of them and a known wild (`wanted`), while
   another discard exists;
 - it does not discard a wild while a natural may go, unless the rules make the wild the better
-  discard (`wild_pays`): a closed pile whose top wild only starts a new meld blocks the pile, which
-  counts when every natural would feed the next player, and under `no_wild_last_discard` a wild
-  kept to the hand's last cards cannot be the closing discard.
+  discard: when every natural would feed the next player and a wild on top blocks the pile for
+  it (`blocks_pile`: a closed pile whose top wild only starts a new meld, and a hand too short to
+  start one), or under `no_wild_last_discard` in a short hand (`wild_pays`: a wild kept to the
+  hand's last cards cannot be the closing discard), where the wild may go as the greedy bot
+  rates it.
 
 What it does not model: what a seat may infer from the discards others made or did not make,
 the cards a seat drew (known to it alone), and any plan longer than the greedy bot's one ply.
@@ -76,9 +78,13 @@ def wild_pays(view: View, rules: Rules) -> bool:
     return rules.no_wild_last_discard and size - 1 <= SHORT_HAND
 
 
-def blocks_pile(rules: Rules) -> bool:
-    """Return whether a wild on top of the pile keeps the next player from taking it."""
-    return rules.pile == "closed" and rules.wild_top_new_meld_only
+def blocks_pile(view: View, rules: Rules, seat: int) -> bool:
+    """Return whether a wild on top of the pile keeps `seat` from taking it: a closed pile whose
+    top wild only starts a new meld, and a hand too short to start one (two cards) and still
+    discard."""
+    held = view.hands[seat]
+    size = len(held) if isinstance(held, tuple) else held
+    return rules.pile == "closed" and rules.wild_top_new_meld_only and size < 3
 
 
 def preferred_discards(view: View, discards: Sequence[Action], rules: Rules,
@@ -93,7 +99,7 @@ def preferred_discards(view: View, discards: Sequence[Action], rules: Rules,
     if not naturals:
         return list(discards)
     safe = [a for a in naturals if not wanted(a.cards[0], wants, rules)]
-    if not safe and wilds and blocks_pile(rules):
+    if not safe and wilds and blocks_pile(view, rules, after):
         return wilds  # every natural feeds the next player: the wild shuts the pile
     chosen = safe or naturals
     return chosen + wilds if wilds and wild_pays(view, rules) else chosen
