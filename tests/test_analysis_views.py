@@ -12,9 +12,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from typer.testing import CliRunner
-
 from helpers import with_marks
+from typer.testing import CliRunner
 
 from buraco_events.analysis.evaluate import Analysis, analyze
 from buraco_events.analysis.load import MAX_BYTES, read_analysis

@@ -228,11 +228,11 @@ def test_a_report_page_with_nothing_to_replay(browser, tmp_path):
 
 
 def test_a_seat_page_with_its_analysis_shows_the_marks_and_x_jumps(browser, tmp_path):
+    from helpers import with_marks
+
     from buraco_events.analysis.evaluate import analyze
     from buraco_events.log.sources import read_log
     from buraco_events.views.render import decision_words
-
-    from helpers import with_marks
 
     log = ROOT / "data" / "samples" / "stbl-4p-s0-00000.jsonl"
     events = [e for _, _, e in read_log(log)]
