@@ -99,6 +99,22 @@ def evaluated(jobs: Sequence[tuple[Point, int, str]], workers: int) -> tuple[lis
     return rows, cpu
 
 
+def dumped(result: dict[str, Any]) -> str:
+    """Return the results as JSON: a field a line, each row of a list of rows on a line of its own."""
+    out = ["{"]
+    items = list(result.items())
+    for i, (key, value) in enumerate(items):
+        end = "," if i < len(items) - 1 else ""
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            out.append(f" {json.dumps(key)}: [")
+            out += [f"  {json.dumps(r, separators=(',', ':'))}" + ("," if j < len(value) - 1 else "")
+                    for j, r in enumerate(value)]
+            out.append(" ]" + end)
+        else:
+            out.append(f" {json.dumps(key)}: {json.dumps(value)}{end}")
+    return "\n".join([*out, "}"]) + "\n"
+
+
 def share(hits: int, total: int) -> float | None:
     return round(100.0 * hits / total, 1) if total else None
 
@@ -179,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    out.write_text(dumped(result), encoding="utf-8")
     for name, value in figures.items():
         print(f"{name}: {value}")
     print(f"written: {out}")
