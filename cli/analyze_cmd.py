@@ -1,7 +1,9 @@
 """`buraco analyze LOG --as SEAT`: what each decision of a seat cost, judged only from what it knew.
 
-Each decision is played out on `--samples` deals of the cards the seat could not see, with every
-alternative (`analysis.evaluate`). With `--db`, the analysis's decisions go into an existing index's
+Each decision is played out, with every alternative, on deals of the cards the seat could not see
+until its verdict is settled, up to twice `--samples` deals (`analysis.evaluate`); the text shows
+each loss with its 95% interval and the deals it took, and `too wide` where the interval cannot
+tell (never `=` there). With `--db`, the analysis's decisions go into an existing index's
 `decisions` table (`analytics.decisions`: the same rows as `index --analysis`). Exit codes: 0
 analysed, 1 a log that stops replaying (analysed up to there, the error in the seat's words) or an
 analysis the index refuses (a branch's, a game not indexed), 2 a path that cannot be read, a bad
