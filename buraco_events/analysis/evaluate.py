@@ -74,7 +74,7 @@ FORMAT_VERSION = 2
 #: the losses (points) from which a decision is an inaccuracy, a mistake, a blunder
 INACCURACY, MISTAKE, BLUNDER = 200, 350, 600
 #: the mean loss (points) at which accuracy is 100/e
-ACCURACY_SCALE = 160.0
+ACCURACY_SCALE = 110.0
 
 
 class Option(msgspec.Struct, frozen=True):
