@@ -1,7 +1,9 @@
 """`buraco analyze LOG --as SEAT`: what each decision of a seat cost, judged only from what it knew.
 
-Each decision is played out on `--samples` deals of the cards the seat could not see, with every
-alternative (`analysis.evaluate`). With `--db`, the analysis's decisions go into an existing index's
+Each decision is played out, with every alternative, on deals of the cards the seat could not see
+until its verdict is settled, up to twice `--samples` deals (`analysis.evaluate`); the text shows
+each loss with its 95% interval and the deals it took, and `too wide` where the interval cannot
+tell (never `=` there). With `--db`, the analysis's decisions go into an existing index's
 `decisions` table (`analytics.decisions`: the same rows as `index --analysis`). Exit codes: 0
 analysed, 1 a log that stops replaying (analysed up to there, the error in the seat's words) or an
 analysis the index refuses (a branch's, a game not indexed), 2 a path that cannot be read, a bad
@@ -26,6 +28,7 @@ from buraco_events.analytics.decisions import AnalysisRejected, check_index, sto
 from buraco_events.model.events import branch_of, branch_words
 from buraco_events.util.pool import default_workers
 from buraco_events.util.text import visible
+from buraco_events.views.render import loss_words, samples_words, verdict_of
 
 from .common import PROBLEMS, UNREADABLE, err, fail, out, shown
 from .replay_opts import open_replay, resolve_seat
@@ -39,7 +42,8 @@ def analyze_cmd(
     as_seat: Annotated[str, typer.Option("--as", help="the seat analysed, by index or player name")],
     samples: Annotated[int, typer.Option(
         "--samples", min=1, max=4096, metavar="K",
-        help="deals of the hidden cards each decision is played out on")] = DEFAULT_SAMPLES,
+        help="the scale of the deals of the hidden cards a decision is played out on: each is played"
+        " out until its verdict is settled, on up to twice K deals")] = DEFAULT_SAMPLES,
     seed: Annotated[str, typer.Option("--seed", help="the samples' seed: the same seed, the same output")] = "1",
     workers: Annotated[int | None, typer.Option(
         "--workers", min=1, metavar="N",
@@ -107,15 +111,20 @@ def _store(db: Path, a: Analysis) -> None:
 
 def _print(a: Analysis) -> None:
     console = out()
+    decisions = [msgspec.to_builtins(d) for d in a.decisions]
     console.print(Text(f"{visible(a.game_id)}, seat {a.seat} ({visible(a.player)}): {len(a.decisions)} decisions, "
-                       f"{a.samples} samples each (seed {visible(a.seed)}); mean loss {a.mean_loss} points a "
-                       f"decision, accuracy {a.accuracy}", style="bold"), soft_wrap=True)
+                       f"{samples_words(msgspec.to_builtins(a), decisions)} (seed {visible(a.seed)}); mean loss "
+                       f"{a.mean_loss} points a decision, accuracy {a.accuracy}", style="bold"), soft_wrap=True)
     table = Table(show_edge=False)
-    for col in ("seq", "hand", "chosen", "best", "loss", "±", "mark"):
-        table.add_column(col, justify="right" if col in ("seq", "hand", "loss", "±") else "left")
-    for d in a.decisions[:ROWS_SHOWN]:
-        table.add_row(str(d.seq), str(d.hand + 1), d.chosen, d.best if d.best != d.chosen else "=",
-                      f"{d.loss:g}", "-" if d.loss_stderr is None else f"{d.loss_stderr:g}", d.mark or "")
+    for col in ("seq", "hand", "chosen", "best", "loss (95%)", "deals", "mark"):
+        table.add_column(col, justify="right" if col in ("seq", "hand", "loss (95%)", "deals") else "left")
+    for d, shown_d in zip(a.decisions[:ROWS_SHOWN], decisions, strict=False):
+        verdict = verdict_of(shown_d)
+        # `=` only where the choice stands within the interval: one too wide to say shows so
+        best = d.best if d.best != d.chosen else ("none found" if verdict == "wide" else "=")
+        table.add_row(str(d.seq), str(d.hand + 1), d.chosen, best, loss_words(shown_d),
+                      "-" if d.samples is None else str(d.samples),
+                      "too wide" if verdict == "wide" else d.mark or "")
     console.print(table)
     if len(a.decisions) > ROWS_SHOWN:
         console.print(f"… and {len(a.decisions) - ROWS_SHOWN} more decisions (--json lists them all)")

@@ -265,3 +265,26 @@ def import_or_skip(module: str, stage: str) -> Any:
     if stage in required_stages():
         return importlib.import_module(module)
     return pytest.importorskip(module)
+
+
+def with_marks(events: Sequence[Any], a: Any, lows: Sequence[float] = (620.0, 380.0)) -> Any:
+    """Return a real analysis (`analysis.evaluate.Analysis`) with its costliest decisions whose
+    best is not the chosen one given the narrower intervals a larger budget measures, lower ends
+    `lows`, and the marks those give (`mark_of`): at the few samples a test affords, no interval
+    clears a mark, and the display of marks is what the view tests check."""
+    import msgspec
+
+    from buraco_events.analysis.evaluate import mark_of, summarize
+
+    movable = sorted((d for d in a.decisions if d.best != d.chosen), key=lambda d: (-d.loss, d.seq))
+    assert len(movable) >= len(lows), "the analysis has too few decisions with a better action"
+    lows_at = {d.seq: low for d, low in zip(movable, lows, strict=False)}
+    decisions = []
+    for d in a.decisions:
+        low = lows_at.get(d.seq)
+        if low is not None:
+            loss = max(d.loss, low + 40.0)
+            d = msgspec.structs.replace(d, loss=loss, low=low, high=max(d.high or 0.0, loss + 40.0),
+                                        loss_stderr=20.0, mark=mark_of(low))
+        decisions.append(d)
+    return summarize(events, a.seat, a.samples, a.seed, decisions)

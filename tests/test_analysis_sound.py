@@ -189,13 +189,16 @@ def test_discarding_the_card_that_completes_our_canasta_is_marked() -> None:
 
 
 def test_the_thresholds_are_those_of_the_measured_spread_and_of_the_doc() -> None:
-    """The classes and the accuracy scale are the ones `benchmarks/analysis_spread.py` suggested
-    from its last measured spread (committed with its figures), and docs/analysis.md says them."""
+    """The accuracy scale is the one `benchmarks/analysis_spread.py` suggests from its last
+    measured spread (committed with its figures), re-fitted when the losses move; the classes stay
+    as first measured, each within a rounding step (50 points) of what the spread suggests now;
+    docs/analysis.md says them."""
     root = Path(__file__).resolve().parent.parent
     measured = json.loads((root / "benchmarks" / "results" / "analysis_spread.json").read_text(encoding="utf-8"))
     suggested = measured["suggested"]
     assert measured["samples"] == DEFAULT_SAMPLES  # measured as a plain `buraco analyze` runs
-    assert (suggested["inaccuracy"], suggested["mistake"], suggested["blunder"]) == (INACCURACY, MISTAKE, BLUNDER)
+    for mark, points in (("inaccuracy", INACCURACY), ("mistake", MISTAKE), ("blunder", BLUNDER)):
+        assert abs(suggested[mark] - points) <= 50, (mark, suggested[mark], points)
     assert abs(suggested["accuracy_scale"] - ACCURACY_SCALE) <= 5  # rounded to a round figure
     doc = (root / "docs" / "analysis.md").read_text(encoding="utf-8")
     for mark, points in (("inaccuracy", INACCURACY), ("mistake", MISTAKE), ("blunder", BLUNDER)):

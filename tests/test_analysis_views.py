@@ -12,13 +12,14 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from helpers import with_marks
 from typer.testing import CliRunner
 
 from buraco_events.analysis.evaluate import Analysis, analyze
 from buraco_events.analysis.load import MAX_BYTES, read_analysis
 from buraco_events.log.sources import read_log
 from buraco_events.views.projections import Timeline
-from buraco_events.views.render import MARK_SIGN, decision_words, points_words
+from buraco_events.views.render import MARK_SIGN, decision_words, points_words, verdict_of
 from cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,10 +34,22 @@ def _events(path: Path) -> list:
 
 @pytest.fixture(scope="module")
 def analysis() -> Analysis:
-    """Seat 0 of a 4-player stbl game, 4 samples a decision: it has marked decisions."""
-    result = analyze(_events(LOG), 0, samples=4, seed="1", workers=1)
+    """Seat 0 of a 4-player stbl game at 4 samples, two decisions marked as a larger budget
+    measures them (`helpers.with_marks`: at 4 samples no interval clears a mark)."""
+    events = _events(LOG)
+    result = with_marks(events, analyze(events, 0, samples=4, seed="1", workers=1))
     assert any(d.mark for d in result.decisions) and any(d.mark is None for d in result.decisions)
     return result
+
+
+def old_format(analysis: Analysis) -> dict:
+    """Return an analysis as a version 1 file holds it: no version, no interval, no deals."""
+    doc = msgspec.to_builtins(analysis)
+    del doc["version"]
+    for d in doc["decisions"]:
+        for name in ("low", "high", "samples"):
+            del d[name]
+    return doc
 
 
 @pytest.fixture
@@ -70,8 +83,8 @@ def test_static_replay_shows_the_mark_at_the_decisions_seq(a_json, analysis):
     result = replay(LOG, "--as", 0, "--analysis", a_json, "--at", marked.seq, "--static")
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    want = (f"analysis: {MARK_SIGN[marked.mark]} {marked.mark}: -{points_words(marked.loss)} points"
-            f" (± {points_words(marked.loss_stderr)}); better: {marked.best}")
+    want = (f"analysis: {marked.mark} ({MARK_SIGN[marked.mark]}): -{marked.loss:.0f} points (95%:"
+            f" {marked.low:.0f}-{marked.high:.0f}, {marked.samples} deals); better: {marked.best}")
     at = lines.index(want)  # under the event (the seat's decision), above the status line
     assert lines[1].startswith(f"> seq {marked.seq}: greedy-0 ") and lines[at + 1].startswith("to play: ")
     # a step that is no decision of the seat has no analysis line; nor has any without --analysis
@@ -84,15 +97,41 @@ def test_static_replay_shows_the_mark_at_the_decisions_seq(a_json, analysis):
 
 
 @pytest.mark.slow
-def test_static_replay_words_for_a_choice_that_stands_and_an_unmarked_loss(a_json, analysis):
-    stands = next(d for d in analysis.decisions if d.loss == 0)
-    out = replay(LOG, "--as", "greedy-0", "--analysis", a_json, "--at", stands.seq, "--static").stdout
-    assert "analysis: the choice stands: no alternative did better" in out
-    unmarked = next((d for d in analysis.decisions if d.loss > 0 and d.mark is None), None)
-    if unmarked is not None:
-        out = replay(LOG, "--as", 0, "--analysis", a_json, "--at", unmarked.seq, "--static").stdout
-        assert f"analysis: no mark: -{points_words(unmarked.loss)} points" in out
-        assert f"better: {unmarked.best}" in out
+def test_static_replay_words_for_a_choice_that_stands_and_an_interval_too_wide(a_json, analysis):
+    """A choice shown as standing only when its interval says so; one too wide says that, never
+    `=`; no line starts with a bare sign."""
+    kinds = {verdict_of(msgspec.to_builtins(d)) for d in analysis.decisions}
+    assert {"stands", "wide"} <= kinds, kinds
+    for d in analysis.decisions:
+        out = replay(LOG, "--as", "greedy-0", "--analysis", a_json, "--at", d.seq, "--static").stdout
+        line = next(x for x in out.splitlines() if x.startswith("analysis: "))
+        assert line == f"analysis: {decision_words(msgspec.to_builtins(d))}"
+        assert not line.startswith(("analysis: ?", "analysis: ="))
+        verdict = verdict_of(msgspec.to_builtins(d))
+        if verdict == "stands":
+            assert line.startswith("analysis: the choice stands: no alternative did better (95%")
+            assert d.high is not None and d.high < 200 and f"{d.samples} deals" in line
+        elif verdict == "wide":
+            assert line.startswith("analysis: too wide to say: ") and d.high is not None and d.high >= 200
+            assert f"{d.samples} deals" in line
+            if d.best != d.chosen:
+                assert f"-{d.loss:.0f} points (95%: {d.low:.0f}-{d.high:.0f}" in line and f"better: {d.best}" in line
+        elif verdict == "small":
+            assert line.startswith(f"analysis: no mark: -{d.loss:.0f} points (95%: ")
+
+
+@pytest.mark.slow
+def test_an_analysis_of_format_1_loads_and_says_it_has_no_interval(tmp_path, analysis):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old_format(analysis)))
+    old = read_analysis(path)
+    assert old.version == 1 and all(d.low is None and d.samples is None for d in old.decisions)
+    marked = next(d for d in analysis.decisions if d.mark)
+    out = replay(LOG, "--as", 0, "--analysis", path, "--at", marked.seq, "--static").stdout
+    assert (f"analysis: {marked.mark} ({MARK_SIGN[marked.mark]}): -{points_words(marked.loss)} points (± 20;"
+            " no interval: an analysis of format 1); better: ") in out
+    page = page_of(LOG, tmp_path / "old.html", "--as", 0, "--analysis", path)
+    assert "4 samples each (format 1: no intervals)" in page
 
 
 @pytest.mark.slow
@@ -110,8 +149,11 @@ def test_replay_json_carries_the_decision_of_its_seq(a_json, analysis):
 
 
 def test_decision_words_escape_text_from_the_file():
-    words = decision_words({"loss": 50.0, "loss_stderr": 5.0, "mark": "inaccuracy", "best": "x\x1b[2J\u202e"})
-    assert words == "?! inaccuracy: -50 points (± 5); better: x\\x1b[2J\\u202e"
+    words = decision_words({"loss": 250.0, "loss_stderr": 5.0, "mark": "inaccuracy", "best": "x\x1b[2J\u202e",
+                            "low": 240.0, "high": 260.0, "samples": 32})
+    assert words == "inaccuracy (?!): -250 points (95%: 240-260, 32 deals); better: x\\x1b[2J\\u202e"
+    old = decision_words({"loss": 50.0, "loss_stderr": 5.0, "mark": None, "best": "x\x1b[2J\u202e"})
+    assert old == "no mark: -50 points (± 5; no interval: an analysis of format 1); better: x\\x1b[2J\\u202e"
 
 
 # -- the file against the log: one line, exit 1 (does not fit) or 2 (cannot be read) ------------
@@ -181,6 +223,11 @@ def test_an_analysis_naming_a_card_the_seat_did_not_hold_is_refused(tmp_path, an
     (lambda d: d["decisions"][0].update(loss=-3), "decisions[0].loss:", "not a loss in points"),
     (lambda d: d["decisions"][1].update(seq=d["decisions"][0]["seq"]), "decisions[1].seq:", "does not follow"),
     (lambda d: d.update(decisions={"a": 1}), "decisions:", "expected `array`, got `object`"),
+    (lambda d: d.update(version=3), "version:", "3 is not a version of the analysis format"),
+    (lambda d: d["decisions"][0].update(low=5.0, high=1.0), "decisions[0].low:", "is not an interval around"),
+    (lambda d: d["decisions"][0].update(high=None), "decisions[0].low:", "both ends or neither"),
+    (lambda d: d["decisions"][0].update(samples=0), "decisions[0].samples:", "0 is not a number of deals"),
+    (lambda d: d["decisions"][0].update(mark="blunder"), "decisions[0].mark:", "not the class of the interval"),
 ])
 def test_a_hostile_analysis_file_gets_one_line_and_exit_2(tmp_path, analysis, change, field, why):
     path = edited(tmp_path, analysis, change)
@@ -323,7 +370,8 @@ def test_share_steps_are_replay_json_with_the_analysis(tmp_path, a_json, analysi
         line = replay(LOG, "--as", 0, "--analysis", a_json, "--at", seq, "--json").stdout
         assert msgspec.json.encode(steps[seq]).decode() + "\n" == line, seq
     summary = data["analysis"]
-    assert summary == msgspec.to_builtins(analysis) | {"decisions": len(analysis.decisions)}
+    words = {str(d.seq): decision_words(msgspec.to_builtins(d)) for d in analysis.decisions}
+    assert summary == msgspec.to_builtins(analysis) | {"decisions": len(analysis.decisions), "words": words}
     # without --analysis the page is as before: no decision in the steps, no analysis, no marks
     plain = (page_of(LOG, tmp_path / "q.html", "--as", 0))
     assert "decision" not in decode_steps(page_data(plain))[0] and "analysis" not in page_data(plain)
@@ -343,7 +391,9 @@ def test_the_seq_bar_marks_each_marked_decision(tmp_path, a_json, analysis):
         words = decision_words(msgspec.to_builtins(d)).replace("'", "&#x27;")
         assert title == f"seq {seq}: {words}" and sign == MARK_SIGN[d.mark]
         assert abs(float(left) - 100 * d.seq / last) < 0.01
-    assert (f"analysis of greedy-0 (seat 0): {len(analysis.decisions)} decisions, 4 samples each (seed 1),"
+    mean = points_words(round(sum(d.samples for d in analysis.decisions) / len(analysis.decisions), 1))
+    assert (f"analysis of greedy-0 (seat 0): {len(analysis.decisions)} decisions, up to 8 deals a decision"
+            f" (--samples 4), {mean} on average (seed 1),"
             f" mean loss {points_words(analysis.mean_loss)} points a decision, accuracy"
             f" {points_words(analysis.accuracy)}; {len(marked)} marked") in page
     # spoiler-free: the marks in a row, not placed along the bar (a place would tell the length)

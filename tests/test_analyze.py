@@ -11,12 +11,18 @@ import pytest
 from typer.testing import CliRunner
 
 from buraco_events.analysis.evaluate import (
+    CAP_FACTOR,
+    FIRST_ROUND,
+    FORMAT_VERSION,
+    INACCURACY,
     Point,
+    Verdict,
     accuracy_of,
     analyze,
     decision_points,
     evaluate,
     mark_of,
+    t95,
 )
 from buraco_events.core.infoset import dealt_table
 from buraco_events.log.sources import read_log
@@ -58,11 +64,44 @@ def test_the_same_seed_gives_the_same_analysis_for_any_workers() -> None:
     assert all(d.loss >= 0 and (d.best == d.chosen) == (d.loss == 0) for d in one.decisions)
 
 
+@pytest.mark.slow
+def test_a_decision_is_marked_by_the_lower_end_of_its_interval_and_sampled_until_settled() -> None:
+    """Every mark is the class of the interval's lower end; each decision took from the first
+    round to the cap of deals, the ones that stopped early settled; a decision settled under one
+    cap is judged the same under a larger one (the deals do not depend on the cap)."""
+    points = decision_points(_events(LOG), 0)[:12]
+    small = [evaluate(p, 8, "c") for p in points]
+    large = [evaluate(p, 32, "c") for p in points]
+    for d in small:
+        assert d.samples is not None and FIRST_ROUND <= d.samples <= CAP_FACTOR * 8
+        assert d.low is not None and d.high is not None and d.low <= d.loss <= d.high
+        assert d.mark == (mark_of(d.low) if d.best != d.chosen else None)
+    assert any(d.samples < CAP_FACTOR * 32 for d in large), "no decision settled early"
+    for d, bigger in zip(small, large, strict=True):
+        if d.samples < CAP_FACTOR * 8:  # settled before the small cap: the same under the large
+            assert bigger == d
+        else:  # more deals: a narrower interval, never a mark undone into nothing
+            assert bigger.samples is not None and bigger.samples >= d.samples
+
+
+def test_a_verdict_is_settled_when_no_mark_is_in_doubt() -> None:
+    """The adaptive stop: the rival at most 20 points better (95%), or better with the class of
+    its gain the same at both ends of the interval."""
+    half = t95(15)
+    assert half == 2.131 and t95(1) == 12.706 and t95(100) == 1.96
+    assert Verdict(0, 1, 5.0, 5.0, 16).settled  # 5 +- 10.7: within 20
+    assert not Verdict(0, 1, 10.0, 8.0, 16).settled  # -7 to 27: not within 20, not apart from 0
+    assert Verdict(1, 1, 100.0, 10.0, 16).settled  # 79 to 121: better, no mark either way
+    assert not Verdict(1, 1, 210.0, 10.0, 16).settled  # 189 to 231: an inaccuracy or not
+    assert Verdict(1, 1, 480.0, 20.0, 16).settled  # 437 to 523: a mistake at both ends
+    assert Verdict(0, None, 0.0, None).settled and not Verdict(1, 1, 500.0, None, 1).settled
+
+
 def test_marks_and_accuracy_follow_their_documented_formulas() -> None:
     assert [mark_of(x) for x in (0, 199.9, 200, 349, 350, 599, 600)] == \
         [None, None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder"]
-    assert accuracy_of(0) == 100.0 and accuracy_of(160) == 36.8 and accuracy_of(-5) == 100.0
-    assert accuracy_of(46) == 75.0  # the median seat of the measured spread (docs/analysis.md)
+    assert accuracy_of(0) == 100.0 and accuracy_of(110) == 36.8 and accuracy_of(-5) == 100.0
+    assert accuracy_of(31.6) == 75.0  # the scale puts the measured spread's median seat near 75
 
 
 @pytest.mark.slow
@@ -71,12 +110,22 @@ def test_analyze_command_json_and_text(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert set(doc) == {"game_id", "seat", "player", "samples", "seed", "decisions", "mean_loss", "accuracy",
-                        "costliest"}
-    assert doc["seat"] == 0 and doc["samples"] == 2 and doc["decisions"]
+                        "costliest", "version"}
+    assert doc["seat"] == 0 and doc["samples"] == 2 and doc["decisions"] and doc["version"] == FORMAT_VERSION == 2
     assert set(doc["decisions"][0]) == {"seq", "hand", "phase", "chosen", "best", "loss", "loss_stderr", "mark",
-                                        "options"}
+                                        "options", "low", "high", "samples"}
     by_name = runner.invoke(app, ["analyze", str(LOG), "--as", doc["player"], "--samples", "2", "--workers", "1"])
     assert by_name.exit_code == 0 and f"seat 0 ({doc['player']})" in by_name.stdout
+    # the text: the loss with its interval and the deals; `=` only where the choice stands
+    assert "up to 4 deals a decision (--samples 2)" in by_name.stdout
+    rows = {int(line.split("│")[0]): [c.strip() for c in line.split("│")] for line in by_name.stdout.splitlines()
+            if line.strip()[:1].isdigit()}
+    for d in doc["decisions"][:40]:
+        row = rows[d["seq"]]
+        assert row[4] == f"{d['loss']:.0f} ({d['low']:.0f}-{d['high']:.0f})" and row[5] == str(d["samples"])
+        wide = d["high"] >= INACCURACY and not d["mark"]
+        assert row[6] == (d["mark"] or ("too wide" if wide else ""))
+        assert row[3] == (d["best"] if d["best"] != d["chosen"] else "none found" if wide else "=")
 
 
 @pytest.mark.parametrize(("args", "code", "words"), [

@@ -13,7 +13,7 @@ import msgspec
 import pytest
 from typer.testing import CliRunner
 
-from buraco_events.analysis.evaluate import Analysis, accuracy_of, analyze
+from buraco_events.analysis.evaluate import Analysis, Decision, accuracy_of, analyze
 from buraco_events.analytics import decisions
 from buraco_events.log.sources import read_log
 from cli.main import app
@@ -24,9 +24,11 @@ runner = CliRunner()
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
 #: (log, seat) analysed; two seats of one game and a seat of another, two of them one player
 ANALYSED = [("aberto-sujo-2p-s0-00000", 0), ("aberto-sujo-2p-s0-00000", 1), ("burraco-4p-s0-00000", 1)]
-#: the marks given to the first decisions of the last analysis (samples=2 marks nothing)
+#: the marks given to the first decisions of the last analysis (samples=2 marks nothing), each
+#: with an interval whose lower end is its class's
 MARKS = ["inaccuracy", "mistake", "blunder", "mistake"]
-ROW = ("seq, hand, phase, chosen, best, loss, loss_stderr, class, seat, player, samples, seed")
+LOWS = {"inaccuracy": 250.0, "mistake": 400.0, "blunder": 700.0}
+ROW = ("seq, hand, phase, chosen, best, loss, loss_stderr, loss_low, loss_high, class, seat, player, samples, seed")
 
 
 def cli(*args: str):
@@ -38,8 +40,14 @@ def _events(name: str) -> list:
 
 
 def _expected(a: Analysis) -> list[tuple]:
-    return [(d.seq, d.hand, d.phase, d.chosen, d.best, d.loss, d.loss_stderr, d.mark, a.seat,
-             a.player, a.samples, a.seed) for d in a.decisions]
+    return [(d.seq, d.hand, d.phase, d.chosen, d.best, d.loss, d.loss_stderr, d.low, d.high, d.mark, a.seat,
+             a.player, d.samples, a.seed) for d in a.decisions]
+
+
+def _marked(d: Decision, mark: str) -> Decision:
+    """Return a decision given `mark`, with an interval whose lower end is that class's."""
+    low = LOWS[mark]
+    return msgspec.structs.replace(d, mark=mark, low=low, loss=max(d.loss, low + 50), high=max(d.loss, low + 50) + 50)
 
 
 def _write(folder: Path, a: Analysis, name: str | None = None) -> Path:
@@ -66,8 +74,7 @@ def made(tmp_path_factory) -> dict[str, Path | list[Analysis]]:
         shutil.copy(SAMPLES / f"{name}.jsonl", logs / f"{name}.jsonl")
         results.append(analyze(_events(name), seat, samples=2, seed="t"))
     last = results[-1]
-    marked = [msgspec.structs.replace(d, mark=MARKS[i]) if i < len(MARKS) else d
-              for i, d in enumerate(last.decisions)]
+    marked = [_marked(d, MARKS[i]) if i < len(MARKS) else d for i, d in enumerate(last.decisions)]
     results[-1] = msgspec.structs.replace(last, decisions=marked)
     for a in results:
         _write(folder, a)

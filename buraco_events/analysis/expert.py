@@ -3,7 +3,8 @@
 At each decision with a choice, it deals the cards it cannot see `samples` times from its
 information set (`infoset.Unseen`, which the table gives it: never the true hidden cards), plays
 each of the alternatives the analysis would weigh (`evaluate.alternatives`) out to the hand's end
-on those same deals with the greedy bot in every seat (`evaluate.play_outs`), and takes the one
+on those same deals with the analysis's play-out bot in every seat (`evaluate.play_outs`,
+`playout`: the greedy bot using the cards each seat is known to hold), and takes the one
 with the best mean of its team's hand total less the other team's. Its samples come from the rng
 the table gives it, so a game with it replays the same from the same seed.
 
@@ -53,7 +54,7 @@ class ExpertBot:
         seed = f"expert/{rng.getrandbits(64):016x}"
         deals = [unseen.deal(random.Random(f"{seed}/{k}")) for k in range(self.samples)]
         candidates = alternatives(deals[0], unseen.seat, offered)
-        values = play_outs(deals, unseen.seat, candidates, seed)
+        values = play_outs(deals, unseen.seat, candidates, seed, unseen.info.known)
         best = max(range(len(candidates)), key=lambda i: (sum(values[i]), -i))
         return candidates[best]
 

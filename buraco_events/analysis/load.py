@@ -2,8 +2,11 @@
 
 `read_analysis` decodes the file into the `Analysis` Struct, refusing a file over `MAX_BYTES`, one
 that is not JSON, a field of the wrong type and values no analysis holds (a negative seq, an
-unknown mark, a loss that is not a finite number of points at least 0): each as one line naming
-the file and the field, exit code 2. `check_analysis` holds it against the log it is shown with:
+unknown mark, a loss that is not a finite number of points at least 0, a version of the format
+not known, an interval that does not hold its loss or whose lower end is not of the decision's
+class: `evaluate.format_problem`): each as one line naming the file and the field, exit code 2.
+A file of format version 1 (no `version`: no intervals, no deals per decision) is read all the
+same; its decisions are shown without intervals, saying so (`views.render.decision_words`). `check_analysis` holds it against the log it is shown with:
 the same game, the same seat and player, and each decision one of the seat's decisions in the log
 (`evaluate.decision_points`), at its seq, hand and phase, with the action the seat chose there.
 Every action it names (chosen, best, the options) names only the cards the seat held at that
@@ -30,7 +33,7 @@ from buraco_events.log.lines import os_reason
 from buraco_events.model.events import Event
 from buraco_events.play.commands import action_words
 
-from .evaluate import Analysis, Decision, decision_points
+from .evaluate import Analysis, Decision, decision_points, format_problem
 
 #: the largest analysis file read, in bytes (an analysis of a long game is tens of KB)
 MAX_BYTES = 4 * 1024 * 1024
@@ -111,6 +114,9 @@ def _check_values(path: Path, a: Analysis) -> None:
         for j, o in enumerate(d.options):
             if not (math.isfinite(o.value) and math.isfinite(o.stderr)):
                 raise bad(f"{at}.options[{j}]", "not a finite value and standard error")
+    problem = format_problem(a)
+    if problem is not None:
+        raise bad(*problem)
 
 
 def _action_cards(words: str) -> tuple[str, ...] | None:

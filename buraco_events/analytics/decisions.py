@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,7 @@ import duckdb
 import msgspec
 import pyarrow as pa
 
-from buraco_events.analysis.evaluate import Analysis
+from buraco_events.analysis.evaluate import Analysis, format_problem
 
 from .database import SCHEMAS, AnalyticsError, check_tables, connect, ensure_schema, one_line
 from .schema import TABLES, int_range
@@ -179,6 +180,12 @@ def check_values(a: Analysis) -> None:
         if d.mark is not None and d.mark not in CLASSES:
             raise AnalysisRejected(f"{where}.mark: {d.mark!r} is not null nor one of "
                                    f"{', '.join(CLASSES)}", "format", d.seq)
+    problem = format_problem(a)
+    if problem is not None:
+        name, why = problem
+        at = re.match(r"decisions\[(\d+)\]", name)
+        seq = a.decisions[int(at.group(1))].seq if at else None
+        raise AnalysisRejected(f"{'' if seq is None else f'seq {seq}: '}{name}: {why}", "range", seq)
 
 
 def _action_words(kind: str, cards: list[str] | None, meld: int | None, dead: int | None) -> str:
@@ -245,7 +252,8 @@ _COLUMNS = TABLES["decisions"].names()
 def decision_rows(a: Analysis) -> list[tuple[Any, ...]]:
     """Return the analysis's rows of `decisions`, in column order and seq order."""
     return [(a.game_id, d.seq, a.seat, a.player, d.hand, d.phase, d.chosen, d.best, d.loss,
-             d.loss_stderr, d.mark, a.samples, a.seed) for d in a.decisions]
+             d.loss_stderr, d.mark, a.samples if d.samples is None else d.samples, a.seed, d.low, d.high)
+            for d in a.decisions]
 
 
 def store(con: duckdb.DuckDBPyConnection, a: Analysis) -> Outcome:

@@ -100,11 +100,11 @@ TABLES: Final[dict[str, Table]] = {
         )),
     "decisions": Table(
         "one row per decision of an analysed seat (`buraco analyze`, read by `index --analysis`):"
-        " chosen, best, loss in points, class", (
+        " chosen, best, loss in points and its 95% interval, class, deals played", (
             ("game_id", "text"), ("seq", "int32"), ("seat", "int8"), ("player", "text"),
             ("hand", "int16"), ("phase", "text"), ("chosen", "text"), ("best", "text"),
             ("loss", "float64"), ("loss_stderr", "float64"), ("class", "text"),
-            ("samples", "int32"), ("seed", "text"),
+            ("samples", "int32"), ("seed", "text"), ("loss_low", "float64"), ("loss_high", "float64"),
         )),
 }
 

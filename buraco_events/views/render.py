@@ -20,6 +20,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from buraco_events.analysis.evaluate import CAP_FACTOR, INACCURACY
 from buraco_events.core.cards import SUIT, Card
 from buraco_events.core.gate import team_of
 from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
@@ -295,32 +296,85 @@ def _rulings(view: View, rulings: Mapping[str, Any], final: bool) -> list[Render
     return out
 
 
-#: how each mark reads before its name (the annotation signs of chess)
+#: how each mark reads after its name (the annotation signs of chess), and on a marks bar
 MARK_SIGN: dict[str, str] = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 #: the style of each mark's line
 MARK_STYLE: dict[str, str] = {"inaccuracy": "yellow", "mistake": "bold yellow", "blunder": "bold red"}
-
-
 def points_words(x: float) -> str:
     """Return points as the analysis rounds them: one decimal at most, none when whole."""
     return f"{x:.1f}".removesuffix(".0")
 
 
-def decision_words(decision: Mapping[str, Any]) -> str:
-    """Return what an analysed decision (a `Decision` as builtins) cost, in words: its mark, the
-    loss in points (± its standard error) and the better action; log text visible.
+def verdict_of(decision: Mapping[str, Any]) -> str:
+    """Return what an analysed decision (a `Decision` as builtins) says: its mark, `stands` (no
+    alternative did better), `small` (a loss under an inaccuracy, 95% sure), `wide` (the interval
+    reaches an inaccuracy: too wide to say) or `old` (a version 1 analysis: no interval)."""
+    if decision.get("samples") is None:
+        return "old"
+    if decision.get("mark"):
+        return str(decision["mark"])
+    high = decision.get("high")
+    if high is None or float(high) >= INACCURACY:  # an interval reaching a mark: too wide to say
+        return "wide"
+    return "stands" if float(decision["loss"]) <= 0 else "small"
 
-    `?! inaccuracy: -52 points (± 20); better: draw`, or without a mark `no mark: -60 points (± 60);
-    better: discard 10H` (a loss within the samples' noise, or under an inaccuracy), or `the
-    choice stands: no alternative did better`."""
+
+def loss_words(decision: Mapping[str, Any]) -> str:
+    """Return the loss with its 95% interval in whole points, `466 (21-911)` (a version 1 analysis,
+    as it rounds: `466.2 ± 222.3`)."""
+    loss, low, high = decision["loss"], decision.get("low"), decision.get("high")
+    if low is None or high is None:
+        stderr = decision.get("loss_stderr")
+        return points_words(float(loss)) + (f" ± {points_words(float(stderr))}" if stderr is not None else "")
+    return f"{float(loss):.0f} ({float(low):.0f}-{float(high):.0f})"
+
+
+def decision_words(decision: Mapping[str, Any]) -> str:
+    """Return what an analysed decision (a `Decision` as builtins) cost, in words: its verdict
+    (`verdict_of`) first, never a bare sign, the loss and its 95% interval, the deals it took and
+    the better action; log text visible.
+
+    `mistake (?): -466 points (95%: 381-551, 32 deals); better: discard 7S` (whole points); `too
+    wide to say: -213 points (95%: 0-698, 32 deals); better: discard 7D`; `the choice stands: no alternative did
+    better (95%: none more than 29 points better, 32 deals)`. A version 1 analysis (no interval)
+    says so: `mistake (?): -483.8 points (± 147; no interval: an analysis of format 1); better: ...`."""
+    verdict = verdict_of(decision)
     loss = float(decision["loss"])
+    if verdict == "old":
+        if loss <= 0:
+            return "the choice stands: no alternative did better (no interval: an analysis of format 1)"
+        mark = decision.get("mark")
+        head = f"{mark} ({MARK_SIGN.get(str(mark), '')})" if mark else "no mark"
+        stderr = decision.get("loss_stderr")
+        spread = f"± {points_words(float(stderr))}; " if stderr is not None else ""
+        return visible(f"{head}: -{points_words(loss)} points ({spread}no interval: an analysis of format 1);"
+                       f" better: {decision['best']}")
+    low, high, samples = decision.get("low"), decision.get("high"), decision.get("samples")
+    deals = f"{samples} deals"
     if loss <= 0:
-        return "the choice stands: no alternative did better"
-    mark = decision.get("mark")
-    head = f"{MARK_SIGN.get(str(mark), '?')} {mark}" if mark else "no mark"
-    stderr = decision.get("loss_stderr")
-    spread = f" (± {points_words(float(stderr))})" if stderr is not None else ""
-    return visible(f"{head}: -{points_words(loss)} points{spread}; better: {decision['best']}")
+        if high is None:
+            return f"too wide to say: no alternative did better on {deals}"
+        if verdict == "wide":
+            return f"too wide to say: no alternative did better, but one may be up to {float(high):.0f} points better (95%, {deals})"
+        if float(high) <= 0:
+            return f"the choice stands: no alternative did better (95%, {deals})"
+        return f"the choice stands: no alternative did better (95%: none more than {float(high):.0f} points better, {deals})"
+    head = {"wide": "too wide to say", "small": "no mark"}.get(verdict) or f"{verdict} ({MARK_SIGN.get(verdict, '')})"
+    interval = f"95%: {float(low):.0f}-{float(high):.0f}, " if low is not None and high is not None else ""
+    return visible(f"{head}: -{loss:.0f} points ({interval}{deals}); better: {decision['best']}")
+
+
+def samples_words(analysis: Mapping[str, Any], decisions: Iterable[Mapping[str, Any]]) -> str:
+    """Return how an analysis (as builtins) sampled: `up to 32 deals a decision (--samples 16), 27.5
+    on average`, or for a version 1 analysis `16 samples each (format 1: no intervals)`. `decisions`:
+    the decisions as builtins, or replay steps holding them as `decision`."""
+    picked = [x["decision"] if "decision" in x else x for x in decisions]
+    counts = [int(d["samples"]) for d in picked if d and d.get("samples") is not None]
+    k = int(analysis["samples"])
+    if int(analysis.get("version", 1)) < 2:
+        return f"{k} samples each (format 1: no intervals)"
+    mean = points_words(round(sum(counts) / len(counts), 1)) if counts else "0"
+    return f"up to {CAP_FACTOR * k} deals a decision (--samples {k}), {mean} on average"
 
 
 def decision_line(decision: Mapping[str, Any]) -> Text:

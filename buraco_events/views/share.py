@@ -39,7 +39,7 @@ from buraco_events.model.scoring import SHEET_ROWS
 from buraco_events.util.text import visible
 
 from .projections import Timeline, team_label
-from .render import MARK_SIGN, decision_words, points_words
+from .render import MARK_SIGN, decision_words, points_words, samples_words
 from .text import hand_words
 
 #: the `format` of the embedded data; a reader refuses another
@@ -438,8 +438,11 @@ def rulings_section(rulings: Mapping[str, Any]) -> str:
 
 def analysis_summary(analysis: Any) -> dict[str, Any]:
     """Return an analysis (`analysis.evaluate.Analysis`) as the page's `analysis`: its fields as
-    builtins, `decisions` the number of them (each is in its step, as `decision`)."""
+    builtins, `decisions` the number of them (each is in its step, as `decision`, as `replay
+    --json` has it), and `words` what each says by seq (`render.decision_words`, which the page
+    shows as they are: the words have one home)."""
     doc: dict[str, Any] = msgspec.to_builtins(analysis)
+    doc["words"] = {str(d["seq"]): decision_words(d) for d in doc["decisions"]}
     doc["decisions"] = len(doc["decisions"])
     return doc
 
@@ -448,7 +451,7 @@ def _analysis_line(summary: Mapping[str, Any], steps: Sequence[Mapping[str, Any]
     """Return the header's line on the analysis: whose, how sampled, its mean loss and accuracy."""
     marked = sum(1 for v in steps if (v.get("decision") or {}).get("mark"))
     return (f"<p class=sub id=analysis-summary>analysis of {_h(summary['player'])} (seat {int(summary['seat'])}):"
-            f" {int(summary['decisions'])} decisions, {int(summary['samples'])} samples each (seed"
+            f" {int(summary['decisions'])} decisions, {_h(samples_words(summary, steps))} (seed"
             f" {_h(summary['seed'])}), mean loss {_h(points_words(float(summary['mean_loss'])))} points a decision,"
             f" accuracy {_h(points_words(float(summary['accuracy'])))}; {marked} marked</p>")
 

@@ -309,18 +309,6 @@
 
   // -- the seat's analysis --------------------------------------------------------------------
 
-  // how each mark reads before its name (render.MARK_SIGN in Python)
-  var MARK_SIGN = { inaccuracy: "?!", mistake: "?", blunder: "??" };
-  function pointsWords(x) { var s = Number(x).toFixed(1); return s.slice(-2) === ".0" ? s.slice(0, -2) : s; }
-
-  // What an analysed decision cost, in words (render.decision_words in Python).
-  function decisionWords(d) {
-    if (!(d.loss > 0)) return "the choice stands: no alternative did better";
-    var head = d.mark ? (MARK_SIGN[d.mark] || "?") + " " + d.mark : "no mark";
-    var spread = d.loss_stderr === null || d.loss_stderr === undefined ? "" : " (± " + pointsWords(d.loss_stderr) + ")";
-    return head + ": -" + pointsWords(d.loss) + " points" + spread + "; better: " + d.best;
-  }
-
   // the seqs of the seat's marked decisions, in order
   var marked = [];
   steps.forEach(function (v, i) { if (v.decision && v.decision.mark) marked.push(i); });
@@ -330,7 +318,8 @@
     var d = v.decision;
     line.hidden = !d;
     line.className = d && d.mark ? "mark-" + d.mark : "";
-    line.textContent = d ? visible("analysis: " + decisionWords(d)) : "";
+    // the words were written by render.decision_words when the page was made (analysis.words)
+    line.textContent = d ? visible("analysis: " + data.analysis.words[String(seq)]) : "";
     document.querySelectorAll("#marks .mark").forEach(function (a) {
       a.classList.toggle("here", a.dataset.seq === String(seq));
     });
