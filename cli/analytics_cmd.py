@@ -24,7 +24,7 @@ from buraco_events.analytics.queries import Result
 from buraco_events.analytics.sqlviews import relations
 from buraco_events.util.pool import default_workers
 from buraco_events.util.sizes import UNITS_HELP
-from buraco_events.util.text import visible
+from buraco_events.util.text import plural, visible
 
 from .common import err, fail, out, shown
 
@@ -190,8 +190,8 @@ def index(
                      f"{done.unchanged} already indexed ({done.decisions:,} decisions stored; "
                      f"the decisions table)")
     print(
-        f"{db}: {report.added} games added, {report.replaced} replaced, {report.skipped} "
-        f"already indexed, {len(report.rejected)} rejected, {len(report.conflicts)} conflicts "
+        f"{db}: {plural(report.added, 'game')} added, {report.replaced} replaced, {report.skipped} "
+        f"already indexed, {len(report.rejected)} rejected, {plural(len(report.conflicts), 'conflict')} "
         f"({report.events:,} events){failing}{branches}"
     )
     if not report.ok:

@@ -41,7 +41,7 @@ from buraco_events.log.archive import is_archive
 from buraco_events.model.scoring import SHEET_ROWS
 from buraco_events.play.branch import branch_words
 from buraco_events.util.pool import default_workers
-from buraco_events.util.text import visible
+from buraco_events.util.text import plural, visible
 from buraco_events.views.projections import player_view
 from buraco_events.views.render import render_view
 from buraco_events.views.text import hand_words
@@ -274,14 +274,14 @@ def _verdict(result: Audit) -> Text:
         name = branch_words(rep.game_id or result.branched.parent, result.branched)
     else:
         name = f"game {rep.game_id or '?'}"
-    facts = [visible(name), f"{rep.events} events", f"{len(rep.hands)} hands",
+    facts = [visible(name), plural(rep.events, "event"), plural(len(rep.hands), "hand"),
              "complete" if rep.complete else "unfinished", seal]
     if rep.parent is not None and not result.kind_counts.get("branch"):
         proved = "lines up to the fork" if rep.branch is not None else "lines"
         facts.append(f"{proved} are {visible(rep.parent)}'s")
     first = headline(rep)
     if failing and first is not None:
-        facts.append(f"{n_failing:,} problem(s), first: {first}")
+        facts.append(f"{plural(n_failing, 'problem')}, first: {first}")
     if not rep.ok:
         word = ("FAIL", "bold red")
     elif rep.complete:

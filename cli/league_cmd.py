@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from buraco_events.play.league import LeagueResult, against, league
-from buraco_events.util.text import visible
+from buraco_events.util.text import plural, visible
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
 from .common import fail, out
@@ -52,8 +52,8 @@ def league_cmd(
             fail(f"--plot: {exc}")
         if plot.suffix.lstrip(".").lower() not in formats:
             fail(f"--plot: {plot.name}: the file's extension names no chart format ({', '.join(formats)})")
-    result = play_deals("league", names, players, out_dir, workers, lambda n, on_deal: league(
-        out_dir, names, deals, seed, variant, players, n, on_deal))
+    result = play_deals("league", names, players, out_dir, workers, lambda n, on_game: league(
+        out_dir, names, deals, seed, variant, players, n, on_game))
     if plot is not None:
         try:
             plot_league(result, plot)
@@ -69,7 +69,7 @@ def league_cmd(
 
 def _print(r: LeagueResult) -> None:
     console = out()
-    console.print(Text(f"league of {len(r.bots)} bots, {r.deals} deals of {r.variant} a pair (each twice), "
+    console.print(Text(f"league of {len(r.bots)} bots, {plural(r.deals, 'deal')} of {r.variant} a pair (each twice), "
                        f"{r.players} players, seed {r.seed}", style="bold"), soft_wrap=True)
     table = Table(show_edge=False)
     table.add_column("#", justify="right")

@@ -36,7 +36,7 @@ from buraco_events.log.sources import open_source
 from buraco_events.model.events import RULING_KINDS, Branched, branch_words
 from buraco_events.play.branch import UNTIL, BranchError, make_branch
 from buraco_events.play.commands import CommandError, parse_command
-from buraco_events.util.text import visible
+from buraco_events.util.text import plural, visible
 from buraco_events.views.compare import CompareError, Comparison, compare_logs, event_words
 from buraco_events.views.text import hand_words
 
@@ -210,7 +210,7 @@ def _print_comparison(c: Comparison) -> None:
         console.print("after the fork the branch plays exactly as the parent did")
     else:
         console.print(Text(f"events that differ after the fork: {c.differing_events} in "
-                           f"{len(c.differences)} run(s)", style="bold"))
+                           f"{plural(len(c.differences), 'run')}", style="bold"))
         for block in c.differences[:RUNS_SHOWN]:
             for title, seqs, lines in (("parent", block.parent_seqs, block.parent_events),
                                        ("branch", block.branch_seqs, block.branch_events)):
@@ -302,7 +302,7 @@ def print_standings(report: RulingsReport) -> None:
     skipped = [r for r in report.rulings if not r.applies]
     for r in skipped:
         console.print(Text(f"ruling {r.seq} ({r.kind}) does not apply: {visible(r.why_not or '')}"), soft_wrap=True)
-    console.print(Text(f"{report.applied} of {len(report.rulings)} ruling(s) apply"))
+    console.print(Text(f"{report.applied} of {plural(len(report.rulings), 'ruling')} apply"))
 
 
 __all__ = ["branch", "compare", "print_standings", "rule"]

@@ -36,7 +36,7 @@ import msgspec
 from buraco_events.audit.verdicts import headline
 from buraco_events.core.cards import team_of
 from buraco_events.model.scoring import SHEET_ROWS
-from buraco_events.util.text import visible
+from buraco_events.util.text import plural, visible
 
 from .projections import Timeline, team_label
 from .render import MARK_SIGN, decision_words, points_words
@@ -235,7 +235,7 @@ def _result_words(last: Mapping[str, Any]) -> str:
     """Return how the game went, from its last step: the winner and totals, or how far it got."""
     players = last["players"]
     hands = last["hand"] + 1
-    played = f"{hands} hand" if hands == 1 else f"{hands} hands"
+    played = plural(hands, "hand")
     if last["phase"] == "over" and last["winner"] is not None:
         winner = last["winner"]
         totals = " to ".join(str(t) for t in last["totals"])
@@ -315,8 +315,8 @@ def _report(report: Mapping[str, Any]) -> str:
     failing = [p for p in problems if p["kind"] != "unsealed"]
     verdict = "PASS" if report["ok"] else "FAIL"
     seal = "sealed" if report["sealed"] else "UNSEALED"
-    facts = [f"game {report['game_id'] or '?'}", f"{report['events']} events",
-             f"{len(report['hands'])} hands", seal]
+    facts = [f"game {report['game_id'] or '?'}", plural(report["events"], "event"),
+             plural(len(report["hands"]), "hand"), seal]
     head = report.get("first")
     first = None if head is None else headline(
         str(head["kind"]), int(head["seq"]), str(head["message"]), report.get("changed"),
@@ -327,7 +327,7 @@ def _report(report: Mapping[str, Any]) -> str:
     if failing and first is not None and head is not None:
         said = (f"the file was edited at seq {report['changed']}" if report.get("changed") is not None
                 else f"{head['kind']} at seq {head['seq']}" if boxed else first)
-        facts.append(f"{len(failing)} problem(s), first: {said}")
+        facts.append(f"{plural(len(failing), 'problem')}, first: {said}")
     out = ["<section id=report>",
            f"<h2>Audit: <span class='verdict {verdict.lower()}' id=verdict>{verdict}</span>"
            f" <span class=sub>{_h(report['path'])} ({_h(', '.join(facts))})</span></h2>"]
@@ -419,7 +419,7 @@ def rulings_section(rulings: Mapping[str, Any]) -> str:
     """Return the referee's table of rulings (each with its hand, whether it applies and why not)
     and the standings after them beside the recount, never instead of it (log text escaped)."""
     out = ["<section id=rulings-report><h2>Rulings (a referee's decisions beside the log, not in it)</h2>",
-           f"<p class=sub>from <code>{_h(rulings['path'])}</code>: {len(rulings['rulings'])} ruling(s),"
+           f"<p class=sub>from <code>{_h(rulings['path'])}</code>: {plural(len(rulings['rulings']), 'ruling')},"
            f" {sum(1 for r in rulings['rulings'] if r['applies'])} apply</p>"]
     if rulings.get("problem"):
         out.append(f"<p class=warn>The rulings log stops: {_h(rulings['problem'])}</p>")
