@@ -268,12 +268,18 @@ def sql_help() -> str:
         "right-to-left overrides) are written as visible escapes (\\x1b, \\u202e) on a "
         "terminal: in the table always, and in --csv when stdout is a terminal. --csv into a pipe "
         "or a file, and --json everywhere (its own escapes), keep the data exact.\n\n"
+        "`buraco sql --schema [TABLE]` prints every column of the tables and views with its type and "
+        "meaning, and five example queries (the same as docs/analytics.md).\n\n"
         f"Tables and views:\n{listing}"
     )
 
 
 def sql(
-    query: Annotated[str, typer.Argument(help="the SQL query: one SELECT (WITH, FROM, DESCRIBE, ...)")],
+    query: Annotated[str | None, typer.Argument(
+        help="the SQL query: one SELECT (WITH, FROM, DESCRIBE, ...); with --schema, a table or view")] = None,
+    schema: Annotated[bool, typer.Option(
+        "--schema", help="print the data dictionary: every table and view, each column's type and meaning, "
+        "and five example queries (docs/analytics.md); with a table or view name, that one only")] = False,
     db: DbOption = Path(DEFAULT_DB),
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON array of objects")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="print CSV with a header row")] = False,
@@ -283,6 +289,11 @@ def sql(
     max_memory: MaxMemoryOption = queries.DEFAULT_MAX_MEMORY,
 ) -> None:
     """Run one read-only SQL query on the database (its help lists the tables and views)."""
+    if schema:
+        _print_schema(query)
+        return
+    if query is None:
+        fail("give a query (buraco sql \"SELECT ...\"), or --schema for the tables and their columns")
     if as_json and as_csv:
         fail("choose one of --json and --csv")
     limits = _limits(timeout, max_memory)
@@ -297,6 +308,19 @@ def sql(
         csv.writer(sys.stdout, lineterminator="\n").writerows(_csv_rows(result, exact))
     else:
         out().print(_table(result))
+
+
+def _print_schema(name: str | None) -> None:
+    """Print the data dictionary, or one table's or view's part of it (exit 2 for another name)."""
+    from buraco_events.analytics import dictionary
+
+    width = max(40, min(out().width, 100))
+    try:
+        text = dictionary.text(name.strip() if name else None, width)
+    except KeyError:
+        names = ", ".join(name for name, _ in relations())
+        fail(f"--schema: no table or view is called {name!r}; there are: {names}")
+    sys.stdout.write(text)
 
 
 def stats(
