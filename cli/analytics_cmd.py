@@ -25,6 +25,7 @@ from buraco_events.analytics.sqlviews import relations
 from buraco_events.util.pool import default_workers
 from buraco_events.util.sizes import UNITS_HELP
 from buraco_events.util.text import plural, visible
+from buraco_events.views.fit import print_fitted
 
 from .common import err, fail, out, shown
 
@@ -307,7 +308,7 @@ def sql(
         exact = not sys.stdout.isatty()
         csv.writer(sys.stdout, lineterminator="\n").writerows(_csv_rows(result, exact))
     else:
-        out().print(_table(result))
+        print_fitted(out(), _table(result))
 
 
 def _print_schema(name: str | None) -> None:
@@ -363,7 +364,7 @@ def stats(
     for name, result in results.items():
         if name == queries.STANDINGS_VIEW:
             result = _unruled(result)
-        out().print(_table(result, title=name.replace("_", " ")))
+        print_fitted(out(), _table(result, title=name.replace("_", " ")))
     if plot is not None:
         err().print(f"chart written to {shown(plot)}")
 
@@ -384,4 +385,4 @@ def export(
     table.add_column("rows", justify="right")
     for name, n in counts.items():
         table.add_row(name, f"{n:,}")
-    out().print(table)
+    print_fitted(out(), table)

@@ -26,6 +26,7 @@ from buraco_events.analytics.decisions import AnalysisRejected, check_index, sto
 from buraco_events.model.events import branch_of, branch_words
 from buraco_events.util.pool import default_workers
 from buraco_events.util.text import visible
+from buraco_events.views.fit import print_fitted
 
 from .common import PROBLEMS, UNREADABLE, err, fail, out, shown
 from .replay_opts import open_replay, resolve_seat
@@ -116,7 +117,7 @@ def _print(a: Analysis) -> None:
     for d in a.decisions[:ROWS_SHOWN]:
         table.add_row(str(d.seq), str(d.hand + 1), d.chosen, d.best if d.best != d.chosen else "=",
                       f"{d.loss:g}", "-" if d.loss_stderr is None else f"{d.loss_stderr:g}", d.mark or "")
-    console.print(table)
+    print_fitted(console, table)
     if len(a.decisions) > ROWS_SHOWN:
         console.print(f"… and {len(a.decisions) - ROWS_SHOWN} more decisions (--json lists them all)")
     if a.costliest:

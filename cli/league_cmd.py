@@ -18,6 +18,7 @@ from rich.text import Text
 
 from buraco_events.play.league import LeagueResult, against, league
 from buraco_events.util.text import plural, visible
+from buraco_events.views.fit import print_fitted
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
 from .common import fail, out
@@ -89,7 +90,7 @@ def _print(r: LeagueResult) -> None:
             else:
                 cells.append(f"{p.mean_diff:+.0f} ±{(p.ci95[1] - p.ci95[0]) / 2:.0f}")
         table.add_row(str(place), visible(rating.bot), f"{rating.ordinal:.1f}", f"{rating.sigma:.1f}", *cells)
-    console.print(table)
+    print_fitted(console, table)
     console.print("rating: OpenSkill's mu - 3 sigma (± is sigma); vs: the points a deal it wins by against "
                   "that bot, ± the half-width of the 95% interval (--json has the intervals)", soft_wrap=True)
     console.print(f"logs: {visible(r.out)} (a folder per pair)")

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from buraco_events.play.match import MatchResult, match
 from buraco_events.util.text import plural, signed, visible
+from buraco_events.views.fit import print_fitted
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
 from .common import fail, out
@@ -61,7 +62,7 @@ def _print(m: MatchResult) -> None:
         table.add_column(col, justify="right", overflow="fold")
     for d in m.deals[:ROWS_SHOWN]:
         table.add_row(str(d.deal + 1), f"{d.a_team0:+d}", f"{d.a_team1:+d}", signed(d.diff))
-    console.print(table)
+    print_fitted(console, table)
     console.print(f"each seating: {a}'s team total less {b}'s; difference: their mean, what {a}'s play is "
                   "worth a game with the deal's luck cancelled", soft_wrap=True)
     if len(m.deals) > ROWS_SHOWN:

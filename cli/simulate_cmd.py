@@ -16,6 +16,7 @@ from buraco_events.model.rules import UnknownVariant, canonical_variant
 from buraco_events.play.sim import Summary, seat_bots
 from buraco_events.play.sim import simulate as run_simulation
 from buraco_events.util.pool import default_workers
+from buraco_events.views.fit import print_fitted
 
 from .common import err, fail, import_bots_from_cwd, out
 
@@ -86,7 +87,7 @@ def simulate(
     if as_json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
         return
-    out().print(_table(summary))
+    print_fitted(out(), _table(summary))
 
 
 def _table(s: Summary) -> Table:

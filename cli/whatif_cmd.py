@@ -38,6 +38,7 @@ from buraco_events.play.branch import UNTIL, BranchError, make_branch
 from buraco_events.play.commands import CommandError, parse_command
 from buraco_events.util.text import plural, visible
 from buraco_events.views.compare import CompareError, Comparison, compare_logs, event_words
+from buraco_events.views.fit import print_fitted
 from buraco_events.views.text import hand_words
 
 from .common import PROBLEMS, UNREADABLE, fail, import_bots_from_cwd, os_reason, out
@@ -203,7 +204,7 @@ def _print_comparison(c: Comparison) -> None:
                   " / ".join(f"{b - a:+d}" for a, b in zip(c.parent.totals, c.branch.totals, strict=False)),
                   style="bold")
     table.add_row("winner", _winner(c.parent.winner, c.parent.complete), _winner(c.branch.winner, c.branch.complete), "")
-    console.print(table)
+    print_fitted(console, table)
     if not c.compared:
         console.print("the logs are too long after the fork to compare event by event")
     elif not c.differences:
@@ -298,7 +299,7 @@ def print_standings(report: RulingsReport) -> None:
     for title, s in (("recount (the log)", report.recount), ("after rulings", report.after)):
         winner = f"team {s.winner}" + (" (awarded)" if s.awarded else "") if s.winner is not None else "not decided"
         table.add_row(title, *(str(t) for t in s.totals), winner)
-    console.print(table)
+    print_fitted(console, table)
     skipped = [r for r in report.rulings if not r.applies]
     for r in skipped:
         console.print(Text(f"ruling {r.seq} ({r.kind}) does not apply: {visible(r.why_not or '')}"), soft_wrap=True)
