@@ -271,7 +271,7 @@ def sql_help() -> str:
         "or a file, and --json everywhere (its own escapes), keep the data exact.\n\n"
         "`buraco sql --schema [TABLE]` prints every column of the tables and views with its type and "
         "meaning, and five example queries (the same as docs/analytics.md).\n\n"
-        f"Tables and views:\n{listing}"
+        f"Tables and views:\n\n\b\n{listing}"
     )
 
 
