@@ -21,13 +21,13 @@ from buraco_events.util.text import plural, visible
 from buraco_events.views.fit import print_fitted
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
-from .common import fail, out
+from .common import BOT_NAMES_WORDS, fail, out
 
 
 def league_cmd(
     bots: Annotated[str, typer.Option(
         "--bots", metavar="A,B,C...",
-        help="the bots, comma-separated: greedy, random, expert, expert:samples=N or module:Class")],
+        help=f"the bots rated, comma-separated, each playing every other; a bot is {BOT_NAMES_WORDS}")],
     deals: Deals = 20,
     seed: Seed = 0,
     variant: Variant = "stbl",

@@ -20,7 +20,7 @@ from buraco_events.util.text import plural, signed, visible
 from buraco_events.views.fit import print_fitted
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
-from .common import fail, out
+from .common import BOT_NAMES_WORDS, fail, out
 
 #: the deals the text lists one by one (`--json` has them all)
 ROWS_SHOWN = 20
@@ -29,7 +29,7 @@ ROWS_SHOWN = 20
 def match_cmd(
     bots: Annotated[str, typer.Option(
         "--bots", metavar="A,B",
-        help="the two bots: greedy, random, expert, expert:samples=N or module:Class")],
+        help=f"the two bots that play each other, comma-separated; a bot is {BOT_NAMES_WORDS}")],
     deals: Deals = 20,
     seed: Seed = 0,
     variant: Variant = "stbl",

@@ -42,6 +42,7 @@ from rich.text import Text
 from buraco_events.core.bots import GreedyBot
 from buraco_events.core.cards import team_of
 from buraco_events.core.choices import Action, legal_actions
+from buraco_events.core.engine import apply
 from buraco_events.core.gate import IllegalMove
 from buraco_events.core.seeds import PositionSeeds
 from buraco_events.core.state import GameState
@@ -97,6 +98,15 @@ from .setup import (
 
 #: where the human's lines come from; gets the live state (for test auto-pilots), None = end of input
 Reader = Callable[[GameState], str | None]
+
+
+#: hex digits of a commitment or a salt shown on screen: enough to compare by eye (the log holds all)
+SHORT_HEX = 12
+
+
+def short_hex(digest: str) -> str:
+    """Return the first `SHORT_HEX` hex digits of a commitment or salt, as the screen shows it."""
+    return digest[:SHORT_HEX]
 
 
 class Session:
@@ -157,12 +167,14 @@ class Session:
             self._new, self._melds = [], set()
         self.say(Text(text))
         if isinstance(event, HandStarted) and event.commitment is not None:
-            self.say(Text(f"deal commitment {event.commitment}: the deck is fixed; "
-                          "its salt comes when the hand ends", style="bold"))
+            self.say(Text(f"deck fixed: commitment {short_hex(event.commitment)} (whole in the log); "
+                          "salt at the hand's end", style="bold"))
         elif isinstance(event, HandEnded) and event.salt is not None:
             path = visible(str(self.path))
-            self.say(Text(f"the deal's salt: {event.salt}; prove the deck was fixed before play: "
-                          f"buraco audit --partial {path}", style="bold"))
+            # the last hand ends the game: the whole log audits, with no --partial
+            over = apply(state.copy(), event).phase == "game_end"
+            self.say(Text(f"the deal's salt: {short_hex(event.salt)} (whole in the log); prove the deck was "
+                          f"fixed before play: buraco audit {'' if over else '--partial '}{path}", style="bold"))
 
     def run(self, read: Reader) -> bool:
         """Play until the match is over (True) or the human quits or input ends (False)."""
