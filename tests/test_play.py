@@ -465,7 +465,7 @@ def test_every_deal_is_committed_before_play_and_audit_proves_it(match):
     for n, (deal, end) in enumerate(zip(deals, ends, strict=True)):
         # shown before the hand's first move, the salt at its end, each by its first 12 hex digits
         shown = next(i for i, line in enumerate(said) if f"commitment {deal.commitment[:12]} " in line)
-        assert deal.commitment not in said[shown] and len(said[shown]) <= 80
+        assert deal.commitment not in said[shown] and len(said[shown]) <= 76
         first_move = next(i for i, line in enumerate(said) if line.startswith(f"seq {deal.seq + 1}:"))
         revealed = next(i for i, line in enumerate(said) if f"the deal's salt: {end.salt[:12]} " in line)
         assert shown < first_move < revealed

@@ -127,6 +127,9 @@ class Session:
         self.sleep = sleep
         self.label = label  # "branch of GAME at seq N" for a branch: on every screen
         self.resume_args = resume_args  # what `--resume LOG` needs besides (a branch's --parent...)
+        #: called after a hand's score sheet when another hand follows (a screen waits for a key
+        #: there, so the sheet stays in view); None goes straight on, as line mode does
+        self.between_hands: Callable[[], None] | None = None
         self._shown = -1  # next_seq when the screen was last shown to the human
         self._new: list[str] = []  # cards come into the human's hand since the last screen
         # melds laid or added to since the last screen: at first every meld on the table (a
@@ -168,7 +171,7 @@ class Session:
         self.say(Text(text))
         if isinstance(event, HandStarted) and event.commitment is not None:
             self.say(Text(f"deck fixed: commitment {short_hex(event.commitment)} (whole in the log); "
-                          "salt at the hand's end", style="bold"))
+                          "salt at hand's end", style="bold"))
         elif isinstance(event, HandEnded) and event.salt is not None:
             path = visible(str(self.path))
             # the last hand ends the game: the whole log audits, with no --partial
@@ -184,6 +187,8 @@ class Session:
             if event is not None:
                 if isinstance(event, HandEnded):
                     self._sheet()  # the hands laid open and the RULES 7 score sheet
+                    if self.between_hands is not None and table.state.phase == "deal":
+                        self.between_hands()  # the sheet stays on screen until the human is ready
                 continue
             if table.state.phase == "dead":
                 self._take_dead()
