@@ -250,8 +250,19 @@ def _view_words(first: Mapping[str, Any], seat: int | None) -> str:
     return f"as {first['players'][seat]} (seat {seat}, team {team_of(seat)}) saw it"
 
 
+def _titles(steps: Sequence[Mapping[str, Any]], spoiler: bool) -> tuple[str, str]:
+    """Return a replay page's title (plain text) while stepping and at the last step: the result
+    is in it only at the last step, or all along with `spoiler`."""
+    first, last = steps[0], steps[-1]
+    branch = first.get("branch")
+    game = first["game_id"] if branch is None else branch["words"]
+    plain = f"Buraco replay: {game} ({first['variant']})"
+    result = f"Buraco replay: {game}: {_result_words(last)}"
+    return (result if spoiler else plain), result
+
+
 def _header(steps: Sequence[Mapping[str, Any]], seat: int | None, spoiler_free: bool,
-            audit: Mapping[str, Any] | None) -> tuple[str, str]:
+            audit: Mapping[str, Any] | None, spoiler: bool = False) -> tuple[str, str]:
     """Return the page's <title> text and its header (both HTML, log text escaped)."""
     if not steps:
         name = audit.get("game_id") if audit else None
@@ -265,10 +276,8 @@ def _header(steps: Sequence[Mapping[str, Any]], seat: int | None, spoiler_free: 
     kind = "audit" if audit is not None else "replay"
     if audit is not None:
         title = f"{'PASS' if audit['ok'] else 'FAIL'} · Buraco audit: {game} ({_h(first['variant'])})"
-    elif spoiler_free:
-        title = f"Buraco replay: {game} ({_h(first['variant'])})"
-    else:
-        title = f"Buraco {kind}: {game}: {_h(_result_words(last))}"
+    else:  # the result only with --spoiler; the page names it once the last step is reached
+        title = _h(_titles(steps, spoiler and not spoiler_free)[0])
     lines = [
         f"<h1>Buraco {kind} <span class=gid>{game}</span></h1>",
         f"<p class=sub>{_h(first['variant'])} · {players} · {_h(_view_words(first, seat))}"
@@ -481,6 +490,7 @@ def replay_page(
     seat: int | None = None,
     at: int = 0,
     spoiler_free: bool = False,
+    spoiler: bool = False,
     rules: Mapping[str, Any] | None = None,
     audit: Mapping[str, Any] | None = None,
     rulings_head: str | None = None,
@@ -489,8 +499,9 @@ def replay_page(
     """Return the page replaying `steps` (each step's replay object, seq 0 first), opening at `at`.
 
     `source` is the log's name as the page shows it, `head` its head; `seat` whose view the steps
-    are (None: the referee's). `spoiler_free` keeps the result out of the title, the header and any
-    summary. `rules` (the game's rules as builtins, public in its first event) tell the page
+    are (None: the referee's). The title names the result only at the last step (the page sets it
+    there), or from the start with `spoiler`; `spoiler_free` keeps the result out of the header and
+    any summary too. `rules` (the game's rules as builtins, public in its first event) tell the page
     whether the pile is open or closed. `audit` (an `AuditReport` as builtins) makes it the
     referee's report page. A branch's steps (their `branch`) put a banner naming it on screen at
     every step; their `rulings` (the same in every step) are shown at their hands, and
@@ -517,8 +528,10 @@ def replay_page(
     }
     if analysis is not None:
         data["analysis"] = dict(analysis)
+    if steps and audit is None:  # the titles the page sets while stepping and at the last step
+        data["titles"] = list(_titles(steps, spoiler and not spoiler_free))
     rulings = steps[0].get("rulings") if steps else None
-    title, header = _header(steps, seat, spoiler_free, audit)
+    title, header = _header(steps, seat, spoiler_free, audit, spoiler)
     page, css, js = _template()
     parts = {
         "title": title,
