@@ -297,7 +297,8 @@ def print_standings(report: RulingsReport) -> None:
     skipped = [r for r in report.rulings if not r.applies]
     for r in skipped:
         console.print(Text(f"ruling {r.seq} ({r.kind}) does not apply: {visible(r.why_not or '')}"), soft_wrap=True)
-    console.print(Text(f"{report.applied} of {plural(len(report.rulings), 'ruling')} apply"))
+    console.print(Text(f"{report.applied} of {plural(len(report.rulings), 'ruling')} "
+                       f"{'applies' if report.applied == 1 else 'apply'}"))
 
 
 __all__ = ["branch", "compare", "print_standings", "rule"]
