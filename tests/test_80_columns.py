@@ -128,3 +128,16 @@ def test_every_table_printing_command_prints_whole_cells_at_80_columns(folder: P
         cut = _cut_cells(result.stdout)
         assert not cut, f"buraco {' '.join(args)} cuts cells at {WIDTH} columns:\n" + "\n".join(cut)
         assert any(c in result.stdout for c in CELL_RULES), f"buraco {' '.join(args)} printed no table"
+
+
+def test_each_slice_repeats_the_columns_that_tell_the_rows_apart() -> None:
+    table = Table()
+    for name in ("variant", "measure", *(f"quantile_{q}" for q in range(10, 100, 10))):
+        table.add_column(name)
+    for measure in ("game_total", "team_hand_total"):
+        table.add_row("stbl", measure, *(str(1000 + q) for q in range(9)))
+    parts = fitted(table, Console(width=WIDTH))
+    assert len(parts) > 1
+    for part in parts:
+        assert [c.header for c in part.columns[:2]] == ["variant", "measure"]
+    assert sum(len(part.columns) - 2 for part in parts) == 9

@@ -3,7 +3,7 @@
 Rich shrinks a table too wide for the terminal and cuts what no longer fits with `…`. A table
 here never loses a character: one that fits prints as it is; one that fits once its cells wrap at
 their spaces is wrapped; any other is printed in slices of columns, each repeating the first
-column (the row's key) and fitting the width (a column wider than the width alone folds onto the
+columns that tell the rows apart (the row's key) and fitting the width (a column wider than the width alone folds onto the
 next line rather than lose its end).
 """
 
@@ -40,14 +40,27 @@ def fitted(table: Table, console: Console, width: int | None = None) -> list[Tab
     whole = _measure(console, options, table)
     if whole.maximum <= width or whole.minimum <= width or len(table.columns) < 3:
         return [table]  # it fits, or its cells wrap at spaces without a word cut
-    key, rest = table.columns[0], table.columns[1:]
+    keys = _key_columns(table.columns)
+    rest = table.columns[len(keys):]
     groups: list[list[Column]] = [[]]
     for column in rest:
-        trial = _with_columns(table, [key, *groups[-1], column], False)
+        trial = _with_columns(table, [*keys, *groups[-1], column], False)
         if groups[-1] and _measure(console, options, trial).maximum > width:
             groups.append([])
         groups[-1].append(column)
-    return [_with_columns(table, [key, *group], i == 0) for i, group in enumerate(groups)]
+    return [_with_columns(table, [*keys, *group], i == 0) for i, group in enumerate(groups)]
+
+
+def _key_columns(columns: list[Column]) -> list[Column]:
+    """Return the leading columns that tell the rows apart (the first, and the next while rows
+    share their values, up to three), repeated at the head of every slice."""
+    keys = [columns[0]]
+    while len(keys) < min(3, len(columns) - 1):
+        rows = list(zip(*(tuple(str(cell) for cell in c.cells) for c in keys), strict=True))
+        if len(set(rows)) == len(rows):
+            break
+        keys.append(columns[len(keys)])
+    return keys
 
 
 def print_fitted(console: Console, table: Table, width: int | None = None) -> None:
