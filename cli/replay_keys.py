@@ -21,8 +21,8 @@ class Key(NamedTuple):
 KEYS: tuple[Key, ...] = (
     Key("n,right", "step(1)", "n →", "next", "the next event"),
     Key("p,left", "step(-1)", "p ←", "prev", "the previous event"),
-    Key("right_square_bracket", "hand(1)", "]", "hand", "the next hand's deal"),
-    Key("left_square_bracket", "hand(-1)", "[", "hand", "back to this hand's deal, then the previous hand's"),
+    Key("right_square_bracket", "hand(1)", "]", "next hand", "the next hand's deal"),
+    Key("left_square_bracket", "hand(-1)", "[", "prev hand", "back to this hand's deal, then the previous hand's"),
     Key("t", "turn", "t", "turn", "the next turn of the seat viewed (of any seat for the referee)"),
     Key("home", "jump(0)", "home", "", "the first event"),
     Key("end", "jump_end", "end", "", "the last event"),
