@@ -116,6 +116,7 @@ def _commands(root: Path) -> list[list[str]]:
         ["league", "--bots", "greedy,random,buraco_events:RandomBot", "--deals", "1", "--out", str(root / "l"),
          "--workers", "1"],
         ["replay", str(logs / "stbl-4p-s7-00000.jsonl"), "--static", "--as", "0"],
+        ["demo", "--out", str(root / "demo")],  # its score quantiles among the rest
     ]
 
 
