@@ -36,7 +36,7 @@ def league_cmd(
     = Path("league"),
     workers: Workers = None,
     plot: Annotated[Path | None, typer.Option(
-        "--plot", metavar="FILE", help="also draw the ratings and the points a deal between the bots (png, svg, pdf)")]
+        "--plot", metavar="FILE", help="also draw the ratings and the points a game between the bots (png, svg, pdf)")]
     = None,
     as_json: Json = False,
 ) -> None:
@@ -91,13 +91,13 @@ def _print(r: LeagueResult) -> None:
                 cells.append(f"{p.mean_diff:+.0f} ±{(p.ci95[1] - p.ci95[0]) / 2:.0f}")
         table.add_row(str(place), visible(rating.bot), f"{rating.ordinal:.1f}", f"{rating.sigma:.1f}", *cells)
     print_fitted(console, table)
-    console.print("rating: OpenSkill's mu - 3 sigma (± is sigma); vs: the points a deal it wins by against "
+    console.print("rating: OpenSkill's mu - 3 sigma (± is sigma); vs: the points a game it wins by against "
                   "that bot, ± the half-width of the 95% interval (--json has the intervals)", soft_wrap=True)
     console.print(f"logs: {visible(r.out)} (a folder per pair)")
 
 
 def plot_league(r: LeagueResult, path: Path) -> None:
-    """Draw the ratings (mu with ±3 sigma) and the points a deal between each pair."""
+    """Draw the ratings (mu with ±3 sigma) and the points a game between each pair."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -123,7 +123,7 @@ def plot_league(r: LeagueResult, path: Path) -> None:
                 dark = abs(grid[a][b]) > bound / 2
                 ax2.text(b, a, f"{grid[a][b]:+.0f}", ha="center", va="center", fontsize=8,
                          color="white" if dark else "black")
-    ax2.set_title("points a deal, row against column")
+    ax2.set_title("points a game, row against column")
     fig.colorbar(image, ax=ax2)
     fig.suptitle(f"league: {r.deals} deals of {chart_label(r.variant)} a pair, {r.players} players, seed {r.seed}")
     fig.tight_layout()
