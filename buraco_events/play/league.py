@@ -32,8 +32,9 @@ class Rating(msgspec.Struct, frozen=True):
 
 
 class Pairing(msgspec.Struct, frozen=True):
-    """One pair's match, from the first bot's side: the mean points a game it won by, a deal's two seatings averaged (negative:
-    lost by), its standard error and 95% interval, the bots' totals, the logs' folder."""
+    """One pair's match, from the first bot's side: the mean points a game it won by (a deal's two
+    seatings averaged; negative: lost by), its standard error and 95% interval, the bots' totals,
+    the logs' folder."""
 
     a: str
     b: str
