@@ -2,9 +2,9 @@
 
 Rich shrinks a table too wide for the terminal and cuts what no longer fits with `…`. A table
 here never loses a character: one that fits prints as it is; one that fits once its cells wrap at
-their spaces is wrapped; any other is printed in slices of columns, each repeating the first
-columns that tell the rows apart (the row's key) and fitting the width (a column wider than the width alone folds onto the
-next line rather than lose its end).
+their spaces is wrapped; any other is printed in slices of columns, each repeating the leading
+columns that tell the rows apart (the rows' key) and fitting the width. Every column is set to
+fold rather than cut, so a word wider than its column goes on over the next line.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def _with_columns(table: Table, columns: list[Column], first: bool) -> Table:
 
 def fitted(table: Table, console: Console, width: int | None = None) -> list[Table]:
     """Return `table` as tables that fit `width` (the console's by default) with nothing cut:
-    itself (cells wrapped or folded if need be), or slices of its columns, each led by the first."""
+    itself (cells wrapped or folded if need be), or slices of its columns, each led by the rows'
+    key columns. Sets every column of `table` to fold and wrap."""
     width = width or console.width
     options = console.options.update(width=1 << 16)  # measured unbounded: Measurement clamps to it
     for column in table.columns:
