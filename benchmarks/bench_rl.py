@@ -10,7 +10,8 @@ env's steps, its observations and masks (`last()`) and the policy's pick, resets
 is the same env rebuilt on PettingZoo's own RLCard base class (`RLCardBase("gin-rummy", 2, ...)`:
 the observation's four planes, the 110-id mask, the wrappers its `env()` applied), which is what
 `gin_rummy_v4` was. Without the `rl` extra (pettingzoo, gymnasium, numpy) `measure` returns no
-rows; without rlcard (pettingzoo[classic]) the rows have no baseline.
+rows; without rlcard (the `bench` extra: pip install -e '.[bench]', which adds PettingZoo's
+classic games) the rows have no baseline.
 """
 
 from __future__ import annotations

@@ -41,11 +41,11 @@ def main() -> None:
     expert = f"expert:samples={args.samples}"
     cpu, wall = _cpu(), time.perf_counter()
 
-    def on_deal(done: int, total: int) -> None:
-        print(f"\r{done}/{total} deals, {time.perf_counter() - wall:.0f} s", end="", file=sys.stderr, flush=True)
+    def on_game(done: int, total: int) -> None:
+        print(f"\r{done}/{total} games, {time.perf_counter() - wall:.0f} s", end="", file=sys.stderr, flush=True)
 
     with tempfile.TemporaryDirectory() as tmp:
-        result = match(tmp, [expert, "greedy"], args.deals, args.seed, "stbl", args.players, args.workers, on_deal)
+        result = match(tmp, [expert, "greedy"], args.deals, args.seed, "stbl", args.players, args.workers, on_game)
     print(file=sys.stderr)
     cpu, wall = _cpu() - cpu, time.perf_counter() - wall
     doc = {

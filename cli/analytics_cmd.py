@@ -24,7 +24,8 @@ from buraco_events.analytics.queries import Result
 from buraco_events.analytics.sqlviews import relations
 from buraco_events.util.pool import default_workers
 from buraco_events.util.sizes import UNITS_HELP
-from buraco_events.util.text import visible
+from buraco_events.util.text import plural, visible
+from buraco_events.views.fit import print_fitted
 
 from .common import err, fail, out, shown
 
@@ -190,8 +191,8 @@ def index(
                      f"{done.unchanged} already indexed ({done.decisions:,} decisions stored; "
                      f"the decisions table)")
     print(
-        f"{db}: {report.added} games added, {report.replaced} replaced, {report.skipped} "
-        f"already indexed, {len(report.rejected)} rejected, {len(report.conflicts)} conflicts "
+        f"{db}: {plural(report.added, 'game')} added, {report.replaced} replaced, {report.skipped} "
+        f"already indexed, {len(report.rejected)} rejected, {plural(len(report.conflicts), 'conflict')} "
         f"({report.events:,} events){failing}{branches}"
     )
     if not report.ok:
@@ -268,12 +269,18 @@ def sql_help() -> str:
         "right-to-left overrides) are written as visible escapes (\\x1b, \\u202e) on a "
         "terminal: in the table always, and in --csv when stdout is a terminal. --csv into a pipe "
         "or a file, and --json everywhere (its own escapes), keep the data exact.\n\n"
-        f"Tables and views:\n{listing}"
+        "`buraco sql --schema [TABLE]` prints every column of the tables and views with its type and "
+        "meaning, and five example queries (the same as docs/analytics.md).\n\n"
+        f"Tables and views:\n\n\b\n{listing}"
     )
 
 
 def sql(
-    query: Annotated[str, typer.Argument(help="the SQL query: one SELECT (WITH, FROM, DESCRIBE, ...)")],
+    query: Annotated[str | None, typer.Argument(
+        help="the SQL query: one SELECT (WITH, FROM, DESCRIBE, ...); with --schema, a table or view")] = None,
+    schema: Annotated[bool, typer.Option(
+        "--schema", help="print the data dictionary: every table and view, each column's type and meaning, "
+        "and five example queries (docs/analytics.md); with a table or view name, that one only")] = False,
     db: DbOption = Path(DEFAULT_DB),
     as_json: Annotated[bool, typer.Option("--json", help="print a JSON array of objects")] = False,
     as_csv: Annotated[bool, typer.Option("--csv", help="print CSV with a header row")] = False,
@@ -283,6 +290,11 @@ def sql(
     max_memory: MaxMemoryOption = queries.DEFAULT_MAX_MEMORY,
 ) -> None:
     """Run one read-only SQL query on the database (its help lists the tables and views)."""
+    if schema:
+        _print_schema(query)
+        return
+    if query is None:
+        fail("give a query (buraco sql \"SELECT ...\"), or --schema for the tables and their columns")
     if as_json and as_csv:
         fail("choose one of --json and --csv")
     limits = _limits(timeout, max_memory)
@@ -296,7 +308,20 @@ def sql(
         exact = not sys.stdout.isatty()
         csv.writer(sys.stdout, lineterminator="\n").writerows(_csv_rows(result, exact))
     else:
-        out().print(_table(result))
+        print_fitted(out(), _table(result))
+
+
+def _print_schema(name: str | None) -> None:
+    """Print the data dictionary, or one table's or view's part of it (exit 2 for another name)."""
+    from buraco_events.analytics import dictionary
+
+    width = max(40, min(out().width, 100))
+    try:
+        text = dictionary.text(name.strip() if name else None, width)
+    except KeyError:
+        names = ", ".join(name for name, _ in relations())
+        fail(f"--schema: no table or view is called {name!r}; there are: {names}")
+    sys.stdout.write(text)
 
 
 def stats(
@@ -339,7 +364,7 @@ def stats(
     for name, result in results.items():
         if name == queries.STANDINGS_VIEW:
             result = _unruled(result)
-        out().print(_table(result, title=name.replace("_", " ")))
+        print_fitted(out(), _table(result, title=name.replace("_", " ")))
     if plot is not None:
         err().print(f"chart written to {shown(plot)}")
 
@@ -360,4 +385,4 @@ def export(
     table.add_column("rows", justify="right")
     for name, n in counts.items():
         table.add_row(name, f"{n:,}")
-    out().print(table)
+    print_fitted(out(), table)

@@ -28,6 +28,7 @@ from buraco_events.analytics.decisions import AnalysisRejected, check_index, sto
 from buraco_events.model.events import branch_of, branch_words
 from buraco_events.util.pool import default_workers
 from buraco_events.util.text import visible
+from buraco_events.views.fit import print_fitted
 from buraco_events.views.render import loss_words, samples_words, verdict_of
 
 from .common import PROBLEMS, UNREADABLE, err, fail, out, shown
@@ -125,7 +126,7 @@ def _print(a: Analysis) -> None:
         table.add_row(str(d.seq), str(d.hand + 1), d.chosen, best, loss_words(shown_d),
                       "-" if d.samples is None else str(d.samples),
                       "too wide" if verdict == "wide" else d.mark or "")
-    console.print(table)
+    print_fitted(console, table)
     if len(a.decisions) > ROWS_SHOWN:
         console.print(f"… and {len(a.decisions) - ROWS_SHOWN} more decisions (--json lists them all)")
     if a.costliest:

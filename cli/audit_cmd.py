@@ -41,7 +41,8 @@ from buraco_events.log.archive import is_archive
 from buraco_events.model.scoring import SHEET_ROWS
 from buraco_events.play.branch import branch_words
 from buraco_events.util.pool import default_workers
-from buraco_events.util.text import visible
+from buraco_events.util.text import plural, visible
+from buraco_events.views.fit import print_fitted
 from buraco_events.views.projections import player_view
 from buraco_events.views.render import render_view
 from buraco_events.views.text import hand_words
@@ -246,7 +247,7 @@ def _print_report(result: Audit, seat: int | None, expect_head: str | None, deta
             table.add_column(col)
         for p in rep.problems[:ROWS_SHOWN]:
             table.add_row(str(p.seq), p.kind, Text(visible(p.message)))
-        console.print(table)
+        print_fitted(console, table)
         more = rep.problems_total - min(len(rep.problems), ROWS_SHOWN)
         if more:
             console.print(Text(f"… and {more:,} more problems ({_kinds(result)} in all;"
@@ -254,7 +255,7 @@ def _print_report(result: Audit, seat: int | None, expect_head: str | None, deta
     if result.finding is not None:
         _print_finding(result, seat)
     for hand in rep.hands:
-        console.print(_score_sheet(hand))
+        print_fitted(console, _score_sheet(hand))
     if not rep.ok:
         console.print(Text("reproduce: ") + Text(visible(_reproduce(result, seat, expect_head)), style="bold"))
 
@@ -274,14 +275,14 @@ def _verdict(result: Audit) -> Text:
         name = branch_words(rep.game_id or result.branched.parent, result.branched)
     else:
         name = f"game {rep.game_id or '?'}"
-    facts = [visible(name), f"{rep.events} events", f"{len(rep.hands)} hands",
+    facts = [visible(name), plural(rep.events, "event"), plural(len(rep.hands), "hand"),
              "complete" if rep.complete else "unfinished", seal]
     if rep.parent is not None and not result.kind_counts.get("branch"):
         proved = "lines up to the fork" if rep.branch is not None else "lines"
         facts.append(f"{proved} are {visible(rep.parent)}'s")
     first = headline(rep)
     if failing and first is not None:
-        facts.append(f"{n_failing:,} problem(s), first: {first}")
+        facts.append(f"{plural(n_failing, 'problem')}, first: {first}")
     if not rep.ok:
         word = ("FAIL", "bold red")
     elif rep.complete:
@@ -436,7 +437,7 @@ def _print_rulings(report: RulingsReport, detail: bool) -> None:
         table.add_row(str(view.seq), Text(visible(_ruling_kind(view))),
                       "-" if view.hand is None else str(view.hand + 1), Text(visible(view.by)),
                       Text(visible(view.reason)), Text(visible(applies)))
-    console.print(table)
+    print_fitted(console, table)
     if n > ROWS_SHOWN:
         console.print(Text(f"… and {n - ROWS_SHOWN:,} more rulings (--json lists them all)"))
     if unbound:

@@ -1,5 +1,5 @@
 """What `buraco match` and `buraco league` share: their options, and playing duplicate deals with
-a progress bar, each failure told as one line naming the option at fault.
+a progress bar counting games from the start, each failure told as one line naming the option at fault.
 
 Exit codes: 0 played, 1 a bot that fails or a game that does not end, 2 a bad option or an output
 folder that cannot be written.
@@ -34,7 +34,8 @@ Workers = Annotated[int | None, typer.Option(
     help="processes that play deals (default: the machine's cores); the result is the same whatever N")]
 Json = Annotated[bool, typer.Option("--json", help="print the result as one JSON object")]
 
-#: what a run is given: the workers, and what to call after each deal (deals done, deals in all)
+#: what a run is given: the workers, and what to call before the first game and after each (games
+#: done, games in all)
 Run = Callable[[int, Callable[[int, int], None]], T]
 
 
@@ -47,16 +48,16 @@ def play_deals(label: str, names: list[str], players: int, out_dir: Path, worker
     if out_dir.exists() and not out_dir.is_dir():
         fail(f"--out: {out_dir} is not a folder")
     import_bots_from_cwd(names)
-    progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=err(), transient=True, disable=not sys.stderr.isatty())
+    progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
+                        TimeElapsedColumn(), console=err(), transient=True, disable=not sys.stderr.isatty())
     task = progress.add_task(label, total=None)
 
-    def on_deal(done: int, total: int) -> None:
+    def on_game(done: int, total: int) -> None:
         progress.update(task, completed=done, total=total)
 
     try:
         with progress:
-            return run(workers or default_workers(), on_deal)
+            return run(workers or default_workers(), on_game)
     except OSError as exc:  # a log already there with other bytes too (`LogExistsError`)
         fail(f"--out: {exc}")
     except UnknownVariant as exc:

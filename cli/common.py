@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -15,6 +15,16 @@ from buraco_events.log.archive import ArchiveError
 from buraco_events.log.lines import os_reason as os_reason
 from buraco_events.log.reader import LockedError, LogError, NotALogError
 from buraco_events.util.text import visible
+
+#: what a bot's name may be, in the same words wherever `--bots` is taken
+BOT_NAMES_WORDS = "random, greedy, expert (expert:samples=N for its budget) or module:Class (docs/api.md)"
+#: how a list of bots is spread over the seats (`play.sim.seat_bots`), in the same words everywhere
+SEATING_WORDS = "one name for every seat, one per team (a seat's team is its number modulo 2) or one per seat"
+
+#: `--bots` where it seats the table's players (`simulate`, `branch`): one option, one meaning
+SeatBots = Annotated[str, typer.Option(
+    "--bots", metavar="BOTS",
+    help=f"the bots at the seats, comma-separated: {SEATING_WORDS}; a bot is {BOT_NAMES_WORDS}")]
 
 #: exit codes, the same for every command: all good, problems in input that was read, input that
 #: cannot be read (missing, unreadable, not a log)

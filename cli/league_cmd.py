@@ -17,16 +17,17 @@ from rich.table import Table
 from rich.text import Text
 
 from buraco_events.play.league import LeagueResult, against, league
-from buraco_events.util.text import visible
+from buraco_events.util.text import plural, visible
+from buraco_events.views.fit import print_fitted
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
-from .common import fail, out
+from .common import BOT_NAMES_WORDS, fail, out
 
 
 def league_cmd(
     bots: Annotated[str, typer.Option(
         "--bots", metavar="A,B,C...",
-        help="the bots, comma-separated: greedy, random, expert, expert:samples=N or module:Class")],
+        help=f"the bots rated, comma-separated, each playing every other; a bot is {BOT_NAMES_WORDS}")],
     deals: Deals = 20,
     seed: Seed = 0,
     variant: Variant = "stbl",
@@ -35,7 +36,7 @@ def league_cmd(
     = Path("league"),
     workers: Workers = None,
     plot: Annotated[Path | None, typer.Option(
-        "--plot", metavar="FILE", help="also draw the ratings and the points a deal between the bots (png, svg, pdf)")]
+        "--plot", metavar="FILE", help="also draw the ratings and the points a game between the bots (png, svg, pdf)")]
     = None,
     as_json: Json = False,
 ) -> None:
@@ -52,8 +53,8 @@ def league_cmd(
             fail(f"--plot: {exc}")
         if plot.suffix.lstrip(".").lower() not in formats:
             fail(f"--plot: {plot.name}: the file's extension names no chart format ({', '.join(formats)})")
-    result = play_deals("league", names, players, out_dir, workers, lambda n, on_deal: league(
-        out_dir, names, deals, seed, variant, players, n, on_deal))
+    result = play_deals("league", names, players, out_dir, workers, lambda n, on_game: league(
+        out_dir, names, deals, seed, variant, players, n, on_game))
     if plot is not None:
         try:
             plot_league(result, plot)
@@ -69,7 +70,7 @@ def league_cmd(
 
 def _print(r: LeagueResult) -> None:
     console = out()
-    console.print(Text(f"league of {len(r.bots)} bots, {r.deals} deals of {r.variant} a pair (each twice), "
+    console.print(Text(f"league of {len(r.bots)} bots, {plural(r.deals, 'deal')} of {r.variant} a pair (each twice), "
                        f"{r.players} players, seed {r.seed}", style="bold"), soft_wrap=True)
     table = Table(show_edge=False)
     table.add_column("#", justify="right")
@@ -89,14 +90,14 @@ def _print(r: LeagueResult) -> None:
             else:
                 cells.append(f"{p.mean_diff:+.0f} ±{(p.ci95[1] - p.ci95[0]) / 2:.0f}")
         table.add_row(str(place), visible(rating.bot), f"{rating.ordinal:.1f}", f"{rating.sigma:.1f}", *cells)
-    console.print(table)
-    console.print("rating: OpenSkill's mu - 3 sigma (± is sigma); vs: the points a deal it wins by against "
+    print_fitted(console, table)
+    console.print("rating: OpenSkill's mu - 3 sigma (± is sigma); vs: the points a game it wins by against "
                   "that bot, ± the half-width of the 95% interval (--json has the intervals)", soft_wrap=True)
     console.print(f"logs: {visible(r.out)} (a folder per pair)")
 
 
 def plot_league(r: LeagueResult, path: Path) -> None:
-    """Draw the ratings (mu with ±3 sigma) and the points a deal between each pair."""
+    """Draw the ratings (mu with ±3 sigma) and the points a game between each pair."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -122,7 +123,7 @@ def plot_league(r: LeagueResult, path: Path) -> None:
                 dark = abs(grid[a][b]) > bound / 2
                 ax2.text(b, a, f"{grid[a][b]:+.0f}", ha="center", va="center", fontsize=8,
                          color="white" if dark else "black")
-    ax2.set_title("points a deal, row against column")
+    ax2.set_title("points a game, row against column")
     fig.colorbar(image, ax=ax2)
     fig.suptitle(f"league: {r.deals} deals of {chart_label(r.variant)} a pair, {r.players} players, seed {r.seed}")
     fig.tight_layout()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import gc
+import inspect
+import re
 from typing import Any
 
 import typer
@@ -64,7 +66,15 @@ def _plain_type(param: TyperArgument) -> Any:
 
 
 class _PlainOption(TyperOption):
-    """An option whose help reads `--json` for a flag and `--db PATH` for a value."""
+    """An option whose help reads `--json` for a flag and `--db PATH` for a value, and whose
+    default said in words reads as typer shows a value, `[default: the machine's cores]`."""
+
+    def _get_default_string(self, *, ctx: Any, show_default_is_str: bool, default_value: Any) -> str:
+        """Return the default as help shows it: words given as `show_default` as they are (typer
+        would put them in brackets), else typer's own string of the value."""
+        if show_default_is_str:
+            return str(self.show_default)
+        return str(super()._get_default_string(ctx=ctx, show_default_is_str=False, default_value=default_value))
 
     def display_type_rich(self, ctx: object) -> str | None:
         """Return the value's name in help: none for a flag, else the metavar or PATH, TEXT..."""
@@ -101,6 +111,33 @@ class _PlainArgument(TyperArgument):
         return name + ("..." if self.nargs != 1 else "")
 
 
+#: a default said in a parameter's help, `(default: X)` or `; default: X` at its end: the help
+#: shows it in typer's one form instead, `[default: X]` after the help
+_SAID_DEFAULT = re.compile(r"\s*\(default: ((?:[^()]|\([^()]*\))*)\)|[;,]?\s*\bdefault: (.*)$")
+
+
+def _one_default_form(param: TyperOption | TyperArgument) -> None:
+    """Move a default said in words in a parameter's help to where typer shows a default."""
+    help_text = param.help or ""
+    found = _SAID_DEFAULT.search(help_text)
+    if found is None:
+        return
+    said = (found.group(1) or found.group(2) or "").strip()
+    param.help = (help_text[:found.start()] + help_text[found.end():]).strip()
+    param.show_default = said
+
+
+def unwrapped(text: str | None) -> str | None:
+    """Return help text with the line breaks inside its paragraphs made spaces, so the terminal
+    wraps it; paragraphs (split by a blank line) stay apart, and a paragraph that starts with
+    `\\b` keeps its lines (a list of keys)."""
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(p[1:].strip("\n") if p.startswith("\b") else " ".join(p.split())
+                       for p in paragraphs)
+
+
 def _plain_help(command: Any) -> None:
     """Give every parameter of a command and its subcommands (their --help included) plain help.
 
@@ -111,9 +148,12 @@ def _plain_help(command: Any) -> None:
     itself plainly).
     """
     plain: dict[type, type] = {TyperOption: _PlainOption, TyperArgument: _PlainArgument}
+    command.help = unwrapped(command.help)
     help_option = command.get_help_option(typer.Context(command))
     for param in [*command.params, *([help_option] if help_option is not None else [])]:
         param.__class__ = plain.get(type(param), type(param))
+        if isinstance(param, TyperOption | TyperArgument):
+            _one_default_form(param)
         if isinstance(param, TyperArgument) and not hasattr(param, "type_descriptor"):
             param.type = _plain_type(param)  # typer 0.28 asks the type for the help's column
     for sub in getattr(command, "commands", {}).values():
@@ -212,7 +252,7 @@ def _group(name: str, group: typer.Typer) -> None:
 
 
 _command("play", play_cmd.play)
-_command("replay", replay_cmd.replay)
+_command("replay", replay_cmd.replay, help=replay_cmd.replay_help())
 _command("share", share_cmd.share)
 _command("demo", demo_cmd.demo)
 _command("serve", serve_cmd.serve)

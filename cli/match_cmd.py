@@ -16,10 +16,11 @@ from rich.table import Table
 from rich.text import Text
 
 from buraco_events.play.match import MatchResult, match
-from buraco_events.util.text import visible
+from buraco_events.util.text import plural, signed, visible
+from buraco_events.views.fit import print_fitted
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
-from .common import fail, out
+from .common import BOT_NAMES_WORDS, fail, out
 
 #: the deals the text lists one by one (`--json` has them all)
 ROWS_SHOWN = 20
@@ -28,7 +29,7 @@ ROWS_SHOWN = 20
 def match_cmd(
     bots: Annotated[str, typer.Option(
         "--bots", metavar="A,B",
-        help="the two bots: greedy, random, expert, expert:samples=N or module:Class")],
+        help=f"the two bots that play each other, comma-separated; a bot is {BOT_NAMES_WORDS}")],
     deals: Deals = 20,
     seed: Seed = 0,
     variant: Variant = "stbl",
@@ -43,8 +44,8 @@ def match_cmd(
     names = [n.strip() for n in bots.split(",")]
     if len(names) != 2 or not all(names):
         fail(f"--bots: give two bots, A,B (got {bots!r})")
-    result = play_deals("match", names, players, out_dir, workers, lambda n, on_deal: match(
-        out_dir, names, deals, seed, variant, players, n, on_deal))
+    result = play_deals("match", names, players, out_dir, workers, lambda n, on_game: match(
+        out_dir, names, deals, seed, variant, players, n, on_game))
     if as_json:
         sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
         return
@@ -54,26 +55,30 @@ def match_cmd(
 def _print(m: MatchResult) -> None:
     console = out()
     a, b = (visible(n) for n in m.bots)
-    console.print(Text(f"duplicate match, {len(m.deals)} deals of {m.variant}, {m.players} players, seed {m.seed}: "
+    console.print(Text(f"duplicate match, {plural(len(m.deals), 'deal')} of {m.variant}, {m.players} players, seed {m.seed}: "
                        f"{a} against {b}", style="bold"), soft_wrap=True)
     table = Table(show_edge=False)
-    for col in ("deal", f"{a} as team 0", f"{a} as team 1", "difference"):
-        table.add_column(col, justify="right")
+    for col in ("deal", f"{a} in team 0", f"{a} in team 1", "difference"):
+        table.add_column(col, justify="right", overflow="fold")
     for d in m.deals[:ROWS_SHOWN]:
-        table.add_row(str(d.deal + 1), f"{d.a_team0:+d}", f"{d.a_team1:+d}", f"{d.diff:+d}")
-    console.print(table)
+        table.add_row(str(d.deal + 1), f"{d.a_team0:+d}", f"{d.a_team1:+d}", signed(d.diff))
+    print_fitted(console, table)
+    console.print(f"each seating: {a}'s team total less {b}'s; difference: their mean, what {a}'s play is "
+                  "worth a game with the deal's luck cancelled", soft_wrap=True)
     if len(m.deals) > ROWS_SHOWN:
-        console.print(f"… and {len(m.deals) - ROWS_SHOWN} more deals (--json lists them all)")
+        more = len(m.deals) - ROWS_SHOWN
+        console.print(f"and {plural(more, 'more deal')} (--json lists them all)")
     console.print(f"totals: {a} {m.totals[0]}, {b} {m.totals[1]}")
     if m.ci95 is None:
-        console.print(f"{a} minus {b}: {m.mean_diff:+g} points a deal (one deal: no confidence interval)")
+        console.print(f"{a} minus {b}: {signed(m.mean_diff)} points a game (one deal: no confidence interval)",
+                      soft_wrap=True)
     else:
         lo, hi = m.ci95
         verdict = (f"{a} is stronger" if lo > 0 else f"{b} is stronger" if hi < 0
                    else "no difference shown at 95%: play more deals")
-        console.print(f"{a} minus {b}: {m.mean_diff:+g} points a deal, 95% interval [{lo:+g}, {hi:+g}]: {verdict}",
-                      soft_wrap=True)
-    console.print(f"logs: {visible(m.out)} ({2 * len(m.deals)} games)")
+        console.print(f"{a} minus {b}: {signed(m.mean_diff)} points a game, 95% interval "
+                      f"[{signed(lo)}, {signed(hi)}]: {verdict}", soft_wrap=True)
+    console.print(f"logs: {visible(m.out)} ({plural(2 * len(m.deals), 'game')})", soft_wrap=True)
 
 
 __all__ = ["match_cmd"]

@@ -5,7 +5,9 @@ says goes to a scrolling log, and the reader waits for the line typed into the c
 game, its log and every message are the line mode's; only the terminal changes. ctrl+q, ctrl+c
 (an interrupt, as in line mode) or the `quit` command stop the game, which `buraco play --resume
 LOG` continues. When the match ends the screen stays: the closing move, the score sheet and the
-result are on it until a key is pressed. Text from the log reaches the screen through the
+result are on it until a key is pressed, and so is each hand's score sheet before the next deal.
+PageUp and PageDown scroll the table while the command box has the keys, so a long `show`
+(taller than a 24-line terminal) can be read back whole. Text from the log reaches the screen through the
 session's renderers (escaped); typed lines are echoed as plain `Text`, never markup.
 
 The table is rendered at the width it has (a RichLog's default `min_width` of 78 would cut the
@@ -16,6 +18,7 @@ scrollbar appears is not cut when it does.
 from __future__ import annotations
 
 import queue
+import threading
 from collections.abc import Callable
 from typing import Protocol
 
@@ -62,11 +65,15 @@ class PlayScreen(Screen[bool]):
     BINDINGS = [
         Binding("ctrl+q", "stop", "stop (resume later)", priority=True),
         Binding("ctrl+c", "interrupt", "stop", show=False, priority=True),
+        Binding("pageup", "scroll_table(-1)", "scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_table(1)", "scroll down", show=False, priority=True),
     ]
     #: what the command box suggests (its short forms: `help` lists them all)
     PLACEHOLDER = "d draw · p pile · m 3H 4H 5H · a 0 6H · x KD · . bot's move · ? help"
     #: what the command box says once the match is over
     OVER = "the game is over: press any key to close"
+    #: what the command box says while a hand's score sheet waits to be read
+    NEXT = "the hand is over: press any key to deal the next hand"
 
     def __init__(self, make_session: SessionFactory) -> None:
         super().__init__()
@@ -77,6 +84,8 @@ class PlayScreen(Screen[bool]):
         self.over = False  # the match ended and its end is on screen, waiting for a key
         self.interrupted = False  # stopped by ctrl+c
         self.session: SessionLike | None = None  # once made
+        self.waiting = False  # a hand's score sheet is on screen, waiting for a key
+        self._next_hand = threading.Event()  # set by that key, or by stopping
 
     def compose(self) -> ComposeResult:
         """Lay out the scrolling table and the command box."""
@@ -99,6 +108,8 @@ class PlayScreen(Screen[bool]):
     def _play(self) -> None:
         try:
             self.session = self.make_session(self.say)
+            if hasattr(self.session, "between_hands"):
+                self.session.between_hands = self._wait_for_key
             try:
                 self.finished = self.session.run(self._read)
             finally:
@@ -114,6 +125,40 @@ class PlayScreen(Screen[bool]):
             except RuntimeError:  # the app stopped meanwhile: nothing to go back to
                 pass
 
+    def _wait_for_key(self) -> None:
+        """Keep a hand's score sheet on screen until a key is pressed (called in the worker)."""
+        self._next_hand.clear()
+        try:
+            self.app.call_from_thread(self._ask_for_key)
+        except RuntimeError:  # the app stopped meanwhile
+            return
+        self._next_hand.wait()
+
+    def _ask_for_key(self) -> None:
+        self.waiting = True
+        self.query_one("#table", RichLog).write(Text(self.NEXT, style="bold reverse"))
+        command = self.query_one("#command", Input)
+        command.placeholder = self.NEXT
+        command.disabled = True  # the keys come to the screen (`on_key`)
+        self.set_focus(None)
+
+    def _next(self) -> None:
+        """Go on to the next hand: the command box takes the keys again."""
+        self.waiting = False
+        command = self.query_one("#command", Input)
+        command.placeholder = self.PLACEHOLDER
+        command.disabled = False
+        command.focus()
+        self._next_hand.set()
+
+    def action_scroll_table(self, pages: int) -> None:
+        """Scroll the table a page up (-1) or down (1)."""
+        table = self.query_one("#table", RichLog)
+        if pages < 0:
+            table.scroll_page_up(animate=False)
+        else:
+            table.scroll_page_down(animate=False)
+
     def _show_end(self) -> None:
         """Keep the ended match on screen (the session has told its end) until a key is pressed."""
         self.over = True
@@ -124,7 +169,11 @@ class PlayScreen(Screen[bool]):
         self.set_focus(None)
 
     def on_key(self, event: events.Key) -> None:
-        """Close the ended match's screen on any key."""
+        """Go on to the next hand, or close the ended match's screen, on any key."""
+        if self.waiting:
+            event.stop()
+            self._next()
+            return
         if self.over:
             event.stop()
             self.over = False
@@ -133,6 +182,7 @@ class PlayScreen(Screen[bool]):
     def on_unmount(self) -> None:
         """Stop a game still waiting for a line (the app is closing): its log holds every move."""
         self.lines.put(None)
+        self._next_hand.set()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Echo the typed line and hand it to the game."""
@@ -148,6 +198,7 @@ class PlayScreen(Screen[bool]):
             self.over = False
             self.dismiss(True)
         else:
+            self._next_hand.set()  # a hand's score sheet waiting for a key: stop there
             self.lines.put(None)
 
     def action_interrupt(self) -> None:

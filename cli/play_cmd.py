@@ -33,7 +33,15 @@ from buraco_events.log.reader import LogError
 from buraco_events.play.setup import DEFAULT_NAME, Say, SetupError
 from buraco_events.util.text import visible
 
-from .common import fail, fail_read, import_bots_from_cwd, os_reason, out, shows_symbols
+from .common import (
+    BOT_NAMES_WORDS,
+    fail,
+    fail_read,
+    import_bots_from_cwd,
+    os_reason,
+    out,
+    shows_symbols,
+)
 from .session import Session, new_session, resume_session
 
 
@@ -56,7 +64,7 @@ def play(
     variant: Annotated[str | None, typer.Option("--variant", help="preset name or alias (default: stbl)", show_default=False)] = None,
     players: Annotated[int | None, typer.Option("--players", help="2 or 4 (default: 2)", show_default=False)] = None,
     seat: Annotated[int | None, typer.Option("--seat", help="your seat (default: 0); with --resume of a branch: the seat you play from here on", show_default=False)] = None,
-    bots: Annotated[str | None, typer.Option("--bots", help="bot name (or module:Class, docs/api.md) for the other seats, or one per other seat, comma-separated (default: greedy); with --resume of a branch: the bots from here on", show_default=False)] = None,
+    bots: Annotated[str | None, typer.Option("--bots", metavar="BOTS", help=f"the bots at the other seats, comma-separated: one name for every other seat or one per other seat; a bot is {BOT_NAMES_WORDS}; with --resume of a branch: the bots from here on (default: greedy)", show_default=False)] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="deal seed: same seed and moves, same log (default: random, printed)", show_default=False)] = None,
     log: Annotated[Path | None, typer.Option("--log", help="log file (default: ./buraco-<game_id>.jsonl)", show_default=False)] = None,
     resume: Annotated[Path | None, typer.Option("--resume", help="continue the game of this log (a match goes on to its target), or a branch", show_default=False)] = None,

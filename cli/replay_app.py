@@ -1,9 +1,8 @@
 """The interactive replay viewer: a textual app stepping through a `Timeline`.
 
-Keys: n / right and p / left step one event; home / end go to the first / last event; ] and [
-jump to the next / previous hand's deal; t jumps to the next turn of the seat being viewed (of any
-seat in the referee's view); v cycles the view (referee, seat 0, seat 1...); m shows or hides
-each meld's history; up / down / page keys scroll; g opens a prompt taking a seq (`57`) or a hand (`h2`); escape closes it; q quits.
+The keys are `replay_keys.KEYS`: the key bar (which wraps rather than hide a key) shows the main
+ones, `?` lists them all (as `buraco replay --help` does). The goto prompt (g) stays open on a bad
+entry, saying under it what is wrong. q and ctrl+c quit, as ctrl+c stops `play`.
 
 With a seat's analysis (`replay --as SEAT --analysis A.json`), the screen of each of the seat's
 analysed decisions says what it cost under the event (`render.decision_line`: the mark, the loss
@@ -11,7 +10,9 @@ and the better action), and x jumps to the seat's next marked decision (back to 
 the last). The analysis names the seat's own cards, so it is shown in the seat's view and the
 referee's, never in another seat's; x goes back to the seat's view.
 
-b opens a branch of the log at the seq on screen and plays it in the same terminal: the branch is
+b opens a branch of the log at the seq on screen and plays it in the same terminal (on a marked
+decision of the analysis, it first asks whether to branch before the decision, to try the better
+move, or after it): the branch is
 written to a new file, `LOG-branch-SEQ.jsonl` beside the log (in the working folder when the
 log's folder is not writable; `-2`, `-3`... rather than name a file that exists), by
 `session.branch_session` (by `by`, default "viewer"; the seed `seed`), with the human at the seat
@@ -37,13 +38,16 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
 
 from buraco_events.model.events import branch_of, branch_words
 from buraco_events.util.text import visible
 from buraco_events.views.projections import Timeline, branch_object
 from buraco_events.views.render import render_view
 from buraco_events.views.text import hand_words
+
+from .replay_keys import KEYS, bar_text, keys_text
 
 if TYPE_CHECKING:
     from buraco_events.analysis.evaluate import Analysis
@@ -57,31 +61,20 @@ class ReplayApp(App[None]):
     #status { height: auto; background: $boost; padding: 0 1; }
     #goto { display: none; }
     #goto.open { display: block; }
+    #goto-error { display: none; color: $error; padding: 0 1; }
+    #goto-error.open { display: block; }
     #table { padding: 0 1; }
-    #moves { width: 50; display: none; }
+    #moves { width: 30%; min-width: 22; max-width: 50; display: none; }
     #moves.open { display: block; }
+    #keys { height: auto; background: $boost; padding: 0 1; }
     """
     BINDINGS = [
-        Binding("n,right", "step(1)", "next"),
-        Binding("p,left", "step(-1)", "prev"),
-        Binding("right_square_bracket", "hand(1)", "next hand"),
-        Binding("left_square_bracket", "hand(-1)", "prev hand"),
-        Binding("t", "turn", "next turn"),
-        Binding("v", "cycle_view", "view"),
-        Binding("m", "toggle_history", "melds"),
-        Binding("x", "next_mark", "next mistake"),
-        Binding("g", "open_goto", "go to"),
-        Binding("l", "toggle_moves", "moves"),
-        Binding("b", "branch", "branch here"),
-        Binding("home", "jump(0)", "first", show=False),
-        Binding("end", "jump_end", "last", show=False),
-        Binding("escape", "close_goto", "close", show=False),
-        Binding("up", "scroll(-1)", "scroll up", show=False),
+        *(Binding(k.keys, k.action, k.short or k.what, show=False) for k in KEYS),
         Binding("down", "scroll(1)", "scroll down", show=False),
-        Binding("pageup", "scroll(-10)", "page up", show=False),
         Binding("pagedown", "scroll(10)", "page down", show=False),
-        Binding("q", "quit", "quit"),
+        Binding("escape", "close_goto", "close", show=False),
         Binding("ctrl+q", "stop", "quit", show=False, priority=True),
+        Binding("ctrl+c", "stop", "quit", show=False, priority=True),
     ]
 
     def __init__(
@@ -113,16 +106,23 @@ class ReplayApp(App[None]):
         """Lay out the status line, the goto prompt, the table and the key footer."""
         yield Static(id="status")
         yield Input(placeholder="seq (57) or hand (h2), enter to go, escape to close", id="goto")
+        yield Static(id="goto-error")
         with Horizontal():
             with VerticalScroll():
                 yield Static(id="table")
             # every event in words; a click (or enter) goes there
             yield OptionList(*(visible(self.timeline.describe(s)) for s in range(self.timeline.last + 1)), id="moves")
-        yield Footer()
+        yield Static(id="keys")
 
     def on_mount(self) -> None:
-        """Show the starting position."""
+        """Show the starting position and the key bar."""
+        available = {k.action for k in KEYS if self.check_action(k.action, ()) is not False}
+        self.query_one("#keys", Static).update(Text(bar_text(available)))
         self.show()
+
+    def action_keys(self) -> None:
+        """Open the list of every key (`?`); escape, ? or q closes it."""
+        self.push_screen(KeysScreen())
 
     @property
     def status_text(self) -> str:
@@ -255,39 +255,75 @@ class ReplayApp(App[None]):
         box.focus()
 
     def action_close_goto(self) -> None:
-        """Close the goto prompt."""
+        """Close the goto prompt (and its error line)."""
         box = self.query_one("#goto", Input)
         box.remove_class("open")
+        self.query_one("#goto-error", Static).remove_class("open")
         self.set_focus(None)
 
+    def goto_target(self, typed: str) -> int:
+        """Return the seq a goto entry names: a seq (`57`) or a hand counted from 1 (`h2`); raise
+        ValueError saying what is wrong with any other entry."""
+        text = typed.strip().lower()
+        hand = text.startswith("h")
+        number = text[1:].strip() if hand else text
+        if not number.isdigit():
+            raise ValueError(f"{visible(typed.strip())!r} is not a seq (57) or a hand (h2)")
+        n = int(number)
+        if hand:
+            if not 1 <= n <= self.timeline.n_hands:
+                raise ValueError(f"no hand {n}: the log has hands 1 to {self.timeline.n_hands}"
+                                 if self.timeline.n_hands else f"no hand {n}: the log has no deal")
+            return self.timeline.hand_start(n - 1)  # as people count hands
+        if n > self.timeline.last:
+            raise ValueError(f"no seq {n}: the log's seqs are 0 to {self.timeline.last}")
+        return n
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Go to the seq or hand typed in the prompt."""
-        text = event.value.strip().lower()
+        """Go to the seq or hand typed in the prompt; on a bad entry the prompt stays open and the
+        line under it says what is wrong."""
+        try:
+            target = self.goto_target(event.value)
+        except ValueError as exc:
+            said = self.query_one("#goto-error", Static)
+            said.update(Text(f"{exc}; escape closes the prompt"))
+            said.add_class("open")
+            self.go(self.seq, str(exc))
+            return
         self.action_close_goto()
-        target = text[1:] if text.startswith("h") else text
-        if not target.isdigit():
-            self.go(self.seq, f"not a seq or hand: {visible(text)!r}")
-        elif text.startswith("h"):
-            try:
-                if int(target) < 1:
-                    raise IndexError("hands are counted from 1")
-                self.go(self.timeline.hand_start(int(target) - 1))  # as people count hands
-            except IndexError as exc:
-                self.go(self.seq, str(exc))
-        else:
-            self.go(int(target))
+        self.go(target)
 
     def action_branch(self) -> None:
-        """Open a branch of the log at the seq on screen and play it here (see the module)."""
+        """Open a branch of the log at the seq on screen and play it here (see the module); on a
+        marked decision, ask first whether to branch before it or after it."""
+        if self.log_path is None:
+            self.go(self.seq, "no log file to branch from")
+            return
+        decision = self.decision_here
+        if decision is None or not decision.get("mark") or self.seq < 1:
+            self.open_branch(self.seq)
+            return
+        at = self.seq
+
+        def chosen(where: str | None) -> None:
+            if where == "before":
+                self.open_branch(at - 1)
+            elif where == "after":
+                self.open_branch(at)
+            else:
+                self.go(self.seq, "no branch")
+
+        self.push_screen(BranchChoice(at, str(decision.get("best") or "")), chosen)
+
+    def open_branch(self, at: int) -> None:
+        """Branch the log after seq `at` and play the branch here (see the module)."""
         from buraco_events.play.branch_setup import branch_file
 
         from .play_app import PlayScreen
         from .session import branch_session
 
-        if self.log_path is None:
-            self.go(self.seq, "no log file to branch from")
-            return
-        at, log = self.seq, self.log_path
+        assert self.log_path is not None
+        log = self.log_path
         state = self.timeline.state(at)
         seat = self.seat if self.seat is not None else (state.to_play if state.to_play is not None else 0)
         out = branch_file(log, at)
@@ -310,7 +346,7 @@ class ReplayApp(App[None]):
         self.push_screen(screen, back)
 
     async def action_stop(self) -> None:
-        """ctrl+q: stop the branch being played (back to the viewer), else quit."""
+        """ctrl+q, ctrl+c: stop the branch being played (back to the viewer), else quit."""
         from .play_app import PlayScreen
 
         if isinstance(self.screen, PlayScreen):
@@ -322,6 +358,56 @@ class ReplayApp(App[None]):
         """Quit; say where the branches opened here were written."""
         told = "".join(f"branch written to {visible(str(p))}\n" for p in self.branches)
         self.exit(message=Text(told.rstrip("\n")) if told else None)
+
+
+class KeysScreen(ModalScreen[None]):
+    """Every key of the viewer and what it does (`?`); escape, ? or q closes it."""
+
+    CSS = """
+    KeysScreen { align: center middle; }
+    #keylist { width: auto; max-width: 100%; height: auto; max-height: 100%; padding: 1 2;
+               background: $panel; border: round $accent; }
+    """
+    BINDINGS = [Binding("escape,question_mark,q", "close", "close")]
+
+    def compose(self) -> ComposeResult:
+        """The keys, a key a line, and how to close the list."""
+        with VerticalScroll(id="keylist"):
+            yield Static(Text(f"{keys_text()}\n\nescape, ? or q closes this list"), id="keys-help")
+
+    def action_close(self) -> None:
+        """Close the list."""
+        self.dismiss(None)
+
+
+class BranchChoice(ModalScreen[str | None]):
+    """b on a marked decision: branch before it (try the better move), after it, or not at all."""
+
+    CSS = """
+    BranchChoice { align: center middle; }
+    #choice { width: auto; max-width: 100%; height: auto; padding: 1 2; background: $panel;
+              border: round $accent; }
+    """
+    BINDINGS = [Binding("b,enter", "choose('before')", "before"), Binding("a", "choose('after')", "after"),
+                Binding("escape,q", "choose('')", "cancel")]
+
+    def __init__(self, seq: int, best: str) -> None:
+        super().__init__()
+        self.seq = seq
+        self.best = best
+
+    def compose(self) -> ComposeResult:
+        """The question and its keys."""
+        better = f" and try {visible(self.best)}" if self.best else ""
+        yield Static(Text(
+            f"seq {self.seq} is a marked decision.\n"
+            f"b or enter: branch before it{better} (the branch keeps seqs 0 to {self.seq - 1})\n"
+            f"a: branch after it (as played, seqs 0 to {self.seq})\n"
+            "escape: no branch"), id="choice")
+
+    def action_choose(self, where: str) -> None:
+        """Close with the choice: "before", "after" or nothing."""
+        self.dismiss(where or None)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -39,6 +39,7 @@ from buraco_events.views.replays import rulings_object
 
 from .common import PROBLEMS, err, fail, out, shows_symbols
 from .common import error as print_error
+from .replay_keys import keys_text
 from .replay_opts import (
     AnalysisOption,
     RulingsOption,
@@ -49,6 +50,13 @@ from .replay_opts import (
     resolve_seat,
     resolve_seq,
 )
+
+
+def replay_help() -> str:
+    """Return the help of `buraco replay`: what it does, then the interactive viewer's keys, a key
+    a line (`replay_keys.KEYS`, the viewer's own)."""
+    return (f"{replay.__doc__}\n\nOn a terminal the viewer opens; its keys (? lists them there too):"
+            f"\n\n\b\n{keys_text()}")
 
 
 def first_deal(timeline: Timeline, otherwise: int) -> int:

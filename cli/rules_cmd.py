@@ -19,6 +19,7 @@ from buraco_events.model.rules import (
     presets_markdown,
     rules_dict,
 )
+from buraco_events.views.fit import print_fitted
 
 from .common import fail, out
 
@@ -48,7 +49,7 @@ def rules(
         table.add_column("what it means")
         for k, v in rules_dict(r).items():
             table.add_row(k, str(v), explain(r, k))
-        out().print(table)
+        print_fitted(out(), table)
         return
     if as_json:
         print(json.dumps({k: rules_dict(v) for k, v in PRESETS.items()}, indent=2))
@@ -60,4 +61,4 @@ def rules(
     table.add_row("seed", *(SEEDS[name].split(" ")[0] for name in PRESETS))
     for field in rules_dict(PRESETS["stbl"]):
         table.add_row(field, *(str(rules_dict(r)[field]) for r in PRESETS.values()))
-    out().print(table)
+    print_fitted(out(), table)

@@ -41,6 +41,7 @@ from rich.text import Text
 
 from buraco_events.bots.registry import GreedyBot
 from buraco_events.core.choices import Action, legal_actions
+from buraco_events.core.engine import apply
 from buraco_events.core.gate import IllegalMove, team_of
 from buraco_events.core.seeds import PositionSeeds
 from buraco_events.core.state import GameState
@@ -99,6 +100,15 @@ from .narrator import hands_count, score_sheet, second_person, you_are
 Reader = Callable[[GameState], str | None]
 
 
+#: hex digits of a commitment or a salt shown on screen: enough to compare by eye (the log holds all)
+SHORT_HEX = 12
+
+
+def short_hex(digest: str) -> str:
+    """Return the first `SHORT_HEX` hex digits of a commitment or salt, as the screen shows it."""
+    return digest[:SHORT_HEX]
+
+
 class Session:
     """A game in progress: its table, its log writer, and what the human is told through `say`."""
 
@@ -117,6 +127,9 @@ class Session:
         self.sleep = sleep
         self.label = label  # "branch of GAME at seq N" for a branch: on every screen
         self.resume_args = resume_args  # what `--resume LOG` needs besides (a branch's --parent...)
+        #: called after a hand's score sheet when another hand follows (a screen waits for a key
+        #: there, so the sheet stays in view); None goes straight on, as line mode does
+        self.between_hands: Callable[[], None] | None = None
         self._shown = -1  # next_seq when the screen was last shown to the human
         self._new: list[str] = []  # cards come into the human's hand since the last screen
         # melds laid or added to since the last screen: at first every meld on the table (a
@@ -157,12 +170,14 @@ class Session:
             self._new, self._melds = [], set()
         self.say(Text(text))
         if isinstance(event, HandStarted) and event.commitment is not None:
-            self.say(Text(f"deal commitment {event.commitment}: the deck is fixed; "
-                          "its salt comes when the hand ends", style="bold"))
+            self.say(Text(f"deck fixed: commitment {short_hex(event.commitment)} (whole in the log); "
+                          "salt at hand's end", style="bold"))
         elif isinstance(event, HandEnded) and event.salt is not None:
             path = visible(str(self.path))
-            self.say(Text(f"the deal's salt: {event.salt}; prove the deck was fixed before play: "
-                          f"buraco audit --partial {path}", style="bold"))
+            # the last hand ends the game: the whole log audits, with no --partial
+            over = apply(state.copy(), event).phase == "game_end"
+            self.say(Text(f"the deal's salt: {short_hex(event.salt)} (whole in the log); prove the deck was "
+                          f"fixed before play: buraco audit {'' if over else '--partial '}{path}", style="bold"))
 
     def run(self, read: Reader) -> bool:
         """Play until the match is over (True) or the human quits or input ends (False)."""
@@ -172,6 +187,8 @@ class Session:
             if event is not None:
                 if isinstance(event, HandEnded):
                     self._sheet()  # the hands laid open and the RULES 7 score sheet
+                    if self.between_hands is not None and table.state.phase == "deal":
+                        self.between_hands()  # the sheet stays on screen until the human is ready
                 continue
             if table.state.phase == "dead":
                 self._take_dead()

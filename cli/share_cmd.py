@@ -70,13 +70,18 @@ def share(
     at: Annotated[int | None, typer.Option(
         "--at", help="open at this seq (default: the first deal)")] = None,
     spoiler_free: Annotated[bool, typer.Option(
-        "--spoiler-free", help="keep totals, the winner and the number of hands out of the title,"
-        " the first screen and any summary")] = False,
+        "--spoiler-free", help="keep totals, the winner and the number of hands out of the first screen"
+        " and any summary as well")] = False,
+    spoiler: Annotated[bool, typer.Option(
+        "--spoiler", help="name the winner in the page's title from the start (else the title names it"
+        " once the last step is reached)")] = False,
     force: Annotated[bool, typer.Option("--force", help="replace an existing output file")] = False,
     rulings_file: RulingsOption = None,
     analysis_file: AnalysisOption = None,
 ) -> None:
     """Write one self-contained HTML page replaying a game, to open offline anywhere."""
+    if spoiler and spoiler_free:
+        fail("choose one of --spoiler and --spoiler-free")
     check_output(output, force, log)
     loaded, timeline, errors = open_replay(log, public=as_seat is not None)
     seat = resolve_seat(as_seat, timeline.players)
@@ -92,7 +97,7 @@ def share(
     source = shown_name(log)
     page = replay_page(
         steps, source=source, head=loaded.head, sealed=loaded.sealed, seat=seat, at=seq,
-        spoiler_free=spoiler_free, rules=msgspec.to_builtins(timeline.final.rules),
+        spoiler_free=spoiler_free, spoiler=spoiler, rules=msgspec.to_builtins(timeline.final.rules),
         rulings_head=rulings_head(report) if report is not None else None,
         analysis=analysis_summary(analysis) if analysis is not None else None,
     )

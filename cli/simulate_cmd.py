@@ -16,8 +16,9 @@ from buraco_events.model.rules import UnknownVariant, canonical_variant
 from buraco_events.play.sim import Summary, seat_bots
 from buraco_events.play.sim import simulate as run_simulation
 from buraco_events.util.pool import default_workers
+from buraco_events.views.fit import print_fitted
 
-from .common import err, fail, import_bots_from_cwd, out
+from .common import SeatBots, err, fail, import_bots_from_cwd, out
 
 
 def simulate(
@@ -26,10 +27,7 @@ def simulate(
     variant: Annotated[str, typer.Option("--variant", help="preset name or alias")] = "stbl",
     players: Annotated[int, typer.Option("--players", help="2 or 4")] = 2,
     seed: Annotated[int, typer.Option("--seed", help="run seed: same seed, same logs")] = 0,
-    bots: Annotated[str, typer.Option(
-        "--bots", help="bot names by seat, round-robin: 'greedy,random' = team 0 greedy, team 1 random; "
-        "a bot of your own is module:Class (docs/api.md)"
-    )] = "greedy",
+    bots: SeatBots = "greedy",
     workers: Annotated[int | None, typer.Option(
         "--workers", metavar="N",
         help="worker processes (default: the machine's cores); the logs are the same whatever N")] = None,
@@ -86,7 +84,7 @@ def simulate(
     if as_json:
         print(json.dumps(msgspec.to_builtins(summary), indent=2))
         return
-    out().print(_table(summary))
+    print_fitted(out(), _table(summary))
 
 
 def _table(s: Summary) -> Table:

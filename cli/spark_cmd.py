@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from buraco_events.analytics.database import one_line
+from buraco_events.views.fit import print_fitted
 
 from .common import PROBLEMS, err, fail, out, shown
 
@@ -61,6 +62,6 @@ def spark_index(
     for name, n in report.counts.items():
         table.add_row(name, f"{n:,}")
     table.add_row("rejects", f"{len(report.rejects):,}")
-    out().print(table)
+    print_fitted(out(), table)
     if not report.ok:
         raise typer.Exit(PROBLEMS)

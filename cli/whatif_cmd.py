@@ -11,8 +11,8 @@ that cannot be read or a bad option (an existing output is never replaced).
 
 from __future__ import annotations
 
-import getpass
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -29,30 +29,26 @@ from buraco_events.audit.rulings import (
     new_ruling,
     rulings_report,
 )
-from buraco_events.bots.registry import BOT_NAMES
 from buraco_events.core.choices import Action
 from buraco_events.log.lines import LogError, LogExistsError
 from buraco_events.log.sources import open_source
 from buraco_events.model.events import RULING_KINDS, Branched, branch_words
 from buraco_events.play.branch import UNTIL, BranchError, make_branch
 from buraco_events.play.commands import CommandError, parse_command
-from buraco_events.util.text import visible
-from buraco_events.views.compare import CompareError, Comparison, compare_logs, event_words
+from buraco_events.util.text import plural, visible
+from buraco_events.views.compare import CompareError, Comparison, compare_logs, move_words
+from buraco_events.views.fit import print_fitted
 from buraco_events.views.text import hand_words
 
-from .common import PROBLEMS, UNREADABLE, fail, import_bots_from_cwd, os_reason, out
+from .common import PROBLEMS, UNREADABLE, SeatBots, fail, import_bots_from_cwd, os_reason, out
 
 #: runs of differing events the text shows, and events per side of a run (--json has them all)
 RUNS_SHOWN = 5
 EVENTS_SHOWN = 4
 
 
-def _who() -> str:
-    """Return the default `by`: the user's login name."""
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return "unknown"
+#: who a branch is by when `--by` is not given: the role, never the login name (a log travels)
+DEFAULT_BY = "analysis"
 
 
 def _moves(play: str | None) -> list[Action]:
@@ -82,16 +78,14 @@ def branch(
         "--play", metavar="MOVES",
         help="moves played first, by whoever is to move, in the words of buraco play, split by ';': "
         "\"pile; meld 5H 6H 7H; discard 9C\"")] = None,
-    bots: Annotated[str, typer.Option(
-        "--bots", help=f"the bots that play on after the scripted moves: one name for every seat, one per team "
-        f"or one per seat, comma-separated ({', '.join(BOT_NAMES)} or module:Class)")] = "greedy",
+    bots: SeatBots = "greedy",
     until: Annotated[str, typer.Option(
         "--until", help="play on to the end of the hand in play at the fork (hand), to the end of the game "
         "(game), or stop after the scripted moves (moves; continue by hand with buraco play --resume)")] = "hand",
     seed: Annotated[str, typer.Option(
         "--seed", help="deals the hands the parent never dealt and the bots' choices (written in the "
         "branched line)")] = "1",
-    by: Annotated[str | None, typer.Option("--by", metavar="NAME", help="whose what-if it is (default: your login)",
+    by: Annotated[str | None, typer.Option("--by", metavar="NAME", help=f"whose what-if it is: a name or a role, written in the branch (default: {DEFAULT_BY})",
                                            show_default=False)] = None,
     reason: Annotated[str | None, typer.Option("--reason", metavar="TEXT", help="why (default: what if, and the moves)",
                                                show_default=False)] = None,
@@ -118,7 +112,7 @@ def branch(
     words = reason if reason is not None else ("what if: " + play.strip() if play and play.strip() else "what if")
     try:
         result = make_branch(log, at, output, moves=moves, bots=names, until=until,  # type: ignore[arg-type]
-                             by=by if by is not None else _who(), reason=words, seed=seed, seat=as_seat)
+                             by=by if by is not None else DEFAULT_BY, reason=words, seed=seed, seat=as_seat)
     except BranchError as exc:
         fail(str(exc), exc.exit_code)
     except LogExistsError as exc:
@@ -172,7 +166,7 @@ def compare(
     if as_json:
         sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
         return
-    _print_comparison(result)
+    _print_comparison(result, move_words(_lines(parent)), move_words(_lines(branch_log)))
 
 
 def _pair(scores: list[int] | None) -> str:
@@ -183,7 +177,8 @@ def _winner(side_winner: int | None, complete: bool) -> str:
     return f"team {side_winner}" if side_winner is not None else ("none" if complete else "not over")
 
 
-def _print_comparison(c: Comparison) -> None:
+def _print_comparison(c: Comparison, parent_words: Callable[[str], str], branch_words_of: Callable[[str], str]) -> None:
+    """Print a comparison; the events that differ in the move list's words (`*_words`)."""
     console = out()
     by = c.branched.get("by", "")
     why = c.branched.get("reason", "")
@@ -203,21 +198,21 @@ def _print_comparison(c: Comparison) -> None:
                   " / ".join(f"{b - a:+d}" for a, b in zip(c.parent.totals, c.branch.totals, strict=False)),
                   style="bold")
     table.add_row("winner", _winner(c.parent.winner, c.parent.complete), _winner(c.branch.winner, c.branch.complete), "")
-    console.print(table)
+    print_fitted(console, table)
     if not c.compared:
         console.print("the logs are too long after the fork to compare event by event")
     elif not c.differences:
         console.print("after the fork the branch plays exactly as the parent did")
     else:
         console.print(Text(f"events that differ after the fork: {c.differing_events} in "
-                           f"{len(c.differences)} run(s)", style="bold"))
+                           f"{plural(len(c.differences), 'run')}", style="bold"))
         for block in c.differences[:RUNS_SHOWN]:
-            for title, seqs, lines in (("parent", block.parent_seqs, block.parent_events),
-                                       ("branch", block.branch_seqs, block.branch_events)):
+            for title, seqs, lines, words in (("parent", block.parent_seqs, block.parent_events, parent_words),
+                                              ("branch", block.branch_seqs, block.branch_events, branch_words_of)):
                 span = "nothing" if seqs is None else f"seq {seqs[0]}" if seqs[0] == seqs[1] else f"seqs {seqs[0]}..{seqs[1]}"
                 console.print(Text(f"  {title}: {span}"))
                 for line in lines[:EVENTS_SHOWN]:
-                    console.print(Text("    " + visible(event_words(line))), soft_wrap=True)
+                    console.print(Text("    " + visible(words(line))), soft_wrap=True)
                 hidden = 0 if seqs is None else seqs[1] - seqs[0] + 1 - min(len(lines), EVENTS_SHOWN)
                 if hidden > 0:
                     console.print(Text(f"    … {hidden} more"))
@@ -298,11 +293,12 @@ def print_standings(report: RulingsReport) -> None:
     for title, s in (("recount (the log)", report.recount), ("after rulings", report.after)):
         winner = f"team {s.winner}" + (" (awarded)" if s.awarded else "") if s.winner is not None else "not decided"
         table.add_row(title, *(str(t) for t in s.totals), winner)
-    console.print(table)
+    print_fitted(console, table)
     skipped = [r for r in report.rulings if not r.applies]
     for r in skipped:
         console.print(Text(f"ruling {r.seq} ({r.kind}) does not apply: {visible(r.why_not or '')}"), soft_wrap=True)
-    console.print(Text(f"{report.applied} of {len(report.rulings)} ruling(s) apply"))
+    console.print(Text(f"{report.applied} of {plural(len(report.rulings), 'ruling')} "
+                       f"{'applies' if report.applied == 1 else 'apply'}"))
 
 
 __all__ = ["branch", "compare", "print_standings", "rule"]

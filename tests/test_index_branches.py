@@ -340,7 +340,7 @@ def test_index_says_branches_apart_and_sql_reads_the_new_tables(made, ruled, tmp
     db = tmp_path / "d.duckdb"
     done = runner.invoke(app, ["index", str(folder), "--db", str(db), "--workers", "1"])
     assert done.exit_code == 0, done.output
-    assert "1 games added" in done.output and "0 conflicts" in done.output
+    assert "1 game added" in done.output and "0 conflicts" in done.output
     assert "1 branch added to the branches table (never counted as games)" in done.output
     assert "rulings read for 1 game (the rulings table; games.ruled_totals" in done.output
     done = runner.invoke(app, ["sql", "SELECT game_id, fork_seq, branched_by FROM branches",

@@ -43,7 +43,7 @@ def test_two_daily_index_runs_equal_one_run_over_both_days(tmp_path: Path):
     assert loaded.exit_code == 1 and "1 rejected" in loaded.stdout, loaded.stdout
     yesterday = _rows(daily)
     loaded = runner.invoke(app, ["index", str(day2), str(archive), "--db", str(daily)])
-    assert loaded.exit_code == 1 and "1 conflicts" in loaded.stdout, loaded.stdout
+    assert loaded.exit_code == 1 and "1 conflict " in loaded.stdout, loaded.stdout
     assert "partial.jsonl" in loaded.stderr and "1 already indexed" in loaded.stdout
     today = _rows(daily)
     # every row of the first day is still there as it was: the conflicting log replaced nothing
@@ -57,5 +57,5 @@ def test_two_daily_index_runs_equal_one_run_over_both_days(tmp_path: Path):
 
     once = tmp_path / "once.duckdb"
     one_run = runner.invoke(app, ["index", str(day1), str(day2), str(archive), "--db", str(once)])
-    assert one_run.exit_code == 1 and "1 rejected, 1 conflicts" in one_run.stdout, one_run.stdout
+    assert one_run.exit_code == 1 and "1 rejected, 1 conflict " in one_run.stdout, one_run.stdout
     assert _rows(once) == today

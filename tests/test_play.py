@@ -462,13 +462,17 @@ def test_every_deal_is_committed_before_play_and_audit_proves_it(match):
     deals = [e for e in events if isinstance(e, HandStarted)]
     ends = [e for e in events if isinstance(e, HandEnded)]
     assert len(deals) == len(ends) == 2
-    for deal, end in zip(deals, ends, strict=True):
-        # shown before the hand's first move, the salt at its end
-        shown = next(i for i, line in enumerate(said) if f"deal commitment {deal.commitment}" in line)
+    for n, (deal, end) in enumerate(zip(deals, ends, strict=True)):
+        # shown before the hand's first move, the salt at its end, each by its first 12 hex digits
+        shown = next(i for i, line in enumerate(said) if f"commitment {deal.commitment[:12]} " in line)
+        assert deal.commitment not in said[shown] and len(said[shown]) <= 76
         first_move = next(i for i, line in enumerate(said) if line.startswith(f"seq {deal.seq + 1}:"))
-        revealed = next(i for i, line in enumerate(said) if f"the deal's salt: {end.salt}" in line)
+        revealed = next(i for i, line in enumerate(said) if f"the deal's salt: {end.salt[:12]} " in line)
         assert shown < first_move < revealed
-        assert f"buraco audit --partial {path}" in said[revealed]
+        if n < len(ends) - 1:  # the match goes on: a game in progress audits with --partial
+            assert f"buraco audit --partial {path}" in said[revealed]
+        else:  # the last hand ends the game: no --partial for a complete game
+            assert f"buraco audit {path}" in said[revealed] and "--partial" not in said[revealed]
     (audit,) = audit_path(path)
     assert audit.report.ok and audit.report.complete, audit.report.problems
     # the salts are secret: not in the log before their hand ends, kept beside it (owner only)
@@ -609,7 +613,7 @@ def test_play_app_plays_typed_moves_into_the_log_and_stops_for_resume(tmp_path: 
     assert app.error is None and not app.finished
     screen = "\n".join(shown)
     assert "> hint" in screen and "> draw" in screen  # the typed lines, echoed
-    assert "deal commitment" in screen  # the session's own narration, as in line mode
+    assert "deck fixed: commitment" in screen  # the session's own narration, as in line mode
     events = [decode_event(line) for line in log.read_bytes().splitlines()]
     assert any(type(e).__name__ == "Drew" and e.player == 0 for e in events)  # the typed draw was played
     # the log is whole: it audits as a game in progress, and play --resume continues it

@@ -84,7 +84,7 @@ def test_index_gives_the_same_database_and_report_with_1_or_2_workers(inputs, tm
     assert code == 1  # logs were rejected
     # games were added from the folder and the archive; each bad log, the conflict and the
     # damaged archive are reported once
-    assert " 0 games added" not in out and "1 conflicts" in out, out
+    assert " 0 games added" not in out and "1 conflict " in out, out
     for name in ("m-broken.jsonl", "m-junk.jsonl", "m-repeated.jsonl", "damaged.bza"):
         assert err.count(name) == 1, (name, err)
     assert "conflict: " in err and "zz-partial.jsonl" in err

@@ -66,7 +66,7 @@ def test_spark_index_equals_index(spark_env, tmp_path: Path):
 
     db = tmp_path / "i.duckdb"
     indexed = cli("index", *inputs, "--db", str(db), "--workers", "1")
-    assert indexed.exit_code == 1 and "1 rejected, 1 conflicts" in indexed.stdout, indexed.stdout
+    assert indexed.exit_code == 1 and "1 rejected, 1 conflict " in indexed.stdout, indexed.stdout
     out = tmp_path / "pq"
     result = cli("spark-index", *inputs, "--out", str(out), "--master", "local[2]")
     assert result.exit_code == 1, result.stderr[-2000:]

@@ -51,6 +51,8 @@ from buraco_events.model.events import (
     line_hash,
 )
 
+from .commands import refusal_text
+
 #: how far `play_out` goes: the scripted moves only, the end of the hand in play at the fork,
 #: or the end of the game
 Until = Literal["moves", "hand", "game"]
@@ -244,7 +246,10 @@ def play_out(table: Table, moves: Sequence[Action], bots: Sequence[str], until: 
                 action = script.popleft()
                 try:
                     table.act(seat, action, advance=False)
-                except (IllegalMove, WrongSeat) as exc:
+                except IllegalMove as exc:  # refused in the words `play` uses
+                    raise BranchError(f"--play: move {done + 1} ({_words(action)}) by seat {seat}: "
+                                      f"{refusal_text(exc, action, state)}") from None
+                except WrongSeat as exc:
                     raise BranchError(f"--play: move {done + 1} ({_words(action)}) by seat {seat}: {exc}") from None
                 done += 1
         if until != "moves" and not table.over:

@@ -286,6 +286,9 @@ def broken_rule(cards: Sequence[Card], rules: Rules) -> str:
         return "a run holds each rank once"
     if len(naturals) + own < 2:
         return "a run needs at least two natural cards"
+    if own and cards.count(JOKER) + len(twos) > 1:
+        # the 2 of the run's suit fits nowhere as itself, so it would be a second wild
+        return ONE_WILD
     return "a run needs consecutive ranks (its one wild may fill one gap)"
 
 

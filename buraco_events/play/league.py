@@ -32,8 +32,9 @@ class Rating(msgspec.Struct, frozen=True):
 
 
 class Pairing(msgspec.Struct, frozen=True):
-    """One pair's match, from the first bot's side: the mean points a deal it won by (negative:
-    lost by), its standard error and 95% interval, the bots' totals, the logs' folder."""
+    """One pair's match, from the first bot's side: the mean points a game it won by (a deal's two
+    seatings averaged; negative: lost by), its standard error and 95% interval, the bots' totals,
+    the logs' folder."""
 
     a: str
     b: str
@@ -71,10 +72,11 @@ def league(
     variant: str = "stbl",
     players: int = 2,
     workers: int = 1,
-    on_deal: Callable[[int, int], None] | None = None,
+    on_game: Callable[[int, int], None] | None = None,
 ) -> LeagueResult:
     """Play every pair of `bots` a duplicate match of `deals` deals, write every log under
-    `out_dir`, and rate the bots. Raises ValueError for fewer than two bots, a bot named twice or an
+    `out_dir`, and rate the bots; `on_game(done, total)` hears of the games played, every pair's
+    counted, from (0, total) before the first. Raises ValueError for fewer than two bots, a bot named twice or an
     unknown bot (before anything is played)."""
     from openskill.models import PlackettLuce
 
@@ -88,17 +90,17 @@ def league(
         seat_bots([name], players)  # an unknown bot is named before anything is played
     out = Path(out_dir)
     pairs = list(itertools.combinations(range(len(names)), 2))
-    total = deals * len(pairs)
+    total = 2 * deals * len(pairs)
     done = 0
     results: dict[tuple[int, int], MatchResult] = {}
     for i, j in pairs:
         def step(k: int, _n: int, base: int = done) -> None:
-            if on_deal is not None:
-                on_deal(base + k, total)
+            if on_game is not None:
+                on_game(base + k, total)
 
         results[i, j] = match(out / pair_folder(i, j), [names[i], names[j]], deals, seed, variant, players,
                               workers, step)
-        done += deals
+        done += 2 * deals
     model = PlackettLuce()
     ratings = [model.rating(name=n) for n in names]
     for d in range(deals):

@@ -2,11 +2,15 @@
 
 Every deal is one hand, played twice from the same cards: first with bot A in the even seats
 (team 0) and bot B in the odd ones, then with the teams' seats swapped. A deal's *difference* is
-A's team hand total less B's, summed over its two games: a deal that favours one side favours A in
-one game and B in the other, so what is left is the bots' play. The match reports each bot's
-total over every game, the per-deal differences, their mean and a 95% confidence interval of the
-mean (normal approximation: mean ± 1.96 standard errors, fair from a few dozen deals), and writes
-every game's log.
+the mean of A's margins (A's team hand total less B's) in its two games: a deal that favours one
+side by L points adds L to A's margin in one game and takes it away in the other, so what is left
+is what A's play is worth in one game of the deal. The match reports each bot's total over every
+game, the per-deal differences, their mean and a 95% confidence interval of the mean (normal
+approximation: mean ± 1.96 standard errors, fair from a few dozen deals), and writes every
+game's log.
+
+A game's id names the pair, the deal and the seating (`match_id`), so the games of any matches and
+leagues index side by side; the same pair on the same seed plays the same games under the same ids.
 
 Deal i's cards come from its own seed (`sim.game_seed(seed, i)`, the deal stream of
 `seeds.SeedStreams`, which no bot draws from), so both of its games get the same hand, stock and
@@ -16,6 +20,7 @@ deads, and the match is the same for any number of workers.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -35,13 +40,13 @@ Z95 = 1.959964
 
 
 class DealResult(msgspec.Struct, frozen=True):
-    """One deal played twice: A's team total less B's with A in team 0, then with A in team 1, and
-    their sum (the deal's difference); the two logs' game ids."""
+    """One deal played twice: A's margin (A's team total less B's) with A in team 0, then with A in
+    team 1, and their mean (the deal's difference); the two logs' game ids."""
 
     deal: int
     a_team0: int
     a_team1: int
-    diff: int
+    diff: float
     games: tuple[str, str]
 
 
@@ -60,38 +65,38 @@ class MatchResult(msgspec.Struct, frozen=True):
     out: str
 
 
-def match_id(variant: str, players: int, seed: int, deal: int, swapped: bool) -> str:
-    """Return the id (and log file stem) of one game of a match."""
-    return f"match-{variant}-{players}p-s{seed}-{deal:05d}-{'ba' if swapped else 'ab'}"
+def _id_part(bot: str) -> str:
+    """Return a bot's name as a part of a game id and file stem: letters, digits, `.` and `=` kept,
+    every other run of characters one `_` (`expert:samples=8` is `expert_samples=8`)."""
+    return re.sub(r"[^A-Za-z0-9.=]+", "_", bot).strip("_") or "_"
 
 
-_Job = tuple[str, str, int, int, tuple[str, str], int]
-_Played = tuple[DealResult, list[tuple[str, list[Event]]], tuple[int, int]]
+def match_id(variant: str, players: int, seed: int, bots: Sequence[str], deal: int, swapped: bool) -> str:
+    """Return the id (and log file stem) of one game of a match: the pair (A and B), the deal, and
+    the seating (`ab`: A in team 0, `ba`: the teams' seats swapped)."""
+    a, b = (_id_part(x) for x in bots)
+    return f"match-{variant}-{players}p-s{seed}-{a}-v-{b}-{deal:05d}-{'ba' if swapped else 'ab'}"
 
 
-def _play_deal(job: _Job) -> _Played:
-    """Play deal `deal` twice (runs in a worker); return its result, its logs and the bots' totals."""
-    out_dir, variant, players, seed, bots, deal = job
-    logs: list[tuple[str, list[Event]]] = []
-    ids: list[str] = []
-    diffs: list[int] = []
-    totals = [0, 0]
-    for swapped in (False, True):
-        order = (bots[1], bots[0]) if swapped else bots
-        names = seat_bots(order, players)
-        gid = match_id(variant, players, seed, deal, swapped)
-        events, state = run_game(variant, players, game_seed(seed, deal), table_bots(names), gid, target=0)
-        logs.append((str(Path(out_dir) / f"{gid}.jsonl"), events))
-        ids.append(gid)
-        team_total = [0, 0]
-        for result in state.hand_results:
-            for sheet in result:
-                team_total[sheet.team] += sheet.total
-        a_team = team_of(1) if swapped else team_of(0)
-        totals[0] += team_total[a_team]
-        totals[1] += team_total[1 - a_team]
-        diffs.append(team_total[a_team] - team_total[1 - a_team])
-    return DealResult(deal, diffs[0], diffs[1], diffs[0] + diffs[1], (ids[0], ids[1])), logs, (totals[0], totals[1])
+_Job = tuple[str, str, int, int, tuple[str, str], int, bool]
+_Played = tuple[int, tuple[str, list[Event]], tuple[int, int]]
+
+
+def _play_game(job: _Job) -> _Played:
+    """Play one game of deal `deal` (runs in a worker); return A's margin, its log and the bots'
+    team totals (A's, B's)."""
+    out_dir, variant, players, seed, bots, deal, swapped = job
+    order = (bots[1], bots[0]) if swapped else bots
+    gid = match_id(variant, players, seed, bots, deal, swapped)
+    events, state = run_game(variant, players, game_seed(seed, deal), table_bots(seat_bots(order, players)), gid,
+                             target=0)
+    team_total = [0, 0]
+    for result in state.hand_results:
+        for sheet in result:
+            team_total[sheet.team] += sheet.total
+    a_team = team_of(1) if swapped else team_of(0)
+    a, b = team_total[a_team], team_total[1 - a_team]
+    return a - b, (str(Path(out_dir) / f"{gid}.jsonl"), events), (a, b)
 
 
 def match(
@@ -102,9 +107,10 @@ def match(
     variant: str = "stbl",
     players: int = 2,
     workers: int = 1,
-    on_deal: Callable[[int, int], None] | None = None,
+    on_game: Callable[[int, int], None] | None = None,
 ) -> MatchResult:
-    """Play a duplicate match of `deals` deals between two bots and write every log into `out_dir`.
+    """Play a duplicate match of `deals` deals between two bots and write every log into `out_dir`;
+    `on_game(done, total)` hears of the games played, from (0, 2 * deals) before the first.
 
     Raises ValueError for bad bots, counts or variant; a log already there with other bytes is
     never replaced (`log.LogExistsError`).
@@ -119,16 +125,25 @@ def match(
     seat_bots(pair, players)  # names checked before anything is played
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(str(out), name, players, seed, pair, d) for d in range(deals)]
+    jobs = [(str(out), name, players, seed, pair, d, swapped) for d in range(deals) for swapped in (False, True)]
     results: list[DealResult] = []
     totals = [0, 0]
-    for result, logs, (a, b) in ordered_map(_play_deal, jobs, workers):
-        write_logs(logs, exist_ok=True)
-        results.append(result)
+    if on_game is not None:
+        on_game(0, len(jobs))
+    first: _Played | None = None
+    for done, played in enumerate(ordered_map(_play_game, jobs, workers), 1):
+        margin, log, (a, b) = played
+        write_logs([log], exist_ok=True)
         totals[0] += a
         totals[1] += b
-        if on_deal is not None:
-            on_deal(len(results), deals)
+        if first is None:
+            first = played
+        else:
+            ids = (Path(first[1][0]).stem, Path(log[0]).stem)
+            results.append(DealResult(len(results), first[0], margin, (first[0] + margin) / 2, ids))
+            first = None
+        if on_game is not None:
+            on_game(done, len(jobs))
     diffs = [r.diff for r in results]
     mean = sum(diffs) / len(diffs)
     stderr = None

@@ -34,3 +34,16 @@ def hand_words(hand: int) -> str:
     """Return a hand as people count it, from 1 ("hand 1" is the first); logs, JSON and SQL keep
     the log's number, from 0."""
     return f"hand {hand + 1}"
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """Return `count word` with the word's plural when the count is not one ("1 hand", "2 hands",
+    "0 hands"); `words` is the plural where adding an s is wrong."""
+    return f"{count:,} {word if count == 1 else words or word + 's'}"
+
+
+def signed(x: float) -> str:
+    """Return points with their sign, a whole number without a decimal point (+12, -3.5, 0)."""
+    if x == 0:
+        return "0"
+    return f"{x:+.0f}" if x == int(x) else f"{x:+.1f}"

@@ -10,7 +10,7 @@ difference.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import msgspec
 
@@ -23,6 +23,8 @@ from buraco_events.audit.rulings import (
 )
 from buraco_events.log.lines import LogError, decode_line
 from buraco_events.model.events import Branched, encode_event, event_type
+
+from .projections import Timeline
 
 #: events listed per side in one block of differences (the rest are counted)
 EVENTS_SHOWN = 8
@@ -160,8 +162,33 @@ def event_words(line: str) -> str:
     return f"{event.seq} {event_type(event)} " + ", ".join(parts)
 
 
+def move_words(lines: Sequence[bytes]) -> Callable[[str], str]:
+    """Return a function that tells an event line of the log `lines` in the move list's words
+    (`Timeline.describe`: "seq 58: greedy-0 took the pile (AS 2D)"), the words of the replay, the
+    share page and play; a line past where the log replays is told by `event_words`."""
+    events = []
+    for lineno, line in enumerate(lines, 1):
+        try:
+            events.append(decode_line(line, lineno))
+        except LogError:
+            break
+    timeline = Timeline(events)
+
+    def words(line: str) -> str:
+        try:
+            seq = decode_line(line.encode(), 0).seq
+        except LogError:
+            return line
+        if 0 <= seq <= timeline.last and timeline.events[seq].seq == seq:
+            return timeline.describe(seq)
+        return event_words(line)
+
+    return words
+
+
 #: the fields `event_words` shows, in this order (a deal's cards are not listed)
 _WORDS = ("player", "hand", "meld", "cards", "card", "dead", "reason", "scores", "totals", "winner")
 
 
-__all__ = ["EVENTS_SHOWN", "Block", "CompareError", "Comparison", "HandRow", "Side", "compare_logs", "event_words"]
+__all__ = ["EVENTS_SHOWN", "Block", "CompareError", "Comparison", "HandRow", "Side", "compare_logs", "event_words",
+           "move_words"]

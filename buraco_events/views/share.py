@@ -36,7 +36,7 @@ import msgspec
 from buraco_events.audit.verdicts import headline
 from buraco_events.core.gate import team_of
 from buraco_events.model.scoring import SHEET_ROWS
-from buraco_events.util.text import visible
+from buraco_events.util.text import plural, visible
 
 from .projections import Timeline, team_label
 from .render import MARK_SIGN, decision_words, points_words, samples_words
@@ -235,7 +235,7 @@ def _result_words(last: Mapping[str, Any]) -> str:
     """Return how the game went, from its last step: the winner and totals, or how far it got."""
     players = last["players"]
     hands = last["hand"] + 1
-    played = f"{hands} hand" if hands == 1 else f"{hands} hands"
+    played = plural(hands, "hand")
     if last["phase"] == "over" and last["winner"] is not None:
         winner = last["winner"]
         totals = " to ".join(str(t) for t in last["totals"])
@@ -250,8 +250,19 @@ def _view_words(first: Mapping[str, Any], seat: int | None) -> str:
     return f"as {first['players'][seat]} (seat {seat}, team {team_of(seat)}) saw it"
 
 
+def _titles(steps: Sequence[Mapping[str, Any]], spoiler: bool) -> tuple[str, str]:
+    """Return a replay page's title (plain text) while stepping and at the last step: the result
+    is in it only at the last step, or all along with `spoiler`."""
+    first, last = steps[0], steps[-1]
+    branch = first.get("branch")
+    game = first["game_id"] if branch is None else branch["words"]
+    plain = f"Buraco replay: {game} ({first['variant']})"
+    result = f"Buraco replay: {game}: {_result_words(last)}"
+    return (result if spoiler else plain), result
+
+
 def _header(steps: Sequence[Mapping[str, Any]], seat: int | None, spoiler_free: bool,
-            audit: Mapping[str, Any] | None) -> tuple[str, str]:
+            audit: Mapping[str, Any] | None, spoiler: bool = False) -> tuple[str, str]:
     """Return the page's <title> text and its header (both HTML, log text escaped)."""
     if not steps:
         name = audit.get("game_id") if audit else None
@@ -265,10 +276,8 @@ def _header(steps: Sequence[Mapping[str, Any]], seat: int | None, spoiler_free: 
     kind = "audit" if audit is not None else "replay"
     if audit is not None:
         title = f"{'PASS' if audit['ok'] else 'FAIL'} · Buraco audit: {game} ({_h(first['variant'])})"
-    elif spoiler_free:
-        title = f"Buraco replay: {game} ({_h(first['variant'])})"
-    else:
-        title = f"Buraco {kind}: {game}: {_h(_result_words(last))}"
+    else:  # the result only with --spoiler; the page names it once the last step is reached
+        title = _h(_titles(steps, spoiler and not spoiler_free)[0])
     lines = [
         f"<h1>Buraco {kind} <span class=gid>{game}</span></h1>",
         f"<p class=sub>{_h(first['variant'])} · {players} · {_h(_view_words(first, seat))}"
@@ -315,8 +324,8 @@ def _report(report: Mapping[str, Any]) -> str:
     failing = [p for p in problems if p["kind"] != "unsealed"]
     verdict = "PASS" if report["ok"] else "FAIL"
     seal = "sealed" if report["sealed"] else "UNSEALED"
-    facts = [f"game {report['game_id'] or '?'}", f"{report['events']} events",
-             f"{len(report['hands'])} hands", seal]
+    facts = [f"game {report['game_id'] or '?'}", plural(report["events"], "event"),
+             plural(len(report["hands"]), "hand"), seal]
     head = report.get("first")
     first = None if head is None else headline(
         str(head["kind"]), int(head["seq"]), str(head["message"]), report.get("changed"),
@@ -327,7 +336,7 @@ def _report(report: Mapping[str, Any]) -> str:
     if failing and first is not None and head is not None:
         said = (f"the file was edited at seq {report['changed']}" if report.get("changed") is not None
                 else f"{head['kind']} at seq {head['seq']}" if boxed else first)
-        facts.append(f"{len(failing)} problem(s), first: {said}")
+        facts.append(f"{plural(len(failing), 'problem')}, first: {said}")
     out = ["<section id=report>",
            f"<h2>Audit: <span class='verdict {verdict.lower()}' id=verdict>{verdict}</span>"
            f" <span class=sub>{_h(report['path'])} ({_h(', '.join(facts))})</span></h2>"]
@@ -419,7 +428,7 @@ def rulings_section(rulings: Mapping[str, Any]) -> str:
     """Return the referee's table of rulings (each with its hand, whether it applies and why not)
     and the standings after them beside the recount, never instead of it (log text escaped)."""
     out = ["<section id=rulings-report><h2>Rulings (a referee's decisions beside the log, not in it)</h2>",
-           f"<p class=sub>from <code>{_h(rulings['path'])}</code>: {len(rulings['rulings'])} ruling(s),"
+           f"<p class=sub>from <code>{_h(rulings['path'])}</code>: {plural(len(rulings['rulings']), 'ruling')},"
            f" {sum(1 for r in rulings['rulings'] if r['applies'])} apply</p>"]
     if rulings.get("problem"):
         out.append(f"<p class=warn>The rulings log stops: {_h(rulings['problem'])}</p>")
@@ -484,6 +493,7 @@ def replay_page(
     seat: int | None = None,
     at: int = 0,
     spoiler_free: bool = False,
+    spoiler: bool = False,
     rules: Mapping[str, Any] | None = None,
     audit: Mapping[str, Any] | None = None,
     rulings_head: str | None = None,
@@ -492,8 +502,9 @@ def replay_page(
     """Return the page replaying `steps` (each step's replay object, seq 0 first), opening at `at`.
 
     `source` is the log's name as the page shows it, `head` its head; `seat` whose view the steps
-    are (None: the referee's). `spoiler_free` keeps the result out of the title, the header and any
-    summary. `rules` (the game's rules as builtins, public in its first event) tell the page
+    are (None: the referee's). The title names the result only at the last step (the page sets it
+    there), or from the start with `spoiler`; `spoiler_free` keeps the result out of the header and
+    any summary too. `rules` (the game's rules as builtins, public in its first event) tell the page
     whether the pile is open or closed. `audit` (an `AuditReport` as builtins) makes it the
     referee's report page. A branch's steps (their `branch`) put a banner naming it on screen at
     every step; their `rulings` (the same in every step) are shown at their hands, and
@@ -520,8 +531,10 @@ def replay_page(
     }
     if analysis is not None:
         data["analysis"] = dict(analysis)
+    if steps and audit is None:  # the titles the page sets while stepping and at the last step
+        data["titles"] = list(_titles(steps, spoiler and not spoiler_free))
     rulings = steps[0].get("rulings") if steps else None
-    title, header = _header(steps, seat, spoiler_free, audit)
+    title, header = _header(steps, seat, spoiler_free, audit, spoiler)
     page, css, js = _template()
     parts = {
         "title": title,

@@ -416,6 +416,8 @@
     }
     seq = clamped;
     render(message);
+    // the result in the title only once the last step is reached (or all along with --spoiler)
+    if (data.titles) document.title = seq === last ? data.titles[1] : data.titles[0];
     try { history.replaceState(null, "", "#seq=" + seq); } catch (e) { /* a file: URL may refuse */ }
   }
 
