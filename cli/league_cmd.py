@@ -20,7 +20,7 @@ from buraco_events.play.league import LeagueResult, against, league
 from buraco_events.util.text import visible
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
-from .common import fail, out
+from .common import RulesOption, fail, out, rule_overrides
 
 
 def league_cmd(
@@ -38,6 +38,7 @@ def league_cmd(
         "--plot", metavar="FILE", help="also draw the ratings and the points a deal between the bots (png, svg, pdf)")]
     = None,
     as_json: Json = False,
+    rules: RulesOption = None,
 ) -> None:
     """Rate bots fairly: every pair plays a duplicate match (the same deals, every deal twice with the
     teams' seats swapped), and OpenSkill rates the results; print the ratings and each pair's points
@@ -52,8 +53,9 @@ def league_cmd(
             fail(f"--plot: {exc}")
         if plot.suffix.lstrip(".").lower() not in formats:
             fail(f"--plot: {plot.name}: the file's extension names no chart format ({', '.join(formats)})")
+    overrides = rule_overrides(rules, variant)
     result = play_deals("league", names, players, out_dir, workers, lambda n, on_deal: league(
-        out_dir, names, deals, seed, variant, players, n, on_deal))
+        out_dir, names, deals, seed, variant, players, n, on_deal, overrides))
     if plot is not None:
         try:
             plot_league(result, plot)

@@ -19,7 +19,7 @@ from buraco_events.play.match import MatchResult, match
 from buraco_events.util.text import visible
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
-from .common import fail, out
+from .common import RulesOption, fail, out, rule_overrides
 
 #: the deals the text lists one by one (`--json` has them all)
 ROWS_SHOWN = 20
@@ -36,6 +36,7 @@ def match_cmd(
     out_dir: Annotated[Path, typer.Option("--out", help="folder for every game's log (created)")] = Path("match"),
     workers: Workers = None,
     as_json: Json = False,
+    rules: RulesOption = None,
 ) -> None:
     """Play a duplicate match: every deal twice, the same cards for both bots with the teams' seats
     swapped, so the luck of the deal cancels; print each bot's total and the per-deal differences
@@ -43,8 +44,9 @@ def match_cmd(
     names = [n.strip() for n in bots.split(",")]
     if len(names) != 2 or not all(names):
         fail(f"--bots: give two bots, A,B (got {bots!r})")
+    overrides = rule_overrides(rules, variant)
     result = play_deals("match", names, players, out_dir, workers, lambda n, on_deal: match(
-        out_dir, names, deals, seed, variant, players, n, on_deal))
+        out_dir, names, deals, seed, variant, players, n, on_deal, overrides))
     if as_json:
         sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
         return

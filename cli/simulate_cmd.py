@@ -17,7 +17,7 @@ from buraco_events.play.sim import Summary, seat_bots
 from buraco_events.play.sim import simulate as run_simulation
 from buraco_events.util.pool import default_workers
 
-from .common import err, fail, import_bots_from_cwd, out
+from .common import RulesOption, err, fail, import_bots_from_cwd, out, rule_overrides
 
 
 def simulate(
@@ -41,12 +41,14 @@ def simulate(
         "--commit", help="commit every deal (its hand_ended reveals the salt; buraco audit checks it); "
         "the salts come from the seed, so the bytes stay reproducible"
     )] = False,
+    rules: RulesOption = None,
 ) -> None:
     """Play bot games, write one sealed log per game into --out, and print a summary."""
     try:
         canonical_variant(variant)
     except UnknownVariant as exc:
         fail(str(exc))
+    overrides = rule_overrides(rules, variant)
     if players not in (2, 4):
         fail(f"--players: Buraco is for 2 or 4 players, got {players}")
     if workers is None:
@@ -75,7 +77,7 @@ def simulate(
         with progress:
             summary = run_simulation(
                 out_dir, games, variant, players, seed, bots.split(","), workers, target, on_progress,
-                commit,
+                commit, overrides,
             )
     except OSError as exc:
         fail(f"--out: {exc}")

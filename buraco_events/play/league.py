@@ -13,8 +13,9 @@ The same seed gives the same league for any number of workers.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -72,6 +73,7 @@ def league(
     players: int = 2,
     workers: int = 1,
     on_deal: Callable[[int, int], None] | None = None,
+    rules: Mapping[str, Any] | None = None,
 ) -> LeagueResult:
     """Play every pair of `bots` a duplicate match of `deals` deals, write every log under
     `out_dir`, and rate the bots. Raises ValueError for fewer than two bots, a bot named twice or an
@@ -97,7 +99,7 @@ def league(
                 on_deal(base + k, total)
 
         results[i, j] = match(out / pair_folder(i, j), [names[i], names[j]], deals, seed, variant, players,
-                              workers, step)
+                              workers, step, rules)
         done += deals
     model = PlackettLuce()
     ratings = [model.rating(name=n) for n in names]

@@ -16,8 +16,9 @@ deads, and the match is the same for any number of workers.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -25,7 +26,7 @@ from buraco_events.bots.registry import run_game, table_bots
 from buraco_events.core.gate import team_of
 from buraco_events.log.writer import write_logs
 from buraco_events.model.events import Event
-from buraco_events.model.rules import canonical_variant, check_players
+from buraco_events.model.rules import canonical_variant, check_players, find_rules
 from buraco_events.util.pool import ordered_map
 
 from .sim import game_seed, seat_bots
@@ -65,13 +66,13 @@ def match_id(variant: str, players: int, seed: int, deal: int, swapped: bool) ->
     return f"match-{variant}-{players}p-s{seed}-{deal:05d}-{'ba' if swapped else 'ab'}"
 
 
-_Job = tuple[str, str, int, int, tuple[str, str], int]
+_Job = tuple[str, str, int, int, tuple[str, str], int, dict[str, Any] | None]
 _Played = tuple[DealResult, list[tuple[str, list[Event]]], tuple[int, int]]
 
 
 def _play_deal(job: _Job) -> _Played:
     """Play deal `deal` twice (runs in a worker); return its result, its logs and the bots' totals."""
-    out_dir, variant, players, seed, bots, deal = job
+    out_dir, variant, players, seed, bots, deal, rules = job
     logs: list[tuple[str, list[Event]]] = []
     ids: list[str] = []
     diffs: list[int] = []
@@ -80,7 +81,7 @@ def _play_deal(job: _Job) -> _Played:
         order = (bots[1], bots[0]) if swapped else bots
         names = seat_bots(order, players)
         gid = match_id(variant, players, seed, deal, swapped)
-        events, state = run_game(variant, players, game_seed(seed, deal), table_bots(names), gid, target=0)
+        events, state = run_game(variant, players, game_seed(seed, deal), table_bots(names), gid, target=0, overrides=rules)
         logs.append((str(Path(out_dir) / f"{gid}.jsonl"), events))
         ids.append(gid)
         team_total = [0, 0]
@@ -103,10 +104,13 @@ def match(
     players: int = 2,
     workers: int = 1,
     on_deal: Callable[[int, int], None] | None = None,
+    rules: Mapping[str, Any] | None = None,
 ) -> MatchResult:
     """Play a duplicate match of `deals` deals between two bots and write every log into `out_dir`.
 
-    Raises ValueError for bad bots, counts or variant; a log already there with other bytes is
+    `rules` changes parameters of the preset's rules (`--rules`; a tournament turn of
+    `hands_per_game` makes each deal that many hands). Raises ValueError for bad bots, counts,
+    variant or rules; a log already there with other bytes is
     never replaced (`log.LogExistsError`).
     """
     name = canonical_variant(variant)
@@ -119,7 +123,10 @@ def match(
     seat_bots(pair, players)  # names checked before anything is played
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(str(out), name, players, seed, pair, d) for d in range(deals)]
+    overrides = dict(rules) if rules else None
+    if overrides:
+        find_rules(name, **overrides)  # a bad parameter is named before anything is played
+    jobs = [(str(out), name, players, seed, pair, d, overrides) for d in range(deals)]
     results: list[DealResult] = []
     totals = [0, 0]
     for result, logs, (a, b) in ordered_map(_play_deal, jobs, workers):
