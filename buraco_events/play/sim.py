@@ -60,7 +60,8 @@ class _Tally:
     events: int = 0
     wins: list[int] = field(default_factory=lambda: [0, 0])
     score: list[int] = field(default_factory=lambda: [0, 0])
-    canastas: dict[str, list[int]] = field(default_factory=lambda: {k: [0, 0] for k in CANASTA_KINDS})
+    #: per kind: the four of every variant, and a club kind once one is met (RULES 3.5)
+    canastas: dict[str, list[int]] = field(default_factory=lambda: {k: [0, 0] for k in CANASTA_KINDS[:4]})
     closes: list[int] = field(default_factory=lambda: [0, 0])
 
     def add(self, other: _Tally) -> None:
@@ -73,7 +74,7 @@ class _Tally:
             self.score[t] += other.score[t]
             self.closes[t] += other.closes[t]
             for kind, counts in other.canastas.items():
-                self.canastas[kind][t] += counts[t]
+                self.canastas.setdefault(kind, [0, 0])[t] += counts[t]
 
 
 def game_id(variant: str, players: int, seed: int, index: int) -> str:
@@ -131,7 +132,7 @@ def _play_games(
             for sheet in result:
                 tally.score[sheet.team] += sheet.total
                 for kind, n in sheet.canastas.items():
-                    tally.canastas[kind][sheet.team] += n
+                    tally.canastas.setdefault(kind, [0, 0])[sheet.team] += n
         for ev in events:  # the table's own events: `type(ev) is`, not isinstance (slow on Structs)
             if type(ev) is HandEnded and ev.closed_by is not None:
                 tally.closes[team_of(ev.closed_by)] += 1
@@ -210,7 +211,8 @@ def _summary(
         variant=variant, players=players, seed=seed, bots=seats, games=t.games, hands=t.hands,
         events=t.events, wins=(t.wins[0], t.wins[1]),
         avg_hand_score=(t.score[0] / hands, t.score[1] / hands),
-        canasta_rate={k: (v[0] / hands, v[1] / hands) for k, v in t.canastas.items()},
+        canasta_rate={k: (t.canastas[k][0] / hands, t.canastas[k][1] / hands)
+                      for k in CANASTA_KINDS if k in t.canastas},
         closing_rate=(t.closes[0] + t.closes[1]) / hands, closes=(t.closes[0], t.closes[1]),
         elapsed=elapsed, hands_per_s=t.hands / elapsed if elapsed > 0 else 0.0,
     )

@@ -45,6 +45,7 @@ from buraco_events.model.events import (
     TookPile,
     branch_words,
 )
+from buraco_events.model.terms import kind_phrase
 from buraco_events.model.views import (
     DeadView,
     MeldKind,
@@ -193,7 +194,7 @@ def describe(event: Event, state_before: GameState, players: Sequence[str]) -> s
         else:
             text = f"{name} added {_cards(event.cards)} to meld #{event.meld}: {_cards(meld.cards)}"
         if meld.canasta_seq == event.seq:
-            text += f", a {meld.canasta(after.rules)} canasta"
+            text += f", {kind_phrase(meld.canasta(after.rules))}"
         wild = wild_change(old, meld.shape, event.cards)
         if wild:
             text += f" ({wild})"
