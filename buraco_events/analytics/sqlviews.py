@@ -95,6 +95,7 @@ VIEWS: dict[str, SqlView] = {
                    FILTER (WHERE complete) AS first_team_win_rate,
                avg(CASE WHEN winner = 0 THEN 1 ELSE 0 END) FILTER (WHERE complete) AS team0_win_rate,
                avg(hands) FILTER (WHERE complete) AS avg_hands,
+               count(*) FILTER (WHERE complete AND winner IS NULL) AS ties,
                count(*) FILTER (WHERE ruled_winner IS NOT NULL) AS ruled_games,
                avg(CASE WHEN ruled_winner = first_team THEN 1 ELSE 0 END)
                    FILTER (WHERE ruled_winner IS NOT NULL) AS ruled_first_team_win_rate,

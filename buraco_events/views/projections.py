@@ -175,7 +175,9 @@ def describe(event: Event, state_before: GameState, players: Sequence[str]) -> s
         return text
     if isinstance(event, GameEnded):
         totals = " / ".join(map(str, after.totals))
-        winner = after.winner or 0
+        winner = after.winner
+        if winner is None:  # RULES 8: a tournament turn may end with equal totals
+            return head + f"game over: a tie, totals {totals}"
         verb = "wins" if len(players) == 2 else "win"
         return head + f"game over: {team_label(players, winner)} {verb}, totals {totals}"
     name = players[event.player]  # type: ignore[attr-defined]

@@ -80,6 +80,8 @@ def _header(view: View, last: int | None) -> Text:
 def _status(view: View) -> Text:
     if view.phase in ("game_end", "over") and view.winner is not None:
         return Text(f"game over: {team_text(view, view.winner)} won")
+    if view.phase in ("game_end", "over"):  # RULES 8: a tournament turn ended with equal totals
+        return Text("game over: a tie")
     if view.phase in ("draw", "play", "dead"):
         return Text(f"to play: {seat_label(view, view.to_play)} · phase: {view.phase}")
     return Text(f"phase: {view.phase}")

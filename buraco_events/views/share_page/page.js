@@ -228,6 +228,7 @@
     if ((v.phase === "game_end" || v.phase === "over") && v.winner !== null) {
       return "game over: " + teamLabel(v.players, v.winner) + " won";
     }
+    if (v.phase === "game_end" || v.phase === "over") return "game over: a tie";
     if (PLAYING.indexOf(v.phase) >= 0) return "to play: " + seatName(v, v.to_play) + " · phase: " + v.phase;
     return "phase: " + v.phase;
   }
