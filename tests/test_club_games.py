@@ -77,6 +77,12 @@ def test_a_three_hand_game_ending_tied_reads_everywhere(tmp_path: Path) -> None:
         assert con.execute("SELECT complete, winner, totals FROM games").fetchall() == [(True, None, [1410, 1410])]
         ties = con.execute("SELECT ties, team0_win_rate FROM win_rates").fetchall()
     assert ties == [(1, 0.0)]
+    # a branch played on to the game's end, and its comparison with the game, say it too
+    branch = tmp_path / "branch.jsonl"
+    made = runner.invoke(app, ["branch", str(TIE), "--at", "311", "-o", str(branch), "--until", "game"])
+    assert "game over: totals 1410 / 1410, a tie" in made.stdout
+    compared = runner.invoke(app, ["compare", str(TIE), str(branch)], env={"COLUMNS": "120"}).stdout
+    assert any("winner" in line and line.count("a tie") == 2 for line in compared.splitlines())
 
 
 def test_the_audit_refuses_a_winner_claimed_in_a_tie(tmp_path: Path) -> None:
