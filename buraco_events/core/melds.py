@@ -17,6 +17,7 @@ from buraco_events.model.rules import Rules
 from buraco_events.model.terms import CanastaKind, MeldType
 
 from .cards import RANK, SUIT, SUIT_POS_CARDS, SUIT_RANK, WILD_RANKS, Card, Value
+from .clubkinds import club_bonus, club_kind, club_kinds_on
 
 CANASTA_KINDS: Final[tuple[CanastaKind, ...]] = get_args(CanastaKind)
 #: a meld of this many cards or more is a canasta (RULES 3.5)
@@ -502,50 +503,6 @@ def canasta_kind(shape: MeldShape, rules: Rules, one_turn: bool = True) -> Canas
     return kind
 
 
-def club_kind(shape: MeldShape, rules: Rules, one_turn: bool = True) -> CanastaKind | None:
-    """Return the club or tournament kind a canasta is (RULES 3.5), the highest whose bonus is
-    set, or None when it is none of them (it scores as clean or dirty).
-
-    A clean canasta is super when it is a set of all 8 naturals of its rank. A dirty one is, from
-    the highest: ace-to-ace dirty (a run of 14: it would be ace-to-ace were its wild the card it
-    stands for; needs `ace_to_ace`), royal dirty (a run of 13), super dirty (a set of all 8
-    naturals and the wild), semi-clean (the wild taken out leaves a clean canasta: 7 naturals or
-    more, in a run the wild at one of its ends). The clean royal and ace-to-ace kinds come first
-    (`size_kind`); `royal_in_one_turn` holds the dirty royal kinds as it holds the clean ones.
-    """
-    n = len(shape.cards)
-    if n < CANASTA_SIZE:
-        return None
-    run = shape.type == "run"
-    if shape.wild is None:
-        return "super" if not run and n == 8 and rules.bonus_super else None
-    if run:
-        royal_counts = one_turn or not rules.royal_in_one_turn
-        if n == 14 and royal_counts and rules.ace_to_ace and rules.bonus_ace_to_ace_dirty:
-            return "ace_to_ace_dirty"
-        if n == 13 and royal_counts and rules.bonus_royal_dirty:
-            return "royal_dirty"
-    elif n == 9 and rules.bonus_super_dirty:
-        return "super_dirty"
-    if n > CANASTA_SIZE and rules.bonus_semiclean and (not run or _wild_at_end(shape)):
-        return "semiclean"
-    return None
-
-
-def _wild_at_end(shape: MeldShape) -> bool:
-    """Return whether a dirty run's wild stands at one of its ends: the card at an end is not the
-    natural of that position (a wild never stands where its own card would be natural)."""
-    row = SUIT_POS_CARDS[shape.suit or ""]
-    cards = shape.cards
-    return cards[0] != row[shape.low] or cards[-1] != row[shape.high]
-
-
-def club_kinds_on(rules: Rules) -> bool:
-    """Return whether any club or tournament kind exists under the rules (its bonus set)."""
-    return bool(rules.bonus_semiclean or rules.bonus_super or rules.bonus_super_dirty
-                or rules.bonus_royal_dirty or rules.bonus_ace_to_ace_dirty)
-
-
 def size_kind(n: int, clean: bool, run: bool, rules: Rules, one_turn: bool = True) -> CanastaKind | None:
     """Return `canasta_kind` of a meld of `n` cards, clean or not, a run or a set."""
     if n < CANASTA_SIZE:
@@ -581,15 +538,7 @@ def canasta_bonus(kind: CanastaKind | None, rules: Rules) -> int:
         return rules.bonus_royal
     if kind == "ace_to_ace":
         return rules.bonus_ace_to_ace
-    if kind == "semiclean":
-        return rules.bonus_semiclean
-    if kind == "super":
-        return rules.bonus_super
-    if kind == "super_dirty":
-        return rules.bonus_super_dirty
-    if kind == "royal_dirty":
-        return rules.bonus_royal_dirty
-    return rules.bonus_ace_to_ace_dirty  # the last kind: mypy checks the ladder is exhaustive
+    return club_bonus(kind, rules)
 
 
 #: the fields of a meld, in constructor order
