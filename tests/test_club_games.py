@@ -143,3 +143,20 @@ def test_a_team_owning_its_dead_pays_while_its_own_waits() -> None:
     t.do("stock_refilled", dead=0)
     s0, s1 = hand_scores(t.state)
     assert (s0.dead_penalty, s1.dead_penalty) == (0, -100)
+
+
+def test_a_tied_game_is_a_difference_of_0_in_a_duplicate_match(monkeypatch: pytest.MonkeyPatch,
+                                                                 tmp_path: Path) -> None:
+    # a match compares the totals deal by deal: both games of a deal ending tied (the tie log
+    # stands in for them) give each bot 0 over the other
+    from buraco_events.core.engine import replay
+    from buraco_events.play import match as match_module
+
+    events = [ev for _, _, ev in read_log(TIE)]
+    state = replay(events)
+    monkeypatch.setattr(match_module, "run_game", lambda *args, **kwargs: (events, state))
+    result = match_module.match(tmp_path, ["greedy", "random"], 1, variant="burraco",
+                                rules={"hands_per_game": 3})
+    (deal,) = result.deals
+    assert (deal.a_team0, deal.a_team1, deal.diff) == (0, 0, 0)
+    assert result.totals == (2820, 2820)
