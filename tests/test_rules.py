@@ -298,3 +298,4 @@ def test_cli_explains_the_club_parameters() -> None:
     assert result.exit_code == 0, result.output
     assert "The game lasts 4 hands whatever the totals" in result.output
     assert "There is no semi-clean canasta" in result.output
+    assert "The target (2000) is ignored: the game lasts 4 hands." in result.output

@@ -379,6 +379,8 @@ _EXPLAIN: dict[str, Any] = {
 
 def explain(rules: Rules, name: str) -> str:
     """Return one plain sentence saying what parameter `name` means at its value in `rules`."""
+    if name == "target" and rules.hands_per_game:  # RULES 8: a tournament turn ignores it
+        return f"The target ({rules.target}) is ignored: the game lasts {rules.hands_per_game} hands."
     return str(_EXPLAIN[name](getattr(rules, name)))
 
 
