@@ -49,6 +49,7 @@ COMPILED = [
     for name in (
         "core/cards",
         "core/melds",
+        "core/clubkinds",
         "core/hand_melds",
         "core/fits",
         "core/lookahead",

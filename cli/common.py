@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -14,6 +14,7 @@ from rich.markup import escape
 from buraco_events.log.archive import ArchiveError
 from buraco_events.log.lines import os_reason as os_reason
 from buraco_events.log.reader import LockedError, LogError, NotALogError
+from buraco_events.model.rules import UnknownVariant, find_rules, parse_overrides
 from buraco_events.util.text import visible
 
 #: what a bot's name may be, in the same words wherever `--bots` is taken
@@ -107,3 +108,24 @@ def import_bots_from_cwd(names: Iterable[str]) -> None:
     """
     if any(":" in name for name in names) and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
+
+
+#: `--rules NAME=VALUE`: parameters changed on top of the preset, wherever rules are chosen
+RulesOption = Annotated[list[str] | None, typer.Option(
+    "--rules", metavar="NAME=VALUE",
+    help="change a rule of the preset, e.g. bonus_semiclean=150 or hands_per_game=3 (repeat, or "
+    "comma-separate; `buraco rules` lists them)", show_default=False)]
+
+
+def rule_overrides(items: list[str] | None, variant: str | None = None) -> dict[str, Any]:
+    """Return the parameters `--rules` gives (checked on `variant`'s rules when named); exit
+    with one line naming the text at fault."""
+    try:
+        overrides = parse_overrides(items or ())
+        if overrides and variant is not None:
+            find_rules(variant, **overrides)
+    except UnknownVariant as exc:
+        fail(f"--variant: {exc}")
+    except ValueError as exc:  # msgspec's validation errors are ValueErrors too
+        fail(f"--rules: {exc}")
+    return overrides

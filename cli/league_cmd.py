@@ -21,7 +21,7 @@ from buraco_events.util.text import plural, visible
 from buraco_events.views.fit import print_fitted
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
-from .common import BOT_NAMES_WORDS, fail, out
+from .common import BOT_NAMES_WORDS, RulesOption, fail, out, rule_overrides
 
 
 def league_cmd(
@@ -39,6 +39,7 @@ def league_cmd(
         "--plot", metavar="FILE", help="also draw the ratings and the points a game between the bots (png, svg, pdf)")]
     = None,
     as_json: Json = False,
+    rules: RulesOption = None,
 ) -> None:
     """Rate bots fairly: every pair plays a duplicate match (the same deals, every deal twice with the
     teams' seats swapped), and OpenSkill rates the results; print the ratings and each pair's points
@@ -53,8 +54,9 @@ def league_cmd(
             fail(f"--plot: {exc}")
         if plot.suffix.lstrip(".").lower() not in formats:
             fail(f"--plot: {plot.name}: the file's extension names no chart format ({', '.join(formats)})")
+    overrides = rule_overrides(rules, variant)
     result = play_deals("league", names, players, out_dir, workers, lambda n, on_game: league(
-        out_dir, names, deals, seed, variant, players, n, on_game))
+        out_dir, names, deals, seed, variant, players, n, on_game, overrides))
     if plot is not None:
         try:
             plot_league(result, plot)

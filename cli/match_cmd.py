@@ -20,7 +20,7 @@ from buraco_events.util.text import plural, signed, visible
 from buraco_events.views.fit import print_fitted
 
 from .bouts import Deals, Json, Players, Seed, Variant, Workers, play_deals
-from .common import BOT_NAMES_WORDS, fail, out
+from .common import BOT_NAMES_WORDS, RulesOption, fail, out, rule_overrides
 
 #: the deals the text lists one by one (`--json` has them all)
 ROWS_SHOWN = 20
@@ -37,6 +37,7 @@ def match_cmd(
     out_dir: Annotated[Path, typer.Option("--out", help="folder for every game's log (created)")] = Path("match"),
     workers: Workers = None,
     as_json: Json = False,
+    rules: RulesOption = None,
 ) -> None:
     """Play a duplicate match: every deal twice, the same cards for both bots with the teams' seats
     swapped, so the luck of the deal cancels; print each bot's total and the per-deal differences
@@ -44,8 +45,9 @@ def match_cmd(
     names = [n.strip() for n in bots.split(",")]
     if len(names) != 2 or not all(names):
         fail(f"--bots: give two bots, A,B (got {bots!r})")
+    overrides = rule_overrides(rules, variant)
     result = play_deals("match", names, players, out_dir, workers, lambda n, on_game: match(
-        out_dir, names, deals, seed, variant, players, n, on_game))
+        out_dir, names, deals, seed, variant, players, n, on_game, overrides))
     if as_json:
         sys.stdout.write(msgspec.json.encode(result).decode() + "\n")
         return

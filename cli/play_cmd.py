@@ -35,11 +35,13 @@ from buraco_events.util.text import visible
 
 from .common import (
     BOT_NAMES_WORDS,
+    RulesOption,
     fail,
     fail_read,
     import_bots_from_cwd,
     os_reason,
     out,
+    rule_overrides,
     shows_symbols,
 )
 from .session import Session, new_session, resume_session
@@ -73,15 +75,18 @@ def play(
     target: Annotated[int | None, typer.Option("--target", help="match target (0 = one hand; default: the preset's)", show_default=False)] = None,
     pace: Annotated[float, typer.Option("--pace", metavar="SECONDS", help="pause before each bot move is shown")] = 0.0,
     line: Annotated[bool, typer.Option("--line", help="line mode even on a terminal (no full-screen app)")] = False,
+    rules: RulesOption = None,
 ) -> None:
     """Play Buraco against bots; every action is written to a sealed log as it happens."""
     if resume is not None:
         given = [n for n, v in (("--variant", variant), ("--players", players), ("--seed", seed),
-                                 ("--log", log), ("--name", name), ("--target", target)) if v is not None]
+                                 ("--log", log), ("--name", name), ("--target", target), ("--rules", rules))
+                 if v is not None]
         if given:
             fail(f"--resume continues a game as it was set up: drop {', '.join(given)}")
     elif parent is not None:
         fail("--parent: only with --resume BRANCH.jsonl (the branch's parent log)")
+    overrides = rule_overrides(rules)
     if pace < 0:
         fail(f"--pace: give 0 or more seconds, got {pace}")
     console = out()
@@ -104,6 +109,7 @@ def play(
                 0 if seat is None else seat, names,
                 secrets.randbelow(1_000_000) if seed is None else seed, log, say,
                 name=DEFAULT_NAME if name is None else name, target=target, symbols=symbols, pace=pace,
+                rules=overrides,
             )
         return session
 

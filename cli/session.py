@@ -35,6 +35,7 @@ import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.console import Group
 from rich.text import Text
@@ -241,7 +242,11 @@ class Session:
         self._say_label()
         self.say(score_sheet(player_view(state, self.setup.human), state.rules))
         target = state.rules.target
-        if target:
+        if state.rules.hands_per_game:
+            totals = " · ".join(f"team {t} {v}" for t, v in enumerate(state.totals))
+            self.say(Text(f"{state.rules.hands_per_game} hands: {totals} after "
+                          f"{hands_count(len(state.hand_results))}", style="bold"))
+        elif target:
             totals = " · ".join(f"team {t} {v}" for t, v in enumerate(state.totals))
             self.say(Text(f"match to {target}: {totals} after {hands_count(len(state.hand_results))}", style="bold"))
 
@@ -338,9 +343,11 @@ class Session:
 def new_session(
     variant: str, players: int, seat: int, bots: list[str], seed: int, log: Path | None, say: Say,
     *, name: str = DEFAULT_NAME, target: int | None = None, symbols: bool = False, pace: float = 0.0,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] = time.sleep, rules: dict[str, Any] | None = None,
 ) -> Session:
     """Start a game: write `game_started` and the setup note to a new log; raises SetupError.
+
+    `rules` changes parameters of the preset's rules (`--rules`).
 
     `log` None is `./buraco-<game_id>.jsonl`; an existing log is refused. A bot `module:Class`
     is imported from `sys.path` (`bots.bot_spec`). Every deal is committed with a secret salt
@@ -368,13 +375,18 @@ def new_session(
     path = log if log is not None else Path(f"buraco-{game_id}.jsonl")
     if path.exists():
         raise SetupError(f"{path} exists: continue it with buraco play --resume {path}, or choose another --log or --seed")
-    start = start_event(variant_name, bot_names(name, players, seat), game_id, target)
+    try:
+        start = start_event(variant_name, bot_names(name, players, seat), game_id, target, rules or None)
+    except ValueError as exc:  # msgspec's validation errors too
+        raise SetupError(f"--rules: {exc}") from None
     key = secrets.token_bytes(32)
     write_key(key_path(path), key)
     writer = open_log(path, fsync="event")
     table = Table(bots_by_seat, PositionSeeds(seed), salts=keyed_salts(key))
     session = Session(path, writer, table, setup, say, symbols=symbols, pace=pace, sleep=sleep)
-    match = f", a match to {start.target}" if start.target else ", one hand"
+    hands = start.rules.hands_per_game if start.rules is not None else 0
+    match = (f", a tournament turn of {hands} hands" if hands else
+             f", a match to {start.target}" if start.target else ", one hand")
     say(Text(f"new game {game_id}: {variant_name}, {players} players{match}, seed {seed}; "
              f"{you_are(name, seat)}; log {visible(str(path))}", style="bold"))
     session.table.append(start)

@@ -18,7 +18,7 @@ from buraco_events.play.sim import simulate as run_simulation
 from buraco_events.util.pool import default_workers
 from buraco_events.views.fit import print_fitted
 
-from .common import SeatBots, err, fail, import_bots_from_cwd, out
+from .common import RulesOption, SeatBots, err, fail, import_bots_from_cwd, out, rule_overrides
 
 
 def simulate(
@@ -39,12 +39,14 @@ def simulate(
         "--commit", help="commit every deal (its hand_ended reveals the salt; buraco audit checks it); "
         "the salts come from the seed, so the bytes stay reproducible"
     )] = False,
+    rules: RulesOption = None,
 ) -> None:
     """Play bot games, write one sealed log per game into --out, and print a summary."""
     try:
         canonical_variant(variant)
     except UnknownVariant as exc:
         fail(str(exc))
+    overrides = rule_overrides(rules, variant)
     if players not in (2, 4):
         fail(f"--players: Buraco is for 2 or 4 players, got {players}")
     if workers is None:
@@ -73,7 +75,7 @@ def simulate(
         with progress:
             summary = run_simulation(
                 out_dir, games, variant, players, seed, bots.split(","), workers, target, on_progress,
-                commit,
+                commit, overrides,
             )
     except OSError as exc:
         fail(f"--out: {exc}")

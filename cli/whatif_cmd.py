@@ -130,7 +130,8 @@ def branch(
         sys.stdout.write(msgspec.json.encode(doc).decode() + "\n")
         return
     if state.phase == "over":
-        where = f"game over: totals {' / '.join(map(str, state.totals))}, team {state.winner} wins"
+        result_words = "a tie" if state.winner is None else f"team {state.winner} wins"
+        where = f"game over: totals {' / '.join(map(str, state.totals))}, {result_words}"
     else:
         where = f"stopped at seq {state.next_seq - 1} ({hand_words(state.hand_no)}, {state.phase}); continue it with " \
                 f"buraco play --resume {visible(str(output))} --parent {visible(str(log))}"
@@ -174,7 +175,8 @@ def _pair(scores: list[int] | None) -> str:
 
 
 def _winner(side_winner: int | None, complete: bool) -> str:
-    return f"team {side_winner}" if side_winner is not None else ("none" if complete else "not over")
+    # a complete game without a winner is a tie (`hands_per_game`, docs/rules.md section 8)
+    return f"team {side_winner}" if side_winner is not None else ("a tie" if complete else "not over")
 
 
 def _print_comparison(c: Comparison, parent_words: Callable[[str], str], branch_words_of: Callable[[str], str]) -> None:

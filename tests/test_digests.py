@@ -40,6 +40,12 @@ LOGS = sorted(
 )
 
 
+#: the presets the `simulate` and `index` digests were frozen over: a preset added later plays
+#: games of its own, which would add files to the folder the `index` digests cover whole (its
+#: samples join the `audit` digests instead)
+FROZEN_PRESETS = ("stbl", "stcl", "stbl-pl", "aberto", "aberto-sujo", "fechado", "fechado-sujo", "burraco")
+
+
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -59,7 +65,8 @@ def _audit_digests() -> dict[str, str]:
 def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three games per preset and player count, fixed seeds, greedy against random."""
     folder = tmp_path_factory.mktemp("sim")
-    for variant in PRESETS:
+    assert set(FROZEN_PRESETS) <= set(PRESETS)
+    for variant in FROZEN_PRESETS:
         for players in (2, 4):
             simulate(folder, 3, variant, players, 11, ["greedy", "random"], target=0)
     return folder

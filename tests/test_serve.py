@@ -231,7 +231,8 @@ def test_a_new_table_answers_a_link_per_person_and_keeps_no_token(client: TestCl
     ({"rules": {"no_such_rule": 1}}, 400, "rules: unknown rule parameter"),
     ({"rules": {"jokers": "many"}}, 400, "rules:"),
     ({"target": -5}, 400, "target:"),
-    ({"hands_per_game": 3}, 400, "hands_per_game"),
+    ({"hands_per_game": -1}, 400, "hands_per_game: give 0"),
+    ({"rules": {"bonus_semiclean": -150}}, 400, "rules:"),
     ({"colour": "red"}, 400, "bad request"),
 ])
 def test_a_bad_request_gets_one_line_and_writes_nothing(client: TestClient, tmp_path: Path, body: dict,

@@ -124,7 +124,7 @@ def test_samples_regenerate_byte_identically(tmp_path: Path) -> None:
     make(tmp_path)
     stored = _files(ROOT / "data" / "samples")
     assert _files(tmp_path) == stored
-    assert len(stored) == 17  # 8 presets x 2 and 4 players, and one match
+    assert len(stored) == 19  # 9 presets x 2 and 4 players, and one match
     assert sum(len(b) for b in stored.values()) < 3_000_000
 
 

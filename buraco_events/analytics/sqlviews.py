@@ -19,8 +19,10 @@ from .schema import TABLES
 QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
 
 
-def _kinds_sql() -> str:
-    return "[" + ", ".join(f"'{k}'" for k in CANASTA_KINDS) + "]"
+def _kinds_sql(first: int | None = None) -> str:
+    """Return the canasta kinds as a SQL list (the `first` of them: 4, the kinds every variant
+    has; the club kinds follow, RULES 3.5)."""
+    return "[" + ", ".join(f"'{k}'" for k in CANASTA_KINDS[:first]) + "]"
 
 
 def _quantile_cols(expr: str) -> str:
@@ -45,7 +47,8 @@ VIEWS: dict[str, SqlView] = {
                           " --passed-only", f"""
         SELECT * FROM games
         WHERE audit_ok OR NOT coalesce(getvariable('{PASSED_ONLY}'), false)"""),
-    "canasta_rates": SqlView("canastas of each kind per hand and per team hand, by variant", f"""
+    "canasta_rates": SqlView("canastas of each kind per hand and per team hand, by variant (a club"
+                             " kind where one was made)", f"""
         WITH th AS (
             SELECT g.variant, count(*) AS team_hands, count(DISTINCT (t.game_id, t.hand)) AS hands
             FROM team_hands t JOIN counted_games g USING (game_id) GROUP BY g.variant),
@@ -61,6 +64,7 @@ VIEWS: dict[str, SqlView] = {
                coalesce(c.team_hands_with, 0) / th.team_hands AS share_team_hands
         FROM th CROSS JOIN (SELECT unnest({_kinds_sql()}) AS kind) k
         LEFT JOIN c ON c.variant = th.variant AND c.kind = k.kind
+        WHERE list_position({_kinds_sql(4)}, k.kind) IS NOT NULL OR c.canastas IS NOT NULL
         ORDER BY th.variant, list_position({_kinds_sql()}, k.kind)"""),
     "penalty_rates": SqlView("how often teams took no dead or left it unused, penalties, by variant", """
         SELECT g.variant, count(*) AS team_hands,
@@ -95,6 +99,7 @@ VIEWS: dict[str, SqlView] = {
                    FILTER (WHERE complete) AS first_team_win_rate,
                avg(CASE WHEN winner = 0 THEN 1 ELSE 0 END) FILTER (WHERE complete) AS team0_win_rate,
                avg(hands) FILTER (WHERE complete) AS avg_hands,
+               count(*) FILTER (WHERE complete AND winner IS NULL) AS ties,
                count(*) FILTER (WHERE ruled_winner IS NOT NULL) AS ruled_games,
                avg(CASE WHEN ruled_winner = first_team THEN 1 ELSE 0 END)
                    FILTER (WHERE ruled_winner IS NOT NULL) AS ruled_first_team_win_rate,

@@ -328,7 +328,7 @@ class _Auditor:
             self.add(seq, "score", f"game totals: claimed {list(ev.totals)}, recount {state.totals}"
                      f" ({_diff_words(ev.totals, state.totals)})")
         if ev.winner != state.winner:
-            self.add(seq, "score", f"winner: claimed team {ev.winner}, recount team {state.winner}")
+            self.add(seq, "score", f"winner: claimed {_winner_words(ev.winner)}, recount {_winner_words(state.winner)}")
 
     def _note_claims(self, ev: AnyEvent) -> None:
         """Check a commitment once its hand ends (`commit.Commitments`); keep the claim of the hand
@@ -583,3 +583,8 @@ def audit_bytes(data: bytes, path: str = "", expect_head: str | None = None,
                 partial: bool = False, parent: ParentLog | None = None) -> Audit:
     """Audit one log given as the bytes of its file."""
     return audit_lines(split_lines(data, path), path, expect_head, partial, parent)
+
+
+def _winner_words(team: int | None) -> str:
+    """Return a game's winner in words: a team, or a tie (RULES 8, `hands_per_game`)."""
+    return "a tie" if team is None else f"team {team}"

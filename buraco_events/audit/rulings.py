@@ -97,6 +97,7 @@ class LogFacts:
     stopped: str | None = None  # why reading stopped before the end, if it did
     illegal: bool = False  # it stopped at a line that reads but is not legal (else: does not read)
     stop_line: int | None = None  # the line (from 1) reading stopped at, if it did
+    hands_per_game: int = 0  # a tournament turn's hands (RULES 8), 0: played to the target
     #: the first line whose `prev` is not the SHA-256 of the line before it (None: the chain holds,
     #: or the log is unsealed and has no chain): a ruling binds the lines up to its `game_seq`
     #: through the chain, so an edit anywhere before it unbinds it
@@ -140,6 +141,7 @@ def log_facts(lines: Iterable[bytes], name: str = "<log>") -> LogFacts:
     facts.hands = [[s.total for s in result] for result in state.hand_results]
     facts.target = state.rules.target if state.n_players else 0
     facts.first_team = team_of(state.first_of_game)
+    facts.hands_per_game = state.rules.hands_per_game if state.n_players else 0
     facts.complete = state.phase == "over" and facts.stopped is None
     facts.winner = state.winner
     return facts
@@ -223,7 +225,8 @@ class RulingView(msgspec.Struct, frozen=True):
 
 
 class Standings(msgspec.Struct, frozen=True):
-    """A game's scores: per hand (per team), the totals and the winner (None: not decided)."""
+    """A game's scores: per hand (per team), the totals and the winner (None: not decided, or a
+    tie where `hands_per_game` allows one)."""
 
     hands: list[list[int]]
     totals: list[int]
@@ -366,7 +369,8 @@ def judge(rulings: Sequence[Ruling], game: LogFacts,
     if awards:
         after = Standings(hands, totals, awards[-1], awarded=True)
     else:
-        winner = match_result(totals, game.target, game.first_team, len(hands)) if decided else None
+        winner = (match_result(totals, game.target, game.first_team, len(hands), game.hands_per_game)
+                  if decided else None)
         after = Standings(hands, totals, winner)
     views = [
         RulingView(r.seq, r.kind, r.hand, None if r.points is None else list(r.points), r.team,

@@ -29,7 +29,9 @@ from buraco_events.core.melds import (
     CanastaKind,
     caches_for,
     canasta_bonus,
+    canasta_kind,
     canonical_rules,
+    classify,
     is_closing_canasta,
     meld_wild,
     size_kind,
@@ -87,6 +89,8 @@ class GameMemory:
         self.close_needs_clean: bool = rules.close_needs_clean
         #: whether the stock is refilled from a dead (RULES 8)
         self.refill: bool = rules.stock_end == "refill"
+        #: whether a club canasta kind exists (RULES 3.5): a canasta's kind then needs its shape
+        self.club_kinds: bool = caches_for(rules).club_kinds
         #: the plays' ratings by the id() of their action (`Position.play_score`)
         self.rated: dict[int, Rated] = last.rated if last is not None and same else {}
         #: the melds' index for `Position.keep_melds` (None until a discard asks for it)
@@ -226,9 +230,7 @@ class Position:
         for c in cards:
             points += values[SUIT_RANK[c]]
         base = points + _PER_CARD * len(cards) + _PER_LENGTH * size
-        # `canasta_kind` of the shape: a meld of 13 cards or more is a run (a set holds at most
-        # the 8 naturals of its rank and one wild)
-        base += _bonus(size_kind(size, wild == -1, size >= 13, rules), rules) - old_bonus
+        base += _bonus(self._kind(size, wild, cards, meld), rules) - old_bonus
         short_wild, wild_cost, risk = False, 0, 0
         if wild != -1 and not old_dirty:
             short_wild, wild_cost = size < CANASTA_SIZE, _WILD_COST + values[wild]
@@ -242,6 +244,18 @@ class Position:
             kept.clear()
         kept[id(action)] = rated
         return rated
+
+    def _kind(self, size: int, wild: int, cards: tuple[Card, ...], meld: MeldView | None) -> CanastaKind | None:
+        """Return the canasta kind the play makes (`melds.canasta_kind`, scored by the one bonus
+        function `canasta_bonus`), or None below a canasta."""
+        rules = self.rules
+        if size >= CANASTA_SIZE and self.game.club_kinds:
+            # a club kind hangs on where the wild stands or on the set's ranks: the meld's shape
+            shape = classify(cards if meld is None else meld.cards + cards, rules)
+            return None if shape is None else canasta_kind(shape, rules)
+        # `canasta_kind` on counts alone: a meld of 13 cards or more is a run (a set holds at most
+        # the 8 naturals of its rank and one wild)
+        return size_kind(size, wild == -1, size >= 13, rules)
 
     def cheapest_discard(self, discards: list[Action]) -> Action:
         """Return the discard whose card is worth least to keep (hand worth plus meld fits)."""

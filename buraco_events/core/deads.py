@@ -26,6 +26,21 @@ def may_take(state: GameState, team: int, dead: int) -> bool:
     return state.deads.left[dead] is not None and (state.rules.dead_owner != "team" or dead == team)
 
 
+def deads_became_stock(state: GameState, team: int) -> bool:
+    """Return whether no dead is left for `team` because the deads it might have taken became
+    the stock (RULES 5): none of them waits, and one at least refilled the stock. Where
+    `dead_penalty_after_refill` is no, such a team is spared the no-dead penalty (RULES 7)."""
+    deads = state.deads
+    refilled = False
+    for i in range(len(deads.left)):
+        if state.rules.dead_owner == "team" and i != team:
+            continue
+        if deads.left[i] is not None:
+            return False  # a dead still waits for the team
+        refilled = refilled or deads.fate[i] == "stock"
+    return refilled
+
+
 def can_take_dead(state: GameState, team: int) -> bool:
     """Return whether the team may still take a dead (none taken yet, one left for it)."""
     if state.deads.team_took[team] is not None:

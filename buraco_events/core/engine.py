@@ -80,7 +80,7 @@ from .playcheck import (
     check_laid_off,
     check_melded,
 )
-from .sheets import hand_scores, match_result
+from .sheets import hand_scores, match_over, match_result
 from .state import (
     PLAYING_PHASES,
     GameState,
@@ -318,7 +318,8 @@ def _apply_hand_ended(state: GameState, ev: HandEnded) -> None:
     for s in result:
         state.totals[s.team] += s.total
     winner = match_result(
-        state.totals, state.rules.target, team_of(state.first_of_game), len(state.hand_results)
+        state.totals, state.rules.target, team_of(state.first_of_game), len(state.hand_results),
+        state.rules.hands_per_game,
     )
     state.winner = winner
 
@@ -467,8 +468,10 @@ def after_dead(state: GameState, ev: Event) -> Phase:
 
 
 def after_hand_end(state: GameState, ev: Event) -> Phase:
-    """The phase after a hand's scores: the next deal, or the game's end once a team won."""
-    return "game_end" if state.winner is not None else "deal"
+    """The phase after a hand's scores: the next deal, or the game's end once a team won or a
+    tournament turn played its hands (RULES 8)."""
+    over = match_over(state.winner, len(state.hand_results), state.rules.hands_per_game)
+    return "game_end" if over else "deal"
 
 
 class Row:

@@ -17,6 +17,7 @@ from buraco_events.model.rules import Rules
 from buraco_events.model.terms import CanastaKind, MeldType
 
 from .cards import RANK, SUIT, SUIT_POS_CARDS, SUIT_RANK, WILD_RANKS, Card, Value
+from .clubkinds import club_bonus, club_kind, club_kinds_on
 
 CANASTA_KINDS: Final[tuple[CanastaKind, ...]] = get_args(CanastaKind)
 #: a meld of this many cards or more is a canasta (RULES 3.5)
@@ -222,6 +223,8 @@ class MeldRules:
         #: `fits.MeldFits` by meld cards, at most `fits._FITS_MAX`: typed Any here, since `fits`
         #: builds on this module (no import back); `fits.fits_in`, its one reader, types them
         self.fits: Final = fits
+        #: whether any club or tournament kind exists under the rules (RULES 3.5), read once
+        self.club_kinds: Final = club_kinds_on(rules)
 
     def classify_sorted(self, cards: tuple[Card, ...]) -> MeldShape | None:
         """Return `classify` of cards already sorted (as strings), kept."""
@@ -485,9 +488,19 @@ def canasta_kind(shape: MeldShape, rules: Rules, one_turn: bool = True) -> Canas
     """Return the canasta kind of a meld (RULES 3.5), or None below 7 cards.
 
     `one_turn` says whether the meld was laid complete within a single turn; with
-    `royal_in_one_turn` the royal and ace-to-ace bonuses need it.
+    `royal_in_one_turn` the royal and ace-to-ace bonuses, clean or dirty, need it. Only the
+    highest kind scores; a club kind whose bonus is 0 does not exist (`club_kind`).
     """
-    return size_kind(len(shape.cards), shape.wild is None, shape.type == "run", rules, one_turn)
+    n = len(shape.cards)
+    if n < CANASTA_SIZE:
+        return None
+    kind = size_kind(n, shape.wild is None, shape.type == "run", rules, one_turn)
+    if kind == "clean" or kind == "dirty":
+        if caches_for(rules).club_kinds:
+            club = club_kind(shape, rules, one_turn)
+            if club is not None:
+                return club
+    return kind
 
 
 def size_kind(n: int, clean: bool, run: bool, rules: Rules, one_turn: bool = True) -> CanastaKind | None:
@@ -523,7 +536,9 @@ def canasta_bonus(kind: CanastaKind | None, rules: Rules) -> int:
         return rules.bonus_dirty
     if kind == "royal":
         return rules.bonus_royal
-    return rules.bonus_ace_to_ace  # the last kind: mypy checks the ladder is exhaustive
+    if kind == "ace_to_ace":
+        return rules.bonus_ace_to_ace
+    return club_bonus(kind, rules)
 
 
 #: the fields of a meld, in constructor order

@@ -16,6 +16,7 @@ from buraco_events.model.rules import Rules
 from buraco_events.model.scoring import TeamScore
 
 from .cards import ALL_CARDS, Card, card_value
+from .deads import deads_became_stock
 from .gate import team_of
 from .melds import CanastaKind, canasta_bonus
 from .state import GameState, elements
@@ -38,7 +39,7 @@ def _sheets_key(state: GameState) -> tuple[object, ...]:
     copied: they change in place; melds are immutable)."""
     return (
         state.rules, tuple(state.melds), tuple([h.copy() for h in state.hands]), tuple(state.deads.unused),
-        tuple(state.deads.team_took), state.closed_by, state.to_play, state.pending_top, tuple(state.pending_rest),
+        tuple(state.deads.team_took), tuple(state.deads.fate), state.closed_by, state.to_play, state.pending_top, tuple(state.pending_rest),
     )
 
 
@@ -74,6 +75,7 @@ def _sheets(state: GameState, count_hands: bool) -> tuple[TeamScore, TeamScore]:
                 closed=state.closed_by is not None and team_of(state.closed_by) == team,
                 took_dead=state.deads.team_took[team] is not None,
                 dead_unused=unused is not None,
+                dead_spared=not rules.dead_penalty_after_refill and deads_became_stock(state, team),
             )
         )
     return out[0], out[1]
@@ -102,11 +104,14 @@ def score_team(
     closed: bool,
     took_dead: bool,
     dead_unused: bool,
+    dead_spared: bool = False,
 ) -> TeamScore:
     """Return a team's breakdown.
 
     `melds` are the team's melds as (cards, canasta kind or None); `hand_cards` are the cards left
-    in the team's hands except an unused dead's, which come apart in `unused_dead_cards`.
+    in the team's hands except an unused dead's, which come apart in `unused_dead_cards`;
+    `dead_spared`: a team that took no dead is not charged for it (`dead_penalty_after_refill`
+    no, and the deads became the stock before it could take one: RULES 7).
     """
     value = _values(rules.two_value, rules.joker_value).__getitem__
     meld_points = 0
@@ -120,7 +125,8 @@ def score_team(
     hand_penalty = -sum(map(value, hand_cards))
     dead_penalty = 0
     if not took_dead:
-        dead_penalty -= rules.no_dead_penalty
+        if not dead_spared:
+            dead_penalty -= rules.no_dead_penalty
     elif dead_unused:
         if rules.unused_dead == "penalty":
             dead_penalty -= rules.unused_dead_penalty  # RULES 7: its cards are not counted
@@ -135,19 +141,33 @@ def score_team(
     )
 
 
-def match_result(totals: Sequence[int], target: int, first_team: int, hands_played: int) -> int | None:
+def match_result(
+    totals: Sequence[int], target: int, first_team: int, hands_played: int, hands_per_game: int = 0
+) -> int | None:
     """Return the winning team once the match is over, else None (RULES 8).
 
     Over after one hand when `target` is 0, else when a team reaches `target`; the higher total
-    wins, an exact tie goes to `first_team` (the team that played first in hand 0).
+    wins, an exact tie goes to `first_team` (the team that played first in hand 0). With
+    `hands_per_game` n > 0, over after n hands whatever the totals; equal totals are a tie, None
+    (`match_over` tells a tie from a match going on).
     """
     if hands_played == 0:
         return None
+    if hands_per_game > 0:
+        if hands_played < hands_per_game or totals[0] == totals[1]:
+            return None
+        return 0 if totals[0] > totals[1] else 1
     if target > 0 and max(totals) < target:
         return None
     best = max(totals)
     leaders = [t for t, v in enumerate(totals) if v == best]
     return leaders[0] if len(leaders) == 1 else first_team
+
+
+def match_over(winner: int | None, hands_played: int, hands_per_game: int) -> bool:
+    """Return whether the match is over (RULES 8): a team won (`match_result`), or a tournament
+    turn played its `hands_per_game` hands, which may end in a tie (no winner)."""
+    return winner is not None or 0 < hands_per_game <= hands_played
 
 
 # -- the events that end a hand and a game --------------------------------------------------------
@@ -163,6 +183,5 @@ def end_of_hand(state: GameState, salt: str | None = None) -> HandEnded:
 
 
 def end_of_game(state: GameState) -> GameEnded:
-    """Return the `game_ended` event for a finished match."""
-    assert state.winner is not None
+    """Return the `game_ended` event for a finished match (`winner` None: a tie, RULES 8)."""
     return GameEnded(seq=state.next_seq, totals=tuple(state.totals), winner=state.winner)

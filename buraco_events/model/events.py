@@ -133,10 +133,10 @@ class HandEnded(Event, tag="hand_ended", kw_only=True, frozen=True):
 
 
 class GameEnded(Event, tag="game_ended", kw_only=True, frozen=True):
-    """The match is over."""
+    """The match is over; `winner` null is a tie (`hands_per_game`, RULES 8)."""
 
     totals: tuple[Score, ...]
-    winner: Annotated[int, Meta(ge=0, le=1)]
+    winner: Annotated[int, Meta(ge=0, le=1)] | None
 
 
 class Note(Event, tag="note", kw_only=True, frozen=True):

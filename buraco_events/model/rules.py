@@ -2,7 +2,8 @@
 
 Glossary (one word per concept across the code):
 - *run*: a meld of one suit in sequence; *set*: a meld of one rank (only where `sets` is on).
-- *canasta*: a meld of 7+ cards (burraco in Italy); kinds ace_to_ace, royal, clean, dirty.
+- *canasta*: a meld of 7+ cards (burraco in Italy); kinds ace_to_ace, royal, clean, dirty, and the
+  club kinds semiclean, super, super_dirty, royal_dirty, ace_to_ace_dirty (each `bonus_<kind>`).
 - *morto* / *dead*: one of the two 11-card extra hands; we say `dead` in code, as the log format does.
 - *wild*: a joker, or a 2 that does not stand in its own place.
 - *lay-off*: cards added to one of the team's melds: `laid_off` in logs (the contract), `lay_off` /
@@ -14,9 +15,11 @@ Glossary (one word per concept across the code):
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
+from msgspec import UNSET, UnsetType, field
 
 from .cards import HAND_SIZE
 
@@ -76,6 +79,61 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     dead_by_discard: bool = False
     refill: Refill = "one"
     stalemate_rounds: Annotated[int, msgspec.Meta(ge=0)] = 0
+    # the club and tournament parameters (RULES 3.5, 7, 8): unset unless given, and an unset one is
+    # left out of the encoded rules, so a game played without them is written byte for byte as
+    # before; read them by their public names (the properties below), never by these fields
+    bonus_semiclean_: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = field(default=UNSET, name="bonus_semiclean")
+    bonus_super_: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = field(default=UNSET, name="bonus_super")
+    bonus_super_dirty_: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = field(
+        default=UNSET, name="bonus_super_dirty")
+    bonus_royal_dirty_: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = field(
+        default=UNSET, name="bonus_royal_dirty")
+    bonus_ace_to_ace_dirty_: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = field(
+        default=UNSET, name="bonus_ace_to_ace_dirty")
+    dead_penalty_after_refill_: bool | UnsetType = field(default=UNSET, name="dead_penalty_after_refill")
+    hands_per_game_: Annotated[int, msgspec.Meta(ge=0)] | UnsetType = field(default=UNSET, name="hands_per_game")
+
+    @property
+    def bonus_semiclean(self) -> int:
+        """A semi-clean canasta's bonus (RULES 3.5); 0: no such kind."""
+        v = self.bonus_semiclean_
+        return 0 if isinstance(v, UnsetType) else v
+
+    @property
+    def bonus_super(self) -> int:
+        """A super canasta's bonus (all 8 naturals of a rank, no wild); 0: no such kind."""
+        v = self.bonus_super_
+        return 0 if isinstance(v, UnsetType) else v
+
+    @property
+    def bonus_super_dirty(self) -> int:
+        """A super dirty canasta's bonus (all 8 naturals of a rank and a wild); 0: no such kind."""
+        v = self.bonus_super_dirty_
+        return 0 if isinstance(v, UnsetType) else v
+
+    @property
+    def bonus_royal_dirty(self) -> int:
+        """A dirty royal canasta's bonus (a royal with one wild standing in); 0: no such kind."""
+        v = self.bonus_royal_dirty_
+        return 0 if isinstance(v, UnsetType) else v
+
+    @property
+    def bonus_ace_to_ace_dirty(self) -> int:
+        """A dirty ace-to-ace canasta's bonus (an ace-to-ace with one wild standing in); 0: none."""
+        v = self.bonus_ace_to_ace_dirty_
+        return 0 if isinstance(v, UnsetType) else v
+
+    @property
+    def dead_penalty_after_refill(self) -> bool:
+        """Whether a team pays the no-dead penalty when the deads had become the stock (RULES 7)."""
+        v = self.dead_penalty_after_refill_
+        return True if isinstance(v, UnsetType) else v
+
+    @property
+    def hands_per_game(self) -> int:
+        """The hands a game lasts (RULES 8); 0: play to `target`."""
+        v = self.hands_per_game_
+        return 0 if isinstance(v, UnsetType) else v
 
     @property
     def deck_size(self) -> int:
@@ -87,12 +145,44 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         return self.deck_size - HAND_SIZE * (n_players + 2) - (1 if self.upcard else 0)
 
 
+#: every parameter by its public name (the log's, `--rules`'), in order
+PARAMETERS: Final[tuple[str, ...]] = Rules.__struct_encode_fields__
+#: the club and tournament parameters: public name -> (field, value when unset) (RULES 9)
+CLUB_PARAMETERS: Final[dict[str, tuple[str, Any]]] = {
+    "bonus_semiclean": ("bonus_semiclean_", 0), "bonus_super": ("bonus_super_", 0),
+    "bonus_super_dirty": ("bonus_super_dirty_", 0), "bonus_royal_dirty": ("bonus_royal_dirty_", 0),
+    "bonus_ace_to_ace_dirty": ("bonus_ace_to_ace_dirty_", 0),
+    "dead_penalty_after_refill": ("dead_penalty_after_refill_", True), "hands_per_game": ("hands_per_game_", 0),
+}
+
+
+def normal_rules(rules: Rules) -> Rules:
+    """Return the rules with every club parameter given at its unset value left unset: equal
+    rules are then one value, and a game played with them is written as without them."""
+    back = {f: UNSET for f, unset in CLUB_PARAMETERS.values()
+            if type(getattr(rules, f)) is type(unset) and getattr(rules, f) == unset}
+    return msgspec.structs.replace(rules, **back) if back else rules
+
+
+def read_rules(obj: Mapping[str, Any], strict: bool = True) -> Rules:
+    """Return the rules of a mapping by public names (a logged rules object, a `--json` print),
+    normalised (`normal_rules`); raises `msgspec.ValidationError` naming the field at fault."""
+    return normal_rules(msgspec.convert(dict(obj), Rules, strict=strict))
+
+
 _BASE = Rules()
 #: seeds 002/003 (the five modes of the Turkish and Portuguese texts): a match to 2000, and the
 #: untaken deads "are integrated into the stock" all at once
 _FIVE_MODES = msgspec.structs.replace(_BASE, refill="all", target=2000)
 _OPEN = msgspec.structs.replace(
     _FIVE_MODES, pile="open", wild_top_new_meld_only=False, no_single_card_return=True
+)
+
+_BURRACO = msgspec.structs.replace(
+    _OPEN, upcard=True, sets=True, one_set_per_rank=True, ace_to_ace=False, bonus_royal=0,
+    bonus_ace_to_ace=0, wild_goes_low=True, two_value=20, joker_value=30,
+    close_needs_clean=False, close_by_discard=True, no_wild_last_discard=True,
+    stock_end="two_left", unused_dead="count", refill="one", stalemate_rounds=2,
 )
 
 #: the presets of RULES 9, each following its seed text (the seed is named beside it)
@@ -114,12 +204,9 @@ PRESETS: dict[str, Rules] = {
     "fechado": msgspec.structs.replace(_FIVE_MODES, sets=True),
     "fechado-sujo": msgspec.structs.replace(_FIVE_MODES, sets=True, close_needs_clean=False),
     # seed 004 (Hungarian text of Italian Burraco): a hand of mere pile exchanges may end
-    "burraco": msgspec.structs.replace(
-        _OPEN, upcard=True, sets=True, one_set_per_rank=True, ace_to_ace=False, bonus_royal=0,
-        bonus_ace_to_ace=0, wild_goes_low=True, two_value=20, joker_value=30,
-        close_needs_clean=False, close_by_discard=True, no_wild_last_discard=True,
-        stock_end="two_left", unused_dead="count", refill="one", stalemate_rounds=2,
-    ),
+    "burraco": _BURRACO,
+    # Italian Burraco in a tournament turn of 4 hands (RULES 8, 9)
+    "burraco-torneo": msgspec.structs.replace(_BURRACO, hands_per_game_=4),
 }
 
 #: the seed text each preset follows (RULES 9), for `buraco rules` and the docs
@@ -132,6 +219,7 @@ SEEDS: dict[str, str] = {
     "fechado": "002/003 (Fechado)",
     "fechado-sujo": "002/003 (Fechado sujo)",
     "burraco": "004 (Hungarian, Italian Burraco)",
+    "burraco-torneo": "004 (Italian Burraco, a tournament turn of 4 hands)",
 }
 
 ALIASES: dict[str, str] = {"fechado-stcl": "stcl", "burraco-it": "burraco"}
@@ -154,17 +242,44 @@ def canonical_variant(name: str) -> str:
 def find_rules(name: str, **overrides: Any) -> Rules:
     """Return a preset's rules, by name or alias, with `overrides` applied on top."""
     rules = PRESETS[canonical_variant(name)]
-    if overrides:
-        unknown = set(overrides) - set(Rules.__struct_fields__)
-        if unknown:
-            raise ValueError(f"unknown rule parameter(s): {', '.join(sorted(unknown))}")
-        rules = msgspec.convert(msgspec.structs.asdict(rules) | overrides, Rules)
-    return rules
+    return rules_with(rules, overrides) if overrides else rules
+
+
+def rules_with(rules: Rules, overrides: Mapping[str, Any]) -> Rules:
+    """Return `rules` with some parameters (by public name) changed, validated."""
+    unknown = set(overrides) - set(PARAMETERS)
+    if unknown:
+        raise ValueError(f"unknown rule parameter(s): {', '.join(sorted(unknown))}")
+    return read_rules(msgspec.to_builtins(rules) | dict(overrides))
+
+
+def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
+    """Return the parameters given as `name=value` texts (`--rules`; several may share one text,
+    comma-separated), each value read as its parameter's type (a flag: yes/no, true/false).
+
+    Raises `ValueError` naming the text at fault: an unknown name, or a value its parameter
+    cannot take.
+    """
+    out: dict[str, Any] = {}
+    for item in items:
+        for part in item.split(","):
+            name, eq, text = part.partition("=")
+            name, text = name.strip(), text.strip()
+            if not eq or not name:
+                raise ValueError(f"{part.strip()!r}: give a rule as name=value, e.g. bonus_semiclean=150")
+            if name not in PARAMETERS:
+                raise ValueError(f"{name}: no such rule parameter; `buraco rules` lists them")
+            value: Any = {"yes": "true", "no": "false"}.get(text.lower(), text)
+            try:
+                out[name] = getattr(msgspec.convert({name: value}, Rules, strict=False), name)
+            except msgspec.ValidationError as exc:
+                raise ValueError(f"{name}={text}: {exc}") from None
+    return out
 
 
 def rules_dict(rules: Rules) -> dict[str, Any]:
-    """Return the rules as a plain dict in field order."""
-    return msgspec.structs.asdict(rules)
+    """Return every parameter's value (by public name, unset ones at their value) in order."""
+    return {name: getattr(rules, name) for name in PARAMETERS}
 
 
 def _yes_no(yes: str, no: str) -> Any:
@@ -240,11 +355,32 @@ _EXPLAIN: dict[str, Any] = {
     "stalemate_rounds": lambda v: (
         f"A hand ends, without a closing bonus, after {v} rounds with no stock draw, meld or lay-off."
         if v else "A hand never ends for lack of progress."),
+    "bonus_semiclean": lambda v: (
+        f"A semi-clean canasta (one wild at an end of a run, or in a set, over 7+ naturals) scores {v}."
+        if v else "There is no semi-clean canasta: one with a wild is dirty."),
+    "bonus_super": lambda v: f"A super canasta (a set of all 8 naturals of its rank) scores {v}." if v
+    else "There is no super canasta: a set of all 8 naturals is clean.",
+    "bonus_super_dirty": lambda v: f"A super dirty canasta (all 8 naturals of a rank and a wild) scores {v}."
+    if v else "There is no super dirty canasta.",
+    "bonus_royal_dirty": lambda v: f"A dirty royal canasta (a royal with one wild standing in) scores {v}."
+    if v else "There is no dirty royal canasta.",
+    "bonus_ace_to_ace_dirty": lambda v: (
+        f"A dirty ace-to-ace canasta (an ace-to-ace with one wild standing in) scores {v}."
+        if v else "There is no dirty ace-to-ace canasta."),
+    "dead_penalty_after_refill": _yes_no(
+        "A team that took no dead loses the penalty even when the deads had become the stock.",
+        "A team that took no dead is spared the penalty when the deads had become the stock before "
+        "it could take one."),
+    "hands_per_game": lambda v: (
+        f"The game lasts {v} hands whatever the totals (target ignored); equal totals are a tie."
+        if v else "The game is played to the target."),
 }
 
 
 def explain(rules: Rules, name: str) -> str:
     """Return one plain sentence saying what parameter `name` means at its value in `rules`."""
+    if name == "target" and rules.hands_per_game:  # RULES 8: a tournament turn ignores it
+        return f"The target ({rules.target}) is ignored: the game lasts {rules.hands_per_game} hands."
     return str(_EXPLAIN[name](getattr(rules, name)))
 
 
@@ -259,6 +395,6 @@ def presets_markdown() -> str:
         "|---|" + "---|" * len(PRESETS),
         "| seed | " + " | ".join(SEEDS[n].split(" ")[0] for n in PRESETS) + " |",
     ]
-    for name in Rules.__struct_fields__:
+    for name in PARAMETERS:
         lines.append(f"| `{name}` | " + " | ".join(cell(getattr(r, name)) for r in PRESETS.values()) + " |")
     return "\n".join(lines) + "\n"

@@ -13,8 +13,9 @@ The same seed gives the same league for any number of workers.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -73,6 +74,7 @@ def league(
     players: int = 2,
     workers: int = 1,
     on_game: Callable[[int, int], None] | None = None,
+    rules: Mapping[str, Any] | None = None,
 ) -> LeagueResult:
     """Play every pair of `bots` a duplicate match of `deals` deals, write every log under
     `out_dir`, and rate the bots; `on_game(done, total)` hears of the games played, every pair's
@@ -99,7 +101,7 @@ def league(
                 on_game(base + k, total)
 
         results[i, j] = match(out / pair_folder(i, j), [names[i], names[j]], deals, seed, variant, players,
-                              workers, step)
+                              workers, step, rules)
         done += 2 * deals
     model = PlackettLuce()
     ratings = [model.rating(name=n) for n in names]

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -30,7 +31,7 @@ from buraco_events.bots.registry import run_game, table_bots
 from buraco_events.core.gate import team_of
 from buraco_events.log.writer import write_logs
 from buraco_events.model.events import Event
-from buraco_events.model.rules import canonical_variant, check_players
+from buraco_events.model.rules import canonical_variant, check_players, find_rules
 from buraco_events.util.pool import ordered_map
 
 from .sim import game_seed, seat_bots
@@ -78,18 +79,18 @@ def match_id(variant: str, players: int, seed: int, bots: Sequence[str], deal: i
     return f"match-{variant}-{players}p-s{seed}-{a}-v-{b}-{deal:05d}-{'ba' if swapped else 'ab'}"
 
 
-_Job = tuple[str, str, int, int, tuple[str, str], int, bool]
+_Job = tuple[str, str, int, int, tuple[str, str], int, bool, dict[str, Any] | None]
 _Played = tuple[int, tuple[str, list[Event]], tuple[int, int]]
 
 
 def _play_game(job: _Job) -> _Played:
     """Play one game of deal `deal` (runs in a worker); return A's margin, its log and the bots'
     team totals (A's, B's)."""
-    out_dir, variant, players, seed, bots, deal, swapped = job
+    out_dir, variant, players, seed, bots, deal, swapped, rules = job
     order = (bots[1], bots[0]) if swapped else bots
     gid = match_id(variant, players, seed, bots, deal, swapped)
     events, state = run_game(variant, players, game_seed(seed, deal), table_bots(seat_bots(order, players)), gid,
-                             target=0)
+                             target=0, overrides=rules)
     team_total = [0, 0]
     for result in state.hand_results:
         for sheet in result:
@@ -108,11 +109,14 @@ def match(
     players: int = 2,
     workers: int = 1,
     on_game: Callable[[int, int], None] | None = None,
+    rules: Mapping[str, Any] | None = None,
 ) -> MatchResult:
     """Play a duplicate match of `deals` deals between two bots and write every log into `out_dir`;
     `on_game(done, total)` hears of the games played, from (0, 2 * deals) before the first.
 
-    Raises ValueError for bad bots, counts or variant; a log already there with other bytes is
+    `rules` changes parameters of the preset's rules (`--rules`; a tournament turn of
+    `hands_per_game` makes each game that many hands). Raises ValueError for bad bots, counts,
+    variant or rules; a log already there with other bytes is
     never replaced (`log.LogExistsError`).
     """
     name = canonical_variant(variant)
@@ -125,7 +129,10 @@ def match(
     seat_bots(pair, players)  # names checked before anything is played
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(str(out), name, players, seed, pair, d, swapped) for d in range(deals) for swapped in (False, True)]
+    overrides = dict(rules) if rules else None
+    if overrides:
+        find_rules(name, **overrides)  # a bad parameter is named before anything is played
+    jobs = [(str(out), name, players, seed, pair, d, swapped, overrides) for d in range(deals) for swapped in (False, True)]
     results: list[DealResult] = []
     totals = [0, 0]
     if on_game is not None:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -24,7 +25,7 @@ from buraco_events.core.gate import team_of
 from buraco_events.core.melds import CANASTA_KINDS
 from buraco_events.log.writer import write_logs
 from buraco_events.model.events import Event, HandEnded
-from buraco_events.model.rules import canonical_variant, check_players
+from buraco_events.model.rules import canonical_variant, check_players, find_rules
 from buraco_events.util.pool import collector_paused
 
 #: progress callback: (games done, hands done) so far
@@ -59,7 +60,8 @@ class _Tally:
     events: int = 0
     wins: list[int] = field(default_factory=lambda: [0, 0])
     score: list[int] = field(default_factory=lambda: [0, 0])
-    canastas: dict[str, list[int]] = field(default_factory=lambda: {k: [0, 0] for k in CANASTA_KINDS})
+    #: per kind: the four of every variant, and a club kind once one is met (RULES 3.5)
+    canastas: dict[str, list[int]] = field(default_factory=lambda: {k: [0, 0] for k in CANASTA_KINDS[:4]})
     closes: list[int] = field(default_factory=lambda: [0, 0])
 
     def add(self, other: _Tally) -> None:
@@ -72,7 +74,7 @@ class _Tally:
             self.score[t] += other.score[t]
             self.closes[t] += other.closes[t]
             for kind, counts in other.canastas.items():
-                self.canastas[kind][t] += counts[t]
+                self.canastas.setdefault(kind, [0, 0])[t] += counts[t]
 
 
 def game_id(variant: str, players: int, seed: int, index: int) -> str:
@@ -102,16 +104,16 @@ def seat_bots(names: Sequence[str], players: int) -> tuple[str, ...]:
 
 def _play_batch(
     out_dir: str, variant: str, players: int, seed: int, seats: tuple[str, ...],
-    target: int | None, indices: Sequence[int], commit: bool = False,
+    target: int | None, indices: Sequence[int], commit: bool = False, rules: dict[str, Any] | None = None,
 ) -> _Tally:
     """Play and write games `indices` of a run; return their tally (runs in a worker)."""
     with collector_paused():
-        return _play_games(out_dir, variant, players, seed, seats, target, indices, commit)
+        return _play_games(out_dir, variant, players, seed, seats, target, indices, commit, rules)
 
 
 def _play_games(
     out_dir: str, variant: str, players: int, seed: int, seats: tuple[str, ...],
-    target: int | None, indices: Sequence[int], commit: bool,
+    target: int | None, indices: Sequence[int], commit: bool, rules: dict[str, Any] | None = None,
 ) -> _Tally:
     """`_play_batch`'s work (the collector paused around it)."""
     tally = _Tally()
@@ -119,7 +121,7 @@ def _play_games(
     logs: list[tuple[Path, list[Event]]] = []  # written together at the end (one flush to disk)
     for i in indices:
         gid = game_id(variant, players, seed, i)
-        events, state = run_game(variant, players, game_seed(seed, i), bots, gid, target, commit=commit)
+        events, state = run_game(variant, players, game_seed(seed, i), bots, gid, target, rules, commit=commit)
         logs.append((Path(out_dir) / f"{gid}.jsonl", events))
         tally.games += 1
         tally.events += len(events)
@@ -130,7 +132,7 @@ def _play_games(
             for sheet in result:
                 tally.score[sheet.team] += sheet.total
                 for kind, n in sheet.canastas.items():
-                    tally.canastas[kind][sheet.team] += n
+                    tally.canastas.setdefault(kind, [0, 0])[sheet.team] += n
         for ev in events:  # the table's own events: `type(ev) is`, not isinstance (slow on Structs)
             if type(ev) is HandEnded and ev.closed_by is not None:
                 tally.closes[team_of(ev.closed_by)] += 1
@@ -156,12 +158,14 @@ def simulate(
     target: int | None = None,
     progress: Progress | None = None,
     commit: bool = False,
+    rules: Mapping[str, Any] | None = None,
 ) -> Summary:
     """Play `games` seeded bot games, write `out_dir/<game_id>.jsonl` for each, and summarise.
 
     `bots` are bot names assigned to seats by `seat_bots`; `target` overrides the preset's (0 = a
     single hand); `commit` commits every deal with a salt derived from the game's seed
-    (`commit.seeded_salts`: the same arguments still give the same bytes). A log already in the folder with the same bytes (a rerun with the same
+    (`commit.seeded_salts`: the same arguments still give the same bytes); `rules` changes
+    parameters of the preset's rules (`--rules`). A log already in the folder with the same bytes (a rerun with the same
     arguments) is kept; one with other content is never replaced (`log.LogExistsError`). Raises ValueError for a bad variant, bot names, player count or counts.
     """
     name = canonical_variant(variant)
@@ -179,14 +183,17 @@ def simulate(
         if progress is not None:
             progress(total.games, total.hands)
 
+    overrides = dict(rules) if rules else None
+    if overrides:
+        find_rules(name, **overrides)  # a bad parameter is named before anything is played
     args = (str(out), name, players, seed, seats, target)
     if workers == 1 or games <= 1:
         for batch in _batches(games, 1):
-            done(_play_batch(*args, batch, commit))
+            done(_play_batch(*args, batch, commit, overrides))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             pending: set[Future[_Tally]] = {
-                pool.submit(_play_batch, *args, batch, commit) for batch in _batches(games, workers)
+                pool.submit(_play_batch, *args, batch, commit, overrides) for batch in _batches(games, workers)
             }
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -204,7 +211,8 @@ def _summary(
         variant=variant, players=players, seed=seed, bots=seats, games=t.games, hands=t.hands,
         events=t.events, wins=(t.wins[0], t.wins[1]),
         avg_hand_score=(t.score[0] / hands, t.score[1] / hands),
-        canasta_rate={k: (v[0] / hands, v[1] / hands) for k, v in t.canastas.items()},
+        canasta_rate={k: (t.canastas[k][0] / hands, t.canastas[k][1] / hands)
+                      for k in CANASTA_KINDS if k in t.canastas},
         closing_rate=(t.closes[0] + t.closes[1]) / hands, closes=(t.closes[0], t.closes[1]),
         elapsed=elapsed, hands_per_s=t.hands / elapsed if elapsed > 0 else 0.0,
     )

@@ -159,8 +159,9 @@ class BuracoEnv(AECEnv):
                     team = self._seat[a] % 2
                     self.rewards[a] += float(event.scores[team] - event.scores[1 - team])
             elif self.reward_kind == "match" and type(event) is GameEnded:
-                for a in self.agents:
-                    self.rewards[a] += 1.0 if self._seat[a] % 2 == event.winner else -1.0
+                for a in self.agents:  # a tie (winner None, `hands_per_game`) rewards no one
+                    if event.winner is not None:
+                        self.rewards[a] += 1.0 if self._seat[a] % 2 == event.winner else -1.0
         if table.over:
             self.terminations = dict.fromkeys(self.agents, True)
             if self.log_dir is not None:

@@ -26,7 +26,7 @@ from buraco_events.log.lines import LogError
 from buraco_events.log.sources import read_log
 from buraco_events.log.writer import open_log
 from buraco_events.model.events import GameEnded, GameStarted, HandEnded, decode_event
-from buraco_events.model.rules import PRESETS, Rules, UnknownVariant, canonical_variant
+from buraco_events.model.rules import PRESETS, UnknownVariant, canonical_variant
 from buraco_events.play.setup import BOT_NAMES
 from buraco_events.util.text import visible
 
@@ -52,6 +52,8 @@ log = logging.getLogger("buraco_events.serve")
 MAX_NAME = 40
 #: the highest target a request may set (a match longer than the table's bound never ends)
 MAX_TARGET = 100_000
+#: the longest tournament turn a table may be set up for (RULES 8: 3 or 4 are usual)
+MAX_HANDS = 20
 
 
 class Refused(ValueError):
@@ -107,7 +109,7 @@ class ServerOptions:
 def variants() -> list[dict[str, Any]]:
     """Return the presets a table may play, as the lobby's form offers them."""
     return [{"name": name, "players": [2, 4], "target": rules.target,
-             "hands_per_game": getattr(rules, "hands_per_game", None)} for name, rules in PRESETS.items()]
+             "hands_per_game": rules.hands_per_game} for name, rules in PRESETS.items()]
 
 
 class Tables:
@@ -258,8 +260,9 @@ class Tables:
             names.append(name)
         overrides = dict(request.rules)
         if request.hands_per_game is not None:
-            if "hands_per_game" not in Rules.__struct_fields__:
-                raise Refused(f"hands_per_game: the rules of {variant} have no hands_per_game; give a target")
+            if not 0 <= request.hands_per_game <= MAX_HANDS:
+                raise Refused(f"hands_per_game: give 0 (play to the target) to {MAX_HANDS} hands, "
+                              f"got {request.hands_per_game}")
             overrides["hands_per_game"] = request.hands_per_game
         target = request.target
         if target is not None and not 0 <= target <= MAX_TARGET:

@@ -45,6 +45,7 @@ from buraco_events.model.events import (
     TookPile,
     branch_words,
 )
+from buraco_events.model.terms import kind_phrase
 from buraco_events.model.views import (
     DeadView,
     MeldKind,
@@ -174,7 +175,9 @@ def describe(event: Event, state_before: GameState, players: Sequence[str]) -> s
         return text
     if isinstance(event, GameEnded):
         totals = " / ".join(map(str, after.totals))
-        winner = after.winner or 0
+        winner = after.winner
+        if winner is None:  # RULES 8: a tournament turn may end with equal totals
+            return head + f"game over: a tie, totals {totals}"
         verb = "wins" if len(players) == 2 else "win"
         return head + f"game over: {team_label(players, winner)} {verb}, totals {totals}"
     name = players[event.player]  # type: ignore[attr-defined]
@@ -193,7 +196,7 @@ def describe(event: Event, state_before: GameState, players: Sequence[str]) -> s
         else:
             text = f"{name} added {_cards(event.cards)} to meld #{event.meld}: {_cards(meld.cards)}"
         if meld.canasta_seq == event.seq:
-            text += f", a {meld.canasta(after.rules)} canasta"
+            text += f", {kind_phrase(meld.canasta(after.rules))}"
         wild = wild_change(old, meld.shape, event.cards)
         if wild:
             text += f" ({wild})"

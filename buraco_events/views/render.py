@@ -24,6 +24,7 @@ from buraco_events.analysis.evaluate import CAP_FACTOR, INACCURACY
 from buraco_events.core.cards import SUIT, Card
 from buraco_events.core.gate import team_of
 from buraco_events.model.scoring import HAND_TOTAL, SHEET_ROWS
+from buraco_events.model.terms import KIND_WORDS
 from buraco_events.util.text import visible
 
 from .projections import MeldHistory, MeldView, View, team_label
@@ -34,10 +35,7 @@ SUIT_STYLE: dict[str, str] = {"H": "red", "D": "red"}
 #: each suit letter as its symbol (the joker stays `JK`: the emoji is double width)
 SUIT_SYMBOL: dict[str, str] = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 #: how a meld's canasta kind reads
-CANASTA_LABEL: dict[str, str] = {
-    "none": "", "dirty": "dirty canasta", "clean": "clean canasta",
-    "royal": "royal canasta", "ace_to_ace": "ace-to-ace canasta",
-}
+CANASTA_LABEL: dict[str, str] = {"none": "", **{str(k): v for k, v in KIND_WORDS.items()}}
 
 
 def card_name(card: Card, symbols: bool = False) -> str:
@@ -83,6 +81,8 @@ def _header(view: View, last: int | None) -> Text:
 def _status(view: View) -> Text:
     if view.phase in ("game_end", "over") and view.winner is not None:
         return Text(f"game over: {team_text(view, view.winner)} won")
+    if view.phase in ("game_end", "over"):  # RULES 8: a tournament turn ended with equal totals
+        return Text("game over: a tie")
     if view.phase in ("draw", "play", "dead"):
         return Text(f"to play: {seat_label(view, view.to_play)} · phase: {view.phase}")
     return Text(f"phase: {view.phase}")
@@ -132,7 +132,7 @@ def _history_text(history: MeldHistory, players: Sequence[str]) -> Text:
         what = "laid" if step.action == "laid" else "+" + " ".join(step.cards)
         part = f"{what} by {visible(players[step.player])} @{step.seq}"
         if step.canasta:
-            part += f", {step.canasta} canasta"
+            part += f", {CANASTA_LABEL.get(step.canasta, step.canasta)}"
         if step.wild:
             part += f" ({step.wild})"
         parts.append(part)
@@ -141,17 +141,19 @@ def _history_text(history: MeldHistory, players: Sequence[str]) -> Text:
 
 def _melds(view: View, histories: Sequence[MeldHistory], symbols: bool = False) -> list[RenderableType]:
     by_id = {h.meld: h for h in histories}
+    kinds = {m.kind for m in view.melds}
     out: list[RenderableType] = []
     for team in (0, 1):
         mine: list[MeldView] = [m for m in view.melds if m.team == team]
         out.append(Text(f"melds of team {team} ({team_text(view, team)}): {len(mine)}", style="bold"))
         if not mine:
             continue
-        # fixed column widths keep both teams' melds aligned ("ace-to-ace canasta" is the widest)
+        # fixed column widths keep both teams' melds aligned: the widest of the kinds every variant
+        # has ("ace-to-ace canasta"), or of a club kind on the table
         grid = Table.grid(padding=(0, 2))
         grid.add_column(justify="right", no_wrap=True, min_width=3)
         grid.add_column(no_wrap=True, min_width=9)
-        grid.add_column(no_wrap=True, min_width=max(map(len, CANASTA_LABEL.values())))
+        grid.add_column(no_wrap=True, min_width=max(len(CANASTA_LABEL.get(k, k)) for k in ("ace_to_ace", *kinds)))
         grid.add_column()
         for m in mine:
             kind = f"{m.type} {'clean' if m.clean else 'dirty'}"

@@ -241,6 +241,8 @@ def _result_words(last: Mapping[str, Any]) -> str:
         totals = " to ".join(str(t) for t in last["totals"])
         verb = "wins" if len(players) == 2 else "win"
         return f"{team_label(players, winner)} {verb} {totals} after {played}"
+    if last["phase"] == "over":  # RULES 8: a tournament turn ended with equal totals
+        return f"a tie, {' to '.join(str(t) for t in last['totals'])} after {played}"
     return f"unfinished: the log stops at seq {last['seq']}, in {hand_words(last['hand'])}"
 
 

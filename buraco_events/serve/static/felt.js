@@ -4,7 +4,9 @@ import { back, backRow, card, cardRow, el, emptySlot, plural, stack, teamLabel, 
 
 export const PLAYING = ["draw", "play", "dead"];
 const KIND_LABEL = { dirty: "dirty canasta", clean: "clean canasta", royal: "royal canasta",
-  ace_to_ace: "ace-to-ace canasta" };
+  ace_to_ace: "ace-to-ace canasta", semiclean: "semi-clean canasta", super: "super canasta",
+    super_dirty: "super dirty canasta", royal_dirty: "dirty royal canasta",
+    ace_to_ace_dirty: "dirty ace-to-ace canasta" };
 const $ = (id) => document.getElementById(id);
 
 function positions(n, seat) {

@@ -104,7 +104,7 @@ export function drawResult(r, players, seat) {
   box.hidden = false;
   box.appendChild(el("h2", "", "Game over"));
   const won = r.winner !== null && r.winner !== undefined;
-  let words = won ? "team " + r.winner + " (" + teamLabel(players, r.winner) + ") won" : "no winner";
+  let words = won ? "team " + r.winner + " (" + teamLabel(players, r.winner) + ") won" : "a tie";
   if (seat !== null && won) words += teamOf(seat, players.length) === r.winner ? ": you won" : ": you lost";
   box.appendChild(el("p", "winner", words)).id = "winner";
   box.appendChild(el("p", "totals", "final score: " +

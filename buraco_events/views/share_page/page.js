@@ -7,7 +7,9 @@
   // the phases in which the step's hand has ended (render.ENDED_PHASES)
   var ENDED = ["hand_end", "deal", "game_end", "over"];
   var KIND_LABEL = { dirty: "dirty canasta", clean: "clean canasta", royal: "royal canasta",
-    ace_to_ace: "ace-to-ace canasta" };
+    ace_to_ace: "ace-to-ace canasta", semiclean: "semi-clean canasta", super: "super canasta",
+    super_dirty: "super dirty canasta", royal_dirty: "dirty royal canasta",
+    ace_to_ace_dirty: "dirty ace-to-ace canasta" };
 
   var data = JSON.parse(document.getElementById("buraco-replay").textContent);
   var steps = decodeSteps(data.steps);
@@ -226,6 +228,7 @@
     if ((v.phase === "game_end" || v.phase === "over") && v.winner !== null) {
       return "game over: " + teamLabel(v.players, v.winner) + " won";
     }
+    if (v.phase === "game_end" || v.phase === "over") return "game over: a tie";
     if (PLAYING.indexOf(v.phase) >= 0) return "to play: " + seatName(v, v.to_play) + " · phase: " + v.phase;
     return "phase: " + v.phase;
   }
