@@ -269,6 +269,8 @@ def audit(path: Path, games: Path | None = None) -> AuditResult:
     for o in table.tables:
         where = f"round {o.round} table {o.table} ({o.game_id})"
         for d in o.disputed:
+            if d["stored_disputed"] and o.status == "counted":
+                continue  # the director stored it as disputed, and a clean result followed
             findings.append(f"{where}: result seq {d['seq']} is disputed: {d['reason']}")
         if o.claims:
             findings.append(f"{where}: {o.claims}")

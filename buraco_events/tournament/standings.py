@@ -98,7 +98,8 @@ def outcome(rnd: int, table: PairedTable, results: list[Result], verify: Verify,
                 why = (f"the game log changed after its result was recorded (head {verdict.head}"
                        f", recorded {result.head})")
         if why is not None:
-            out.disputed.append({"seq": result.seq, "head": result.head, "reason": why})
+            out.disputed.append({"seq": result.seq, "head": result.head, "reason": why,
+                                 "stored_disputed": result.disputed is not None})
             out.reason = why
             continue
         assert verdict is not None and verdict.totals is not None

@@ -117,7 +117,7 @@ def read_log(path: str | os.PathLike[str]) -> TournamentLog:
 Command = Callable[[TournamentLog], list[Event]]
 
 
-def _sealed(log: TournamentLog | None, events: Sequence[Event]) -> bytes:
+def _sealed(log: TournamentLog | None, events: Sequence[Event], name: str) -> bytes:
     """Return the lines of `events` after the log, each checked against the state it follows."""
     state = TournamentState() if log is None else log.state
     seq = 0 if log is None else len(log.events)
@@ -131,7 +131,7 @@ def _sealed(log: TournamentLog | None, events: Sequence[Event]) -> bytes:
         try:
             check(state, decoded)
         except Refused as exc:
-            raise TournamentError(str(exc)) from None
+            raise TournamentError(f"{name}: seq {seq}: {exc} (refused: nothing written)") from None
         apply(state, decoded)
         out.append(line + b"\n")
         prev, seq = line_hash(line), seq + 1
@@ -141,7 +141,7 @@ def _sealed(log: TournamentLog | None, events: Sequence[Event]) -> bytes:
 def create(path: str | os.PathLike[str], first: Event) -> bytes:
     """Write a new tournament log holding `first`; refuses an existing file. Returns the line."""
     p = Path(path)
-    data = _sealed(None, [first])
+    data = _sealed(None, [first], str(p))
     try:
         fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     except FileExistsError:
@@ -175,7 +175,7 @@ def append(path: str | os.PathLike[str], command: Command) -> tuple[TournamentLo
         events = command(log)
         if not events:
             return log, []
-        data = _sealed(log, events)
+        data = _sealed(log, events, str(p))
         write_all(fd, data)
         os.fdatasync(fd)
         return log, data.splitlines()
