@@ -18,7 +18,14 @@ import typer
 from rich.table import Table
 
 from buraco_events.tournament import director
-from buraco_events.tournament.events import DEALS, FORMS, MOVEMENTS, Result
+from buraco_events.tournament.events import (
+    DEALS,
+    FORMS,
+    MOVEMENTS,
+    Result,
+    RoundClosed,
+    TournamentEnded,
+)
 from buraco_events.tournament.scale import MAX_SCALE_FILE, SCALES, ScaleError, parse_scale_csv
 from buraco_events.tournament.standings import Standings
 from buraco_events.tournament.state import TournamentError
@@ -92,6 +99,9 @@ def new(
     scale: Annotated[str, typer.Option("--scale", metavar="3|4|FILE",
                                        help="the victory point scale: Italian 3- or 4-hand, or a CSV of rows")] = "3",
     director_name: Annotated[str, typer.Option("--director", help="who directs")] = "",
+    tournament_id: Annotated[str | None, typer.Option(
+        "--id", help="the tournament's id, which starts every game id (default: from the name and the time)")]
+    = None,
 ) -> None:
     """Start a tournament log (its first line, tournament_started, holds the scale's rows)."""
     for option, value, allowed in (("--form", form, FORMS), ("--movement", movement, MOVEMENTS),
@@ -103,10 +113,10 @@ def new(
     try:
         director.new(file, name=name, form=form, variant=variant, rules=parse_rules(rules or []),
                      movement=movement, rounds=rounds, deals=deals, scale=_scale(scale),
-                     director=director_name, at=_now())
+                     director=director_name, at=_now(), tournament_id=tournament_id)
     except TournamentError as exc:
         _refused(exc)
-    _say(f"{file}: {name}: {form}, {variant}, {movement}, {rounds} rounds, {deals} deals")
+    _say(f"{file}: {name}: {form}, {variant}, {movement}, {rounds} rounds, {deals} deals, scale {scale}")
 
 
 @app.command("enter")
@@ -155,7 +165,8 @@ def pair(file: TFile, games: Games = None) -> None:
 
 def _results(results: list[Result]) -> None:
     for r in results:
-        state = f"disputed: {r.disputed}" if r.disputed else f"totals {r.totals[0]}-{r.totals[1]} vp {r.vp[0]}-{r.vp[1]}"
+        state = (f"disputed: {r.disputed}" if r.disputed
+                 else f"totals {r.totals[0]}:{r.totals[1]}, vp {r.vp[0]}:{r.vp[1]}")
         _say(f"round {r.round} table {r.table}: {r.game_id}: {state}")
 
 
@@ -219,7 +230,11 @@ def close(file: TFile, games: Games = None) -> None:
     except TournamentError as exc:
         _refused(exc)
     for event in events:
-        _say(f"{msgspec.json.encode(event).decode()}")
+        if isinstance(event, RoundClosed):
+            _say(f"round {event.round} closed")
+        elif isinstance(event, TournamentEnded):
+            podium = ", ".join(f"{s.place}. entry {s.entry} ({s.vp} VP)" for s in event.standings[:3])
+            _say(f"tournament ended: {podium}")
 
 
 def render(table: Standings) -> None:
@@ -236,7 +251,7 @@ def render(table: Standings) -> None:
         cells = []
         for c in row.rounds:
             if c.status == "counted" and c.totals is not None:
-                cells.append(f"v{c.opponent} {c.totals[0]}-{c.totals[1]} {c.vp}")
+                cells.append(f"v{c.opponent} {c.totals[0]}:{c.totals[1]} {c.vp}")
             else:
                 cells.append(f"v{c.opponent} {c.status}" if c.opponent else c.status)
         name = row.name + (" (withdrawn)" if row.withdrawn else "")

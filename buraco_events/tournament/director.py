@@ -55,9 +55,18 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:24] or "t"
 
 
+#: a tournament id given by the director: what game ids start with, so letters, digits and `-`
+TOURNAMENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
+
 def new(path: Path, *, name: str, form: str, variant: str, rules: dict[str, object] | None,
-        movement: str, rounds: int, deals: str, scale: Scale, director: str, at: str) -> bytes:
-    """Start a tournament log at `path`; return its first line."""
+        movement: str, rounds: int, deals: str, scale: Scale, director: str, at: str,
+        tournament_id: str | None = None) -> bytes:
+    """Start a tournament log at `path`; return its first line. Without `tournament_id`, the
+    id is the name's slug and a hash of the name and `at` (two events of one name differ)."""
+    if tournament_id is not None and not TOURNAMENT_ID.fullmatch(tournament_id):
+        raise TournamentError(f"--id {tournament_id!r}: 1 to 40 of a-z, 0-9 and '-', starting with"
+                              " a letter or digit (game ids start with it)", 2)
     try:
         variant = canonical_variant(variant)
         if rules:
@@ -65,7 +74,7 @@ def new(path: Path, *, name: str, form: str, variant: str, rules: dict[str, obje
     except (UnknownVariant, ValueError) as exc:
         raise TournamentError(f"--rules/--variant: {exc}", 2) from None
     check_scale(scale)
-    tid = f"{_slug(name)}-{hashlib.sha256(f'{name}|{at}'.encode()).hexdigest()[:8]}"
+    tid = tournament_id or f"{_slug(name)}-{hashlib.sha256(f'{name}|{at}'.encode()).hexdigest()[:8]}"
     event = TournamentStarted(
         seq=0, at=at, tournament_id=tid, name=name, form=form, variant=variant,  # type: ignore[arg-type]
         rules=rules or None, movement=movement, rounds=rounds, deals=deals,  # type: ignore[arg-type]
