@@ -312,3 +312,29 @@ def test_the_scale_rows_are_in_the_first_line(tmp_path: Path, scale: str) -> Non
     assert "unknown variant" in run("new", tmp_path / "w.jsonl", "--name", "x", "--variant", "nope",
                                     "--movement", "swiss", "--rounds", "2", code=2)
     assert not (tmp_path / "v.jsonl").exists() and not (tmp_path / "w.jsonl").exists()
+
+
+def test_hostile_tournament_logs_are_one_line_each(tmp_path: Path) -> None:
+    t = tmp_path / "t.jsonl"
+    run("new", t, "--name", "x", "--variant", "stbl", "--movement", "swiss", "--rounds", "2")
+    good = t.read_bytes()
+    cases = {
+        b"": "line 1: empty file",
+        b"\x00\xff garbage": "line 1",
+        b"[" * 100_000 + b"\n": "line 1",
+        b'{"type":"entered","seq":0}\n': "line 1",
+        good + b'{"type":"entered","seq":1,"prev":"' + b"0" * 64 + b'","entry":1,"players":["a"]}\n':
+            "line 2 (seq 1): field prev",
+        good + b"x" * (2 << 20) + b"\n": "line 2",
+        good + b'{"type":"entered","seq":1,"entry":1,"players":["a","b","c"]}\n': "line 2",
+        good + good: "line 2 (seq 0)",
+        good[:-1]: "line 1: no whole line",
+        good + b'{"type":"entered","seq":1': "line 2: torn last line",
+    }
+    for data, words in cases.items():
+        t.write_bytes(data)
+        result = runner.invoke(app, ["tournament", "enter", str(t), "--players", "a,b"])
+        assert result.exit_code in (1, 2), (data[:40], result.stderr)
+        lines_ = result.stderr.strip().splitlines()
+        assert len(lines_) == 1 and words in lines_[0], (data[:40], result.stderr)
+        assert t.read_bytes() == data  # nothing appended

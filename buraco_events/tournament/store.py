@@ -17,7 +17,7 @@ import msgspec
 
 from buraco_events.log.atomic import sync_dir, write_all
 from buraco_events.log.chain import Chain
-from buraco_events.log.lines import MAX_LINE, LogError, end_error, os_reason, raw_lines
+from buraco_events.log.lines import MAX_LINE, LogError, os_reason, raw_lines
 from buraco_events.log.writer import lock_log
 from buraco_events.model.events import ZERO_HASH, Event, EventFormatError, line_hash
 
@@ -26,6 +26,8 @@ from .state import Refused, TournamentError, TournamentState, apply, check
 
 #: the most lines a tournament log holds (a season of weekly events is a few thousand)
 MAX_EVENTS = 200_000
+#: the largest tournament log read, in bytes (a 512-entry event of 64 rounds is a few MB)
+MAX_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -100,15 +102,18 @@ def read_log(path: str | os.PathLike[str]) -> TournamentLog:
     """Read and check a tournament log file; raises `TournamentError` (2: cannot be read)."""
     p = Path(path)
     try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise TournamentError(f"{p}: {size:,} bytes: larger than a tournament log may be "
+                                  f"({MAX_BYTES:,})", 2)
         raw = raw_lines(p)
         lines = list(raw)
     except OSError as exc:
         raise TournamentError(f"{p}: cannot read: {os_reason(exc)}", 2) from None
-    if not lines and not raw.tail:
-        raise TournamentError(f"{p}: empty file: not a tournament log", 2)
-    error = end_error(raw, len(lines), str(p)) if not lines else None
-    if error is not None:
-        raise TournamentError(str(error), 2)
+    if not lines:
+        what = "no whole line" if raw.tail else "empty file"
+        raise TournamentError(f"{p}: line 1: {what}: not a tournament log (its first line is "
+                              "tournament_started)", 2)
     return read_lines(lines, str(p), p, raw.tail)
 
 
