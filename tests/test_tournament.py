@@ -338,3 +338,29 @@ def test_hostile_tournament_logs_are_one_line_each(tmp_path: Path) -> None:
         lines_ = result.stderr.strip().splitlines()
         assert len(lines_) == 1 and words in lines_[0], (data[:40], result.stderr)
         assert t.read_bytes() == data  # nothing appended
+
+
+def test_audit_names_every_claim_that_differs(tmp_path: Path) -> None:
+    from buraco_events.tournament import store
+    from buraco_events.tournament.events import RoundClosed, Standing, TournamentEnded
+
+    t = start(tmp_path, entries=4, movement="danish", rounds=1, deals="random", form="singles")
+    # a pairing written by another program: 1 v 3 and 2 v 4, where Danish pairs 1 v 2, 3 v 4
+    forged = RoundPaired(seq=0, round=1, tables=(
+        PairedTable(table=1, entries=(1, 3), game_id="club-x-r1-t1", seed="a"),
+        PairedTable(table=2, entries=(2, 4), game_id="club-x-r1-t2", seed="b")))
+    store.append(t, lambda log: [forged])
+    run("play", t, "--bots", "greedy")
+    played = lines(t)[-1]
+    # a result whose claims are not the game log's, then standings claimed wrong
+    log = store.read_log(t)
+    first = log.state.rounds[0].results[1][0]
+    store.append(t, lambda log: [RoundClosed(seq=0, round=1), TournamentEnded(seq=0, standings=(
+        Standing(entry=1, vp=99, place=1),))])
+    data = t.read_bytes()
+    assert b'"vp":99' in data and played["type"] == "result"
+    result = runner.invoke(app, ["tournament", "audit", str(t)])
+    assert result.exit_code == 1
+    assert "round 1 is not the pairing the danish movement gives" in result.stdout
+    assert "entry 1 claims vp 99 place 1; the recount gives" in result.stdout
+    assert first.game_id == "club-x-r1-t1"

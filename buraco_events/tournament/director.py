@@ -35,6 +35,7 @@ from .events import (
     decode,
 )
 from .games import (
+    Verdict,
     check_bots,
     game_id_of,
     keep_copy,
@@ -43,11 +44,12 @@ from .games import (
     result_points,
     table_job,
     table_seed,
+    verify_file,
     verify_log,
 )
 from .scale import Scale, check_scale
-from .standings import Standings, ranked, standings, table_outcomes
-from .state import TournamentError
+from .standings import Standings, Verify, ranked, standings, table_outcomes
+from .state import TournamentError, TournamentState, apply
 from .store import Command, TournamentLog, append, create, games_dir, read_log
 
 
@@ -109,7 +111,8 @@ def games_of(log: TournamentLog, games: Path | None) -> Path:
     return games if games is not None else games_dir(log.path)
 
 
-def pairing(log: TournamentLog, games: Path | None = None) -> movements.Pairing:
+def pairing(log: TournamentLog, games: Path | None = None,
+            verify: Verify | None = None) -> movements.Pairing:
     """Return the next round's pairing by the tournament's movement."""
     state = log.state
     info = state.info
@@ -131,7 +134,7 @@ def pairing(log: TournamentLog, games: Path | None = None) -> movements.Pairing:
         return movements.mitchell(field_, round_no, set(active))
     if info.movement == "round_robin":
         return movements.round_robin(field_, round_no, set(active))
-    order = ranked(state, table_outcomes(state, games_of(log, games))) if state.rounds else active
+    order = ranked(state, table_outcomes(state, games_of(log, games), verify)) if state.rounds else active
     byes: dict[int, int] = {}
     for rnd in state.rounds:
         if rnd.paired.bye is not None:
@@ -273,7 +276,17 @@ class AuditResult:
 def audit(path: Path, games: Path | None = None) -> AuditResult:
     """Audit a tournament log: its chain and checks (reading it), every result recomputed from its
     game log, every pairing of a fixed movement re-derived, and the final standings claimed."""
-    log, table = current(path, games)
+    log = read_log(path)
+    folder = games_of(log, games)
+    verdicts: dict[str, Verdict] = {}
+
+    def verify(paired: PairedTable) -> Verdict:  # each game log audited once
+        if paired.game_id not in verdicts:
+            verdicts[paired.game_id] = verify_file(folder / f"{paired.game_id}.jsonl", log.state.info,
+                                                   paired, log.state.entries)
+        return verdicts[paired.game_id]
+
+    table = standings(log.state, table_outcomes(log.state, folder, verify))
     findings: list[str] = []
     for o in table.tables:
         where = f"round {o.round} table {o.table} ({o.game_id})"
@@ -283,7 +296,7 @@ def audit(path: Path, games: Path | None = None) -> AuditResult:
             findings.append(f"{where}: result seq {d['seq']} is disputed: {d['reason']}")
         if o.claims:
             findings.append(f"{where}: {o.claims}")
-    findings += _pairing_findings(log)
+    findings += _pairing_findings(log, folder, verify)
     ended = log.state.ended
     if ended is not None:
         recount = {r.entry: (r.vp, r.place) for r in table.rows}
@@ -296,22 +309,22 @@ def audit(path: Path, games: Path | None = None) -> AuditResult:
     return AuditResult(log, table, findings)
 
 
-def _pairing_findings(log: TournamentLog) -> list[str]:
-    """Return where a fixed movement's pairings are not the movement's (re-derived round by round)."""
-    state = log.state
-    if state.info.movement not in ("mitchell", "round_robin") or not state.rounds:
-        return []
-    left = {e.entry: e.seq for e in log.events if isinstance(e, Withdrawn)}
-    first = state.rounds[0].paired
-    field_ = sorted([e for t in first.tables for e in t.entries] + list(first.idle)
-                    + ([first.bye] if first.bye is not None else []))
-    move = movements.mitchell if state.info.movement == "mitchell" else movements.round_robin
+def _pairing_findings(log: TournamentLog, games: Path, verify: Verify) -> list[str]:
+    """Return the rounds whose pairing is not the one the movement gives from the events before
+    it (and, for danish and swiss, the standings from the game logs as they stand)."""
     findings = []
-    for rnd in state.rounds:
-        active = {e for e in state.entries if left.get(e, rnd.paired.seq + 1) > rnd.paired.seq}
-        expect = move(field_, rnd.paired.round, active)
-        got = [t.entries for t in rnd.paired.tables]
-        if [tuple(p) for p in expect.pairs] != got or expect.bye != rnd.paired.bye:
-            findings.append(f"round_paired seq {rnd.paired.seq}: round {rnd.paired.round} is not the "
-                            f"{state.info.movement} movement's pairing")
+    state = TournamentState()
+    for i, event in enumerate(log.events):
+        if isinstance(event, RoundPaired):
+            before = TournamentLog(log.path, log.events[:i], state, None, [])
+            try:
+                expect = pairing(before, games, verify)
+            except TournamentError as exc:
+                findings.append(f"round_paired seq {event.seq}: round {event.round}: {exc}")
+                expect = None
+            if expect is not None and ([tuple(p) for p in expect.pairs] != [t.entries for t in event.tables]
+                                       or expect.bye != event.bye):
+                findings.append(f"round_paired seq {event.seq}: round {event.round} is not the pairing "
+                                f"the {state.info.movement} movement gives from the events before it")
+        apply(state, event)
     return findings
