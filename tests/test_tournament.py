@@ -364,3 +364,27 @@ def test_audit_names_every_claim_that_differs(tmp_path: Path) -> None:
     assert "round 1 is not the pairing the danish movement gives" in result.stdout
     assert "entry 1 claims vp 99 place 1; the recount gives" in result.stdout
     assert first.game_id == "club-x-r1-t1"
+
+
+def test_record_binds_all_logs_or_none(tmp_path: Path) -> None:
+    t = start(tmp_path, entries=4, movement="round_robin", rounds=3, deals="random", form="singles")
+    run("pair", t)
+    out = tmp_path / "played"
+    run("play", t, "--bots", "greedy", "--out", out)  # records both tables
+    first, second = sorted(out.glob("*.jsonl"))
+    run("close", t)
+    run("pair", t)
+    tables = lines(t)[-1]["tables"]
+    logs = []
+    for table in tables:
+        a, b = table["entries"]
+        job = TableJob(str(tmp_path / f"{table['game_id']}.jsonl"), "stbl", None, table["game_id"],
+                       table["seed"], [f"p{a}", f"p{b}"], ["random", "greedy"])
+        play_table(job)
+        logs.append(Path(job.path))
+    # one good log and one of round 1 (closed): neither is recorded, and no copy is kept
+    assert "round 1 is closed" in unchanged(t, "record", t, logs[0], first)
+    assert not (tmp_path / "club" / logs[0].name).exists()
+    assert "round 2 table 1" in run("record", t, *logs)
+    assert (tmp_path / "club" / logs[1].name).read_bytes() == logs[1].read_bytes()
+    assert second.exists()

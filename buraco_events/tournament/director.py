@@ -50,7 +50,7 @@ from .games import (
 from .scale import Scale, check_scale
 from .standings import Standings, Verify, ranked, standings, table_outcomes
 from .state import TournamentError, TournamentState, apply
-from .store import Command, TournamentLog, append, create, games_dir, read_log
+from .store import Command, TournamentLog, append, check_events, create, games_dir, read_log
 
 
 def _slug(name: str) -> str:
@@ -172,8 +172,7 @@ class Recorded:
     results: list[Result] = field(default_factory=list)
 
 
-def _result_for(log: TournamentLog, data: bytes, name: str, disputed: bool, at: str,
-                games: Path) -> Result:
+def _result_for(log: TournamentLog, data: bytes, name: str, disputed: bool, at: str) -> Result:
     """Return the result a game log makes for its table, or raise naming what differs."""
     state = log.state
     game_id = game_id_of(data, name)
@@ -188,7 +187,6 @@ def _result_for(log: TournamentLog, data: bytes, name: str, disputed: bool, at: 
                 raise TournamentError(f"{verdict.problem} (refused; --disputed stores it as "
                                       "disputed, counting nothing)")
             if verdict.ok:
-                keep_copy(games, game_id, data)
                 totals = verdict.totals or (0, 0)
                 vp = result_points(verdict, state.info)
                 why = "stored as disputed by the director" if disputed else None
@@ -205,8 +203,13 @@ def record(path: Path, logs: Sequence[Path], *, disputed: bool, at: str,
     datas = [(str(p), read_game(p)) for p in logs]
 
     def command(log: TournamentLog) -> list[Event]:
+        results = [_result_for(log, data, name, disputed, at) for name, data in datas]
+        check_events(log, results)  # all or none: the copies below only for results appended
         folder = games_of(log, games)
-        return [_result_for(log, data, name, disputed, at, folder) for name, data in datas]
+        for result, (_, data) in zip(results, datas, strict=True):
+            if result.disputed is None:
+                keep_copy(folder, result.game_id, data)
+        return list(results)
     _, lines = append(path, command)
     return [decode(line) for line in lines]  # type: ignore[misc]
 

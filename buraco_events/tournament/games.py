@@ -11,7 +11,6 @@ players, seats and variant, and its totals are recounted from its hands; a failu
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +20,8 @@ from buraco_events.audit.auditor import audit_lines
 from buraco_events.audit.report import headline
 from buraco_events.bots.registry import bot_by_name, bot_spec, share_context
 from buraco_events.core.table import Table
-from buraco_events.log.lines import LogError, RawLines, decode_line, os_reason, raw_lines
+from buraco_events.log.atomic import place
+from buraco_events.log.lines import LogError, RawLines, decode_line, os_reason
 from buraco_events.log.writer import write_log
 from buraco_events.model.events import GameStarted
 from buraco_events.model.rules import canonical_variant, find_rules, rules_dict
@@ -235,21 +235,17 @@ def keep_copy(folder: Path, game_id: str, data: bytes) -> Path:
     file with other bytes is refused, never replaced."""
     target = folder / f"{game_id}.jsonl"
     try:
-        if target.exists():
-            if target.read_bytes() != data:
-                raise TournamentError(f"{target}: exists with other bytes (a game log is never "
-                                      "replaced); record the log that is there")
-            return target
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.link(tmp, target)
-        tmp.unlink()
+        place(target, data)  # written aside, synced, then linked: whole or not at all
+    except FileExistsError:
+        if target.read_bytes() != data:
+            raise TournamentError(f"{target}: exists with other bytes (a game log is never "
+                                  "replaced); record the log that is there") from None
     except OSError as exc:
         raise TournamentError(f"{target}: cannot write: {os_reason(exc)}", 2) from None
     return target
 
 
 __all__ = ["TableJob", "TableSeeds", "Verdict", "check_bots", "entry_bot", "game_id_of", "keep_copy",
-           "play_table", "raw_lines", "read_game", "result_points", "table_job", "table_players",
+           "play_table", "read_game", "result_points", "table_job", "table_players",
            "table_seed", "verify_file", "verify_log"]

@@ -117,14 +117,20 @@ def read_log(path: str | os.PathLike[str]) -> TournamentLog:
     return read_lines(lines, str(p), p, raw.tail)
 
 
+def check_events(log: TournamentLog, events: Sequence[Event]) -> None:
+    """Raise `TournamentError` when `events` may not follow the log (nothing is written)."""
+    _sealed(log, events, str(log.path))
+
+
 #: a command under the writer's lock: given the log as read, it returns the events to append
 #: (their seq and prev are set on writing) or raises `TournamentError`
 Command = Callable[[TournamentLog], list[Event]]
 
 
 def _sealed(log: TournamentLog | None, events: Sequence[Event], name: str) -> bytes:
-    """Return the lines of `events` after the log, each checked against the state it follows."""
-    state = TournamentState() if log is None else log.state
+    """Return the lines of `events` after the log, each checked against the state it follows
+    (a copy of the log's: the log as read is left as it is)."""
+    state = TournamentState() if log is None else read_lines(log.lines, name, log.path).state
     seq = 0 if log is None else len(log.events)
     prev = ZERO_HASH if log is None or log.head is None else log.head
     out: list[bytes] = []
