@@ -293,8 +293,7 @@ def standings_(
 
 @app.command("audit")
 def audit(file: TFile, games: Games = None) -> None:
-    """Check the chain, recompute every result from its game log and every standing from the events,
-    and name any claim that differs; exit 1 if any does."""
+    """Check the chain, recompute every result and standing, name any claim that differs (exit 1)."""
     try:
         result = director.audit(file, games)
     except TournamentError as exc:
