@@ -1,6 +1,8 @@
 """`buraco tournament`: a bots event from new to standings, every result bound to an audited
 game log; duplicate deals; the same bytes for any --workers; refusals in one line with nothing
-appended; a game log changed after its result makes it disputed; adjustments, ties, head to head."""
+appended; a game log changed after its result makes it disputed; adjustments, ties, head to head.
+The tests that play games are slow (`pytest -m slow`); the checks of hostile files, scales and
+standings arithmetic run in the quick suite."""
 
 from __future__ import annotations
 
@@ -54,6 +56,7 @@ def lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_bytes().splitlines()]
 
 
+@pytest.mark.slow  # plays whole games through the CLI
 def test_a_bots_event_runs_to_its_end_and_audits_clean(tmp_path: Path) -> None:
     t = start(tmp_path)
     for _ in range(3):
@@ -79,6 +82,7 @@ def test_a_bots_event_runs_to_its_end_and_audits_clean(tmp_path: Path) -> None:
         assert row["vp"] == sum(c["vp"] for c in row["rounds"])
 
 
+@pytest.mark.slow  # plays whole games through the CLI
 def test_duplicate_deals_give_every_table_of_a_round_the_same_cards(tmp_path: Path) -> None:
     t = start(tmp_path, entries=8, rounds=1)
     run("pair", t)
@@ -90,6 +94,7 @@ def test_duplicate_deals_give_every_table_of_a_round_the_same_cards(tmp_path: Pa
     assert len(deals) == 4 and all(d[:1] == deals[0][:1] for d in deals)
 
 
+@pytest.mark.slow  # plays whole games through the CLI
 def test_random_deals_differ_and_play_gives_the_same_bytes_for_any_workers(tmp_path: Path) -> None:
     t = start(tmp_path, entries=8, rounds=1, deals="random")
     run("pair", t)
@@ -113,6 +118,7 @@ def unchanged(t: Path, *args: str, code: int = 1) -> str:
     return message
 
 
+@pytest.mark.slow  # plays whole games through the CLI
 def test_refusals_are_one_line_and_append_nothing(tmp_path: Path) -> None:
     t = start(tmp_path, entries=4, movement="round_robin", rounds=3, deals="random")
     assert "no entry 9" in unchanged(t, "withdraw", t, "9", "--reason", "gone")
@@ -175,6 +181,7 @@ def test_refusals_are_one_line_and_append_nothing(tmp_path: Path) -> None:
     assert f"line {len(data) + 1}" in message and "seq" in message
 
 
+@pytest.mark.slow  # plays whole games through the CLI
 def test_a_disputed_result_counts_nothing_until_a_clean_one_comes(tmp_path: Path) -> None:
     t = start(tmp_path, entries=4, movement="swiss", rounds=2, deals="random")
     run("pair", t)
@@ -213,6 +220,7 @@ def test_a_disputed_result_counts_nothing_until_a_clean_one_comes(tmp_path: Path
     assert "disputed" not in run("standings", t)
 
 
+@pytest.mark.slow  # plays whole games through the CLI
 def test_record_disputed_and_then_the_clean_log(tmp_path: Path) -> None:
     t = start(tmp_path, entries=2, movement="danish", rounds=1, deals="random", form="singles")
     run("pair", t)
@@ -340,6 +348,7 @@ def test_hostile_tournament_logs_are_one_line_each(tmp_path: Path) -> None:
         assert t.read_bytes() == data  # nothing appended
 
 
+@pytest.mark.slow  # plays whole games through the CLI
 def test_audit_names_every_claim_that_differs(tmp_path: Path) -> None:
     from buraco_events.tournament import store
     from buraco_events.tournament.events import RoundClosed, Standing, TournamentEnded
@@ -366,6 +375,7 @@ def test_audit_names_every_claim_that_differs(tmp_path: Path) -> None:
     assert first.game_id == "club-x-r1-t1"
 
 
+@pytest.mark.slow  # plays whole games through the CLI
 def test_record_binds_all_logs_or_none(tmp_path: Path) -> None:
     t = start(tmp_path, entries=4, movement="round_robin", rounds=3, deals="random", form="singles")
     run("pair", t)

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -21,6 +22,7 @@ def invoke(*args: object, code: int = 0) -> str:
     return result.stdout
 
 
+@pytest.mark.slow  # plays a Swiss event of 4 games, then indexes it twice
 def test_index_stores_the_tournament_beside_its_games(tmp_path: Path) -> None:
     t = tmp_path / "season" / "club.jsonl"
     t.parent.mkdir()
