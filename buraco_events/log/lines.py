@@ -322,10 +322,9 @@ def is_tournament_log(path: StrPath) -> bool:
 
 def log_files(folder: StrPath) -> list[Path]:
     """Return every game log under a folder: its `*.jsonl` files, recursively, sorted, but the
-    rulings logs (`*.rulings.jsonl`), which are read beside their games, and the tournament logs
-    (`tournament_files`), which are no game's."""
+    rulings logs (`*.rulings.jsonl`), which are read beside their games."""
     return sorted(f for f in Path(folder).rglob("*.jsonl")
-                  if f.is_file() and not f.name.endswith(RULINGS_SUFFIX) and not is_tournament_log(f))
+                  if f.is_file() and not f.name.endswith(RULINGS_SUFFIX))
 
 
 def tournament_files(path: StrPath) -> list[Path]:
