@@ -275,7 +275,7 @@ def standings_(
     force: Annotated[bool, typer.Option("--force", help="replace an existing page")] = False,
 ) -> None:
     """Rank the entries by victory points, then the differences, then head to head; disputed
-    results and adjustments apart."""
+    results and adjustments apart (exit 1 while a table's result is disputed)."""
     try:
         log, table = director.current(file, games)
     except TournamentError as exc:

@@ -12,7 +12,7 @@ import hashlib
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from buraco_events.model.events import Event
@@ -163,13 +163,6 @@ def pair(path: Path, at: str, games: Path | None = None) -> RoundPaired:
     def command(log: TournamentLog) -> list[Event]:
         return [paired_event(log, pairing(log, games), at)]
     return _one(path, command)  # type: ignore[return-value]
-
-
-@dataclass
-class Recorded:
-    """What `record` did: the results appended (disputed ones among them)."""
-
-    results: list[Result] = field(default_factory=list)
 
 
 def _result_for(log: TournamentLog, data: bytes, name: str, disputed: bool, at: str) -> Result:
