@@ -362,7 +362,7 @@ def test_audit_names_every_claim_that_differs(tmp_path: Path) -> None:
     run("play", t, "--bots", "greedy")
     played = lines(t)[-1]
     # a result whose claims are not the game log's, then standings claimed wrong
-    log = store.read_log(t)
+    log = store.read_tournament(t)
     first = log.state.rounds[0].results[1][0]
     store.append(t, lambda log: [RoundClosed(seq=0, round=1), TournamentEnded(seq=0, standings=(
         Standing(entry=1, vp=99, place=1),))])

@@ -30,7 +30,12 @@ ARROW_TYPES: dict[str, pa.DataType] = {
 #: Arrow type of every column, from the declaration (`schema.TABLES`)
 SCHEMAS: dict[str, pa.Schema] = {
     table: pa.schema([(name, ARROW_TYPES[word]) for name, word in declared.columns])
-    for table, declared in {**TABLES, **TOURNAMENT_TABLES}.items()
+    for table, declared in TABLES.items()
+}
+#: the same for the tournaments' tables (`schema.TOURNAMENT_TABLES`), whose rows are no game's
+TOURNAMENT_SCHEMAS: dict[str, pa.Schema] = {
+    table: pa.schema([(name, ARROW_TYPES[word]) for name, word in declared.columns])
+    for table, declared in TOURNAMENT_TABLES.items()
 }
 
 

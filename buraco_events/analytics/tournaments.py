@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from .database import SCHEMAS, AnalyticsError, connect, ensure_schema, one_line
+from .database import TOURNAMENT_SCHEMAS, AnalyticsError, connect, ensure_schema, one_line
 from .schema import TOURNAMENT_TABLES
 
 #: one tournament's rows, by table
@@ -30,7 +30,7 @@ def store_tournaments(db: str | os.PathLike[str], tournaments: Iterable[Tourname
             (tid,) = {row["tournament_id"] for row in rows["tournaments"]}
             for table in TOURNAMENT_TABLES:
                 con.execute(f"DELETE FROM {table} WHERE tournament_id = ?", [tid])
-                data = pa.Table.from_pylist(list(rows.get(table, [])), schema=SCHEMAS[table])
+                data = pa.Table.from_pylist(list(rows.get(table, [])), schema=TOURNAMENT_SCHEMAS[table])
                 if data.num_rows:
                     con.from_arrow(data).insert_into(table)
             stored += 1

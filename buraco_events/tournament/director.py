@@ -50,7 +50,7 @@ from .games import (
 from .scale import Scale, check_scale
 from .standings import Standings, Verify, ranked, standings, table_outcomes
 from .state import TournamentError, TournamentState, apply
-from .store import Command, TournamentLog, append, check_events, create, games_dir, read_log
+from .store import Command, TournamentLog, append, check_events, create, games_dir, read_tournament
 
 
 def _slug(name: str) -> str:
@@ -239,7 +239,7 @@ def play(path: Path, bots: Sequence[str], *, out: Path | None, workers: int, at:
     """Play the open round's tables without a result with bots, write each game's log into
     `out` (default: the tournament's games folder) and record the results."""
     names = check_bots(bots)
-    log = read_log(path)
+    log = read_tournament(path)
     rnd = log.state.open_round()
     if rnd is None:
         raise TournamentError(f"{path}: no open round to play (pair one first)")
@@ -256,7 +256,7 @@ def play(path: Path, bots: Sequence[str], *, out: Path | None, workers: int, at:
 
 def current(path: Path, games: Path | None = None) -> tuple[TournamentLog, Standings]:
     """Return the log as read and its standings."""
-    log = read_log(path)
+    log = read_tournament(path)
     return log, standings(log.state, table_outcomes(log.state, games_of(log, games)))
 
 
@@ -272,7 +272,7 @@ class AuditResult:
 def audit(path: Path, games: Path | None = None) -> AuditResult:
     """Audit a tournament log: its chain and checks (reading it), every result recomputed from its
     game log, every pairing of a fixed movement re-derived, and the final standings claimed."""
-    log = read_log(path)
+    log = read_tournament(path)
     folder = games_of(log, games)
     verdicts: dict[str, Verdict] = {}
 

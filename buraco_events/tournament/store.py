@@ -1,4 +1,4 @@
-"""A tournament log on disk: read with its chain checked and its events folded (`read_log`), and
+"""A tournament log on disk: read with its chain checked and its events folded (`read_tournament`), and
 appended to by one writer at a time (`append`), all checks done before anything is written.
 
 It reuses the game log's shell: `lines.raw_lines` (lines of at most `MAX_LINE` bytes, a torn last
@@ -98,7 +98,7 @@ def _seq(line: bytes) -> int | None:
     return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
 
 
-def read_log(path: str | os.PathLike[str]) -> TournamentLog:
+def read_tournament(path: str | os.PathLike[str]) -> TournamentLog:
     """Read and check a tournament log file; raises `TournamentError` (2: cannot be read)."""
     p = Path(path)
     try:
@@ -182,7 +182,7 @@ def append(path: str | os.PathLike[str], command: Command) -> tuple[TournamentLo
             lock_log(fd, p)
         except LogError as exc:
             raise TournamentError(str(exc), 2) from None
-        log = read_log(p)
+        log = read_tournament(p)
         events = command(log)
         if not events:
             return log, []
