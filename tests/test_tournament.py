@@ -398,3 +398,26 @@ def test_record_binds_all_logs_or_none(tmp_path: Path) -> None:
     assert "round 2 table 1" in run("record", t, *logs)
     assert (tmp_path / "club" / logs[1].name).read_bytes() == logs[1].read_bytes()
     assert second.exists()
+
+
+def test_withdrawn_entries_are_not_paired_and_swiss_avoids_rematches(tmp_path: Path) -> None:
+    from buraco_events.tournament import director, store
+    from buraco_events.tournament.events import RoundClosed
+
+    t = start(tmp_path, entries=6, movement="swiss", rounds=3, deals="random", form="singles")
+    first = director.pair(t, "2026-01-01T00:00:00Z")
+    assert [x.entries for x in first.tables] == [(1, 2), (3, 4), (5, 6)]
+
+    def no_shows(log: store.TournamentLog) -> list:
+        rnd = log.state.rounds[-1].paired
+        return [Result(seq=0, round=rnd.round, table=x.table, game_id=x.game_id, head="0" * 64,
+                       totals=(0, 0), vp=(0, 0), disputed="no-show") for x in rnd.tables] + [
+            RoundClosed(seq=0, round=rnd.round)]
+
+    store.append(t, no_shows)  # disputed results count nothing: everyone stays on 0
+    run("withdraw", t, "3", "--reason", "ill")
+    second = director.pair(t, "2026-01-01T01:00:00Z")
+    paired = [set(x.entries) for x in second.tables]
+    assert all(3 not in p for p in paired) and second.bye is not None and second.bye != 3
+    assert not any(p in ({1, 2}, {3, 4}, {5, 6}) for p in paired)  # no rematch while avoidable
+    assert "round 2 is not closed" in unchanged(t, "pair", t)
