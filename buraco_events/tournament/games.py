@@ -18,7 +18,7 @@ from pathlib import Path
 
 from buraco_events.audit.auditor import audit_lines
 from buraco_events.audit.report import headline
-from buraco_events.bots.registry import bot_by_name, bot_spec, share_context
+from buraco_events.bots.registry import bot_by_name, bot_spec, table_bots
 from buraco_events.core.table import Table
 from buraco_events.log.atomic import place
 from buraco_events.log.lines import LogError, RawLines, decode_line, os_reason
@@ -96,8 +96,7 @@ class TableJob:
 def play_table(job: TableJob) -> tuple[str, str]:
     """Play a table's game with bots and write its sealed log; return (path, head). The same
     job gives the same bytes in any process; an existing log with other bytes is kept (refused)."""
-    seats = [bot_by_name(name) for name in job.bots]
-    share_context(seats)
+    seats = table_bots(job.bots)  # the greedy seats of one table share their game's memory
     events: list = []
     table = Table.start(job.variant, job.players, game_id=job.game_id, seats=seats,
                         rng=TableSeeds(job.seed, job.game_id), overrides=job.rules,
