@@ -190,13 +190,39 @@ def index(
         branches += (f"; analyses: {done.added} added, {done.replaced} replaced, "
                      f"{done.unchanged} already indexed ({done.decisions:,} decisions stored; "
                      f"the decisions table)")
+    with _database_errors():
+        tournaments, refused = _index_tournaments(paths, db)
+    for line in refused:
+        console.print(f"rejected: {shown(line)}", highlight=False)
+    if tournaments:
+        branches += (f"; {tournaments} tournament{'s' if tournaments != 1 else ''} indexed (the "
+                     "tournaments, tournament_entries and tournament_results tables)")
     print(
         f"{db}: {plural(report.added, 'game')} added, {report.replaced} replaced, {report.skipped} "
         f"already indexed, {len(report.rejected)} rejected, {plural(len(report.conflicts), 'conflict')} "
         f"({report.events:,} events){failing}{branches}"
     )
-    if not report.ok:
+    if not report.ok or refused:
         raise typer.Exit(1)
+
+
+def _index_tournaments(paths: list[Path], db: Path) -> tuple[int, list[str]]:
+    """Index the tournament logs under `paths` (each with its games folder beside it); return
+    how many were stored and a line for each that does not read."""
+    from buraco_events.analytics.tournaments import store_tournaments
+    from buraco_events.log.lines import tournament_files
+    from buraco_events.tournament.rows import tournament_rows
+    from buraco_events.tournament.state import TournamentError
+
+    rows = []
+    refused = []
+    for path in paths:
+        for found in tournament_files(path):
+            try:
+                rows.append(tournament_rows(found))
+            except TournamentError as exc:
+                refused.append(str(exc))
+    return (store_tournaments(db, rows) if rows else 0), refused
 
 
 #: an option given as `--name=value` (its value may hold spaces and newlines)

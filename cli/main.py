@@ -30,6 +30,7 @@ from . import (
     share_cmd,
     simulate_cmd,
     spark_cmd,
+    tournament_cmd,
     whatif_cmd,
 )
 
@@ -224,6 +225,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "match": (ANALYSE, "buraco match --bots expert,greedy --deals 20 --out match"),
     "league": (ANALYSE, "buraco league --bots greedy,random,expert:samples=4 --deals 20 --plot league.png"),
     "log": (REFEREE, "buraco log check game.jsonl"),
+    "tournament": (REFEREE, "buraco tournament standings club.jsonl --html club.html"),
     "index": (ANALYSE, "buraco index games/ --db buraco.duckdb"),
     "sql": (ANALYSE, "buraco sql \"SELECT * FROM player_standings\" --db buraco.duckdb"),
     "stats": (ANALYSE, "buraco stats --db buraco.duckdb --variant stbl"),
@@ -262,6 +264,7 @@ _command("rule", whatif_cmd.rule)
 _command("branch", whatif_cmd.branch)
 _command("compare", whatif_cmd.compare)
 _group("log", log_cmd.app)
+_group("tournament", tournament_cmd.app)
 _command("index", analytics_cmd.index)
 _command("sql", analytics_cmd.sql, help=analytics_cmd.sql_help(), cls=analytics_cmd.QueryCommand)
 _command("stats", analytics_cmd.stats)

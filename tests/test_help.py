@@ -76,7 +76,7 @@ def test_root_help_groups_the_commands_by_what_people_do_with_examples():
 
     text = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout
     panels = {"Play and watch": ["play", "replay", "share", "demo", "serve", "simulate"],
-              "Referee": ["audit", "rule", "branch", "compare", "log"],
+              "Referee": ["audit", "rule", "branch", "compare", "log", "tournament"],
               "Analyse": ["index", "sql", "stats", "export", "spark-index", "rules", "analyze", "match", "league"],
               "Archives": ["schema", "archive"]}
     boxes = re.split(r"╭─ ", text)[1:]
@@ -122,8 +122,9 @@ def test_sql_help_tells_the_limits_and_which_output_keeps_the_data_exact():
 def test_sql_help_lists_every_table_and_view_from_their_definitions():
     result = runner.invoke(app, ["sql", "--help"], env={"COLUMNS": "200"})
     names = [name for name, _ in sqlviews.relations()]
-    tables = len(database.SCHEMAS)
-    assert names[:tables] == list(database.SCHEMAS) and names[tables:] == list(sqlviews.VIEWS)
+    every_table = [*database.SCHEMAS, *database.TOURNAMENT_SCHEMAS]
+    tables = len(every_table)
+    assert names[:tables] == every_table and names[tables:] == list(sqlviews.VIEWS)
     for name, about in sqlviews.relations():
         assert re.search(rf"^ {name} +{re.escape(about)} *$", result.stdout, re.MULTILINE), name
 

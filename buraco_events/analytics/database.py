@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from .schema import TABLES, TYPES
+from .schema import TABLES, TOURNAMENT_TABLES, TYPES
 from .sqlviews import VIEWS
 
 DEFAULT_DB = "buraco.duckdb"
@@ -31,6 +31,11 @@ ARROW_TYPES: dict[str, pa.DataType] = {
 SCHEMAS: dict[str, pa.Schema] = {
     table: pa.schema([(name, ARROW_TYPES[word]) for name, word in declared.columns])
     for table, declared in TABLES.items()
+}
+#: the same for the tournaments' tables (`schema.TOURNAMENT_TABLES`), whose rows are no game's
+TOURNAMENT_SCHEMAS: dict[str, pa.Schema] = {
+    table: pa.schema([(name, ARROW_TYPES[word]) for name, word in declared.columns])
+    for table, declared in TOURNAMENT_TABLES.items()
 }
 
 
@@ -119,7 +124,7 @@ def check_tables(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the tables (when missing) and (re)create the analytics views."""
-    for table, declared in TABLES.items():
+    for table, declared in {**TABLES, **TOURNAMENT_TABLES}.items():
         cols = ", ".join(f'"{name}" {TYPES[word]}' for name, word in declared.columns)
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
         # a database indexed before a column existed gains it, NULL in the rows it holds (for

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import duckdb
 
-from .schema import TABLES, TYPES
+from .schema import TABLES, TOURNAMENT_TABLES, TYPES
 
 #: what the dictionary says of teams and seats, once for every table
 TEAMS = ("Seats are numbered from 0 in playing order; a seat's team is its number modulo 2 "
@@ -161,6 +161,33 @@ MEANINGS: dict[str, dict[str, str]] = {
         "samples": "the deals this decision was played out on (adaptive: more for a close call)",
         "seed": "the analysis's seed",
     },
+    "tournaments": {
+        "tournament_id": "the tournament's id (its games' ids start with it)",
+        "name": "the tournament's name", "form": "`pairs` or `singles`", "variant": "the preset its games play",
+        "movement": "`mitchell`, `danish`, `swiss` or `round_robin`", "deals": "`random` or `duplicate`",
+        "rounds": "the rounds it plays", "rounds_closed": "the rounds closed so far",
+        "entries": "entries entered", "ended": "every round is closed",
+        "director": "the director named at `tournament new`", "file": "the tournament log's file",
+        "head": "the SHA-256 of the tournament log's last line: its identity",
+        "audit_ok": "the log's chain holds and every result and standing recomputes as recorded",
+        "findings": "what the audit found to differ (empty when none)",
+    },
+    "tournament_entries": {
+        "tournament_id": "the tournament's id", "entry": "the entry's number",
+        "name": "the entry's name", "players": "its players", "withdrawn": "it withdrew",
+        "place": "its place in the standings (equal entries share one)",
+        "vp": "its victory points, adjustments included", "diff": "the sum of its games' differences",
+        "adjusted": "the victory points the director's adjustments added or took",
+    },
+    "tournament_results": {
+        "tournament_id": "the tournament's id", "round": "the round (1 first)", "table_no": "the table",
+        "entry": "the entry", "opponent": "the entry it played (null for a bye)",
+        "team": "the team the entry sat in (0: seats 0 and 2)", "game_id": "the game (a row of `games`)",
+        "status": "`counted`, `disputed` or `pending`", "points": "the entry's team total, recounted",
+        "opponent_points": "the opponent's team total, recounted", "vp": "the entry's victory points for the table",
+        "head": "the SHA-256 of the game log's last line the result is bound to",
+        "reason": "why a result is disputed (null when counted)",
+    },
     "counted_games": {"*": "every column of `games`"},
     "canasta_rates": {
         "variant": "the preset", "kind": "the canasta kind",
@@ -272,7 +299,8 @@ def relations() -> list[Relation]:
     from .sqlviews import VIEWS
 
     out = [Relation(name, "table", t.about, tuple(
-        Column(c, TYPES[word], _meaning(name, c)) for c, word in t.columns)) for name, t in TABLES.items()]
+        Column(c, TYPES[word], _meaning(name, c)) for c, word in t.columns))
+        for name, t in {**TABLES, **TOURNAMENT_TABLES}.items()]
     con = duckdb.connect()
     try:
         ensure_schema(con)

@@ -109,6 +109,36 @@ TABLES: Final[dict[str, Table]] = {
 }
 
 
+#: the tournaments' tables (`buraco index` reads the tournament logs it finds beside the games):
+#: apart from `TABLES`, whose rows come from game logs
+TOURNAMENT_TABLES: Final[dict[str, Table]] = {
+    "tournaments": Table(
+        "one row per tournament log (file): its form, movement, rounds, head, and its audit:"
+        " audit_ok and the findings (results and standings recomputed from the game logs)", (
+            ("tournament_id", "text"), ("name", "text"), ("form", "text"), ("variant", "text"),
+            ("movement", "text"), ("deals", "text"), ("rounds", "int16"),
+            ("rounds_closed", "int16"), ("entries", "int16"), ("ended", "bool"),
+            ("director", "text"), ("file", "text"), ("head", "text"), ("audit_ok", "bool"),
+            ("findings", "text[]"),
+        )),
+    "tournament_entries": Table(
+        "one row per entry of a tournament: players, place, victory points (adjustments"
+        " included), the sum of differences, recomputed", (
+            ("tournament_id", "text"), ("entry", "int16"), ("name", "text"),
+            ("players", "text[]"), ("withdrawn", "bool"), ("place", "int16"), ("vp", "int32"),
+            ("diff", "int32"), ("adjusted", "int32"),
+        )),
+    "tournament_results": Table(
+        "one row per entry and table of a tournament round: the opponent, the game (a row of"
+        " games), status (counted, disputed, pending), totals and vp recomputed, own first", (
+            ("tournament_id", "text"), ("round", "int16"), ("table_no", "int16"),
+            ("entry", "int16"), ("opponent", "int16"), ("team", "int8"), ("game_id", "text"),
+            ("status", "text"), ("points", "int32"), ("opponent_points", "int32"),
+            ("vp", "int32"), ("head", "text"), ("reason", "text"),
+        )),
+}
+
+
 def is_list_type(word: str) -> bool:
     """Return whether a type word is a list type (`word[]`)."""
     return word.endswith("[]")

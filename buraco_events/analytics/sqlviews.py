@@ -14,7 +14,7 @@ from typing import NamedTuple
 from buraco_events.analysis.evaluate import ACCURACY_SCALE
 from buraco_events.core.melds import CANASTA_KINDS
 
-from .schema import TABLES
+from .schema import TABLES, TOURNAMENT_TABLES
 
 QUANTILES: tuple[float, ...] = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -161,4 +161,5 @@ VIEWS: dict[str, SqlView] = {
 
 def relations() -> list[tuple[str, str]]:
     """Return (name, one line about it) for every table, then every view, a query can use."""
-    return [(t, d.about) for t, d in TABLES.items()] + [(v, VIEWS[v].about) for v in VIEWS]
+    tables = {**TABLES, **TOURNAMENT_TABLES}
+    return [(t, d.about) for t, d in tables.items()] + [(v, VIEWS[v].about) for v in VIEWS]

@@ -307,8 +307,29 @@ def os_reason(exc: OSError) -> str:
 RULINGS_SUFFIX = ".rulings.jsonl"
 
 
+#: how a tournament log's first line starts (docs/log-format.md, "Tournament logs"): not a game log
+TOURNAMENT_START = b'{"type":"tournament_started"'
+
+
+def is_tournament_log(path: StrPath) -> bool:
+    """Return whether a file is a tournament log by its first bytes (False when unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(TOURNAMENT_START)) == TOURNAMENT_START
+    except OSError:
+        return False
+
+
 def log_files(folder: StrPath) -> list[Path]:
     """Return every game log under a folder: its `*.jsonl` files, recursively, sorted, but the
     rulings logs (`*.rulings.jsonl`), which are read beside their games."""
     return sorted(f for f in Path(folder).rglob("*.jsonl")
                   if f.is_file() and not f.name.endswith(RULINGS_SUFFIX))
+
+
+def tournament_files(path: StrPath) -> list[Path]:
+    """Return the tournament logs a path holds: the file itself, or a folder's, recursively."""
+    p = Path(path)
+    if p.is_file():
+        return [p] if is_tournament_log(p) else []
+    return sorted(f for f in p.rglob("*.jsonl") if f.is_file() and is_tournament_log(f))

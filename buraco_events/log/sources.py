@@ -16,7 +16,7 @@ from pathlib import Path
 from buraco_events.model.events import AnyEvent
 
 from .archive_read import StoredLines, is_archive, iter_archive
-from .lines import NotALogError, RawLines, StrPath, log_files, raw_lines
+from .lines import NotALogError, RawLines, StrPath, is_tournament_log, log_files, raw_lines
 from .reader import EventReader
 
 
@@ -65,7 +65,7 @@ def open_source(path: StrPath) -> RawLines:
 def iter_logs(path: StrPath) -> Iterator[tuple[str, RawLines]]:
     """Yield (name, lines) for each log a path holds, named as commands print them.
 
-    A folder gives each `*.jsonl` under it (recursive, sorted), an archive each of its logs
+    A folder gives each `*.jsonl` under it (recursive, sorted) but the tournament logs, an archive each of its logs
     (named `ARCHIVE.bza/NAME`, one in memory at a time), anything else the one log it names
     (`open_source`). An unreadable path raises `OSError`, a damaged archive `ArchiveError` after
     the logs before the damage.
@@ -73,7 +73,8 @@ def iter_logs(path: StrPath) -> Iterator[tuple[str, RawLines]]:
     p = Path(path)
     if p.is_dir():
         for f in log_files(p):
-            yield str(f), raw_lines(f)
+            if not is_tournament_log(f):  # a tournament's own log: no game (`tournament_files`)
+                yield str(f), raw_lines(f)
     elif is_archive(p):
         for name, lines in iter_archive(p):
             lines.name = f"{p}/{name}"
