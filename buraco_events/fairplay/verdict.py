@@ -94,6 +94,8 @@ def match_chance(d: Judged, side: OracleSide, t: float) -> float:
 
 def tail(chances: Sequence[float], k: int) -> float:
     """Return P(at least `k` successes) of independent trials with these chances (exact)."""
+    if k <= 0:
+        return 1.0
     dist = [1.0]
     for p in chances:
         nxt = [0.0] * (len(dist) + 1)
