@@ -14,10 +14,24 @@ from buraco_events.analysis.evaluate import Point, decision_points
 from buraco_events.bots.registry import bot_by_name, run_game
 from buraco_events.core.infoset import dealt_table
 from buraco_events.core.state import elements
-from buraco_events.fairplay.judge import Judged, OracleSide, UnfinishedGame, infoset_side, judge, judge_game
+from buraco_events.fairplay.judge import (
+    Judged,
+    OracleSide,
+    UnfinishedGame,
+    infoset_side,
+    judge,
+    judge_game,
+)
 from buraco_events.fairplay.oracle import oracle_info, oracle_table, oracles_for
 from buraco_events.fairplay.peek import PeekBot, peek_from_spec
-from buraco_events.fairplay.verdict import expected_loss, level_of, softmax, tail, temperature, weigh
+from buraco_events.fairplay.verdict import (
+    expected_loss,
+    level_of,
+    softmax,
+    tail,
+    temperature,
+    weigh,
+)
 from buraco_events.log.sources import read_log
 
 SAMPLES = Path(__file__).parent.parent / "data" / "samples"
