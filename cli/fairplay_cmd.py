@@ -43,7 +43,7 @@ def _read(paths: list[Path]) -> tuple[list[tuple[str, list[Event]]], int]:
         try:
             for name, lines in iter_logs(path):
                 whole = list(lines)
-                audit = audit_lines(RawLines(name, whole, lines.tail), name)
+                audit = audit_lines(RawLines(name, whole, lines.tail), name, partial=True)
                 report = audit.report
                 if audit.not_a_log is not None:
                     error(f"{name}: not a log: {audit.not_a_log} (not analysed)")
