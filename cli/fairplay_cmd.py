@@ -38,7 +38,8 @@ from .common import PROBLEMS, UNREADABLE, error, fail, os_reason, out
 
 def _read(paths: list[Path]) -> tuple[list[tuple[str, list[Event]]], int]:
     """Return the finished, sound games of the paths (name, events) and how many were left out."""
-    games, left_out = [], 0
+    games: list[tuple[str, list[Event]]] = []
+    left_out = 0
     for path in paths:
         try:
             for name, lines in iter_logs(path):
@@ -107,7 +108,8 @@ def fairplay_cmd(
 
 def _weigh(name: str, games: list[tuple[str, list[Event]]], samples: int, seed: str, workers: int) -> dict[str, Any]:
     """Return one player's report over the games they sat in."""
-    mine, oracles = [], set()
+    mine: list[Game] = []
+    oracles: set[str] = set()
     for log, events in games:
         players = tuple(getattr(events[0], "players", ()))
         if name in players:

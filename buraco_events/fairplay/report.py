@@ -42,7 +42,7 @@ def build(player: str, games: Sequence[Game], oracles: Sequence[str], samples: i
     decisions = [d for g in games for d in g.judged]
     t = temperature(decisions)
     figures = weigh(decisions, oracles, t)
-    evidence = []
+    evidence: list[dict[str, Any]] = []
     for g in games:
         for d in g.judged:
             for side in d.oracles:
