@@ -161,3 +161,8 @@ def test_a_cheating_bot_plays_an_ordinary_game_that_names_it() -> None:
     bots = [bot_by_name("peek:hands:samples=2"), bot_by_name("greedy")]
     events, state = run_game("stbl", 2, 3, bots, "g", target=0)
     assert state.phase == "over" and events[0].players[0].startswith("cheat-peek-hands")
+
+
+def test_one_deal_makes_no_decision_informative() -> None:
+    points = decision_points(_events("stbl-4p-s0-00000.jsonl"), 0)[:6]
+    assert not any(side.informative for p in points for side in judge(p, 1, "t").oracles)

@@ -11,8 +11,8 @@ At each decision (`evaluate.decision_points`, the same as `buraco analyze`'s), t
 Every side plays its deals with the same bots' seeds whatever the alternative (common random
 numbers), so the differences between alternatives are paired. A decision is *informative* for an
 oracle when the oracle's best action differs from the information set's best and beats it on the
-oracle's deals by more than `NOISE` standard errors of the paired differences: there, only a seat
-that knew what the oracle knows would prefer it. The number of deals is fixed (no adaptive
+oracle's deals by more than `NOISE` standard errors of the paired differences (two deals at the
+least: one shows no noise): there, only a seat that knew what the oracle knows would prefer it. The number of deals is fixed (no adaptive
 rounds): both sides of a decision are measured alike, and the same seed gives the same values.
 """
 
@@ -122,7 +122,7 @@ def judge(point: Point, samples: int, seed: str) -> Judged:
         obest = _best(ovalues)
         gain = _paired(ovalues, obest, best)
         mean, se = _mean(gain), _stderr(gain)
-        informative = obest != best and mean > NOISE * se and mean > 0
+        informative = obest != best and len(gain) > 1 and mean > NOISE * se and mean > 0  # one deal shows no noise
         sides.append(OracleSide(oracle, [round(_mean(v), 1) for v in ovalues], obest, round(mean, 1), round(se, 1),
                                 informative, hidden_words(state, seat, oracle),
                                 round(_stderr(_paired(values, best, obest)), 1)))

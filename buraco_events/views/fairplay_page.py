@@ -27,17 +27,22 @@ table.oracles td, table.oracles th { border-bottom: 1px solid #ccc; padding: 4px
 .ev .label { min-width: 130px; opacity: .85; }
 .ev code { background: rgba(0,0,0,.3); padding: 2px 6px; border-radius: 4px; }
 .note { color: #555; }
+.words { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.words .cards { padding-left: 12px; margin-top: 0; }
 """
 
 _SCRIPT = r"""
 var REPORT = JSON.parse(document.getElementById("report").textContent);
 var CARD = /^(10|[2-9AJQK])[SHDC]$|^JK$/;
 function words(text) {
-  var row = el("span", "cards");
+  // runs of cards drawn as the share page's card rows, the words between them as text
+  var out = el("span", "words"), run = [];
+  function flush() { if (run.length) { out.appendChild(cardRow(run, -1)); run = []; } }
   String(text).split(" ").forEach(function (w) {
-    row.appendChild(CARD.test(w) ? card(w) : el("span", "w", " " + w + " "));
+    if (CARD.test(w)) { run.push(w); } else if (w) { flush(); out.appendChild(el("span", "w", w)); }
   });
-  return row;
+  flush();
+  return out;
 }
 function line(label, node) {
   var div = el("div", "line");
@@ -68,11 +73,11 @@ REPORT.forEach(function (r) {
   r.evidence.forEach(function (e) {
     var box = el("div", "ev");
     box.appendChild(el("strong", "", e.log + ", seq " + e.seq + " (hand " + (e.hand + 1) + "), oracle " + e.oracle));
-    box.appendChild(line("could see", words(e.seen.replace(/[;:]/g, ""))));
+    box.appendChild(line("could see", words(e.seen.replace(/[;:]/g, " "))));
     box.appendChild(line("chose", words(e.chosen)));
     box.appendChild(line("info-set best", words(e.infoset_best)));
     box.appendChild(line("oracle best", words(e.oracle_best)));
-    box.appendChild(line("hidden", words(e.hidden.replace(/[;:]/g, ""))));
+    box.appendChild(line("hidden", words(e.hidden.replace(/[;:]/g, " "))));
     box.appendChild(line("honest chance", el("span", "", (100 * e.chance).toFixed(1) + "%")));
     box.appendChild(line("open it", el("code", "", e.command)));
     root.appendChild(box);
