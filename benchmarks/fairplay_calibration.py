@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
@@ -84,16 +85,27 @@ def main() -> None:
     for v, variant in enumerate(args.variants.split(",")):
         name, _, players_text = variant.partition(":")
         players = int(players_text or 2)
-        specs = [(h, "honest") for h in args.honest.split(",") if h]
-        specs += [(f"peek:{o}:rate={r}:samples={args.peek_samples}", o) for o in args.oracles.split(",")
+        honest = [(h, "honest") for h in args.honest.split(",") if h]
+        cheats = [(f"peek:{o}:rate={r}:samples={args.peek_samples}", o) for o in args.oracles.split(",")
                   for r in args.rates.split(",") if o in oracles_for(players)]
+        # honest and cheating populations in turn, so that a run cut short has both kinds
+        specs = [s for pair in zip_longest(honest, cheats) for s in pair if s is not None]
         for p, (spec, kind) in enumerate(specs):
             result = _population(name, players, spec, args, 1_000_000 * v + 10_000 * p)
             result["kind"] = kind
             populations.append(result)
+            _write(args, populations, start)  # after each population: a run cut short keeps what it measured
             print(json.dumps({k: result[k] for k in ("variant", "bot", "games", "decisions")}
                              | {o: (f["review"], f["note_or_review"]) for o, f in result["oracles"].items()}),
                   flush=True)
+    summary = _write(args, populations, start)
+    print(json.dumps(summary, indent=1))
+    if args.plot is not None:
+        _roc(populations, args.plot)
+
+
+def _write(args: argparse.Namespace, populations: list[dict[str, Any]], start: float) -> dict[str, Any]:
+    """Write the figures so far to `--out`; return the summary."""
     honest = [p for p in populations if p["kind"] == "honest"]
     summary = {
         "false_positive_review": max((f["review"] for p in honest for f in p["oracles"].values()), default=None),
@@ -104,9 +116,7 @@ def main() -> None:
     args.out.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "summary": summary,
                                     "seconds": round(time.perf_counter() - start, 1),
                                     "populations": populations}, indent=1) + "\n")
-    print(json.dumps(summary, indent=1))
-    if args.plot is not None:
-        _roc(populations, args.plot)
+    return summary
 
 
 def _roc(populations: list[dict[str, Any]], path: Path) -> None:
