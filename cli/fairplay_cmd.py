@@ -70,8 +70,8 @@ def fairplay_cmd(
                                                show_default=False)],
     player: Annotated[str | None, typer.Option("--player", metavar="NAME", help="the player weighed, by name")] = None,
     all_players: Annotated[bool, typer.Option("--all", help="weigh every player found in the logs")] = False,
-    samples: Annotated[int, typer.Option("--samples", min=1, max=256, metavar="K",
-                                         help="the deals each side of a decision is played out on")] = DEFAULT_SAMPLES,
+    samples: Annotated[int, typer.Option("--samples", min=2, max=256, metavar="K",
+                                         help="the deals each side of a decision is played out on (two at the least: one shows no noise)")] = DEFAULT_SAMPLES,
     seed: Annotated[str, typer.Option("--seed", help="the deals' seed: the same seed, the same report")] = "1",
     workers: Annotated[int | None, typer.Option(
         "--workers", min=1, metavar="N",

@@ -25,7 +25,7 @@ def _one_line(text: str) -> None:
 
 
 def test_an_unknown_player_is_one_line_exit_1() -> None:
-    result = _run(str(LOG), "--player", "nobody", "--samples", "1", "--workers", "1")
+    result = _run(str(LOG), "--player", "nobody", "--samples", "2", "--workers", "1")
     assert result.exit_code == 1
     _one_line(result.stderr)
     assert "nobody" in result.stderr and "greedy-0" in result.stderr
@@ -51,7 +51,7 @@ def test_an_unfinished_game_and_an_edited_log_are_reported_and_left_out(tmp_path
     edited[at] = lines[at].replace('"seq":', '"seq": ', 1).replace('"player":', '"player":9', 1)
     assert edited != lines
     (tmp_path / "b-edited.jsonl").write_text("".join(edited))
-    result = _run(str(tmp_path), "--player", "greedy-0", "--samples", "1", "--workers", "1")
+    result = _run(str(tmp_path), "--player", "greedy-0", "--samples", "2", "--workers", "1")
     assert result.exit_code == 1
     _one_line(result.stderr)
     errors = result.stderr.strip().splitlines()
