@@ -7,8 +7,7 @@ weighs each sample at the default thresholds (`fairplay.verdict`). Reports per p
 share of samples at `review` (and at `note` or above) for each oracle: for an honest population
 that is the false-positive rate, for a `peek:ORACLE` population its own oracle's share is the
 detection rate. The ROC plot sweeps the `review` p-value threshold: the share of honest samples
-against the share of cheating samples below it (each sample's smallest p-value, the cheater's
-own oracle).
+against the share of cheating samples at or below it, both on the cheater's oracle.
 
 The full run the method asks for (200 games per population, 4-player stbl and 2-player burraco,
 rates 1.0, 0.5, 0.2, samples of 20 games, the default deals):
@@ -126,10 +125,11 @@ def _roc(populations: list[dict[str, Any]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    honest = [min(f["p_values"][i] for f in p["oracles"].values())
-              for p in populations if p["kind"] == "honest" for i in range(p["samples"])]
     fig, ax = plt.subplots(figsize=(5, 5))
     for p in (p for p in populations if p["kind"] != "honest"):
+        # the honest samples of the same game on the same oracle: the test the cheater faces
+        honest = [q for h in populations if h["kind"] == "honest" and h["variant"] == p["variant"]
+                  for q in h["oracles"][p["kind"]]["p_values"]]
         cheat = p["oracles"][p["kind"]]["p_values"]
         cuts = sorted(set(honest + cheat + [0.0, 1.0]))
         xs = [sum(h <= c for h in honest) / max(1, len(honest)) for c in cuts]
