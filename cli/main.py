@@ -19,6 +19,7 @@ from . import (
     archive_cmd,
     audit_cmd,
     demo_cmd,
+    fairplay_cmd,
     league_cmd,
     log_cmd,
     match_cmd,
@@ -222,6 +223,7 @@ EXAMPLES: dict[str, tuple[str, str]] = {
                         " --bots greedy --by ana --reason \"keep the 6S\""),
     "compare": (REFEREE, "buraco compare game.jsonl whatif.jsonl"),
     "analyze": (ANALYSE, "buraco analyze game.jsonl --as 0 --samples 16"),
+    "fairplay": (REFEREE, "buraco fairplay games/ --player ana --html fairplay.html"),
     "match": (ANALYSE, "buraco match --bots expert,greedy --deals 20 --out match"),
     "league": (ANALYSE, "buraco league --bots greedy,random,expert:samples=4 --deals 20 --plot league.png"),
     "log": (REFEREE, "buraco log check game.jsonl"),
@@ -272,6 +274,7 @@ _command("export", analytics_cmd.export)
 _command("spark-index", spark_cmd.spark_index)
 _command("rules", rules_cmd.rules)
 _command("analyze", analyze_cmd.analyze_cmd)
+_command("fairplay", fairplay_cmd.fairplay_cmd)
 _command("match", match_cmd.match_cmd)
 _command("league", league_cmd.league_cmd)
 _group("archive", archive_cmd.app)

@@ -20,7 +20,7 @@ LAYERS: dict[str, int] = {
     "model": 0,
     "core": 1,
     "bots": 2, "log": 2, "util": 2,
-    "audit": 3, "analytics": 3, "analysis": 3, "play": 3, "tournament": 3,
+    "audit": 3, "analytics": 3, "analysis": 3, "fairplay": 3, "play": 3, "tournament": 3,
     "views": 4,
     # the front doors, each drawing with `views`: the terminal (the play session and its narrator
     # included), the live tables' server, and the environment bot writers train in

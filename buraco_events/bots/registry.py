@@ -80,6 +80,11 @@ _BOTS: Final[dict[str, type[RandomBot] | type[GreedyBot]]] = {"random": RandomBo
 EXPERT: Final = "expert"
 _EXPERT_MODULE: Final = "buraco_events.analysis.expert"
 BOT_NAMES: Final[tuple[str, ...]] = (*_BOTS, EXPERT)
+#: the cheating bots (`fairplay.peek`), for calibrating the fair-play check: named by the oracle
+#: they peek at (`peek:partner`, `peek:hands`, `peek:stock`), never among `BOT_NAMES` (a server
+#: seats none of them)
+PEEK: Final = "peek"
+_PEEK_MODULE: Final = "buraco_events.fairplay.peek"
 
 
 def bot_spec(name: str) -> str:
@@ -91,7 +96,7 @@ def bot_spec(name: str) -> str:
 
 def bot_by_name(name: str) -> Bot:
     """Return a new bot: a built-in by name ('random', 'greedy', 'expert' or 'expert:samples=N')
-    or a user's `module:Class`.
+    a cheating 'peek:ORACLE[:rate=R]' (`fairplay.peek`), or a user's `module:Class`.
 
     A `module:Class` spec imports `module`, instantiates `Class` with no arguments and checks it
     follows the bot protocol (`docs/api.md`): a string `name` and a callable `choose`. Raises
@@ -101,6 +106,9 @@ def bot_by_name(name: str) -> Bot:
     if spec.partition(":")[0].strip().lower() == EXPERT:
         expert: Bot = importlib.import_module(_EXPERT_MODULE).expert_from_spec(spec)
         return expert
+    if spec.partition(":")[0].strip().lower() == PEEK:
+        cheat: Bot = importlib.import_module(_PEEK_MODULE).peek_from_spec(spec)
+        return cheat
     if ":" in spec:
         return _user_bot(spec)
     cls = _BOTS.get(spec)
