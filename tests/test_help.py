@@ -76,7 +76,7 @@ def test_root_help_groups_the_commands_by_what_people_do_with_examples():
 
     text = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).stdout
     panels = {"Play and watch": ["play", "replay", "share", "demo", "serve", "simulate"],
-              "Referee": ["audit", "rule", "branch", "compare", "log", "tournament"],
+              "Referee": ["audit", "rule", "branch", "compare", "fairplay", "log", "tournament"],
               "Analyse": ["index", "sql", "stats", "export", "spark-index", "rules", "analyze", "match", "league"],
               "Archives": ["schema", "archive"]}
     boxes = re.split(r"╭─ ", text)[1:]
