@@ -54,9 +54,13 @@ function renderTables(data) {
     tr.appendChild(el("td", "", "table " + t.table));
     tr.appendChild(el("td", "", t.entries.join(" v ")));
     const players = t.players.map((p, s) => p + (t.connected ? (t.connected[s] ? " ●" : " ○") : ""));
-    tr.appendChild(el("td", "", players.join(", ")));
+    const who = el("td", "", players.join(", "));
+    who.dataset.label = "players";
+    tr.appendChild(who);
     tr.appendChild(el("td", "", t.hand === null ? "" : "hand " + (t.hand + 1)));
-    tr.appendChild(el("td", "", t.totals ? t.totals.join(" – ") : ""));
+    const totals = el("td", "totals", t.totals ? t.totals.join("–") : "");
+    totals.dataset.label = "totals";
+    tr.appendChild(totals);
     tr.appendChild(el("td", "status-" + t.status, t.failed ? "stopped: " + t.failed : t.status));
     tr.appendChild(el("td", "result result-" + t.result.status, resultText(t)));
     body.appendChild(tr);
