@@ -152,9 +152,11 @@ def test_a_singles_round_is_played_live_recorded_and_the_next_paired_from_the_pa
         assert len(counted) == 2
         assert sum(r.vp for r in audit.standings.rows) == sum(sum(o.vp or (0, 0)) for o in counted) > 0
         assert [s["vp"] for s in facts["standings"]] == [r.vp for r in audit.standings.rows]
+        assert "every table of round 1 has its result" in live.idle_line()
         closed = c.post("/api/director/close", headers=bearer(live))
         assert closed.status_code == 200, closed.text
         assert closed.json()["can_pair"] and not closed.json()["can_close"]
+        assert "no open round" in live.idle_line()
         paired = c.post("/api/director/pair", headers=bearer(live))
         assert paired.status_code == 200, paired.text
         facts = paired.json()
@@ -221,6 +223,15 @@ def test_a_seat_link_acts_at_its_own_table_only(tmp_path: Path) -> None:
             assert message["type"] == "error" and "wrong token" in message["message"]
         mine = Player(c, one["table_id"], token_of(one["seats"][0]["url"]), {0, 1})
         assert mine.hello["seat"] == 0
+        with c.websocket_connect(f"/ws/{one['table_id']}") as ws:  # no spectator while it plays
+            message = ws.receive_json()
+            assert message["type"] == "error" and "watched once its game is over" in message["message"]
+        assert c.get("/api/tables").json()["tables"] == []
+        mine.close()
+        play_round(c, {"tables": [one]})
+        assert [t["table_id"] for t in c.get("/api/tables").json()["tables"]] == [one["table_id"]]
+        watcher = Player(c, one["table_id"], None, {0, 1})
+        assert watcher.hello["seat"] is None
 
 
 def _keys(obj: Any, path: str = "") -> set[str]:
@@ -368,3 +379,22 @@ def test_the_serve_command_refuses_a_tournament_it_cannot_read(tmp_path: Path) -
     edited = CliRunner().invoke(app, ["serve", "--dir", str(tmp_path / "t"), "--tournament", str(path)])
     assert edited.exit_code == 1, edited.output
     assert "prev" in edited.stderr and len(edited.stderr.strip().splitlines()) == 1
+
+
+def test_a_game_that_ended_unrecorded_is_recorded_at_the_next_start(tmp_path: Path) -> None:
+    path = new_tournament(tmp_path, entries=2)
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    c, live = serve_tournament(folder, path)
+    with locked(path):
+        with c:
+            facts = snapshot(c, live)
+            play_round(c, facts)
+            wait_for(c, live, lambda f: (f["tables"][0]["recording"] or {}).get("state") == "waiting")
+        # the server stopped while another writer held the log: the result is not in it
+        assert read_tournament(path).state.rounds[0].results == {}
+    c, again = serve_tournament(folder, path)
+    with c:
+        facts = wait_for(c, again, recorded)
+        assert facts["tables"][0]["status"] == "ended"
+    assert director.audit(path).findings == []

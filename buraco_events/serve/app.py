@@ -310,6 +310,10 @@ def create_app(options: AppOptions, tables: Tables | None = None,
             if seat is None:
                 await _refuse(websocket, "wrong token for this table (the spectator link has none)", 4403)
                 return
+        elif live.meta.seed is not None and not live.over:
+            await _refuse(websocket, "a tournament's table is watched once its game is over (another table "
+                          "may be playing the same deals)", 4403)
+            return
         await _session(websocket, live, seat, options)
 
     async def director_view(request: Request) -> Response:

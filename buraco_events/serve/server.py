@@ -63,7 +63,7 @@ def serve(options: AppOptions, host: str, port: int, *, say: Callable[[str], Non
             for who, url in links:
                 tell(f"{who}: {base}{url}")
             if not links:
-                tell("no open round to play: pair one on the director's page")
+                tell(live.idle_line())
         server.run()
     finally:
         os.close(lock)

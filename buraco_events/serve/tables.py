@@ -199,8 +199,10 @@ class Tables:
         return sum(1 for e in self.entries.values() if isinstance(e, LiveTable) and not e.over)
 
     def listing(self) -> list[dict[str, Any]]:
-        """Return every table's public facts, the newest first."""
-        rows = [entry.summary() for entry in self.entries.values()]
+        """Return every table's public facts, the newest first; a tournament's table only once its
+        game is over (while it plays, another table may be playing the same deals)."""
+        rows = [entry.summary() for entry in self.entries.values()
+                if entry.meta.seed is None or isinstance(entry, Ended) or entry.over]
         rows.sort(key=lambda row: row["created"], reverse=True)
         return rows
 

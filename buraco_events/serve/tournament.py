@@ -146,6 +146,16 @@ class LiveTournament:
                              f"{game.game_id!r} as this tournament and the folder's {DIRECTOR_KEY} make it")
         return entry
 
+    def idle_line(self) -> str:
+        """Return why no table is open, in a line for the director."""
+        state = self.log.state
+        rnd = state.open_round()
+        if state.ended is not None:
+            return "the tournament is over: its standings are on the director's page"
+        if rnd is None:
+            return "no open round: pair the next one on the director's page"
+        return f"every table of round {rnd.paired.round} has its result: close it on the director's page"
+
     def seat_url(self, game_id: str, seat: int) -> str:
         """Return a seat's link (relative: the page or the command puts the server in front)."""
         return f"/t/{table_id_of(game_id)}#token={self.seat_token(game_id, seat)}"
