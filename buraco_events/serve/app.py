@@ -340,11 +340,12 @@ def create_app(options: AppOptions, tables: Tables | None = None,
         if not origin_ok(request):
             return _error("Origin is not this server", 403)
         try:
-            if action == "close":
-                await run_in_threadpool(tournament.close_round)
-            else:
-                await run_in_threadpool(tournament.pair)
-                tournament.open_round()
+            async with tournament.writing:
+                if action == "close":
+                    await run_in_threadpool(tournament.close_round)
+                else:
+                    await run_in_threadpool(tournament.pair)
+                    tournament.open_round()
             await run_in_threadpool(tournament.standings)
             return _json(tournament.snapshot())
         except TournamentError as exc:

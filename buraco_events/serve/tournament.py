@@ -12,7 +12,8 @@ When a table's game ends, its log is bound to its table through `tournament.dire
 same checks as `buraco tournament record`. The tournament log has one writer at a time: each
 append takes its `flock` (`tournament.store.append`), so a `buraco tournament record` run while the
 server writes is refused ("locked"), and the server, finding the log locked, tries again every
-`RETRY_EVERY` seconds for `RETRY_FOR` seconds; a refusal is logged and shown on the director's page.
+`RETRY_EVERY` seconds for `RETRY_FOR` seconds; the server's own appends go one at a time
+(`writing`). A refusal is logged and shown on the director's page.
 """
 
 from __future__ import annotations
@@ -89,6 +90,9 @@ class LiveTournament:
         self.key = key
         self.recording: dict[str, Recording] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        #: the server's own appends to the tournament log, one at a time (results, close, pair):
+        #: the server never finds the log locked by itself
+        self.writing = asyncio.Lock()
         self._standings: tuple[tuple[int, int], Standings] | None = None
         self.log = read_tournament(path)
 
@@ -190,7 +194,8 @@ class LiveTournament:
         waited = 0.0
         while True:
             try:
-                await asyncio.to_thread(director.record, self.path, [path], disputed=False, at=now_rfc3339())
+                async with self.writing:
+                    await asyncio.to_thread(director.record, self.path, [path], disputed=False, at=now_rfc3339())
             except TournamentError as exc:
                 message = " ".join(str(exc).split())
                 if "locked" in message and waited < RETRY_FOR:
