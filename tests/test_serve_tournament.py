@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the server's packages are not installed (pip install -e .)")
 
-from test_serve import Player, Sockets, play_out  # noqa: E402
+from test_serve import Player, Sockets, greedy, play_out  # noqa: E402
 
 from buraco_events.log.sources import read_log  # noqa: E402
 from buraco_events.model.events import HandStarted  # noqa: E402
@@ -43,10 +43,10 @@ WAIT = 30
 
 
 def new_tournament(folder: Path, form: str = "singles", deals: str = "random", entries: int = 4,
-                   rounds: int = 2) -> Path:
-    """A one-hand-game tournament of `entries` entries, paired for round 1."""
+                   rounds: int = 2, hands: int = 1) -> Path:
+    """A tournament of `hands`-hand games (`burraco-torneo`) of `entries` entries, paired for round 1."""
     path = folder / "club.jsonl"
-    director.new(path, name=f"Club {HOSTILE}", form=form, variant="burraco", rules={"target": 0},
+    director.new(path, name=f"Club {HOSTILE}", form=form, variant="burraco-torneo", rules={"hands_per_game": hands},
                  movement="round_robin", rounds=min(rounds, entries - 1), deals=deals, scale=ITALIAN_3, director="ana", at=AT,
                  tournament_id="club-1")
     per = 2 if form == "pairs" else 1
@@ -397,4 +397,38 @@ def test_a_game_that_ended_unrecorded_is_recorded_at_the_next_start(tmp_path: Pa
     with c:
         facts = wait_for(c, again, recorded)
         assert facts["tables"][0]["status"] == "ended"
+    assert director.audit(path).findings == []
+
+
+@pytest.mark.slow
+def test_a_table_resumed_between_hands_deals_every_hand_as_tournament_play(tmp_path: Path) -> None:
+    path = new_tournament(tmp_path, entries=2, hands=2)
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    c, live = serve_tournament(folder, path)
+    with c:
+        table = snapshot(c, live)["tables"][0]
+        players = seats_of(c, table)
+        at = [p.rest() for p in players.values()]
+        while at[0]["view"]["hand"] == 0:  # the first hand, to its end
+            seat = at[0]["to_play"]
+            mine = players[seat].view
+            players[seat].send({"type": "act", "seq": mine["seq"], "action": greedy(players[seat], mine)})
+            at = [p.rest() for p in players.values()]
+        for p in players.values():
+            p.close()
+    log = log_path(folder, table["table_id"])
+    second = hand_starts(folder, table["table_id"])[1]
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[:second.seq]))  # stopped before its second deal was written
+    c, again = serve_tournament(folder, path)  # the resumed table deals the second hand itself
+    with c:
+        play_round(c, snapshot(c, again))
+        wait_for(c, again, recorded)
+    state = read_tournament(path).state
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    played, _ = play_table(table_job(state.info, state.rounds[0].paired.tables[0], state.entries, ["greedy"], bots))
+    by_bots = [cards(e) for _, _, e in read_log(Path(played)) if isinstance(e, HandStarted)]
+    assert [cards(d) for d in hand_starts(folder, table["table_id"])] == by_bots and len(by_bots) == 2
     assert director.audit(path).findings == []
