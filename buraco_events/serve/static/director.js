@@ -57,7 +57,7 @@ function renderTables(data) {
     const who = el("td", "", players.join(", "));
     who.dataset.label = "players";
     tr.appendChild(who);
-    tr.appendChild(el("td", "", t.hand === null ? "" : "hand " + (t.hand + 1)));
+    tr.appendChild(el("td", "hand", t.hand === null || t.hand < 0 ? "" : "hand " + (t.hand + 1)));
     const totals = el("td", "totals", t.totals ? t.totals.join("–") : "");
     totals.dataset.label = "totals";
     tr.appendChild(totals);
