@@ -15,10 +15,16 @@ import typer
 
 from buraco_events.bots.registry import BOT_NAMES
 
-from .common import UNREADABLE, err, fail, os_reason, shown
+from .common import UNREADABLE, err, fail, os_reason, out, shown
 
 #: the hosts that only this machine reaches
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _tell(line: str) -> None:
+    """Print a line of the start's links to stdout at once (a program may be reading them)."""
+    out().print(shown(line), soft_wrap=True)
+    out().file.flush()
 
 
 def serve(
@@ -44,6 +50,10 @@ def serve(
         "burst); more get an error each")] = 50.0,
     bot_delay: Annotated[float, typer.Option(
         "--bot-delay", metavar="SECONDS", help="the pause before each bot move, so people can follow")] = 0.3,
+    tournament: Annotated[Path | None, typer.Option(
+        "--tournament", metavar="T.jsonl", help="open the tournament's round: a table per pairing, a link per "
+        "seat, each result recorded as its game ends, the director's page at /director (the links and "
+        "the director's token are printed at start)", show_default=False)] = None,
 ) -> None:
     """Serve live tables: a lobby, a page per seat, every move in the table's sealed log."""
     from buraco_events.serve.app import AppOptions
@@ -51,6 +61,7 @@ def serve(
     from buraco_events.serve.server import serve as run
     from buraco_events.serve.store import StoreError
     from buraco_events.serve.tables import ServerOptions
+    from buraco_events.tournament.state import TournamentError
 
     allowed = tuple(dict.fromkeys(b.strip().lower() for b in bots.split(",") if b.strip()))
     unknown = [b for b in allowed if b not in BOT_NAMES]
@@ -82,7 +93,10 @@ def serve(
     options = AppOptions(server=server, lobby_token=lobby_token, create_rate=create_rate,
                          message_rate=message_rate, message_burst=max(1, int(2 * message_rate)))
     try:
-        run(options, host, port, say=lambda line: err().print(shown(line), soft_wrap=True))
+        run(options, host, port, say=lambda line: err().print(shown(line), soft_wrap=True),
+            tournament=tournament, tell=_tell)
+    except TournamentError as exc:
+        fail(str(exc), exc.exit_code)
     except StoreError as exc:
         fail(str(exc), UNREADABLE)
     except OSError as exc:

@@ -3,7 +3,10 @@
 Routes (docs/serve.md is the protocol): the lobby and table pages and their assets (the client's,
 in `static/`, and `static/cards.js` and `cards.css`: the share page's card drawing, one home for
 both), `POST /api/tables` and `GET /api/tables`, `GET /api/variants`, a finished game's log,
-share page and audit page, and the table's socket `GET /ws/{table_id}?token=T`.
+share page and audit page, and the table's socket `GET /ws/{table_id}?token=T`. With a tournament
+(`tournament.LiveTournament`), the director's page `/director`, its facts `GET /api/director` and
+its buttons `POST /api/director/close` and `POST /api/director/pair`, each asking for the
+director's token (Authorization: Bearer TOKEN; the page keeps it in the URL's fragment).
 
 What keeps it safe (docs/serve.md, security): a seat's token is compared by hash in constant time
 and never logged (the access log is off; the pages keep it in the URL's fragment); a socket acts
@@ -41,12 +44,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from buraco_events.core.gate import IllegalMove
 from buraco_events.log.lines import LogError
+from buraco_events.tournament.state import TournamentError
 from buraco_events.views.projections import Timeline
 
 from . import protocol
 from .live import REPLACED, Client, LiveTable, TableClosed
-from .store import TABLE_ID, log_path, seat_of_token
+from .store import TABLE_ID, StoreError, log_path, seat_of_token
 from .tables import Ended, NewTable, Refused, ServerOptions, Tables, variants
+from .tournament import LiveTournament
 
 #: the largest body of `POST /api/tables`
 MAX_BODY = 16 * 1024
@@ -160,8 +165,18 @@ async def _collector(freeze_every: float, collect_every: float) -> None:
         gc.freeze()
 
 
-def create_app(options: AppOptions, tables: Tables | None = None) -> Starlette:
-    """Return the app; `tables` (made and loaded from the folder when not given) is the app's."""
+def _bearer(request: Request, token: str, what: str) -> Response | None:
+    """Return the refusal of a request without `token` as its bearer (None: it has it)."""
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not _same_token(given.strip(), token):
+        return _error(f"{what} needs this server's {what.split()[0]} token (Authorization: Bearer TOKEN)", 401)
+    return None
+
+
+def create_app(options: AppOptions, tables: Tables | None = None,
+               tournament: LiveTournament | None = None) -> Starlette:
+    """Return the app; `tables` (made and loaded from the folder when not given) is the app's;
+    with `tournament`, its open round's tables are the tournament's and `/director` is served."""
     if tables is None:
         tables = Tables(options.server)
         tables.load()
@@ -171,6 +186,8 @@ def create_app(options: AppOptions, tables: Tables | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         tables.start()
+        if tournament is not None:
+            tournament.start()
         collector = (asyncio.get_running_loop().create_task(
             _collector(options.freeze_every, options.collect_every)) if options.freeze_every else None)
         try:
@@ -179,6 +196,8 @@ def create_app(options: AppOptions, tables: Tables | None = None) -> Starlette:
             if collector is not None:
                 collector.cancel()
                 gc.unfreeze()
+            if tournament is not None:
+                tournament.close()
             tables.close()
 
     def page(name: str) -> Callable[[Request], Any]:
@@ -206,8 +225,8 @@ def create_app(options: AppOptions, tables: Tables | None = None) -> Starlette:
 
     async def create_table(request: Request) -> Response:
         if options.lobby_token is not None:
-            scheme, _, given = request.headers.get("authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or not _same_token(given.strip(), options.lobby_token):
+            refused = _bearer(request, options.lobby_token, "lobby")
+            if refused is not None:
                 return _error("creating a table needs this server's lobby token (Authorization: Bearer TOKEN)", 401)
         if not origin_ok(request):
             return _error("Origin is not this server", 403)
@@ -291,9 +310,57 @@ def create_app(options: AppOptions, tables: Tables | None = None) -> Starlette:
             if seat is None:
                 await _refuse(websocket, "wrong token for this table (the spectator link has none)", 4403)
                 return
+        elif live.meta.seed is not None and not live.over:
+            await _refuse(websocket, "a tournament's table is watched once its game is over (another table "
+                          "may be playing the same deals)", 4403)
+            return
         await _session(websocket, live, seat, options)
 
+    async def director_view(request: Request) -> Response:
+        assert tournament is not None
+        refused = _bearer(request, tournament.director_token, "director page")
+        if refused is not None:
+            return refused
+        try:
+            await run_in_threadpool(tournament.standings)  # the game logs audited off the loop
+            return _json(tournament.snapshot())
+        except (TournamentError, OSError) as exc:
+            return _error(f"the tournament cannot be shown: {exc}", 500)
+
+    def director_act(action: str) -> Callable[[Request], Any]:
+        async def act(request: Request) -> Response:
+            return await _director_act(request, action)
+        return act
+
+    async def _director_act(request: Request, action: str) -> Response:
+        assert tournament is not None
+        refused = _bearer(request, tournament.director_token, "director page")
+        if refused is not None:
+            return refused
+        if not origin_ok(request):
+            return _error("Origin is not this server", 403)
+        try:
+            async with tournament.writing:
+                if action == "close":
+                    await run_in_threadpool(tournament.close_round)
+                else:
+                    await run_in_threadpool(tournament.pair)
+                    tournament.open_round()
+            await run_in_threadpool(tournament.standings)
+            return _json(tournament.snapshot())
+        except TournamentError as exc:
+            return _error(str(exc), 409)
+        except (StoreError, OSError, LogError) as exc:
+            return _error(f"the round's tables cannot be opened: {exc}", 500)
+
+    director_routes = [
+        Route("/director", page("director.html")),
+        Route("/api/director", director_view, methods=["GET"]),
+        Route("/api/director/close", director_act("close"), methods=["POST"]),
+        Route("/api/director/pair", director_act("pair"), methods=["POST"]),
+    ] if tournament is not None else []
     routes = [
+        *director_routes,
         Route("/", page("lobby.html")),
         Route("/t/{table_id}", page("table.html")),
         Route("/api/tables", list_tables, methods=["GET"]),
@@ -309,6 +376,7 @@ def create_app(options: AppOptions, tables: Tables | None = None) -> Starlette:
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.tables = tables
+    app.state.tournament = tournament
     return app
 
 

@@ -137,6 +137,8 @@ class LiveTable:
         self._greedy = GreedyBot()
         #: called when the game is over and its last socket has closed
         self.on_end: Callable[[LiveTable], None] | None = None
+        #: called once when the game ends here, its log whole and closed (a tournament records it)
+        self.on_game_end: Callable[[LiveTable], None] | None = None
         table.record = self._record
 
     # -- building ----------------------------------------------------------------------------
@@ -476,6 +478,8 @@ class LiveTable:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+        if self.on_game_end is not None:
+            self.on_game_end(self)
 
     def close(self) -> None:
         """Stop the table's work and close its log (the server is stopping)."""

@@ -8,7 +8,8 @@ A table `ID` is three files in `--dir`:
   owner only, the key file of `buraco play`: `session.key_path`), never served: each hand's salt is
   revealed by the log's own `hand_ended`, and the deal seed never is;
 - `ID.meta.json`: what the log does not say: the seats' bots, the SHA-256 of each human seat's
-  token (never a token itself), when the table was created.
+  token (never a token itself), when the table was created, and for a tournament's table the
+  pairing's seed its deals come from.
 
 They are written key first, then meta, then the log's first line: a folder holding a meta
 without its log, or a log without its key, is a table whose creation was cut short, listed as
@@ -52,6 +53,9 @@ class TableMeta(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     #: RFC 3339 UTC
     created: str
     version: int = 1
+    #: a tournament table's pairing seed: its hands are dealt from it as `tournament play` deals
+    #: them (`tournament.games.TableSeeds`); None: from the table's secret key
+    seed: str | None = None
 
     def bot_seats(self) -> dict[int, str]:
         """Return the bots by seat number."""

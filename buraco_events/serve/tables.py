@@ -9,7 +9,9 @@ seat's token, which exists nowhere else afterwards (the meta file keeps its SHA-
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import random
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,7 @@ from buraco_events.log.writer import open_log
 from buraco_events.model.events import GameEnded, GameStarted, HandEnded, decode_event
 from buraco_events.model.rules import PRESETS, UnknownVariant, canonical_variant
 from buraco_events.play.setup import BOT_NAMES
+from buraco_events.tournament.games import TableSeeds
 from buraco_events.util.text import visible
 
 from .live import LiveTable, TableOptions, now_rfc3339
@@ -96,6 +99,24 @@ class Ended:
         }
 
 
+class PairedChance:
+    """A tournament table's chance: its hands dealt from the pairing's seed exactly as `tournament
+    play` deals them (`TableSeeds`), the clock's greedy moves from the table's secret key."""
+
+    def __init__(self, seed: str, key: bytes) -> None:
+        self.seed: int | None = None
+        self._deals = TableSeeds(seed, "")
+        self._own = PositionSeeds(deal_seed(key))
+
+    def deal_rng(self, hand: int) -> random.Random:
+        """Return the rng that deals hand `hand` (the pairing's)."""
+        return self._deals.deal_rng(hand)
+
+    def seat_rng(self, seq: int) -> random.Random:
+        """Return the rng of a decision the table makes for a seat (the table's own)."""
+        return self._own.seat_rng(seq)
+
+
 @dataclass
 class ServerOptions:
     """What a server allows: its folder, the bots a table may seat, how many open tables."""
@@ -154,7 +175,8 @@ class Tables:
     def _table(self, meta: TableMeta, key: bytes, deals: DealSource | None = None) -> Table:
         seats: dict[int, Bot] = {seat: bot_by_name(name) for seat, name in meta.bot_seats().items()}
         share_memory(seats.values())
-        table = Table(seats, PositionSeeds(deal_seed(key)), salts=keyed_salts(key))
+        chance = PairedChance(meta.seed, key) if meta.seed is not None else PositionSeeds(deal_seed(key))
+        table = Table(seats, chance, salts=keyed_salts(key))
         table.deals = deals
         return table
 
@@ -177,8 +199,10 @@ class Tables:
         return sum(1 for e in self.entries.values() if isinstance(e, LiveTable) and not e.over)
 
     def listing(self) -> list[dict[str, Any]]:
-        """Return every table's public facts, the newest first."""
-        rows = [entry.summary() for entry in self.entries.values()]
+        """Return every table's public facts, the newest first; a tournament's table only once its
+        game is over (while it plays, another table may be playing the same deals)."""
+        rows = [entry.summary() for entry in self.entries.values()
+                if entry.meta.seed is None or isinstance(entry, Ended) or entry.over]
         rows.sort(key=lambda row: row["created"], reverse=True)
         return rows
 
@@ -224,17 +248,38 @@ class Tables:
         meta = TableMeta(table_id=table_id, bots={str(s): b for s, b in bots.items()},
                          tokens={str(s): token_hash(t) for s, t in tokens.items()}, created=now_rfc3339())
         write_meta(self.folder, meta)
-        writer = open_log(log_path(self.folder, table_id), fsync="hand")
+        live = self._open(meta, key, start_event(variant, names, table_id, target, overrides), deals)
+        return live, tokens
+
+    def open_game(self, table_id: str, start: GameStarted, seed: str, tokens: dict[int, str]) -> LiveTable:
+        """Make a table of a game fixed elsewhere (a tournament's: its `game_started`, the seed its
+        hands are dealt from, a token for every seat, all of them people's). Raises `StoreError`
+        when the table's files exist already."""
+        if table_id in self.entries:
+            raise StoreError(f"table {table_id} exists already")
+        key = new_key(self.folder, table_id)
+        meta = TableMeta(table_id=table_id, bots={}, tokens={str(s): token_hash(t) for s, t in tokens.items()},
+                         created=now_rfc3339(), seed=seed)
+        write_meta(self.folder, meta)
+        return self._open(meta, key, start, None)
+
+    def _open(self, meta: TableMeta, key: bytes, start: GameStarted, deals: DealSource | None) -> LiveTable:
+        """Write a new table's first line and let it go on (now, or once the server runs)."""
+        writer = open_log(log_path(self.folder, meta.table_id), fsync="hand")
         live = LiveTable(meta, self._table(meta, key, deals), writer, self.options.table)
         try:
-            live.table.append(start_event(variant, names, table_id, target, overrides))
+            live.table.append(start)
         except BaseException:
             writer.close()
             raise
         live.on_end = self._ended
-        self.entries[table_id] = live
+        self.entries[meta.table_id] = live
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return live  # made before the server runs: `start` lets it go on
         live.kick()
-        return live, tokens
+        return live
 
     def _check(self, request: NewTable) -> tuple[str, list[str], dict[int, str], dict[str, Any], int | None]:
         """Return the request's variant, names, bots by seat, rule overrides and target; raises
@@ -313,4 +358,4 @@ def _ended(meta: TableMeta, path: Path) -> Ended | None:
         return None
     return Ended(meta, first.variant, first.players, hand, tuple(last.totals))
 
-__all__ = ["Ended", "NewTable", "Refused", "ServerOptions", "Tables", "variants"]
+__all__ = ["Ended", "NewTable", "PairedChance", "Refused", "ServerOptions", "Tables", "variants"]

@@ -36,18 +36,20 @@ MAX_GAME_LOG = 64 * 1024 * 1024
 
 
 class TableSeeds:
-    """A table's chance: deals from the pairing's seed alone (the same seed, the same deals),
-    bot decisions from the seed and the game id (so tables with the same deals still differ)."""
+    """A table's chance: hand N dealt from the pairing's seed and N alone (the same seed, the same
+    deals; a live table resumed after a restart deals on as the uninterrupted one would), bot
+    decisions from the seed and the game id (so tables with the same deals still differ)."""
 
     seed: int | None = None
 
     def __init__(self, seed: str, game_id: str) -> None:
-        self._deals = random.Random(f"deal/{seed}")
+        self.text = seed
         self._bots = random.Random(f"bots/{seed}/{game_id}")
 
     def deal_rng(self, hand: int) -> random.Random:
-        """Return the deal stream (hands are dealt from it in order)."""
-        return self._deals
+        """Return the rng that deals hand `hand` (0-based): `tournament play` and `buraco serve
+        --tournament` deal a table from here alike."""
+        return random.Random(f"deal/{self.text}/{hand}")
 
     def seat_rng(self, seq: int) -> random.Random:
         """Return the bots' stream."""
@@ -81,6 +83,25 @@ def check_bots(bots: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class TableGame:
+    """What a table's game is, whoever plays it: its id, the seed that deals it, the variant and
+    rules, and the players in seat order (`table_players`)."""
+
+    game_id: str
+    seed: str
+    variant: str
+    rules: dict[str, object] | None
+    players: list[str]
+
+
+def table_game(info: TournamentStarted, table: PairedTable, entries: dict[int, EntryState]) -> TableGame:
+    """Return the game a paired table plays (`tournament play`'s bots or a live server's people)."""
+    first, second = (entries[e] for e in table.entries)
+    return TableGame(table.game_id, table.seed, info.variant,
+                     dict(info.rules) if info.rules else None, table_players(info.form, first, second))
+
+
+@dataclass(frozen=True)
 class TableJob:
     """What a worker needs to play one table (it pickles)."""
 
@@ -108,13 +129,11 @@ def play_table(job: TableJob) -> tuple[str, str]:
 def table_job(info: TournamentStarted, table: PairedTable, entries: dict[int, EntryState],
               bots: Sequence[str], folder: Path) -> TableJob:
     """Return the job of playing `table` with `bots` (one per entry, see `entry_bot`)."""
-    first, second = (entries[e] for e in table.entries)
-    players = table_players(info.form, first, second)
-    per_entry = [entry_bot(bots, first.entry), entry_bot(bots, second.entry)]
-    seat_bots = [per_entry[seat % 2] for seat in range(len(players))]
-    return TableJob(str(folder / f"{table.game_id}.jsonl"), info.variant,
-                    dict(info.rules) if info.rules else None, table.game_id, table.seed,
-                    players, seat_bots)
+    game = table_game(info, table, entries)
+    per_entry = [entry_bot(bots, e) for e in table.entries]
+    seat_bots = [per_entry[seat % 2] for seat in range(len(game.players))]
+    return TableJob(str(folder / f"{game.game_id}.jsonl"), game.variant, game.rules, game.game_id,
+                    game.seed, game.players, seat_bots)
 
 
 @dataclass(frozen=True)
@@ -245,6 +264,6 @@ def keep_copy(folder: Path, game_id: str, data: bytes) -> Path:
     return target
 
 
-__all__ = ["TableJob", "TableSeeds", "Verdict", "check_bots", "entry_bot", "game_id_of", "keep_copy",
-           "play_table", "read_game", "result_points", "table_job", "table_players",
+__all__ = ["TableGame", "TableJob", "TableSeeds", "Verdict", "check_bots", "entry_bot", "game_id_of", "keep_copy",
+           "play_table", "read_game", "result_points", "table_game", "table_job", "table_players",
            "table_seed", "verify_file", "verify_log"]
