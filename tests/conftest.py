@@ -1,9 +1,12 @@
-"""Shared fixtures: seeded games played by uniformly random legal actions through the engine."""
+"""Shared fixtures: seeded games played by uniformly random legal actions through the engine, and
+the system Chromium driven by Playwright for the browser tests (never Playwright's own download)."""
 
 from __future__ import annotations
 
 import os
 import random
+import shutil
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -98,3 +101,23 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
 def game_factory():
     """Return `random_game`, for tests that need whole legal games."""
     return random_game
+
+
+#: the Chromium the browser tests drive: Debian's, or BURACO_CHROMIUM's
+CHROMIUM = os.environ.get("BURACO_CHROMIUM", "/usr/bin/chromium")
+#: nothing a test page does may reach a network, and Chromium itself stays off it
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module; the module is skipped without Playwright or Chromium."""
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright for Python is not installed (pip install -e '.[browser]')")
+    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)) and not shutil.which(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set BURACO_CHROMIUM)")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()

@@ -26,29 +26,14 @@ from urllib.parse import urlsplit
 import pytest
 
 pytestmark = pytest.mark.browser
+pytest.importorskip("starlette", reason="the server's packages are not installed (pip install -e .)")
 
-CHROMIUM = os.environ.get("BURACO_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = "<img src=x onerror=alert(1)>"
 #: the longest a whole game played by clicks may take (seconds)
 GAME_TIME = 300
 #: the longest one page may wait for the server's answer (milliseconds)
 WAIT_MS = 15_000
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="Playwright for Python is not installed (pip install -e '.[browser]')")
-    pytest.importorskip("starlette", reason="the server's packages are not installed (pip install -e .)")
-    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)) and not shutil.which(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set BURACO_CHROMIUM)")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        chromium.close()
 
 
 def free_port() -> int:

@@ -17,7 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_serve_browser import HOSTILE, ROOT, Context, browser, free_port  # noqa: F401 (browser: a fixture)
+from test_serve_browser import HOSTILE, ROOT, Context, free_port
 from test_serve_restart import Seat, play
 
 from buraco_events.tournament import director

@@ -8,8 +8,6 @@ against the replay objects; screenshots go to the test's tmp folder and to /tmp/
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import msgspec
@@ -24,23 +22,8 @@ from cli.main import app
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("BURACO_CHROMIUM", "/usr/bin/chromium")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking"]
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="Playwright for Python is not installed (pip install -e '.[browser]')")
-    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)) and not shutil.which(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set BURACO_CHROMIUM)")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        chromium.close()
 
 
 class Opened:

@@ -8,7 +8,7 @@ last step beside the recount; hostile `by` and `reason` stay text. Setup as `tes
 from __future__ import annotations
 
 import pytest
-from test_share_browser import Opened, browser  # noqa: F401  (the fixture)
+from test_share_browser import Opened
 from typer.testing import CliRunner
 
 from buraco_events.audit.rulings import RulingRequest, append_ruling, new_ruling

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_share_browser import Opened, browser  # noqa: F401  (the fixture)
+from test_share_browser import Opened
 from typer.testing import CliRunner
 
 from cli.main import app
