@@ -185,7 +185,7 @@ def page_data(page: str) -> dict[str, Any]:
 #: where the card drawing goes in page.css and page.js (a line of its own)
 _CARDS_MARK = "/*@cards*/\n"
 #: what cards.js gives the live table's modules
-_CARDS_EXPORTS = ("SVG", "SUIT_NAME", "back", "card", "cardRow", "el", "emptySlot", "stack", "visible")
+_CARDS_EXPORTS = ("SVG", "SUIT_NAME", "back", "card", "cardRow", "el", "emptySlot", "middle", "plural", "stack", "visible")
 
 
 def _read(name: str) -> str:

@@ -2,9 +2,9 @@
 // are drawn by cards.js, the share page's own card drawing (one home for both).
 // Every text from the server goes through visible() into textContent: never parsed as markup.
 
-import { SVG, back, card, cardRow, el, emptySlot, stack, visible } from "./cards.js";
+import { SVG, back, card, cardRow, el, emptySlot, middle, plural, stack, visible } from "./cards.js";
 
-export { back, card, cardRow, el, emptySlot, stack, visible };
+export { back, card, cardRow, el, emptySlot, middle, plural, stack, visible };
 
 // A link from the server, as an absolute address on this server; null for anything else (a
 // link elsewhere, or a javascript: one, is never put in a page).
@@ -16,8 +16,6 @@ export function localUrl(url) {
     return null;
   }
 }
-
-export function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
 
 // a seat's team: partners sit opposite at four, each seat is its own team at two
 export function teamOf(seat, n) { return n === 4 ? seat % 2 : seat; }

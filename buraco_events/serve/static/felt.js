@@ -1,6 +1,6 @@
 // buraco serve: the table as the share page draws it (seats around the felt, the pile, the stock
 // and the deads in the middle, the melds by team, a score sheet), from one view of the protocol.
-import { back, backRow, card, cardRow, el, emptySlot, plural, stack, teamLabel, teamOf, visible } from "./common.js";
+import { backRow, cardRow, el, middle, plural, teamLabel, teamOf, visible } from "./common.js";
 
 export const PLAYING = ["draw", "play", "dead"];
 const KIND_LABEL = { dirty: "dirty canasta", clean: "clean canasta", royal: "royal canasta",
@@ -44,66 +44,6 @@ function seatBox(v, s, pos, who) {
   return box;
 }
 
-function zone(content, label, id) {
-  const z = el("div", "zone");
-  if (id) z.id = id;
-  z.appendChild(content);
-  z.appendChild(el("span", "label", label));
-  return z;
-}
-
-function center(v, seatName, pileKind) {
-  const box = el("div");
-  box.id = "center";
-  box.appendChild(zone(stack(v.stock), "stock: " + plural(v.stock, "card"), "stock"));
-  const pile = v.pile;
-  const name = pileKind ? pileKind + " pile" : "pile";
-  let words = name + ": " + plural(pile.size, "card");
-  let row;
-  if (!pile.size) {
-    row = emptySlot();
-    words = name + ": empty";
-  } else if (pile.cards) {
-    row = cardRow(pile.cards, pile.cards.length - 1);
-  } else {
-    row = el("div", "cards");
-    if (pile.size > 1) row.appendChild(back(String(pile.size - 1)));
-    const top = card(pile.top);
-    top.classList.add("top");
-    row.appendChild(top);
-    words += " (the top shows)";
-  }
-  box.appendChild(zone(row, words, "pile"));
-  if (v.pending) {
-    const rest = v.pending.rest;
-    const pend = cardRow([v.pending.top], 0);
-    if (typeof rest === "number") {
-      if (rest) pend.appendChild(back(String(rest)));
-    } else {
-      rest.forEach((c) => pend.appendChild(card(c)));
-    }
-    box.appendChild(zone(pend, "taken pile: the top " + v.pending.top + " must be played first", "pending"));
-  }
-  v.deads.forEach((d, i) => {
-    let content, words2;
-    if (d.fate === "taken" && d.taken_by !== null) {
-      content = emptySlot();
-      words2 = "dead " + i + ": taken by " + seatName(d.taken_by) + (d.unused ? ", unused" : "");
-    } else if (d.fate === "stock") {
-      content = emptySlot();
-      words2 = "dead " + i + ": became the stock";
-    } else if (typeof d.cards === "number") {
-      content = stack(d.cards);
-      words2 = "dead " + i + ": " + plural(d.cards, "card");
-    } else {
-      content = cardRow(d.cards);
-      words2 = "dead " + i + ": " + plural(d.cards.length, "card");
-    }
-    box.appendChild(zone(content, words2, "dead-" + i));
-  });
-  return box;
-}
-
 // The felt of a view: `who` says whose page it is ({seat, isBot(s), connected, seatName(s),
 // handBelow: whether the seat's own cards are drawn apart, under the felt; pileKind: the rules'
 // pile, open or closed}).
@@ -117,7 +57,7 @@ export function drawFelt(v, who) {
   }
   const pos = positions(v.players.length, who.seat);
   v.players.forEach((_, s) => table.appendChild(seatBox(v, s, pos[s], who)));
-  table.appendChild(center(v, who.seatName, who.pileKind));
+  table.appendChild(middle(v, who.pileKind, who.seatName));
 }
 
 // The melds by team; those of the seat's team answer a click (`onMeld(id)`), and the `targets`

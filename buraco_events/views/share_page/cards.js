@@ -88,3 +88,70 @@ function emptySlot() {
   row.appendChild(el("span", "slot"));
   return row;
 }
+
+// A count with its word: "1 card", "3 cards".
+function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+
+// A labelled place on the felt: its cards and the words under them.
+function zone(content, label, id) {
+  var z = el("div", "zone");
+  if (id) z.id = id;
+  z.appendChild(content);
+  z.appendChild(el("span", "label", label));
+  return z;
+}
+
+// The middle of the table (#center) for a view: the stock, the pile (every card, or the top only
+// where the rules close it: `pileKind` is "open", "closed" or null), a taken pile's cards still to
+// play, and each dead hand with its fate; `seatName(s)` names the seat that took a dead.
+function middle(v, pileKind, seatName) {
+  var box = el("div");
+  box.id = "center";
+  box.appendChild(zone(stack(v.stock), "stock " + plural(v.stock, "card"), "stock"));
+  var pile = v.pile;
+  var name = pileKind ? pileKind + " pile" : "pile";
+  var words = name + ", " + plural(pile.size, "card");
+  var row;
+  if (!pile.size) {
+    row = emptySlot();
+    words = name + ": empty";
+  } else if (pile.cards) {
+    row = cardRow(pile.cards, pile.cards.length - 1);
+  } else {
+    row = el("div", "cards");
+    if (pile.size > 1) row.appendChild(back(String(pile.size - 1)));
+    var top = card(pile.top);
+    top.classList.add("top");
+    row.appendChild(top);
+    words += ", only the top shows";
+  }
+  box.appendChild(zone(row, words, "pile"));
+  if (v.pending) {
+    var rest = v.pending.rest;
+    var pending = cardRow([v.pending.top], 0);
+    if (typeof rest === "number") {
+      if (rest) pending.appendChild(back(String(rest)));
+    } else {
+      rest.forEach(function (c) { pending.appendChild(card(c)); });
+    }
+    box.appendChild(zone(pending, "taken pile: the top " + v.pending.top + " must be played first", "pending"));
+  }
+  v.deads.forEach(function (d, i) {
+    var content, said;
+    if (d.fate === "taken" && d.taken_by !== null) {
+      content = emptySlot();
+      said = "dead " + i + ": taken by " + seatName(d.taken_by) + (d.unused ? ", unused" : "");
+    } else if (d.fate === "stock") {
+      content = emptySlot();
+      said = "dead " + i + ": became the stock";
+    } else if (typeof d.cards === "number") {
+      content = stack(d.cards);
+      said = "dead " + i + ": " + plural(d.cards, "card") + ", untaken";
+    } else {
+      content = cardRow(d.cards);
+      said = "dead " + i + ": " + plural(d.cards.length, "card") + ", untaken";
+    }
+    box.appendChild(zone(content, said, "dead-" + i));
+  });
+  return box;
+}

@@ -48,7 +48,6 @@
     return row;
   }
 
-  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
   function teamOf(s, n) { return n === 4 ? s % 2 : s; }
   function teamLabel(players, team) {
     return players.filter(function (_, s) { return teamOf(s, players.length) === team; }).join(" & ");
@@ -88,66 +87,6 @@
     return box;
   }
 
-  function zone(content, label, id) {
-    var z = el("div", "zone");
-    if (id) z.id = id;
-    z.appendChild(content);
-    z.appendChild(el("span", "label", label));
-    return z;
-  }
-
-  function center(v) {
-    var box = el("div");
-    box.id = "center";
-    box.appendChild(zone(stack(v.stock), "stock " + plural(v.stock, "card"), "stock"));
-    var pile = v.pile, kind = data.rules ? data.rules.pile : null;
-    var pileWords = (kind ? kind + " pile, " : "pile, ") + plural(pile.size, "card");
-    var pileRow;
-    if (!pile.size) {
-      pileRow = emptySlot();
-      pileWords = (kind ? kind + " pile" : "pile") + ": empty";
-    } else if (pile.cards) {
-      pileRow = cardRow(pile.cards, pile.cards.length - 1);
-    } else {
-      pileRow = el("div", "cards");
-      if (pile.size > 1) pileRow.appendChild(back(String(pile.size - 1)));
-      var top = card(pile.top);
-      top.classList.add("top");
-      pileRow.appendChild(top);
-      pileWords += ", only the top shows";
-    }
-    box.appendChild(zone(pileRow, pileWords, "pile"));
-    if (v.pending) {
-      var rest = v.pending.rest;
-      var row = cardRow([v.pending.top], 0);
-      if (typeof rest === "number") {
-        if (rest) row.appendChild(back(String(rest)));
-      } else {
-        rest.forEach(function (c) { row.appendChild(card(c)); });
-      }
-      box.appendChild(zone(row, "taken pile: the top " + v.pending.top + " must be played first",
-        "pending"));
-    }
-    v.deads.forEach(function (d, i) {
-      var words, content;
-      if (d.fate === "taken" && d.taken_by !== null) {
-        content = emptySlot();
-        words = "dead " + i + ": taken by " + seatName(v, d.taken_by) + (d.unused ? ", unused" : "");
-      } else if (d.fate === "stock") {
-        content = emptySlot();
-        words = "dead " + i + ": became the stock";
-      } else if (typeof d.cards === "number") {
-        content = stack(d.cards);
-        words = "dead " + i + ": " + plural(d.cards, "card") + ", untaken";
-      } else {
-        content = cardRow(d.cards);
-        words = "dead " + i + ": " + plural(d.cards.length, "card") + ", untaken";
-      }
-      box.appendChild(zone(content, words, "dead-" + i));
-    });
-    return box;
-  }
-
   function drawTable(v) {
     var table = document.getElementById("table");
     table.textContent = "";
@@ -158,7 +97,7 @@
     }
     var pos = positions(v.players.length);
     v.players.forEach(function (_, s) { table.appendChild(seatBox(v, s, pos[s])); });
-    table.appendChild(center(v));
+    table.appendChild(middle(v, data.rules ? data.rules.pile : null, function (s) { return seatName(v, s); }));
   }
 
   function drawMelds(v) {
