@@ -58,6 +58,8 @@ def new_tournament(folder: Path, form: str = "singles", deals: str = "random", e
 
 
 def serve_tournament(folder: Path, path: Path) -> tuple[Sockets, LiveTournament]:
+    """Serve the tournament `path` from the tables' folder `folder` (made when missing), its round open."""
+    folder.mkdir(exist_ok=True)
     server = ServerOptions(folder=folder, bots=("greedy",), table=TableOptions(bot_delay=0))
     tables = Tables(server)
     tables.load()
@@ -132,7 +134,6 @@ def locked(path: Path) -> Iterator[None]:
 def test_a_singles_round_is_played_live_recorded_and_the_next_paired_from_the_page(tmp_path: Path) -> None:
     path = new_tournament(tmp_path)
     folder = tmp_path / "tables"
-    folder.mkdir()
     c, live = serve_tournament(folder, path)
     with c:
         facts = snapshot(c, live)
@@ -173,7 +174,6 @@ def test_a_singles_round_is_played_live_recorded_and_the_next_paired_from_the_pa
 def test_a_pairs_round_of_two_tables_is_played_and_recorded(tmp_path: Path) -> None:
     path = new_tournament(tmp_path, form="pairs", rounds=1)
     folder = tmp_path / "tables"
-    folder.mkdir()
     c, live = serve_tournament(folder, path)
     with c:
         facts = snapshot(c, live)
@@ -193,7 +193,6 @@ def test_a_pairs_round_of_two_tables_is_played_and_recorded(tmp_path: Path) -> N
 def test_the_live_deal_is_tournament_plays_and_duplicate_tables_deal_the_same(tmp_path: Path, form: str) -> None:
     path = new_tournament(tmp_path, form=form, deals="duplicate")
     folder = tmp_path / "tables"
-    folder.mkdir()
     c, live = serve_tournament(folder, path)
     state = read_tournament(path).state
     tables = state.rounds[0].paired.tables
@@ -214,7 +213,6 @@ def test_the_live_deal_is_tournament_plays_and_duplicate_tables_deal_the_same(tm
 def test_a_seat_link_acts_at_its_own_table_only(tmp_path: Path) -> None:
     path = new_tournament(tmp_path)
     folder = tmp_path / "tables"
-    folder.mkdir()
     c, live = serve_tournament(folder, path)
     with c:
         one, two = snapshot(c, live)["tables"]
@@ -257,7 +255,6 @@ PUBLIC = {
 def test_the_directors_facts_need_its_token_and_hold_no_card(tmp_path: Path) -> None:
     path = new_tournament(tmp_path)
     folder = tmp_path / "tables"
-    folder.mkdir()
     c, live = serve_tournament(folder, path)
     with c:
         assert c.get("/api/director").status_code == 401
@@ -294,7 +291,6 @@ def test_the_directors_facts_need_its_token_and_hold_no_card(tmp_path: Path) -> 
 def test_one_writer_at_a_time_the_server_waits_and_the_command_is_refused(tmp_path: Path) -> None:
     path = new_tournament(tmp_path, entries=2)
     folder = tmp_path / "tables"
-    folder.mkdir()
     c, live = serve_tournament(folder, path)
     with c:
         facts = snapshot(c, live)
@@ -318,7 +314,6 @@ def test_one_writer_at_a_time_the_server_waits_and_the_command_is_refused(tmp_pa
 def test_a_result_refused_is_shown_and_the_server_goes_on(tmp_path: Path) -> None:
     path = new_tournament(tmp_path, entries=2)
     folder = tmp_path / "tables"
-    folder.mkdir()
     c, live = serve_tournament(folder, path)
     with c:
         facts = snapshot(c, live)
@@ -335,7 +330,6 @@ def test_a_result_refused_is_shown_and_the_server_goes_on(tmp_path: Path) -> Non
 def test_a_restart_gives_the_same_links_and_resumes_the_tables(tmp_path: Path) -> None:
     path = new_tournament(tmp_path, entries=2)
     folder = tmp_path / "tables"
-    folder.mkdir()
     c, live = serve_tournament(folder, path)
     with c:
         first = snapshot(c, live)
@@ -384,7 +378,6 @@ def test_the_serve_command_refuses_a_tournament_it_cannot_read(tmp_path: Path) -
 def test_a_game_that_ended_unrecorded_is_recorded_at_the_next_start(tmp_path: Path) -> None:
     path = new_tournament(tmp_path, entries=2)
     folder = tmp_path / "tables"
-    folder.mkdir()
     c, live = serve_tournament(folder, path)
     with locked(path):
         with c:
@@ -404,7 +397,6 @@ def test_a_game_that_ended_unrecorded_is_recorded_at_the_next_start(tmp_path: Pa
 def test_a_table_resumed_between_hands_deals_every_hand_as_tournament_play(tmp_path: Path) -> None:
     path = new_tournament(tmp_path, entries=2, hands=2)
     folder = tmp_path / "tables"
-    folder.mkdir()
     c, live = serve_tournament(folder, path)
     with c:
         table = snapshot(c, live)["tables"][0]
