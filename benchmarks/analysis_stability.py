@@ -23,9 +23,10 @@ keeps the run affordable: the 4x and 16x budgets cost 4 and 16 times as much per
 
 `--cache FILE` makes a long run resumable: each evaluation is appended to FILE (a JSON line keyed
 by log, seat, seq, budget and seed) as soon as it is done, and a run finds there what an earlier
-one evaluated. The work goes in phases, each over every decision before the next starts: seeds 1
-and 2 at the default budget, then 4x, then the 16x reference, so a run stopped part way has whole
-figures for the phases it finished. `--no-compute` evaluates nothing and reports from the cache
+one evaluated. The work goes seat by seat, the games with the fewest decisions first, each seat
+through every phase (seeds 1 and 2 at the default budget, 4x, the 16x reference of its marked
+decisions) before the next, so a run stopped part way has every figure for the seats it finished.
+`--no-compute` evaluates nothing and reports from the cache
 alone: a figure then covers the decisions the cache holds, and `coverage` says how many.
 Progress goes to stderr, a line a decision. Its times are CPU seconds (`time.process_time` of each evaluation, in whichever
 process ran it), not wall clock: the machine may be shared. The result is the same for any
@@ -203,7 +204,18 @@ def main(argv: list[str] | None = None) -> None:
     def jobs(picked: Sequence[tuple[str, int, Point]], samples: int, seed: str) -> list[Job]:
         return [((log, seat, p.seq, samples, seed), p) for log, seat, p in picked]
 
-    # phase by phase: both seeds at the default budget, then 4x, then the reference
+    if compute:  # seat by seat, the cheapest games first, each seat through every phase
+        for log, seat in sorted(dict.fromkeys((log, seat) for log, seat, _ in chosen),
+                                key=lambda unit: (sum(log == unit[0] for log, _, _ in chosen), unit)):
+            mine = [item for item in chosen if item[:2] == (log, seat)]
+            rows, _ = evaluated([job for item in mine for seed in SEEDS for job in jobs([item], k, seed)],
+                                args.workers, cache, True, "seeds")
+            evaluated(jobs(mine, CHECK_FACTOR * k, SEEDS[0]), args.workers, cache, True, "4x")
+            evaluated(jobs([item for item, row in zip(mine, rows[0::2], strict=True) if row and row["mark"]],
+                           REFERENCE_FACTOR * k, REFERENCE_SEED), args.workers, cache, True, "16x")
+
+    # the figures, from the evaluations done (all of them, or those in the cache)
+    compute = False
     seeds_jobs = [job for item in chosen for seed in SEEDS for job in jobs([item], k, seed)]
     both, cpu = evaluated(seeds_jobs, args.workers, cache, compute, "seeds")
     larger, cpu4 = evaluated(jobs(chosen, CHECK_FACTOR * k, SEEDS[0]), args.workers, cache, compute, "4x")
