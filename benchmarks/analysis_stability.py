@@ -13,7 +13,8 @@ Over the logs (`data/samples/*-s0-*.jsonl`, the 16 sample logs, and any `--extra
 - agreement: of the decisions marked at the default budget (seed 1), the share whose best action
   is the best action of a reference analysis at 16x the budget (seed `ref`);
 - accuracy: per seat of the `--full` logs (every decision of every seat), the accuracy figure with
-  seeds 1 and 2 and how far it moves;
+  seeds 1 and 2 and how far it moves, its 95% interval (`evaluate.accuracy_interval`) and whether
+  the other seed's figure lies inside it, and the mean of the decisions' lower ends;
 - wild discards: how often the best action found is the discard of a wild (a 2 or a joker) that
   the seat did not choose, of all decisions and of those where the best is not the chosen one.
 
@@ -53,6 +54,7 @@ from buraco_events.analysis.evaluate import (  # noqa: E402  (the sources beside
     DEFAULT_SAMPLES,
     Decision,
     Point,
+    accuracy_interval,
     accuracy_of,
     decision_points,
     evaluate,
@@ -147,6 +149,12 @@ def evaluated(jobs: Sequence[Job], workers: int, cache: Cache, compute: bool = T
         rows.append(None if got is None else got[0])
         cpu += 0.0 if got is None else got[1]
     return rows, cpu
+
+
+def as_decision(row: dict[str, Any]) -> Decision:
+    """Return the decision a row summarizes, as far as a seat's accuracy reads it."""
+    return Decision(0, 0, "", row["chosen"], row["best"], row["loss"], row.get("loss_stderr"), row["mark"], [],
+                    row.get("low"), row.get("high"), row.get("samples"))
 
 
 def mean_of(values: Sequence[float]) -> float:
@@ -249,8 +257,12 @@ def main(argv: list[str] | None = None) -> None:
             means = [mean_of([r["loss"] for r in run]) for run in runs]
             acc = [accuracy_of(m) for m in means]
             lows = [mean_of([r.get("low") or 0.0 for r in run]) for run in runs]
+            intervals = [accuracy_interval([as_decision(r) for r in run if r is not None]) for run in runs]
+            # each seed's accuracy inside the other seed's interval
+            held = [iv is not None and iv[0] <= other <= iv[1] for iv, other in zip(intervals, acc[::-1], strict=True)]
             seats.append({"log": Path(path).name, "seat": seat, "decisions": len(points), "mean_loss": means,
-                          "accuracy": acc, "moved": round(abs(acc[0] - acc[1]), 1), "mean_low": lows,
+                          "accuracy": acc, "moved": round(abs(acc[0] - acc[1]), 1), "interval": intervals,
+                          "other_seed_inside": held, "mean_low": lows,
                           "mean_low_moved": round(abs(lows[0] - lows[1]), 1)})
 
     figures = {
@@ -265,6 +277,10 @@ def main(argv: list[str] | None = None) -> None:
         "seat_accuracy_moved_max": max((s["moved"] for s in seats), default=None),
         "seat_accuracy_moved_median": statistics.median(s["moved"] for s in seats) if seats else None,
         "seats_within_3_points_pct": share(sum(s["moved"] <= 3 for s in seats), len(seats)),
+        "accuracy_interval_width_median": (round(statistics.median(iv[1] - iv[0] for s in seats for iv in s["interval"]
+                                                                   if iv is not None), 1) if seats else None),
+        "other_seed_inside_interval_pct": share(sum(h for s in seats for h in s["other_seed_inside"]),
+                                                2 * len(seats)),
         "seat_mean_low_moved_max": max((s["mean_low_moved"] for s in seats), default=None),
         "best_is_wild_discard_pct_of_decisions": share(len(wild), len(done_first)),
         "best_is_wild_discard_pct_of_advised": share(len(wild), len(advised)),
