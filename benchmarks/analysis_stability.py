@@ -24,11 +24,11 @@ keeps the run affordable: the 4x and 16x budgets cost 4 and 16 times as much per
 
 `--cache FILE` makes a long run resumable: each evaluation is appended to FILE (a JSON line keyed
 by log, seat, seq, budget and seed) as soon as it is done, and a run finds there what an earlier
-one evaluated. The work goes seat by seat, the games with the fewest decisions first, each seat
-through every phase (seeds 1 and 2 at the default budget, 4x, the 16x reference of its marked
-decisions) before the next, so a run stopped part way has every figure for the seats it finished.
-`--no-compute` evaluates nothing and reports from the cache
-alone: a figure then covers the decisions the cache holds, and `coverage` says how many.
+one evaluated. The work goes seat by seat, the `--extra` games first, then the games with the
+fewest decisions, each seat through every phase (seeds 1 and 2 at the default budget, 4x, the 16x
+reference of its marked decisions) before the next, so a run stopped part way has every figure
+for the seats it finished. `--no-compute` evaluates nothing and reports from the cache alone: a
+figure then covers the decisions the cache holds, and `coverage` says how many.
 Progress goes to stderr, a line a decision. Its times are CPU seconds (`time.process_time` of each evaluation, in whichever
 process ran it), not wall clock: the machine may be shared. The result is the same for any
 number of workers.
@@ -212,9 +212,11 @@ def main(argv: list[str] | None = None) -> None:
     def jobs(picked: Sequence[tuple[str, int, Point]], samples: int, seed: str) -> list[Job]:
         return [((log, seat, p.seq, samples, seed), p) for log, seat, p in picked]
 
-    if compute:  # seat by seat, the cheapest games first, each seat through every phase
+    if compute:  # seat by seat, the `--extra` games first, then the cheapest, each seat through every phase
+        extra = {Path(path).name for path in args.extra}
         for log, seat in sorted(dict.fromkeys((log, seat) for log, seat, _ in chosen),
-                                key=lambda unit: (sum(log == unit[0] for log, _, _ in chosen), unit)):
+                                key=lambda unit: (unit[0] not in extra, sum(log == unit[0] for log, _, _ in chosen),
+                                                  unit)):
             mine = [item for item in chosen if item[:2] == (log, seat)]
             rows, _ = evaluated([job for item in mine for seed in SEEDS for job in jobs([item], k, seed)],
                                 args.workers, cache, True, "seeds")
