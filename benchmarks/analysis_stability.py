@@ -1,11 +1,12 @@
 """How stable `buraco analyze`'s marks are, and how well they agree with a larger budget.
 
 Usage: python benchmarks/analysis_stability.py [--samples 16] [--per-seat 4] [--full LOG ...]
-       [--logs GLOB] [--extra LOG ...] [--workers 1] [--label NAME] [--cache FILE] [--no-compute]
+       [--logs GLOB] [--exclude GLOB] [--extra LOG ...] [--workers 1] [--label NAME] [--cache FILE]
+       [--no-compute]
        [--out benchmarks/results/analysis_stability.json]
 
-Over the logs (`data/samples/*-s0-*.jsonl`, the 16 sample logs, and any `--extra` log: the README's
-4-player game), every seat, it evaluates decisions (`evaluate.evaluate`) and measures:
+Over the logs (`data/samples/*-s0-*.jsonl`, the 16 sample logs: the one-hand presets, the
+`burraco-torneo` ones left out by `--exclude`; and any `--extra` log: the README's 4-player game), every seat, it evaluates decisions (`evaluate.evaluate`) and measures:
 
 - seeds: the share of decisions given the same mark (none, inaccuracy, mistake, blunder) with
   seeds 1 and 2 at the default budget (`--samples`);
@@ -42,6 +43,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from fnmatch import fnmatch
 from glob import glob
 from pathlib import Path
 from typing import Any
@@ -186,6 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     parser.add_argument("--per-seat", type=int, default=4, help="decisions a seat (0: all)")
     parser.add_argument("--logs", default=str(ROOT / "data/samples/*-s0-*.jsonl"))
+    parser.add_argument("--exclude", default="*-torneo-*", help="a glob of log names --logs leaves out")
     parser.add_argument("--extra", nargs="*", default=[], help="more logs, every seat")
     parser.add_argument("--full", nargs="*", default=[],
                         help="logs whose every seat is analysed in full at both seeds (accuracy)")
@@ -200,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     compute = not args.no_compute
 
     # the decisions compared across seeds and budgets
-    logs = sorted(glob(args.logs)) + list(args.extra)
+    logs = [p for p in sorted(glob(args.logs)) if not fnmatch(Path(p).name, args.exclude)] + list(args.extra)
     full = list(args.full) or (logs if args.per_seat == 0 else [])
     chosen: list[tuple[str, int, Point]] = []
     for path in logs:
