@@ -29,7 +29,7 @@ from buraco_events.model.events import branch_of, branch_words
 from buraco_events.util.pool import default_workers
 from buraco_events.util.text import visible
 from buraco_events.views.fit import print_fitted
-from buraco_events.views.render import loss_words, samples_words, verdict_of
+from buraco_events.views.render import accuracy_words, loss_words, samples_words, verdict_of
 
 from .common import PROBLEMS, UNREADABLE, err, fail, out, shown
 from .replay_opts import open_replay, resolve_seat
@@ -113,9 +113,11 @@ def _store(db: Path, a: Analysis) -> None:
 def _print(a: Analysis) -> None:
     console = out()
     decisions = [msgspec.to_builtins(d) for d in a.decisions]
+    summary = msgspec.to_builtins(a)
     console.print(Text(f"{visible(a.game_id)}, seat {a.seat} ({visible(a.player)}): {len(a.decisions)} decisions, "
-                       f"{samples_words(msgspec.to_builtins(a), decisions)} (seed {visible(a.seed)}); mean loss "
-                       f"{a.mean_loss} points a decision, accuracy {a.accuracy}", style="bold"), soft_wrap=True)
+                       f"{samples_words(summary, decisions)} (seed {visible(a.seed)}); mean loss "
+                       f"{a.mean_loss} points a decision, accuracy {accuracy_words(summary)}", style="bold"),
+                  soft_wrap=True)
     table = Table(show_edge=False)
     for col in ("seq", "hand", "chosen", "best", "loss (95%)", "deals", "mark"):
         table.add_column(col, justify="right" if col in ("seq", "hand", "loss (95%)", "deals") else "left")

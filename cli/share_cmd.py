@@ -35,6 +35,7 @@ import typer
 
 from buraco_events.model.events import branch_words
 from buraco_events.views.projections import Timeline
+from buraco_events.views.render import accuracy_words
 from buraco_events.views.replays import rulings_head, rulings_object, shown_name
 from buraco_events.views.share import analysis_summary, audit_command, replay_page, timeline_steps
 
@@ -112,7 +113,8 @@ def share(
     if analysis is not None:
         marked = sum(1 for d in analysis.decisions if d.mark)
         out().print(f"analysis: {len(analysis.decisions)} decisions of seat {seat}, {marked} marked"
-                    f" (accuracy {analysis.accuracy:g}), shown at their steps", soft_wrap=True)
+                    f", accuracy {accuracy_words(msgspec.to_builtins(analysis))}, shown at their steps",
+                    soft_wrap=True)
     if timeline.branched is not None:
         out().print(f"{shown(branch_words(timeline.final.game_id, timeline.branched))}: the page names it at every step",
                     soft_wrap=True)

@@ -45,7 +45,7 @@ def analysis() -> Analysis:
 def old_format(analysis: Analysis) -> dict:
     """Return an analysis as a version 1 file holds it: no version, no interval, no deals."""
     doc = msgspec.to_builtins(analysis)
-    del doc["version"]
+    del doc["version"], doc["accuracy_low"], doc["accuracy_high"]
     for d in doc["decisions"]:
         for name in ("low", "high", "samples"):
             del d[name]
@@ -132,6 +132,21 @@ def test_an_analysis_of_format_1_loads_and_says_it_has_no_interval(tmp_path, ana
             " no interval: an analysis of format 1); better: ") in out
     page = page_of(LOG, tmp_path / "old.html", "--as", 0, "--analysis", path)
     assert "4 samples each (format 1: no intervals)" in page
+    assert f"accuracy {points_words(analysis.accuracy)} (no interval: an analysis of format 1)" in page
+
+
+@pytest.mark.slow
+def test_an_analysis_of_format_2_loads_and_says_its_accuracy_has_no_interval(tmp_path, analysis):
+    doc = msgspec.to_builtins(analysis)
+    del doc["accuracy_low"], doc["accuracy_high"]
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps({**doc, "version": 2}))
+    v2 = read_analysis(path)
+    assert v2.version == 2 and v2.accuracy_low is None and v2.decisions == analysis.decisions
+    page = page_of(LOG, tmp_path / "v2.html", "--as", 0, "--analysis", path)
+    assert f"accuracy {points_words(analysis.accuracy)} (no interval: an analysis of format 2)" in page
+    result = share(LOG, tmp_path / "v2b.html", "--as", 0, "--analysis", path)
+    assert f"accuracy {analysis.accuracy:g} (no interval: an analysis of format 2)" in result.stdout
 
 
 @pytest.mark.slow
@@ -223,7 +238,10 @@ def test_an_analysis_naming_a_card_the_seat_did_not_hold_is_refused(tmp_path, an
     (lambda d: d["decisions"][0].update(loss=-3), "decisions[0].loss:", "not a loss in points"),
     (lambda d: d["decisions"][1].update(seq=d["decisions"][0]["seq"]), "decisions[1].seq:", "does not follow"),
     (lambda d: d.update(decisions={"a": 1}), "decisions:", "expected `array`, got `object`"),
-    (lambda d: d.update(version=3), "version:", "3 is not a version of the analysis format"),
+    (lambda d: d.update(version=4), "version:", "4 is not a version of the analysis format"),
+    (lambda d: d.update(accuracy_high=None), "accuracy_low:", "both ends or neither"),
+    (lambda d: d.update(accuracy_low=d["accuracy"] + 1), "accuracy_low:", "is not an interval (0-100) around"),
+    (lambda d: d.update(accuracy_high=101.0), "accuracy_low:", "is not an interval (0-100) around"),
     (lambda d: d["decisions"][0].update(low=5.0, high=1.0), "decisions[0].low:", "is not an interval around"),
     (lambda d: d["decisions"][0].update(high=None), "decisions[0].low:", "both ends or neither"),
     (lambda d: d["decisions"][0].update(samples=0), "decisions[0].samples:", "0 is not a number of deals"),
@@ -363,7 +381,8 @@ def test_share_steps_are_replay_json_with_the_analysis(tmp_path, a_json, analysi
     assert result.exit_code == 0, result.stderr
     marked = [d for d in analysis.decisions if d.mark]
     assert (f"analysis: {len(analysis.decisions)} decisions of seat 0, {len(marked)} marked"
-            f" (accuracy {analysis.accuracy:g}), shown at their steps") in result.stdout
+            f", accuracy {analysis.accuracy:g} (95%: {analysis.accuracy_low:g}-{analysis.accuracy_high:g}),"
+            " shown at their steps") in result.stdout
     data = page_data((tmp_path / "p.html").read_text())
     steps = decode_steps(data)
     by_seq = {d.seq: msgspec.to_builtins(d) for d in analysis.decisions}
@@ -397,7 +416,8 @@ def test_the_seq_bar_marks_each_marked_decision(tmp_path, a_json, analysis):
     assert (f"analysis of greedy-0 (seat 0): {len(analysis.decisions)} decisions, up to 8 deals a decision"
             f" (--samples 4), {mean} on average (seed 1),"
             f" mean loss {points_words(analysis.mean_loss)} points a decision, accuracy"
-            f" {points_words(analysis.accuracy)}; {len(marked)} marked") in page
+            f" {points_words(analysis.accuracy)} (95%: {points_words(analysis.accuracy_low)}-"
+            f"{points_words(analysis.accuracy_high)}); {len(marked)} marked") in page
     # spoiler-free: the marks in a row, not placed along the bar (a place would tell the length)
     free = page_of(LOG, tmp_path / "f.html", "--as", 0, "--analysis", a_json, "--spoiler-free")
     row = re.search(r"<div id=marks class='row'[^>]*>(.*?)</div>", free).group(1)

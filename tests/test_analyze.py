@@ -15,17 +15,22 @@ from buraco_events.analysis.evaluate import (
     FIRST_ROUND,
     FORMAT_VERSION,
     INACCURACY,
+    Z95,
+    Decision,
     Point,
     Verdict,
+    accuracy_interval,
     accuracy_of,
     analyze,
     decision_points,
     evaluate,
+    loss_noise,
     mark_of,
     t95,
 )
 from buraco_events.core.infoset import dealt_table
 from buraco_events.log.sources import read_log
+from buraco_events.views.render import accuracy_words
 from cli.main import app
 
 runner = CliRunner()
@@ -104,20 +109,52 @@ def test_marks_and_accuracy_follow_their_documented_formulas() -> None:
     assert accuracy_of(31.6) == 75.0  # the scale puts the measured spread's median seat near 75
 
 
+def _decided(loss: float, stderr: float | None, low: float | None, high: float | None,
+             samples: int | None = 32) -> Decision:
+    return Decision(1, 0, "discard", "discard 5C", "discard 7D" if loss else "discard 5C", loss, stderr, None, [],
+                    low, high, samples)
+
+
+def test_a_decisions_noise_is_its_standard_error_or_that_its_interval_was_made_of() -> None:
+    assert loss_noise(_decided(120.0, 40.0, 34.8, 205.2)) == 40.0  # a better action found: its own
+    # the choice stands: the runner-up's interval, 0 to 98.6 over the 16 odd deals of 32
+    assert loss_noise(_decided(0.0, None, 0.0, 98.6)) == pytest.approx(98.6 / (2 * t95(15)))
+    assert loss_noise(_decided(0.0, None, 0.0, 0.0, 16)) == 0.0  # nothing else to play
+    assert loss_noise(_decided(50.0, 5.0, None, None, None)) == 5.0  # a format 1 decision with a loss
+    assert loss_noise(_decided(0.0, None, None, None, None)) is None  # one without: nothing to go on
+
+
+def test_the_accuracy_interval_is_the_mean_loss_give_or_take_its_standard_errors() -> None:
+    decisions = [_decided(x, 30.0, max(0.0, x - 60), x + 60) for x in (0.0, 40.0, 80.0, 120.0)]
+    decisions[0] = _decided(0.0, None, 0.0, 30.0 * 2 * t95(15))  # a choice that stands, as noisy
+    half = Z95 * (4 * 30.0 ** 2) ** 0.5 / 4  # 29.4 points either side of the mean loss, 60
+    low, high = accuracy_interval(decisions) or (None, None)
+    assert (low, high) == (accuracy_of(60 + half), accuracy_of(60 - half)) == (44.4, 75.7)
+    assert low < accuracy_of(60) < high
+    # the more decisions, the narrower: the same losses four times over
+    low4, high4 = accuracy_interval(decisions * 4) or (0.0, 0.0)
+    assert low < low4 < accuracy_of(60) < high4 < high
+    assert accuracy_interval([]) == (100.0, 100.0)
+    assert accuracy_interval([*decisions, _decided(0.0, None, None, None, 1)]) is None
+
+
 @pytest.mark.slow
 def test_analyze_command_json_and_text(tmp_path: Path) -> None:
     result = runner.invoke(app, ["analyze", str(LOG), "--as", "0", "--samples", "2", "--workers", "1", "--json"])
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert set(doc) == {"game_id", "seat", "player", "samples", "seed", "decisions", "mean_loss", "accuracy",
-                        "costliest", "version"}
-    assert doc["seat"] == 0 and doc["samples"] == 2 and doc["decisions"] and doc["version"] == FORMAT_VERSION == 2
+                        "costliest", "version", "accuracy_low", "accuracy_high"}
+    assert doc["seat"] == 0 and doc["samples"] == 2 and doc["decisions"] and doc["version"] == FORMAT_VERSION == 3
+    assert 0 <= doc["accuracy_low"] < doc["accuracy"] < doc["accuracy_high"] <= 100
     assert set(doc["decisions"][0]) == {"seq", "hand", "phase", "chosen", "best", "loss", "loss_stderr", "mark",
                                         "options", "low", "high", "samples"}
     by_name = runner.invoke(app, ["analyze", str(LOG), "--as", doc["player"], "--samples", "2", "--workers", "1"])
     assert by_name.exit_code == 0 and f"seat 0 ({doc['player']})" in by_name.stdout
     # the text: the loss with its interval and the deals; `=` only where the choice stands
     assert "up to 4 deals a decision (--samples 2)" in by_name.stdout
+    assert (f"accuracy {doc['accuracy']:g} (95%: {doc['accuracy_low']:g}-{doc['accuracy_high']:g})"
+            == f"accuracy {accuracy_words(doc)}") and f"accuracy {accuracy_words(doc)}" in by_name.stdout
     rows = {int(line.split("│")[0]): [c.strip() for c in line.split("│")] for line in by_name.stdout.splitlines()
             if line.strip()[:1].isdigit()}
     for d in doc["decisions"][:40]:

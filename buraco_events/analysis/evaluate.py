@@ -26,6 +26,13 @@ blunder from `BLUNDER`. More samples narrow the interval, so they confirm or rai
 than undo it. Accuracy per seat is `100 * exp(-mean loss / ACCURACY_SCALE)`: 100 for no loss,
 about 37 when the average decision costs `ACCURACY_SCALE` points. The thresholds are the measured
 spread's round figures (`benchmarks/analysis_spread.py`; docs/analysis.md gives the figures).
+
+A seat's accuracy comes with its 95% interval (`accuracy_interval`): the mean loss give or take
+`Z95` standard errors of a mean of the decisions' estimates, each decision's the standard error
+of its loss (`loss_noise`). The decisions draw from rngs of their own, so their errors are
+independent. Each estimate is noisy (a play-out's paired difference spreads over hundreds of
+points), so at the default budget the interval of a seat of 16 to 30 decisions spans tens of
+points of accuracy: the figure of one game is read with it.
 """
 
 from __future__ import annotations
@@ -69,9 +76,9 @@ T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.
 Z95 = 1.96
 #: points within which two actions count as equal (the adaptive stop)
 EQUIVALENT = 20.0
-#: the version of the `--json` format: 2 adds each decision's interval and samples (an analysis
-#: without `version` is of version 1)
-FORMAT_VERSION = 2
+#: the version of the `--json` format: 2 adds each decision's interval and samples, 3 the
+#: accuracy's interval (an analysis without `version` is of version 1)
+FORMAT_VERSION = 3
 #: the losses (points) from which a decision is an inaccuracy, a mistake, a blunder
 INACCURACY, MISTAKE, BLUNDER = 200, 350, 600
 #: the mean loss (points) at which accuracy is 100/e
@@ -119,6 +126,10 @@ class Analysis(msgspec.Struct, frozen=True):
     accuracy: float
     costliest: list[int]  # the seqs of the three costliest decisions
     version: int = 1  # FORMAT_VERSION when written now; a file without it is of version 1
+    #: the accuracy's 95% interval (`accuracy_interval`): None before version 3, or where a
+    #: decision has no interval (one deal to measure on)
+    accuracy_low: float | None = None
+    accuracy_high: float | None = None
 
 
 def mark_of(loss: float) -> str | None:
@@ -150,12 +161,45 @@ def format_problem(a: Analysis) -> tuple[str, str] | None:
                 return f"{at}.low", f"{d.low!r} to {d.high!r} is not an interval around the loss {d.loss!r}"
             if d.mark != mark_of(d.low):
                 return f"{at}.mark", f"{d.mark!r} is not the class of the interval's lower end {d.low!r}"
+    low, high = a.accuracy_low, a.accuracy_high
+    if (low is None) != (high is None):
+        return "accuracy_low", "an interval has both ends or neither"
+    if low is not None and high is not None and not (
+            math.isfinite(low) and math.isfinite(high) and 0 <= low <= a.accuracy <= high <= 100):
+        return "accuracy_low", f"{low!r} to {high!r} is not an interval (0-100) around the accuracy {a.accuracy!r}"
     return None
 
 
 def accuracy_of(mean_loss: float) -> float:
     """Return the accuracy figure (0-100) of a mean loss per decision."""
     return round(100.0 * math.exp(-max(mean_loss, 0.0) / ACCURACY_SCALE), 1)
+
+
+def loss_noise(d: Decision) -> float | None:
+    """Return the standard error of a decision's loss: its own where the analysis found a better
+    action; where the choice stands, the one its interval (how much the runner-up may beat it) was
+    made of; 0 where nothing else could be played; None without an interval."""
+    if d.loss_stderr is not None:
+        return d.loss_stderr
+    if d.low is None or d.high is None or d.samples is None:
+        return None
+    if d.high <= d.low:
+        return 0.0
+    return (d.high - d.low) / (2 * t95(d.samples // 2 - 1))  # the odd deals measure (`judge`)
+
+
+def accuracy_interval(decisions: Sequence[Decision]) -> tuple[float, float] | None:
+    """Return the 95% interval of a seat's accuracy, (low, high): its mean loss give or take `Z95`
+    standard errors of a mean of independent estimates (`loss_noise`); None when a decision has
+    no interval."""
+    if not decisions:
+        return 100.0, 100.0
+    noises = [loss_noise(d) for d in decisions]
+    if any(x is None for x in noises):
+        return None
+    mean = sum(d.loss for d in decisions) / len(decisions)
+    half = Z95 * math.sqrt(sum(x * x for x in noises if x is not None)) / len(decisions)
+    return accuracy_of(mean + half), accuracy_of(mean - half)
 
 
 @dataclass(frozen=True)
@@ -398,13 +442,15 @@ def summarize(events: Sequence[Event], seat: int, samples: int, seed: str, decis
     players = getattr(start, "players", ())
     mean = sum(d.loss for d in decisions) / len(decisions) if decisions else 0.0
     costliest = [d.seq for d in sorted(decisions, key=lambda d: (-d.loss, d.seq))[:3] if d.loss > 0]
+    interval = accuracy_interval(decisions)
     return Analysis(getattr(start, "game_id", ""), seat, players[seat] if seat < len(players) else "", samples, seed,
-                    decisions, round(mean, 1), accuracy_of(mean), costliest, FORMAT_VERSION)
+                    decisions, round(mean, 1), accuracy_of(mean), costliest, FORMAT_VERSION,
+                    *(interval if interval is not None else (None, None)))
 
 
 __all__ = [
     "ACCURACY_SCALE", "BLUNDER", "CAP_FACTOR", "DEFAULT_SAMPLES", "EQUIVALENT", "FIRST_ROUND", "FORMAT_VERSION",
     "INACCURACY", "MAX_ALTERNATIVES", "MISTAKE", "ROUND", "T95", "Z95", "Analysis", "Decision", "Option", "Point", "Verdict",
-    "accuracy_of", "alternatives", "format_problem", "analyze", "decision_points", "evaluate", "judge", "mark_of", "play_outs", "t95",
+    "accuracy_interval", "accuracy_of", "alternatives", "loss_noise", "format_problem", "analyze", "decision_points", "evaluate", "judge", "mark_of", "play_outs", "t95",
     "summarize",
 ]

@@ -4,9 +4,11 @@
 that is not JSON, a field of the wrong type and values no analysis holds (a negative seq, an
 unknown mark, a loss that is not a finite number of points at least 0, a version of the format
 not known, an interval that does not hold its loss or whose lower end is not of the decision's
-class: `evaluate.format_problem`): each as one line naming the file and the field, exit code 2.
-A file of format version 1 (no `version`: no intervals, no deals per decision) is read all the
-same; its decisions are shown without intervals, saying so (`views.render.decision_words`). `check_analysis` holds it against the log it is shown with:
+class, an accuracy interval that does not hold the accuracy: `evaluate.format_problem`): each as
+one line naming the file and the field, exit code 2. A file of format version 1 (no `version`: no
+intervals, no deals per decision) is read all the same; its decisions are shown without
+intervals, saying so (`views.render.decision_words`), as is the accuracy of a file of version 1
+or 2 (`views.render.accuracy_words`). `check_analysis` holds it against the log it is shown with:
 the same game, the same seat and player, and each decision one of the seat's decisions in the log
 (`evaluate.decision_points`), at its seq, hand and phase, with the action the seat chose there.
 Every action it names (chosen, best, the options) names only the cards the seat held at that

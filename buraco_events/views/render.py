@@ -379,6 +379,20 @@ def samples_words(analysis: Mapping[str, Any], decisions: Iterable[Mapping[str, 
     return f"up to {CAP_FACTOR * k} deals a decision (--samples {k}), {mean} on average"
 
 
+def accuracy_words(analysis: Mapping[str, Any]) -> str:
+    """Return an analysis's (as builtins) accuracy with its 95% interval, `45.9 (95%: 27.5-76.7)`;
+    one written before the interval (format 1 or 2) says so: `45.9 (no interval: an analysis of
+    format 2)`."""
+    accuracy = points_words(float(analysis["accuracy"]))
+    low, high = analysis.get("accuracy_low"), analysis.get("accuracy_high")
+    if low is not None and high is not None:
+        return f"{accuracy} (95%: {points_words(float(low))}-{points_words(float(high))})"
+    version = int(analysis.get("version", 1))
+    if version < 3:
+        return f"{accuracy} (no interval: an analysis of format {version})"
+    return f"{accuracy} (no interval: a decision was measured on one deal)"
+
+
 def decision_line(decision: Mapping[str, Any]) -> Text:
     """Return the screen line of an analysed decision: `analysis: ` and its words, styled by mark."""
     return Text("analysis: " + decision_words(decision), style=MARK_STYLE.get(str(decision.get("mark")), ""))

@@ -39,7 +39,7 @@ from buraco_events.model.scoring import SHEET_ROWS
 from buraco_events.util.text import plural, visible
 
 from .projections import Timeline, team_label
-from .render import MARK_SIGN, decision_words, points_words, samples_words
+from .render import MARK_SIGN, accuracy_words, decision_words, points_words, samples_words
 from .text import hand_words
 
 #: the `format` of the embedded data; a reader refuses another
@@ -464,7 +464,7 @@ def _analysis_line(summary: Mapping[str, Any], steps: Sequence[Mapping[str, Any]
     return (f"<p class=sub id=analysis-summary>analysis of {_h(summary['player'])} (seat {int(summary['seat'])}):"
             f" {int(summary['decisions'])} decisions, {_h(samples_words(summary, steps))} (seed"
             f" {_h(summary['seed'])}), mean loss {_h(points_words(float(summary['mean_loss'])))} points a decision,"
-            f" accuracy {_h(points_words(float(summary['accuracy'])))}; {marked} marked</p>")
+            f" accuracy {_h(accuracy_words(summary))}; {marked} marked</p>")
 
 
 def _marks(steps: Sequence[Mapping[str, Any]], spoiler_free: bool) -> str:
