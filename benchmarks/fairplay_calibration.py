@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> None:
         for line in args.raw.read_text().splitlines():
             record = json.loads(line)
             done.add((record["population"], record["game"]))
-    chosen = [i for i, p in enumerate(POPULATIONS) if not args.only or any(o in _key(p) for o in args.only.split(","))]
+    chosen = list(range(min(args.populations, len(POPULATIONS))))
     with args.raw.open("a") as raw:
         for game in range(args.games):
             for index in chosen:
@@ -260,7 +260,8 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=200, help="samples drawn per population")
     parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, help="the check's deals per side (cap)")
     parser.add_argument("--target", type=int, default=0, help="match target (0: one hand a game)")
-    parser.add_argument("--only", default="", help="only the populations whose name holds one of these (comma-separated)")
+    parser.add_argument("--populations", type=int, default=len(POPULATIONS),
+                        help="play the first N populations of the list only (in order of need)")
     parser.add_argument("--raw", type=Path, default=Path("/tmp/fairplay_calibration_raw.jsonl"))
     parser.add_argument("--analyse", action="store_true", help="weigh the raw file only, play nothing")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/fairplay_calibration.json"))
