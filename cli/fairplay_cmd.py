@@ -4,9 +4,9 @@ Every decision of the player in each finished game is played out on the informat
 each oracle (`fairplay.judge`), the matches with the oracles' best weighed against an honest
 player's of the same strength (`fairplay.verdict`), and the report lists the most telling
 decisions, each with the command that opens it. The logs are read as every batch command reads
-them (files, folders, archives, `ARCHIVE.bza/NAME`), or an index's (`INDEX.duckdb`: the logs its games
-table points at, `analytics.indexed`; one that is gone is one line). A log that fails its audit or whose game has
-not ended is reported in one line and not analysed. Exit codes: 0 reported, 1 a log was left out
+them (files, folders, archives, `ARCHIVE.bza/NAME`), or an index's (`INDEX.duckdb`: the logs
+its games table points at, `analytics.indexed`; one that is gone is one line). A log that fails
+its audit or whose game has not ended is reported in one line and not analysed. Exit codes: 0 reported, 1 a log was left out
 (the report covers the others) or the player is in no log, 2 a path that cannot be read.
 """
 
@@ -103,7 +103,8 @@ def fairplay_cmd(
     player: Annotated[str | None, typer.Option("--player", metavar="NAME", help="the player weighed, by name")] = None,
     all_players: Annotated[bool, typer.Option("--all", help="weigh every player found in the logs")] = False,
     samples: Annotated[int, typer.Option("--samples", min=2, max=256, metavar="K",
-                                         help="the deals each side of a decision is played out on (two at the least: one shows no noise)")] = DEFAULT_SAMPLES,
+                                         help="the deals each side of a decision is played out on at the most, in rounds of 4 until "
+                                         "it is settled (two at the least: one shows no noise)")] = DEFAULT_SAMPLES,
     seed: Annotated[str, typer.Option("--seed", help="the deals' seed: the same seed, the same report")] = "1",
     workers: Annotated[int | None, typer.Option(
         "--workers", min=1, metavar="N",
