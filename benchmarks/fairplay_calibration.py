@@ -9,10 +9,13 @@ any time (`--minutes`) has every population about equally; every player-game is 
 `--raw` as it is judged, and `--analyse` weighs a raw file again without playing.
 
 The weighing: 20-game samples (`--sample-games`) are drawn from each population's pool of
-player-games (`--draws` of them, without replacement within a sample when the pool holds
-enough, else with replacement; either way they overlap, so the spread between samples is
-understated) and weighed as `buraco fairplay` weighs a player (`verdict.weigh`, the default
-thresholds). Reported per population and oracle: the share of samples at `review` and at
+player-games (`--draws` of them: 20 player-games, none twice in a sample, when the pool holds
+20 or more; else a bootstrap on decisions, as many decisions as 20 player-games hold on average
+drawn with replacement, which ignores that a game's decisions hang together; either way the
+samples overlap, so the spread between them is understated) and weighed as `buraco fairplay`
+weighs a player (`verdict.weigh`, the default thresholds). The whole pool is also weighed at
+once (`pool`): for an honest population, its matches against the expected ones check the honest
+model itself. Reported per population and oracle: the share of samples at `review` and at
 `note` or above (an honest population: the false-positive rate; a cheating one on its own
 oracle: the detection rate), with a 95% upper bound on an honest rate counted on the
 independent samples the pool holds (pool // 20); the p-value quantiles of the honest samples,
@@ -154,9 +157,17 @@ def analyse(args: argparse.Namespace) -> dict[str, Any]:
         rng = random.Random(f"draws/{key}")
         size = args.sample_games
         draws = []
+        decisions = [d for g in pool for d in g]
+        by_games = len(pool) >= size
+        # a sample's decisions: `size` player-games of the pool (none twice), or, from a pool
+        # smaller than a sample, as many decisions as `size` player-games hold on average drawn
+        # one by one with replacement (a bootstrap on decisions: games drawn twice whole would
+        # count their evidence twice over)
+        per_sample = round(size * len(decisions) / len(pool))
         for _ in range(args.draws):
-            picked = rng.sample(pool, size) if len(pool) >= size else [rng.choice(pool) for _ in range(size)]
-            reports = weigh([d for g in picked for d in g], oracles)
+            picked = ([d for g in rng.sample(pool, size) for d in g] if by_games
+                      else [rng.choice(decisions) for _ in range(per_sample)])
+            reports = weigh(picked, oracles)
             draws.append({r.oracle: (r.p_value, r.informative, r.matches, r.expected) for r in reports})
         independent = max(1, len(pool) // size)
         if kind == "honest":
@@ -178,7 +189,9 @@ def analyse(args: argparse.Namespace) -> dict[str, Any]:
         populations.append({
             "population": key, "variant": p[0], "players": p[1], "bot": p[2], "kind": kind,
             "player_games": len(pool), "decisions": sum(len(g) for g in pool),
-            "independent_samples": independent, "with_replacement": len(pool) < size,
+            "independent_samples": independent,
+            "drawn": "player-games, none twice in a sample" if by_games else
+                     f"{per_sample} decisions a sample, with replacement (a bootstrap on decisions)",
             "oracles": figures,
             "pool": {r.oracle: {"informative": r.informative, "matches": r.matches, "expected": r.expected,
                                 "p_value": r.p_value} for r in whole},
