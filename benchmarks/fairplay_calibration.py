@@ -253,11 +253,12 @@ def roc(figures: dict[str, Any], path: Path) -> None:
         xs = [sum(h <= c for h in honest) / max(1, len(honest)) for c in cuts]
         ys = [sum(q <= c for q in cheat) / max(1, len(cheat)) for c in cuts]
         ax.plot(xs, ys, marker=".", markersize=3, label=f"{p['variant']} {p['bot']} ({p['player_games']} pg)")
-    ax.plot([0, 1], [0, 1], ls=":", color="grey")
+    chance = [i / 200 for i in range(201)]
+    ax.plot(chance, chance, ls=":", color="grey", label="chance")
     ax.set_xscale("symlog", linthresh=0.01)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.02)
-    ax.set_xlabel("honest 20-game samples flagged (false positives; log scale above 1%)")
+    ax.set_xlabel("honest 20-game samples flagged (false positives; linear to 1%, log above)")
     ax.set_ylabel("cheating 20-game samples flagged (detection)")
     ax.set_title("fair-play check: ROC over the review threshold", fontsize=10)
     ax.legend(fontsize=6, loc="lower right")
