@@ -10,7 +10,7 @@ any time (`--minutes`) has every population about equally; every player-game is 
 
 The weighing: 20-game samples (`--sample-games`) are drawn from each population's pool of
 player-games (`--draws` of them: 20 player-games, none twice in a sample, when the pool holds
-20 or more; else a bootstrap on decisions, as many decisions as 20 player-games hold on average
+five samples' worth or more; else a bootstrap on decisions, as many decisions as 20 player-games hold on average
 drawn with replacement, which ignores that a game's decisions hang together; either way the
 samples overlap, so the spread between them is understated) and weighed as `buraco fairplay`
 weighs a player (`verdict.weigh`, the default thresholds). The whole pool is also weighed at
@@ -69,6 +69,8 @@ POPULATIONS: tuple[tuple[str, int, str, str], ...] = (
     ("stbl", 4, "peek:stock:samples=8:rate=0.5", "stock"),
     ("burraco", 2, "peek:hands:samples=8:rate=0.2", "hands"),
 )
+#: the pool, in samples, from which samples are drawn as whole player-games
+POOL_FACTOR = 5
 #: the p-value thresholds tried when suggesting the levels' thresholds
 GRID = tuple(10.0 ** -k for k in range(1, 13))
 
@@ -158,11 +160,11 @@ def analyse(args: argparse.Namespace) -> dict[str, Any]:
         size = args.sample_games
         draws = []
         decisions = [d for g in pool for d in g]
-        by_games = len(pool) >= size
+        by_games = len(pool) >= POOL_FACTOR * size
         # a sample's decisions: `size` player-games of the pool (none twice), or, from a pool
-        # smaller than a sample, as many decisions as `size` player-games hold on average drawn
-        # one by one with replacement (a bootstrap on decisions: games drawn twice whole would
-        # count their evidence twice over)
+        # too small for samples that differ (20 of 24 games are nearly the same 20), as many
+        # decisions as `size` player-games hold on average drawn one by one with replacement (a
+        # bootstrap on decisions: games drawn twice whole would count their evidence twice over)
         per_sample = round(size * len(decisions) / len(pool))
         for _ in range(args.draws):
             picked = ([d for g in rng.sample(pool, size) for d in g] if by_games
