@@ -28,6 +28,8 @@ from buraco_events.fairplay.judge import (
 from buraco_events.fairplay.oracle import fixes_nothing, oracle_info, oracle_table, oracles_for
 from buraco_events.fairplay.peek import PeekBot, peek_from_spec
 from buraco_events.fairplay.verdict import (
+    NOTE_P,
+    REVIEW_P,
     expected_loss,
     level_of,
     softmax,
@@ -145,8 +147,10 @@ def test_a_player_who_keeps_choosing_the_oracles_best_is_weighed_for_review_and_
 
 
 def test_levels_and_the_honest_model() -> None:
-    assert level_of(1e-9, 3) == "note"  # too few informative decisions for review
-    assert level_of(1e-9, 30) == "review" and level_of(0.5, 30) == "none"
+    assert level_of(REVIEW_P / 10, 3) == "note"  # too few informative decisions for review
+    assert level_of(REVIEW_P / 10, 30) == "review" and level_of(0.5, 30) == "none"
+    assert level_of(NOTE_P / 2, 30) == "note" and level_of(NOTE_P * 2, 30) == "none"
+    assert REVIEW_P < NOTE_P < 1e-3  # set from the calibration's honest players: far below usual levels
     assert sum(softmax([1.0, 2.0, 3.0], 10.0)) == pytest.approx(1.0)
 
 
