@@ -18,7 +18,8 @@ from buraco_events.model.rules import UnknownVariant, find_rules, parse_override
 from buraco_events.util.text import visible
 
 #: what a bot's name may be, in the same words wherever `--bots` is taken
-BOT_NAMES_WORDS = "random, greedy, expert (expert:samples=N for its budget) or module:Class (docs/api.md)"
+BOT_NAMES_WORDS = ("random, greedy, expert (expert:samples=N for its budget, :noise=T for softmax noise) or "
+                   "module:Class (docs/api.md)")
 #: how a list of bots is spread over the seats (`play.sim.seat_bots`), in the same words everywhere
 SEATING_WORDS = "one name for every seat, one per team (a seat's team is its number modulo 2) or one per seat"
 

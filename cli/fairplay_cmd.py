@@ -4,8 +4,9 @@ Every decision of the player in each finished game is played out on the informat
 each oracle (`fairplay.judge`), the matches with the oracles' best weighed against an honest
 player's of the same strength (`fairplay.verdict`), and the report lists the most telling
 decisions, each with the command that opens it. The logs are read as every batch command reads
-them (files, folders, archives, `ARCHIVE.bza/NAME`). A log that fails its audit or whose game has
-not ended is reported in one line and not analysed. Exit codes: 0 reported, 1 a log was left out
+them (files, folders, archives, `ARCHIVE.bza/NAME`), or an index's (`INDEX.duckdb`: the logs
+its games table points at, `analytics.indexed`; one that is gone is one line). A log that fails
+its audit or whose game has not ended is reported in one line and not analysed. Exit codes: 0 reported, 1 a log was left out
 (the report covers the others) or the player is in no log, 2 a path that cannot be read.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +22,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from buraco_events.analytics.database import DatabaseUnavailable
+from buraco_events.analytics.indexed import indexed_logs, is_index
 from buraco_events.audit.auditor import audit_lines
 from buraco_events.fairplay.judge import DEFAULT_SAMPLES, judge_game
 from buraco_events.fairplay.oracle import oracles_for
@@ -36,42 +40,71 @@ from buraco_events.views.fairplay_page import fairplay_page
 from .common import PROBLEMS, UNREADABLE, error, fail, os_reason, out
 
 
+def _sound(name: str, lines: RawLines) -> list[Event] | None:
+    """Return the events of a finished log that passes its audit, else None after one line."""
+    whole = list(lines)
+    audit = audit_lines(RawLines(name, whole, lines.tail), name, partial=True)
+    report = audit.report
+    if audit.not_a_log is not None:
+        error(f"{name}: not a log: {audit.not_a_log} (not analysed)")
+    elif report.first is not None and not report.ok:
+        first = report.first
+        error(f"{name}: seq {first.seq}: fails its audit ({first.kind}: {first.message}) (not analysed)")
+    elif not report.complete:
+        error(f"{name}: seq {report.events - 1}: the game has not ended; a fair-play report runs only on "
+              "finished games (not analysed)")
+    else:
+        return [e for _, _, e in EventReader(RawLines(name, whole))]
+    return None
+
+
+def _sources(path: Path) -> Iterator[tuple[str, Path | None]]:
+    """Yield the paths a path stands for: itself, or each log an index's games point at (None,
+    after one line, for one that is gone)."""
+    if not is_index(path):
+        yield str(path), path
+        return
+    for game_id, source, found in indexed_logs(path):
+        if found is None:
+            error(f"{path}: game {visible(game_id)}: its log {visible(source)} is gone (not analysed)")
+        yield source, found
+
+
 def _read(paths: list[Path]) -> tuple[list[tuple[str, list[Event]]], int]:
-    """Return the finished, sound games of the paths (name, events) and how many were left out."""
+    """Return the finished, sound games of the paths (name, events) and how many were left out;
+    an index (`INDEX.duckdb`) stands for the logs its games table points at."""
     games: list[tuple[str, list[Event]]] = []
     left_out = 0
-    for path in paths:
+    for given in paths:
         try:
-            for name, lines in iter_logs(path):
-                whole = list(lines)
-                audit = audit_lines(RawLines(name, whole, lines.tail), name, partial=True)
-                report = audit.report
-                if audit.not_a_log is not None:
-                    error(f"{name}: not a log: {audit.not_a_log} (not analysed)")
-                elif report.first is not None and not report.ok:
-                    first = report.first
-                    error(f"{name}: seq {first.seq}: fails its audit ({first.kind}: {first.message}) (not analysed)")
-                elif not report.complete:
-                    error(f"{name}: seq {report.events - 1}: the game has not ended; a fair-play report runs only on "
-                          "finished games (not analysed)")
-                else:
-                    games.append((name, [e for _, _, e in EventReader(RawLines(name, whole))]))
+            for _, path in _sources(given):
+                if path is None:
+                    left_out += 1
                     continue
-                left_out += 1
+                for name, lines in iter_logs(path):
+                    events = _sound(name, lines)
+                    if events is None:
+                        left_out += 1
+                    else:
+                        games.append((name, events))
         except OSError as exc:
-            fail(f"{path}: cannot read: {os_reason(exc)}", UNREADABLE)
+            fail(f"{given}: cannot read: {os_reason(exc)}", UNREADABLE)
         except ArchiveError as exc:
-            fail(f"{path}: {exc}", UNREADABLE)
+            fail(f"{given}: {exc}", UNREADABLE)
+        except DatabaseUnavailable as exc:
+            fail(str(exc), UNREADABLE)
     return games, left_out
 
 
 def fairplay_cmd(
-    logs: Annotated[list[Path], typer.Argument(help="game logs: files, folders, archives or ARCHIVE.bza/NAME",
+    logs: Annotated[list[Path], typer.Argument(help="game logs: files, folders, archives, ARCHIVE.bza/NAME, or an "
+                                               "index (INDEX.duckdb: the logs its games point at)",
                                                show_default=False)],
     player: Annotated[str | None, typer.Option("--player", metavar="NAME", help="the player weighed, by name")] = None,
     all_players: Annotated[bool, typer.Option("--all", help="weigh every player found in the logs")] = False,
     samples: Annotated[int, typer.Option("--samples", min=2, max=256, metavar="K",
-                                         help="the deals each side of a decision is played out on (two at the least: one shows no noise)")] = DEFAULT_SAMPLES,
+                                         help="the deals each side of a decision is played out on at the most, in rounds of 4 until "
+                                         "it is settled (two at the least: one shows no noise)")] = DEFAULT_SAMPLES,
     seed: Annotated[str, typer.Option("--seed", help="the deals' seed: the same seed, the same report")] = "1",
     workers: Annotated[int | None, typer.Option(
         "--workers", min=1, metavar="N",

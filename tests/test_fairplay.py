@@ -11,10 +11,13 @@ from pathlib import Path
 import pytest
 
 from buraco_events.analysis.evaluate import Point, decision_points
-from buraco_events.bots.registry import bot_by_name, run_game
+from buraco_events.analysis.expert import ExpertBot, softmax_pick
+from buraco_events.bots.registry import BOT_NAMES, bot_by_name, run_game
+from buraco_events.core.choices import Choices
 from buraco_events.core.infoset import dealt_table
 from buraco_events.core.state import elements
 from buraco_events.fairplay.judge import (
+    FIRST_ROUND,
     Judged,
     OracleSide,
     UnfinishedGame,
@@ -22,9 +25,11 @@ from buraco_events.fairplay.judge import (
     judge,
     judge_game,
 )
-from buraco_events.fairplay.oracle import oracle_info, oracle_table, oracles_for
+from buraco_events.fairplay.oracle import fixes_nothing, oracle_info, oracle_table, oracles_for
 from buraco_events.fairplay.peek import PeekBot, peek_from_spec
 from buraco_events.fairplay.verdict import (
+    NOTE_P,
+    REVIEW_P,
     expected_loss,
     level_of,
     softmax,
@@ -142,8 +147,10 @@ def test_a_player_who_keeps_choosing_the_oracles_best_is_weighed_for_review_and_
 
 
 def test_levels_and_the_honest_model() -> None:
-    assert level_of(1e-9, 3) == "note"  # too few informative decisions for review
-    assert level_of(1e-9, 30) == "review" and level_of(0.5, 30) == "none"
+    assert level_of(REVIEW_P / 10, 3) == "note"  # too few informative decisions for review
+    assert level_of(REVIEW_P / 10, 30) == "review" and level_of(0.5, 30) == "none"
+    assert level_of(NOTE_P / 2, 30) == "note" and level_of(NOTE_P * 2, 30) == "none"
+    assert REVIEW_P < NOTE_P < 1e-3  # set from the calibration's honest players: far below usual levels
     assert sum(softmax([1.0, 2.0, 3.0], 10.0)) == pytest.approx(1.0)
 
 
@@ -166,3 +173,102 @@ def test_a_cheating_bot_plays_an_ordinary_game_that_names_it() -> None:
 def test_one_deal_makes_no_decision_informative() -> None:
     points = decision_points(_events("stbl-4p-s0-00000.jsonl"), 0)[:6]
     assert not any(side.informative for p in points for side in judge(p, 1, "t").oracles)
+
+
+def test_fixed_deals_play_every_side_on_the_samples_and_adaptive_ones_stop_within_the_cap() -> None:
+    point = decision_points(_events("stbl-4p-s0-00000.jsonl"), 0)[3]
+    fixed = judge(point, 4, "t", first=4)
+    assert fixed.deals == 4 and all(side.deals == 4 for side in fixed.oracles)
+    adaptive = judge(point, 8, "t")
+    assert FIRST_ROUND <= adaptive.deals <= 8
+    assert all(FIRST_ROUND <= side.deals <= 8 for side in adaptive.oracles)
+    # the first round is the fixed deals' first deals (common random numbers): a side that stops
+    # after it has the values the fixed judging has
+    if adaptive.deals == 4:
+        assert adaptive.values == fixed.values and adaptive.best == fixed.best
+    only = judge(point, 4, "t", oracles=("hands",), first=4)
+    assert [s.oracle for s in only.oracles] == ["hands"] and only.oracles[0] == fixed.oracles[1]
+
+
+def test_an_oracle_that_fixes_nothing_is_not_played() -> None:
+    point = decision_points(_events("stbl-4p-s0-00000.jsonl"), 0)[3]
+    truth = point.state.copy()
+    truth.stock = []  # nothing left to know of the stock
+    assert fixes_nothing(point.info, oracle_info(truth, point.info, "stock"))
+    assert not fixes_nothing(point.info, oracle_info(point.state, point.info, "stock"))
+    judged = judge(Point(point.seq, truth, point.info, point.chosen), 2, "t", oracles=("stock",))
+    [side] = judged.oracles
+    assert (side.deals, side.informative, side.best, side.values) == (0, False, judged.best, judged.values)
+
+
+def test_softmax_noise_picks_the_best_without_noise_and_spreads_with_it() -> None:
+    totals = [10.0, 300.0, 290.0, -500.0]
+    assert softmax_pick(totals, 0.0, random.Random(1)) == 1
+    rng = random.Random(5)
+    picks = Counter(softmax_pick(totals, 50.0, rng) for _ in range(20_000))
+    assert picks[1] > picks[2] > picks[0] > picks[3]  # ordered by value
+    assert 1.1 < picks[1] / picks[2] < 1.35  # exp(10/50), about 1.22, between the two best
+    assert [softmax_pick(totals, 50.0, random.Random(k)) for k in range(50)] == [
+        softmax_pick(totals, 50.0, random.Random(k)) for k in range(50)]
+
+
+def test_noise_is_a_setting_of_the_expert_and_peek_bots() -> None:
+    bot = bot_by_name("expert:samples=4:noise=50")
+    assert isinstance(bot, ExpertBot) and (bot.samples, bot.noise) == (4, 50.0)
+    assert bot_by_name("expert:noise=25,samples=2").noise == 25.0 and bot_by_name("expert").noise == 0.0
+    cheat = bot_by_name("peek:hands:rate=0.5:noise=30")
+    assert isinstance(cheat, PeekBot) and (cheat.rate, cheat.noise) == (0.5, 30.0)
+    for bad in ("expert:noise=-1", "expert:noise=x", "expert:noise=inf", "expert:speed=2", "expert:noise"):
+        with pytest.raises(ValueError, match="^expert: ") as caught:
+            bot_by_name(bad)
+        assert "\n" not in str(caught.value)
+    for bad in ("peek:hands:noise=-2", "peek:hands:noise=nan", "peek:stock:rate=inf"):
+        with pytest.raises(ValueError, match="^peek: "):
+            bot_by_name(bad)
+
+
+def test_a_noisy_expert_plays_the_same_game_from_the_same_seed() -> None:
+    def game(spec: str) -> list:
+        events, state = run_game("stbl", 2, 5, [bot_by_name(spec), bot_by_name("greedy")], "n", target=0)
+        assert state.phase == "over"
+        return events
+
+    noisy = game("expert:samples=1:noise=200")
+    assert noisy == game("expert:samples=1:noise=200")
+    assert noisy != game("expert:samples=1")  # the noise changes some choice
+
+
+def test_the_cheating_bots_read_the_true_table_through_the_named_hook_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    original = Choices.calibration_truth
+
+    def counted(self: Choices):
+        calls.append(1)
+        return original(self)
+
+    monkeypatch.setattr(Choices, "calibration_truth", counted)
+    bots = [bot_by_name("peek:hands:samples=1"), bot_by_name("greedy")]
+    run_game("stbl", 2, 3, bots, "h", target=0)
+    assert calls  # it peeked through the hook
+    calls.clear()
+    run_game("stbl", 2, 3, [bot_by_name("expert:samples=1"), bot_by_name("greedy")], "h", target=0)
+    assert not calls  # an honest bot never does
+    root = Path(__file__).parent.parent
+    users = {p.relative_to(root).as_posix() for folder in ("buraco_events", "cli") for p in (root / folder).rglob("*.py")
+             if "calibration_truth(" in p.read_text() and p.name != "choices.py"}
+    assert users == {"buraco_events/fairplay/peek.py"}
+    private = [p.name for folder in ("buraco_events", "cli") for p in (root / folder).rglob("*.py")
+               if "choices._state" in p.read_text()]
+    assert private == []
+
+
+def test_a_server_never_seats_a_cheating_bot(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    for name in ("peek:hands", "peek:partner:rate=0.5"):
+        result = CliRunner().invoke(app, ["serve", "--dir", str(tmp_path), "--bots", f"greedy,{name}"])
+        assert result.exit_code == 2 and "a server seats built-in bots only" in result.stderr
+        assert "peek" not in result.stderr.rsplit(":", 1)[1]  # the bots it offers instead
+    assert not any(name.startswith("peek") for name in BOT_NAMES)

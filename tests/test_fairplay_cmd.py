@@ -80,3 +80,65 @@ def test_the_json_report_and_the_page(tmp_path: Path) -> None:
     html = page.read_text()
     assert "function cardRow" in html and 'id="suit-S"' in html and "http" not in html.replace(
         'xmlns="http://www.w3.org/2000/svg"', "").replace('"http://www.w3.org/2000/svg"', "")
+
+
+def _index(tmp_path: Path, *logs: Path) -> Path:
+    from buraco_events.analytics.ingest import index
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for log in logs:
+        (folder / log.name).write_bytes(log.read_bytes())
+    db = tmp_path / "games.duckdb"
+    index([folder], db)
+    return db
+
+
+def test_an_index_stands_for_the_logs_its_games_point_at(tmp_path: Path) -> None:
+    other = SAMPLES / "stbl-4p-s0-00000.jsonl"
+    db = _index(tmp_path, LOG, other)
+    # an unknown player: the error names the players of both indexed logs, so both were read
+    result = _run(str(db), "--player", "nobody", "--samples", "2", "--workers", "1")
+    assert result.exit_code == 1
+    _one_line(result.stderr)
+    assert "greedy-0" in result.stderr and "greedy-3" in result.stderr
+
+
+def test_an_indexed_log_that_is_gone_is_one_line(tmp_path: Path) -> None:
+    db = _index(tmp_path, LOG, SAMPLES / "stbl-4p-s0-00000.jsonl")
+    (tmp_path / "logs" / LOG.name).unlink()
+    result = _run(str(db), "--player", "nobody", "--samples", "2", "--workers", "1")
+    assert result.exit_code == 1
+    _one_line(result.stderr)
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 2  # the log gone, then the player in no log
+    assert f"{db}: game " in errors[0] and f"{LOG.name} is gone (not analysed)" in errors[0]
+    assert "greedy-3" in errors[1]  # the other log was still read
+
+
+def test_a_database_without_games_is_one_line_exit_2(tmp_path: Path) -> None:
+    import duckdb
+
+    db = tmp_path / "empty.duckdb"
+    duckdb.connect(str(db)).close()
+    result = _run(str(db), "--player", "x")
+    assert result.exit_code == 2
+    _one_line(result.stderr)
+    assert "no games tables" in result.stderr
+
+
+def test_indexed_logs_are_found_from_the_index_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from buraco_events.analytics.indexed import indexed_logs, is_index
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / LOG.name).write_bytes(LOG.read_bytes())
+    from buraco_events.analytics.ingest import index
+
+    index([Path("logs")], Path("games.duckdb"))  # sources written relative to here
+    assert is_index("games.duckdb") and not is_index(LOG) and not is_index(tmp_path / "none")
+    away = tmp_path / "away"
+    away.mkdir()
+    monkeypatch.chdir(away)
+    [(game_id, source, found)] = list(indexed_logs(tmp_path / "games.duckdb"))
+    assert source == f"logs/{LOG.name}" and found == tmp_path / "logs" / LOG.name and game_id

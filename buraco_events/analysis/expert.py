@@ -10,11 +10,19 @@ the table gives it, so a game with it replays the same from the same seed.
 
 A budget is given in its name: `expert:samples=32` (`expert_from_spec`). Where nothing hidden is
 in question (a closed pile being taken) or one action is legal, it plays as the greedy bot does.
+
+Softmax noise, `expert:samples=16:noise=T` (T in points, 0 by default): instead of the best
+mean it draws an alternative with probability proportional to `exp(mean / T)` from the table's
+rng (`softmax_pick`), so a game replays the same from the same seed. It makes the weaker honest
+players of the fair-play check's reference population; T near 0 is the plain expert, large T
+nearly uniform among the alternatives.
 """
 
 from __future__ import annotations
 
+import math
 import random
+from collections.abc import Sequence
 
 from buraco_events.bots.greedy import GreedyBot
 from buraco_events.core.choices import Action, Choices
@@ -28,6 +36,31 @@ from .evaluate import alternatives, play_outs
 EXPERT_SAMPLES = 16
 #: the budget's bounds: a name on a command line never asks for more
 MAX_EXPERT_SAMPLES = 1024
+#: the softmax noise's bound (points): beyond it every alternative is about as likely
+MAX_NOISE = 100_000.0
+
+
+def softmax_pick(totals: Sequence[float], noise: float, rng: random.Random) -> int:
+    """Return the alternative a bot takes from its values' totals: the best (the first of equal
+    ones) with no `noise`, else one drawn with probability proportional to `exp(value / noise)`
+    (one draw from `rng`)."""
+    if noise <= 0:
+        return max(range(len(totals)), key=lambda i: (totals[i], -i))
+    top = max(totals)
+    weights = [math.exp((v - top) / noise) for v in totals]
+    r = rng.random() * sum(weights)
+    for i, w in enumerate(weights):
+        r -= w
+        if r < 0:
+            return i
+    return len(weights) - 1
+
+
+def check_noise(who: str, noise: float) -> float:
+    """Return a softmax noise from a bot's name, or raise ValueError naming the bot."""
+    if not 0.0 <= noise <= MAX_NOISE:
+        raise ValueError(f"{who}: noise must be 0 to {MAX_NOISE:g} points, got {noise:g}")
+    return noise
 
 
 class ExpertBot:
@@ -35,10 +68,11 @@ class ExpertBot:
 
     name = "expert"
 
-    def __init__(self, samples: int = EXPERT_SAMPLES) -> None:
+    def __init__(self, samples: int = EXPERT_SAMPLES, noise: float = 0.0) -> None:
         if not 1 <= samples <= MAX_EXPERT_SAMPLES:
             raise ValueError(f"expert: samples must be 1 to {MAX_EXPERT_SAMPLES}, got {samples}")
         self.samples = samples
+        self.noise = check_noise("expert", noise)
         self.fallback = GreedyBot()
 
     def choose(self, view: View, actions: list[Action], rules: Rules, rng: random.Random) -> Action:
@@ -47,7 +81,8 @@ class ExpertBot:
 
     def decide_unseen(self, view: View, choices: Choices, rules: Rules, unseen: Unseen | None,
                       rng: random.Random) -> Action:
-        """Return the action with the best mean value over `samples` deals of what it cannot see."""
+        """Return the action with the best mean value over `samples` deals of what it cannot see
+        (or one drawn by its softmax noise)."""
         offered = [a for a, _ in choices.all()]
         if unseen is None or len(offered) == 1:
             return self.fallback.choose(view, offered, rules, rng)
@@ -55,24 +90,33 @@ class ExpertBot:
         deals = [unseen.deal(random.Random(f"{seed}/{k}")) for k in range(self.samples)]
         candidates = alternatives(deals[0], unseen.seat, offered)
         values = play_outs(deals, unseen.seat, candidates, seed, unseen.info.known)
-        best = max(range(len(candidates)), key=lambda i: (sum(values[i]), -i))
-        return candidates[best]
+        means = [sum(v) / len(v) for v in values]
+        return candidates[softmax_pick(means, self.noise, rng)]
 
 
 def expert_from_spec(spec: str) -> ExpertBot:
-    """Return an expert bot from its command-line name: `expert` or `expert:samples=N`. Raises
-    ValueError with one line naming what is wrong."""
+    """Return an expert bot from its command-line name: `expert`, `expert:samples=N`,
+    `expert:noise=T` or both (`:` or `,` between settings). Raises ValueError with one line
+    naming what is wrong."""
     _, _, params = spec.partition(":")
-    samples = EXPERT_SAMPLES
-    for part in filter(None, (p.strip() for p in params.split(","))):
+    samples, noise = EXPERT_SAMPLES, 0.0
+    for part in filter(None, (p.strip() for p in params.replace(",", ":").split(":"))):
         key, eq, value = part.partition("=")
-        if key.strip() != "samples" or not eq:
-            raise ValueError(f"expert: unknown setting {part!r}; the one setting is samples=N")
+        key = key.strip()
+        if key not in ("samples", "noise") or not eq:
+            raise ValueError(f"expert: unknown setting {part!r}; settings: samples=N, noise=T")
         try:
-            samples = int(value)
+            if key == "samples":
+                samples = int(value)
+            else:
+                noise = float(value)
         except ValueError:
-            raise ValueError(f"expert: samples must be a whole number, got {value!r}") from None
-    return ExpertBot(samples)
+            kind = "a whole number" if key == "samples" else "a number of points"
+            raise ValueError(f"expert: {key} must be {kind}, got {value!r}") from None
+        if key == "noise" and not math.isfinite(noise):
+            raise ValueError(f"expert: noise must be a number of points, got {value!r}")
+    return ExpertBot(samples, noise)
 
 
-__all__ = ["EXPERT_SAMPLES", "MAX_EXPERT_SAMPLES", "ExpertBot", "expert_from_spec"]
+__all__ = ["EXPERT_SAMPLES", "MAX_EXPERT_SAMPLES", "MAX_NOISE", "ExpertBot", "check_noise", "expert_from_spec",
+           "softmax_pick"]

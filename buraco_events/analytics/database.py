@@ -68,6 +68,11 @@ def _has_magic(path: Path) -> bool:
     return head[_MAGIC_AT:] == _MAGIC
 
 
+def is_database_file(path: Path) -> bool:
+    """Return whether the file `path` is a DuckDB database file (raises `OSError`)."""
+    return _has_magic(path)
+
+
 def _check_header(path: Path) -> None:
     """Raise `DatabaseUnavailable` unless the existing `path` is a DuckDB database file.
 

@@ -211,6 +211,16 @@ class Choices:
         #: the check of each candidate so far: its event, or None when refused
         self._checked: dict[int, Event | None] = {}
 
+    def calibration_truth(self) -> GameState:
+        """Return a copy of the true table behind this offer, every hidden card in place.
+
+        Only the fair-play check's cheating bots (`fairplay.peek`, named `cheat-peek-...`) call
+        this: they play as a cheat would, to calibrate the check. No other bot may: an honest bot
+        decides from its view and, through the table, its information set (`infoset.Unseen`). A
+        server never seats a bot that calls it (its bots are chosen from the names it offers,
+        which the cheating bots are never among)."""
+        return self._state.copy()
+
     def draws(self) -> list[Choice]:
         """Return the draw phase's choices: the draw, then the pile take when `check` allows it."""
         if self._draws is None:

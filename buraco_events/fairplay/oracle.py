@@ -56,6 +56,12 @@ def oracle_info(state: GameState, info: InfoSet, oracle: str) -> InfoSet:
                    tuple(sorted(pool.elements())))
 
 
+def fixes_nothing(info: InfoSet, known: InfoSet) -> bool:
+    """Return whether an oracle's information set `known` (`oracle_info`) fixes no card that a
+    deal of `info` would place: the partner's hand all known already, an empty stock."""
+    return known.pool == info.pool
+
+
 def oracle_table(state: GameState, info: InfoSet, oracle: str, rng: random.Random) -> GameState:
     """Return a table dealt from `rng` that keeps what `oracle` knows of `state` as it truly is."""
     table = dealt_table(state, oracle_info(state, info, oracle), rng)
@@ -74,4 +80,4 @@ def hidden_words(state: GameState, seat: int, oracle: str, top: int = 3) -> str:
                      for s in fixed_seats(oracle, seat, state.n_players))
 
 
-__all__ = ["ORACLES", "fixed_seats", "hidden_words", "oracle_info", "oracle_table", "oracles_for"]
+__all__ = ["ORACLES", "fixed_seats", "fixes_nothing", "hidden_words", "oracle_info", "oracle_table", "oracles_for"]

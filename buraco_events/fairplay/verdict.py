@@ -29,7 +29,7 @@ from .oracle import ORACLES
 
 #: the p-values below which an oracle's level is `note`, `review` (set from the calibration,
 #: benchmarks/fairplay_calibration.py; docs/fairplay.md gives the figures)
-NOTE_P, REVIEW_P = 1e-3, 1e-6
+NOTE_P, REVIEW_P = 1e-9, 1e-10
 #: the informative decisions an oracle needs before it can reach `review`
 MIN_INFORMATIVE = 10
 #: the temperature's bounds (points): from nearly always the best to nearly uniform
