@@ -1,7 +1,8 @@
 """Fair-play speed: judging one player's games (`buraco fairplay`), adaptive deals against fixed.
 
 Run `python benchmarks/bench_fairplay.py [--quick] [--games N] [--baseline-games M]`; the figures
-go to `benchmarks/results/fairplay_speed.json` (not with --quick).
+go to `benchmarks/results/fairplay_speed.json` (not with --quick). `measure(quick)` gives the rows
+`benchmarks/run.py` prints, `figures(...)` the whole record.
 
 - *adaptive*: the CPU seconds of judging seat 0 of each of N fresh 4-player stbl games (greedy
   bots, one hand: the preset's target) at the default deals (`judge.DEFAULT_SAMPLES`, rounds of
@@ -27,7 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fresh import CPU, fresh  # noqa: E402
+from fresh import CPU, fresh, row  # noqa: E402
 
 from buraco_events.bots.registry import bot_by_name, run_game  # noqa: E402
 from buraco_events.fairplay.judge import DEFAULT_SAMPLES, FIRST_ROUND, judge_game  # noqa: E402
@@ -51,7 +52,7 @@ def judged(seed: int, samples: int, first: int) -> dict[str, Any]:
     return {"cpu": cpu, "decisions": len(result), "informative": informative, "deals": deals}
 
 
-def measure(games: int, baseline_games: int, samples: int) -> dict[str, Any]:
+def figures(games: int, baseline_games: int, samples: int) -> dict[str, Any]:
     """Return the figures of `games` adaptive judgings and `baseline_games` fixed ones."""
     seeds = list(range(1, games + 1))
     adaptive = [fresh(judged, s, samples, FIRST_ROUND) for s in seeds]
@@ -82,6 +83,19 @@ def measure(games: int, baseline_games: int, samples: int) -> dict[str, Any]:
     }
 
 
+def measure(quick: bool) -> list[dict[str, Any]]:
+    """Return the rows for `benchmarks/run.py` (quick: two games at 2 deals, to check the code runs)."""
+    found = figures(2, 1, 2) if quick else figures(20, 5, DEFAULT_SAMPLES)
+    return [
+        row(f"fairplay: judge seat 0 of a 4-player stbl game, adaptive, {found['samples']} deals at most",
+            found["adaptive_cpu_per_game"], f"s ({CPU})"),
+        row(f"fairplay: 20 games of one player on 2 cores ({found['decisions_per_game']:.0f} decisions a game)",
+            found["adaptive_20_games_wall_on_2_cores"], f"s ({CPU} / 2)", "goal", GOAL_WALL),
+        row(f"fairplay: the same games, adaptive (first {found['baseline_games']})",
+            found["adaptive_cpu_per_game_same_games"], f"s ({CPU})", "fixed deals", found["fixed_cpu_per_game"]),
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="two games at 2 deals: checks the code runs")
@@ -90,11 +104,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/fairplay_speed.json"))
     args = parser.parse_args()
     if args.quick:
-        figures = measure(2, 1, 2)
+        found = figures(2, 1, 2)
     else:
-        figures = measure(args.games, args.baseline_games, DEFAULT_SAMPLES)
-        args.out.write_text(json.dumps(figures, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in figures.items() if k != "per_game"}, indent=1))
+        found = figures(args.games, args.baseline_games, DEFAULT_SAMPLES)
+        args.out.write_text(json.dumps(found, indent=1) + "\n")
+    print(json.dumps({k: v for k, v in found.items() if k != "per_game"}, indent=1))
 
 
 if __name__ == "__main__":
