@@ -304,8 +304,8 @@ def test_one_writer_at_a_time_the_server_waits_and_the_command_is_refused(tmp_pa
                 director.record(path, [log], disputed=False, at=AT)
             assert refused.value.exit_code == 2 and "locked" in str(refused.value)
             assert path.read_bytes() == before
-        facts = wait_for(c, live, recorded)
-        assert facts["tables"][0]["recording"]["state"] == "recorded"
+        # the result reaches the log before the table's recording state says so: wait for both
+        facts = wait_for(c, live, lambda f: recorded(f) and f["tables"][0]["recording"]["state"] == "recorded")
     with pytest.raises(TournamentError, match="has a result already"):  # a second result: refused
         director.record(path, [log], disputed=False, at=AT)
     assert director.audit(path).findings == []
