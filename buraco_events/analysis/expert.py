@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from buraco_events.bots.greedy import GreedyBot
 from buraco_events.core.choices import Action, Choices
 from buraco_events.core.infoset import Unseen
+from buraco_events.core.state import GameState
 from buraco_events.model.rules import Rules
 from buraco_events.model.views import View
 
@@ -88,10 +89,17 @@ class ExpertBot:
             return self.fallback.choose(view, offered, rules, rng)
         seed = f"expert/{rng.getrandbits(64):016x}"
         deals = [unseen.deal(random.Random(f"{seed}/{k}")) for k in range(self.samples)]
-        candidates = alternatives(deals[0], unseen.seat, offered)
-        values = play_outs(deals, unseen.seat, candidates, seed, unseen.info.known)
-        means = [sum(v) / len(v) for v in values]
-        return candidates[softmax_pick(means, self.noise, rng)]
+        return pick_on(deals, unseen, offered, seed, self.noise, rng)
+
+
+def pick_on(deals: Sequence[GameState], unseen: Unseen, offered: list[Action], seed: str, noise: float,
+            rng: random.Random) -> Action:
+    """Return the offered action with the best mean play-out value over `deals` (or one drawn by
+    the softmax of temperature `noise`): the expert's choice on whatever tables it is given."""
+    candidates = alternatives(deals[0], unseen.seat, offered)
+    values = play_outs(deals, unseen.seat, candidates, seed, unseen.info.known)
+    means = [sum(v) / len(v) for v in values]
+    return candidates[softmax_pick(means, noise, rng)]
 
 
 def expert_from_spec(spec: str) -> ExpertBot:

@@ -16,8 +16,7 @@ from __future__ import annotations
 import math
 import random
 
-from buraco_events.analysis.evaluate import alternatives, play_outs
-from buraco_events.analysis.expert import EXPERT_SAMPLES, check_noise, softmax_pick
+from buraco_events.analysis.expert import EXPERT_SAMPLES, check_noise, pick_on
 from buraco_events.bots.greedy import GreedyBot
 from buraco_events.core.choices import Action, Choices
 from buraco_events.core.infoset import Unseen
@@ -60,10 +59,7 @@ class PeekBot:
                      for k in range(self.samples)]
         else:
             deals = [unseen.deal(random.Random(f"{seed}/{k}")) for k in range(self.samples)]
-        candidates = alternatives(deals[0], unseen.seat, offered)
-        values = play_outs(deals, unseen.seat, candidates, seed, unseen.info.known)
-        means = [sum(v) / len(v) for v in values]
-        return candidates[softmax_pick(means, self.noise, rng)]
+        return pick_on(deals, unseen, offered, seed, self.noise, rng)
 
 
 def peek_from_spec(spec: str) -> PeekBot:
